@@ -1,0 +1,52 @@
+/**
+ * The vocabulary of what happened to an attempt or an origin request (DESIGN.md §2).
+ * Failures are counted by kind, never folded into latency.
+ */
+export const FAILURE_KINDS = [
+  'timeout', // the attempt's own timeout fired
+  'conn-refused',
+  'conn-reset',
+  'conn-error', // any other transport error
+  'http-4xx',
+  'http-5xx',
+  'shed', // the service refused it on purpose (503 marked as shed)
+  'deadline-exceeded', // answered, but after the origin's deadline
+  'abandoned-at-end', // still in flight when the run ended
+] as const;
+
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+export type OutcomeKind = 'ok' | FailureKind;
+
+/** One origin request: a request a user wants served, created at its intended time. */
+export interface Origin {
+  readonly id: number;
+  /** Intended send time, ms since run start (the arrival process's schedule). */
+  readonly intendedMs: number;
+  /** Absolute client deadline, ms since run start; Infinity when none is declared. */
+  readonly deadlineMs: number;
+}
+
+/** One transport-level try of an origin request. `number` starts at 1. */
+export interface Attempt {
+  readonly origin: Origin;
+  readonly number: number;
+}
+
+/** What one attempt (or, at the top of a policy stack, the whole origin) came to. */
+export interface AttemptResult {
+  readonly kind: OutcomeKind;
+  /** HTTP status, 0 when no response arrived. */
+  readonly status: number;
+  /** When this attempt was actually sent, ms since run start. */
+  readonly sentMs: number;
+  /** When it completed (response, error or timeout), ms since run start. */
+  readonly endMs: number;
+  /** The attempt number that produced this result. */
+  readonly attempt: number;
+}
+
+export function kindOfStatus(status: number): OutcomeKind {
+  if (status >= 200 && status < 400) return 'ok';
+  if (status >= 500) return 'http-5xx';
+  return 'http-4xx';
+}

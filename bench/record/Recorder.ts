@@ -1,0 +1,305 @@
+import type { Attempt, AttemptResult, FailureKind, Origin, OutcomeKind } from '../outcome.js';
+import { FAILURE_KINDS } from '../outcome.js';
+import type { EventSink } from './eventLog.js';
+import { nullSink } from './eventLog.js';
+import {
+  createLatencyHistogram,
+  recordMs,
+  summarize,
+  type LatencyHistogram,
+  type LatencySummary,
+} from './histogram.js';
+
+/** A named interval of the run (warm-up, baseline, trigger, after trigger), ms since run start. */
+export interface RecordWindow {
+  readonly name: string;
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+/** Sends later than this after their intended time count as late sends (DESIGN.md §2). */
+export const LATE_SEND_MS = 1;
+
+/** Per-bucket series (one element per second by default). Latency figures are null where a bucket had no success. */
+export interface BucketSeries {
+  /** Origin requests by intended time. */
+  readonly offered: number[];
+  /** Attempts by actual send time. */
+  readonly attempts: number[];
+  /** Origins the client saw succeed within their deadline, by completion time. */
+  readonly goodput: number[];
+  /** Failed origins by completion time, one series per kind. */
+  readonly failures: Record<FailureKind, number[]>;
+  /** First attempts sent more than LATE_SEND_MS after their intended time, by intended time. */
+  readonly lateSends: number[];
+  readonly responseP50: (number | null)[];
+  readonly responseP99: (number | null)[];
+  readonly responseMax: (number | null)[];
+  /** Origins in flight at the end of each bucket. */
+  readonly inFlight: number[];
+}
+
+export interface WindowLatency {
+  readonly response: LatencySummary;
+  readonly service: LatencySummary;
+}
+
+export interface Recorded {
+  readonly bucketMs: number;
+  readonly buckets: number;
+  readonly series: BucketSeries;
+  readonly windows: Record<string, WindowLatency>;
+  readonly overall: WindowLatency;
+  readonly scheduleLag: LatencySummary;
+  readonly totals: {
+    readonly offered: number;
+    readonly recorded: number;
+    readonly attempts: number;
+    readonly lateSends: number;
+    readonly outcomes: Record<OutcomeKind, number>;
+  };
+}
+
+/** Counts since the previous `takeLive()`, for the status line and live metrics. */
+export interface LiveCounts {
+  offered: number;
+  attempts: number;
+  goodput: number;
+  failed: number;
+  inFlight: number;
+}
+
+/**
+ * The Recorder: cheap `offered/attempt/outcome` calls on the hot path (bucket counters,
+ * one histogram record, one queued event line), and one `close()` that computes the
+ * rest. Memory is per bucket and per window, not per request.
+ *
+ * Latency distributions hold successful origins only (response time = completion −
+ * intended time) and successful attempts only (service time = completion − actual
+ * send); failures are counted by kind.
+ */
+export class Recorder {
+  private readonly bucketMs: number;
+  private readonly windows: {
+    def: RecordWindow;
+    lat: { response: LatencyHistogram; service: LatencyHistogram };
+  }[];
+  private readonly overall = { response: createLatencyHistogram(), service: createLatencyHistogram() };
+  private readonly lag = createLatencyHistogram();
+  private readonly s: BucketSeries;
+  private readonly outcomes: Record<OutcomeKind, number>;
+  private offeredTotal = 0;
+  private recordedTotal = 0;
+  private attemptsTotal = 0;
+  private lateTotal = 0;
+  private inFlight = 0;
+  private live: LiveCounts = { offered: 0, attempts: 0, goodput: 0, failed: 0, inFlight: 0 };
+  // Per-bucket response percentiles: one histogram for the bucket being filled.
+  private curBucket = 0;
+  private readonly curHist = createLatencyHistogram();
+
+  constructor(
+    opts: { windows?: readonly RecordWindow[]; bucketMs?: number },
+    private readonly events: EventSink = nullSink,
+  ) {
+    this.bucketMs = opts.bucketMs ?? 1000;
+    this.windows = (opts.windows ?? []).map((def) => ({
+      def,
+      lat: { response: createLatencyHistogram(), service: createLatencyHistogram() },
+    }));
+    const failures = {} as Record<FailureKind, number[]>;
+    for (const k of FAILURE_KINDS) failures[k] = [];
+    this.s = {
+      offered: [],
+      attempts: [],
+      goodput: [],
+      failures,
+      lateSends: [],
+      responseP50: [],
+      responseP99: [],
+      responseMax: [],
+      inFlight: [],
+    };
+    this.outcomes = { ok: 0 } as Record<OutcomeKind, number>;
+    for (const k of FAILURE_KINDS) this.outcomes[k] = 0;
+  }
+
+  private bucket(ms: number): number {
+    return ms <= 0 ? 0 : Math.floor(ms / this.bucketMs);
+  }
+
+  /** An origin request was created at its intended time. */
+  offered(o: Origin): void {
+    bump(this.s.offered, this.bucket(o.intendedMs));
+    this.offeredTotal++;
+    this.inFlight++;
+    this.live.offered++;
+  }
+
+  /** One attempt finished (any kind). Called once per attempt, in completion order. */
+  attempt(a: Attempt, r: AttemptResult): void {
+    bump(this.s.attempts, this.bucket(r.sentMs));
+    this.attemptsTotal++;
+    this.live.attempts++;
+    if (a.number === 1) {
+      const lagMs = r.sentMs - a.origin.intendedMs;
+      recordMs(this.lag, lagMs > 0 ? lagMs : 0);
+      if (lagMs > LATE_SEND_MS) {
+        bump(this.s.lateSends, this.bucket(a.origin.intendedMs));
+        this.lateTotal++;
+      }
+    }
+    if (r.kind === 'ok') {
+      const serviceMs = r.endMs - r.sentMs;
+      recordMs(this.overall.service, serviceMs);
+      for (const w of this.windows)
+        if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) recordMs(w.lat.service, serviceMs);
+    }
+    this.events.write({
+      e: 'attempt',
+      origin: a.origin.id,
+      n: a.number,
+      intendedMs: round3(a.origin.intendedMs),
+      sentMs: round3(r.sentMs),
+      endMs: round3(r.endMs),
+      kind: r.kind,
+      status: r.status,
+    });
+  }
+
+  /**
+   * The origin's final outcome. A success after the deadline is `deadline-exceeded`:
+   * only the client knows whether it still wanted the answer.
+   */
+  outcome(o: Origin, r: AttemptResult): void {
+    const kind: OutcomeKind = r.kind === 'ok' && r.endMs > o.deadlineMs ? 'deadline-exceeded' : r.kind;
+    const b = this.bucket(r.endMs);
+    this.recordedTotal++;
+    this.inFlight--;
+    this.outcomes[kind]++;
+    if (kind === 'ok') {
+      bump(this.s.goodput, b);
+      this.live.goodput++;
+      const responseMs = r.endMs - o.intendedMs;
+      recordMs(this.overall.response, responseMs);
+      for (const w of this.windows)
+        if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) recordMs(w.lat.response, responseMs);
+      if (b > this.curBucket) this.rotate(b);
+      if (b === this.curBucket) recordMs(this.curHist, responseMs);
+    } else {
+      bump(this.s.failures[kind], b);
+      this.live.failed++;
+    }
+    this.events.write({
+      e: 'outcome',
+      origin: o.id,
+      intendedMs: round3(o.intendedMs),
+      endMs: round3(r.endMs),
+      kind,
+      attempts: r.attempt,
+    });
+  }
+
+  /** Closes per-bucket figures up to (not including) bucket `b`. */
+  private rotate(b: number): void {
+    const h = this.curHist;
+    const i = this.curBucket;
+    if (h.totalCount > 0) {
+      setAt(this.s.responseP50, i, h.getValueAtPercentile(50) / 1000);
+      setAt(this.s.responseP99, i, h.getValueAtPercentile(99) / 1000);
+      setAt(this.s.responseMax, i, h.maxValue / 1000);
+      h.reset();
+    }
+    this.curBucket = b;
+  }
+
+  /** Marks the end of a bucket for the in-flight series (called by the driver once per bucket). */
+  tick(nowMs: number): void {
+    const arr = this.s.inFlight;
+    const i = this.bucket(nowMs - 1);
+    while (arr.length < i) arr.push(arr[arr.length - 1] ?? 0);
+    arr[i] = this.inFlight;
+  }
+
+  /** p99 response time of the bucket before the one containing `nowMs`, for the status line; null if it had no success. */
+  p99BeforeMs(nowMs: number): number | null {
+    const want = this.bucket(nowMs) - 1;
+    if (this.curBucket === want && this.curHist.totalCount > 0)
+      return this.curHist.getValueAtPercentile(99) / 1000;
+    return this.curBucket > want ? (this.s.responseP99[want] ?? null) : null;
+  }
+
+  /** Counts since the last call. */
+  takeLive(): LiveCounts {
+    const l = this.live;
+    l.inFlight = this.inFlight;
+    this.live = { offered: 0, attempts: 0, goodput: 0, failed: 0, inFlight: 0 };
+    return l;
+  }
+
+  /** Writes a trigger action (or any other run event) into the event log. */
+  note(event: object): void {
+    this.events.write(event);
+  }
+
+  close(): Recorded {
+    this.rotate(Number.MAX_SAFE_INTEGER);
+    const s = this.s;
+    let buckets = 0;
+    for (const arr of [
+      s.offered,
+      s.attempts,
+      s.goodput,
+      s.lateSends,
+      s.inFlight,
+      ...Object.values(s.failures),
+    ])
+      buckets = Math.max(buckets, arr.length);
+    for (const arr of [
+      s.offered,
+      s.attempts,
+      s.goodput,
+      s.lateSends,
+      s.inFlight,
+      ...Object.values(s.failures),
+    ])
+      fill(arr, buckets, 0);
+    for (const arr of [s.responseP50, s.responseP99, s.responseMax]) fill(arr, buckets, null);
+    const windows: Record<string, WindowLatency> = {};
+    for (const w of this.windows)
+      windows[w.def.name] = { response: summarize(w.lat.response), service: summarize(w.lat.service) };
+    return {
+      bucketMs: this.bucketMs,
+      buckets,
+      series: s,
+      windows,
+      overall: { response: summarize(this.overall.response), service: summarize(this.overall.service) },
+      scheduleLag: summarize(this.lag),
+      totals: {
+        offered: this.offeredTotal,
+        recorded: this.recordedTotal,
+        attempts: this.attemptsTotal,
+        lateSends: this.lateTotal,
+        outcomes: { ...this.outcomes },
+      },
+    };
+  }
+}
+
+function bump(arr: number[], i: number): void {
+  while (arr.length <= i) arr.push(0);
+  arr[i]!++;
+}
+
+function setAt<T>(arr: (T | null)[], i: number, v: T): void {
+  while (arr.length <= i) arr.push(null);
+  arr[i] = v;
+}
+
+function fill<T>(arr: T[], n: number, v: T): void {
+  while (arr.length < n) arr.push(v);
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

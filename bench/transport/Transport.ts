@@ -1,0 +1,21 @@
+import type { Attempt, OutcomeKind } from '../outcome.js';
+
+/** What a transport reports for one attempt; timing is taken by the caller's clock. */
+export interface TransportResult {
+  readonly kind: OutcomeKind;
+  readonly status: number;
+}
+
+/**
+ * Sends one attempt. HTTP over undici in the lab; a simulated network in the simulator.
+ * `send` never rejects: every failure is a kind. When `signal` aborts it settles promptly
+ * with whatever kind the transport saw (the caller decides whether that was a timeout).
+ */
+export interface Transport {
+  send(
+    attempt: Attempt,
+    headers: Record<string, string> | undefined,
+    signal: AbortSignal,
+  ): Promise<TransportResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,104 @@
+import jstat from 'jstat';
+import { mean, sampleStandardDeviation } from 'simple-statistics';
+import type { RunSummary } from './summary.js';
+
+/** A figure across repetitions: mean, sample standard deviation, 95% CI (t distribution), count. */
+export interface Distribution {
+  readonly mean: number | null;
+  readonly stdev: number | null;
+  readonly ci95: readonly [number, number] | null;
+  readonly count: number;
+}
+
+export function distribution(values: readonly (number | null | undefined)[]): Distribution {
+  const xs = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  const n = xs.length;
+  if (n === 0) return { mean: null, stdev: null, ci95: null, count: 0 };
+  const m = mean(xs);
+  if (n === 1) return { mean: r(m), stdev: null, ci95: null, count: 1 };
+  const sd = sampleStandardDeviation(xs);
+  const half = jstat.jStat.studentt.inv(0.975, n - 1) * (sd / Math.sqrt(n));
+  return { mean: r(m), stdev: r(sd), ci95: [r(m - half), r(m + half)], count: n };
+}
+
+/** Every numeric leaf of `runs[i]` becomes a Distribution; booleans become counts of true. */
+function aggregateObject(objs: readonly Record<string, unknown>[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const first = objs[0] ?? {};
+  for (const key of Object.keys(first)) {
+    const vals = objs.map((o) => o[key]);
+    const sample = vals.find((v) => v !== null && v !== undefined);
+    if (typeof sample === 'number') out[key] = distribution(vals as (number | null)[]);
+    else if (sample !== null && typeof sample === 'object' && !Array.isArray(sample))
+      out[key] = aggregateObject(vals.map((v) => (v ?? {}) as Record<string, unknown>));
+  }
+  return out;
+}
+
+export interface VerdictCount {
+  readonly true: number;
+  readonly false: number;
+  readonly unmeasured: number;
+  readonly of: number;
+}
+
+function countVerdict(vals: readonly (boolean | null)[]): VerdictCount {
+  return {
+    true: vals.filter((v) => v === true).length,
+    false: vals.filter((v) => v === false).length,
+    unmeasured: vals.filter((v) => v === null).length,
+    of: vals.length,
+  };
+}
+
+/** The experiment's summary.json when it has more than one run. */
+export function aggregateRuns(runs: readonly RunSummary[]) {
+  const first = runs[0]!;
+  const figures = aggregateObject(
+    runs.map((s) => ({
+      offered: s.offered,
+      recorded: s.recorded,
+      attempts: s.attempts,
+      lateSends: s.lateSends,
+      omissionFactor: s.omissionFactor,
+      baseline: s.baseline,
+      afterTrigger: s.afterTrigger,
+      recoveryTimeS: s.recoveryTimeS,
+    })) as unknown as Record<string, unknown>[],
+  );
+  const hypothesis = first.hypothesis.map((h, i) => ({
+    metric: h.metric,
+    window: h.window,
+    threshold: h.threshold,
+    value: distribution(runs.map((s) => s.hypothesis[i]?.value ?? null)),
+    verdicts: {
+      pass: runs.filter((s) => s.hypothesis[i]?.verdict === 'pass').length,
+      fail: runs.filter((s) => s.hypothesis[i]?.verdict === 'fail').length,
+      unmeasured: runs.filter((s) => s.hypothesis[i]?.verdict === 'unmeasured').length,
+      of: runs.length,
+    },
+  }));
+  return {
+    experiment: first.experiment,
+    runtime: first.runtime,
+    runs: runs.length,
+    seeds: runs.map((s) => s.seed),
+    scale: first.scale,
+    usable: runs.every((s) => s.usable),
+    warnings: runs.flatMap((s) => s.warnings.map((w) => `run ${s.run}: ${w}`)),
+    capacity: first.capacity,
+    offeredPerS: first.offeredPerS,
+    trigger: first.trigger,
+    recoveryDeadlineS: first.recoveryDeadlineS,
+    ...figures,
+    recovered: countVerdict(runs.map((s) => s.recovered)),
+    metastable: countVerdict(runs.map((s) => s.metastable)),
+    hypothesis,
+  };
+}
+
+export type AggregateSummary = ReturnType<typeof aggregateRuns>;
+
+function r(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

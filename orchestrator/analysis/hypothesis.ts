@@ -1,0 +1,50 @@
+import type { LatencySummary } from '../../bench/record/histogram.js';
+import { parseThreshold } from '../spec/threshold.js';
+
+/** A verdict: no samples is never a pass. */
+export type Verdict = 'pass' | 'fail' | 'unmeasured';
+
+export interface HypothesisResult {
+  readonly metric: string;
+  readonly window: string;
+  readonly threshold: string;
+  readonly value: number | null;
+  readonly samples: number;
+  readonly verdict: Verdict;
+}
+
+/** What a window measured, for judging thresholds. */
+export interface WindowFigures {
+  readonly offered: number;
+  readonly goodput: number;
+  readonly failed: number;
+  readonly latencyMs: LatencySummary;
+}
+
+/**
+ * Judges one steady-state threshold on a window:
+ *   goodput: ">= 95% offered"  (goodput / offered origins, samples = offered)
+ *   p50|p90|p99|p999|max: "<= 400ms" (successful response times, samples = successes)
+ *   errorRatio: "<= 1%"  (failed / completed origins)
+ */
+export function judge(metric: string, threshold: string, window: string, w: WindowFigures): HypothesisResult {
+  const base = { metric, window, threshold };
+  const t = parseThreshold(metric, threshold);
+  let value: number | null;
+  let samples: number;
+  if (metric === 'goodput') {
+    samples = w.offered;
+    value = w.offered > 0 ? w.goodput / w.offered : null;
+  } else if (metric === 'errorRatio') {
+    samples = w.goodput + w.failed;
+    value = samples > 0 ? w.failed / samples : null;
+  } else {
+    samples = w.latencyMs.samples;
+    value = (w.latencyMs as unknown as Record<string, number | null>)[metric] ?? null;
+  }
+  if (!t.ok || value === null || samples === 0) return { ...base, value, samples, verdict: 'unmeasured' };
+  const { op, limit } = t.value;
+  const ok =
+    op === '<=' ? value <= limit : op === '>=' ? value >= limit : op === '<' ? value < limit : value > limit;
+  return { ...base, value: Math.round(value * 10000) / 10000, samples, verdict: ok ? 'pass' : 'fail' };
+}

@@ -1,0 +1,241 @@
+import type { LatencySummary } from '../../bench/record/histogram.js';
+import type { Recorded } from '../../bench/record/Recorder.js';
+import { FAILURE_KINDS, type OutcomeKind } from '../../bench/outcome.js';
+import type { ServerSeries } from '../scrape/scraper.js';
+import type { RunPlan, Span } from '../spec/plan.js';
+import { HYPOTHESIS_METRICS } from '../spec/schema.js';
+import { judge, type HypothesisResult } from './hypothesis.js';
+import { analyzeRecovery } from './recovery.js';
+
+/** A trigger as it actually happened (times from the run's clock). */
+export interface TriggerRecord {
+  readonly kind: string;
+  readonly target: string;
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+export interface WindowSummary {
+  readonly seconds: number;
+  readonly offeredPerS: number | null;
+  readonly goodputPerS: number | null;
+  readonly amplification: number | null;
+  readonly amplificationServer: number | null;
+  readonly latencyMs: Omit<LatencySummary, 'p999'>;
+}
+
+/** summary.json of one run: the contract every consumer reads (DESIGN.md §7). */
+export interface RunSummary {
+  readonly experiment: string;
+  readonly runtime: string;
+  readonly run: number;
+  readonly seed: number;
+  readonly scale: number;
+  readonly usable: boolean;
+  readonly warnings: string[];
+  readonly offered: number;
+  readonly recorded: number;
+  readonly attempts: number;
+  readonly lateSends: number;
+  readonly omissionFactor: number | null;
+  readonly scheduleLagMs: LatencySummary;
+  readonly outcomes: Record<OutcomeKind, number>;
+  readonly capacity: { readonly nominalPerS: number; readonly measuredPerS: number | null };
+  readonly offeredPerS: number;
+  readonly baseline: WindowSummary;
+  readonly trigger: {
+    readonly kind: string;
+    readonly target: string;
+    readonly startS: number;
+    readonly endS: number;
+  };
+  readonly afterTrigger: WindowSummary;
+  readonly recovered: boolean;
+  readonly recoveryTimeS: number | null;
+  readonly recoveryDeadlineS: number;
+  readonly metastable: boolean | null;
+  readonly recoveryReason: string;
+  readonly observedAfterS: number;
+  readonly hypothesis: HypothesisResult[];
+}
+
+export interface SummaryInput {
+  readonly plan: RunPlan;
+  readonly runtime: string;
+  readonly recorded: Recorded;
+  readonly server: ServerSeries | null;
+  readonly trigger: TriggerRecord | null;
+  /** The run was stopped before its schedule ended (Ctrl-C, SIGTERM, an error). */
+  readonly interrupted: boolean;
+}
+
+export function summarizeRun(x: SummaryInput): RunSummary {
+  const { plan, recorded } = x;
+  const s = recorded.series;
+  const bucketS = recorded.bucketMs / 1000;
+  const trig: TriggerRecord = x.trigger ?? {
+    kind: plan.experiment.schedule.trigger.kind,
+    target: plan.experiment.schedule.trigger.target,
+    startMs: plan.phases.trigger.startMs,
+    endMs: plan.phases.trigger.endMs,
+  };
+  const end = plan.phases.observe.endMs;
+  const baseline = windowSummary(recorded, x.server, plan.phases.baseline, 'baseline');
+  const after = windowSummary(recorded, x.server, { startMs: trig.endMs, endMs: end }, 'afterTrigger');
+  const recovery = analyzeRecovery({
+    goodput: s.goodput.map((g) => g / bucketS),
+    baselineGoodputPerS: baseline.goodputPerS,
+    triggerEndS: trig.endMs / 1000,
+    triggerDurationS: (trig.endMs - trig.startMs) / 1000,
+    observedEndS: x.interrupted ? Math.min(end, recorded.buckets * bucketS) / 1000 : end / 1000,
+    windowS: plan.recovery.windowMs / 1000,
+    holdS: plan.recovery.holdMs / 1000,
+    tolerance: plan.recovery.tolerance,
+    within: plan.recovery.within,
+  });
+
+  const hypothesis: HypothesisResult[] = [];
+  const bw = recorded.windows['baseline'];
+  const offeredInBaseline = sumSpan(s.offered, plan.phases.baseline, recorded.bucketMs);
+  for (const metric of HYPOTHESIS_METRICS) {
+    const threshold = plan.experiment.hypothesis[metric];
+    if (threshold === undefined) continue;
+    hypothesis.push(
+      judge(metric, threshold, 'baseline', {
+        offered: offeredInBaseline,
+        goodput: sumSpan(s.goodput, plan.phases.baseline, recorded.bucketMs),
+        failed: FAILURE_KINDS.reduce(
+          (a, k) => a + sumSpan(s.failures[k], plan.phases.baseline, recorded.bucketMs),
+          0,
+        ),
+        latencyMs: bw?.response ?? emptyLatency(),
+      }),
+    );
+  }
+
+  const t = recorded.totals;
+  const warnings: string[] = [];
+  if (t.offered !== t.recorded)
+    warnings.push(
+      `offered (${t.offered}) != recorded (${t.recorded}): some origin requests have no outcome; this run is unusable`,
+    );
+  if (x.interrupted)
+    warnings.push('the run was interrupted before its schedule ended; figures cover only what was measured');
+  if (t.offered > 0 && t.lateSends / t.offered > 0.001)
+    warnings.push(
+      `${t.lateSends} late sends (${pct(t.lateSends / t.offered)} of origins sent more than 1 ms after their intended time): the generator could not keep the schedule`,
+    );
+  const bResp = bw?.response.p99 ?? null;
+  const bServ = bw?.service.p99 ?? null;
+  const omissionFactor = bResp !== null && bServ !== null && bServ > 0 ? round(bResp / bServ, 3) : null;
+  if (omissionFactor !== null && omissionFactor > 2)
+    warnings.push(
+      `omission factor ${omissionFactor} > 2 in the baseline: response times include long waits before sending`,
+    );
+  if (x.server === null)
+    warnings.push('no server-side metrics were scraped: server-side amplification is unmeasured');
+
+  return {
+    experiment: plan.experiment.name,
+    runtime: x.runtime,
+    run: plan.run,
+    seed: plan.seed,
+    scale: plan.scale,
+    usable: t.offered === t.recorded && !x.interrupted,
+    warnings,
+    offered: t.offered,
+    recorded: t.recorded,
+    attempts: t.attempts,
+    lateSends: t.lateSends,
+    omissionFactor,
+    scheduleLagMs: recorded.scheduleLag,
+    outcomes: t.outcomes,
+    capacity: plan.capacity,
+    offeredPerS: round(plan.ratePerS, 3),
+    baseline,
+    trigger: {
+      kind: trig.kind,
+      target: trig.target,
+      startS: round(trig.startMs / 1000, 3),
+      endS: round(trig.endMs / 1000, 3),
+    },
+    afterTrigger: after,
+    recovered: recovery.recovered,
+    recoveryTimeS: recovery.recoveryTimeS,
+    recoveryDeadlineS: recovery.recoveryDeadlineS,
+    metastable: recovery.metastable,
+    recoveryReason: recovery.reason,
+    observedAfterS: recovery.observedAfterS,
+    hypothesis,
+  };
+}
+
+/** Buckets whose start lies in the span (bucket-aligned: a window is whole buckets). */
+export function bucketRange(span: Span, bucketMs: number): [number, number] {
+  return [Math.ceil(span.startMs / bucketMs - 1e-9), Math.ceil(span.endMs / bucketMs - 1e-9)];
+}
+
+function sumSpan(arr: readonly (number | null)[], span: Span, bucketMs: number): number {
+  const [a, b] = bucketRange(span, bucketMs);
+  let s = 0;
+  for (let i = a; i < b; i++) s += arr[i] ?? 0;
+  return s;
+}
+
+function windowSummary(r: Recorded, server: ServerSeries | null, span: Span, name: string): WindowSummary {
+  const [a, b] = bucketRange(span, r.bucketMs);
+  const seconds = ((b - a) * r.bucketMs) / 1000;
+  const offered = sumSpan(r.series.offered, span, r.bucketMs);
+  const attempts = sumSpan(r.series.attempts, span, r.bucketMs);
+  const goodput = sumSpan(r.series.goodput, span, r.bucketMs);
+  const serverAmp = server ? serverAmplification(server, r.series.offered, a, b) : null;
+  const lat = r.windows[name]?.response ?? emptyLatency();
+  const { p999: _drop, ...latencyMs } = lat;
+  return {
+    seconds,
+    offeredPerS: seconds > 0 ? round(offered / seconds, 3) : null,
+    goodputPerS: seconds > 0 ? round(goodput / seconds, 3) : null,
+    amplification: offered > 0 ? round(attempts / offered, 3) : null,
+    amplificationServer: serverAmp === null ? null : round(serverAmp, 3),
+    latencyMs,
+  };
+}
+
+/**
+ * Server-side amplification over buckets [a, b): requests the service received divided
+ * by origins intended, both over exactly the buckets the scrapes cover. A scrape that
+ * follows failed ones carries the increase of several buckets; it counts with all the
+ * buckets it covers. Null when no scrape in the window answered.
+ */
+export function serverAmplification(
+  server: ServerSeries,
+  offered: readonly number[],
+  a: number,
+  b: number,
+): number | null {
+  let received = 0;
+  let intended = 0;
+  let any = false;
+  for (let i = a; i < b; i++) {
+    const v = server.received[i];
+    const span = server.span[i];
+    if (v === null || v === undefined || !span) continue;
+    any = true;
+    received += v;
+    for (let j = i - span + 1; j <= i; j++) intended += offered[j] ?? 0;
+  }
+  return any && intended > 0 ? received / intended : null;
+}
+
+function emptyLatency(): LatencySummary {
+  return { samples: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
+}
+
+function round(x: number, d: number): number {
+  const f = 10 ** d;
+  return Math.round(x * f) / f;
+}
+
+function pct(x: number): string {
+  return `${round(x * 100, 2)}%`;
+}

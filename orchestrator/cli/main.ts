@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { isBenchError, SpecError } from '../errors.js';
+import { ExitCode } from '../exitCodes.js';
+import { metabenchVersion } from '../results/manifest.js';
+import { recoverOrphanedFaults } from '../trigger/journal.js';
+import * as labCmd from './lab.js';
+import * as runCmd from './run.js';
+import * as validateCmd from './validate.js';
+
+const program = new Command();
+program
+  .name('metabench')
+  .description('A laboratory for reproducing and studying metastable failures.')
+  .version(metabenchVersion())
+  .exitOverride()
+  .showSuggestionAfterError()
+  .hook('preAction', () => {
+    // A crashed orchestrator may have left a fault applied (a paused process): undo it first.
+    for (const line of recoverOrphanedFaults())
+      process.stderr.write(`metabench: undid a fault left by an earlier run: ${line}\n`);
+  });
+
+for (const cmd of [runCmd, validateCmd, labCmd]) cmd.register(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  process.exitCode = report(err);
+}
+
+/** Prints an error for a person (no stack trace unless METABENCH_DEBUG is set) and returns the exit code. */
+function report(err: unknown): number {
+  if (err instanceof CommanderError) {
+    if (
+      err.code === 'commander.helpDisplayed' ||
+      err.code === 'commander.version' ||
+      err.code === 'commander.help'
+    )
+      return ExitCode.ok;
+    return ExitCode.usage; // commander has already printed the message
+  }
+  if (isBenchError(err)) {
+    if (err instanceof SpecError)
+      process.stderr.write(
+        `${err.message}\n${err.issues.length} problem${err.issues.length > 1 ? 's' : ''} found\n`,
+      );
+    else process.stderr.write(`metabench: ${err.message}\n`);
+    if (err.hint) process.stderr.write(`hint: ${err.hint}\n`);
+    return err.exitCode;
+  }
+  process.stderr.write(`metabench: internal error: ${(err as Error)?.message ?? String(err)}\n`);
+  if (process.env.METABENCH_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+  return ExitCode.internal;
+}

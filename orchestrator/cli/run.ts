@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { BenchError } from '../errors.js';
+import { ExitCode } from '../exitCodes.js';
+import { runExperiment } from '../run/runExperiment.js';
+import { loadExperimentFile } from '../spec/load.js';
+import { positiveNumber, wholeNumber } from './options.js';
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('run an experiment on the lab and write its results folder')
+    .argument('<file>', 'experiment file (YAML)')
+    .option(
+      '--scale <F>',
+      'multiply every duration of the schedule and of the recovery criterion by F',
+      positiveNumber('--scale'),
+      1,
+    )
+    .option('--out <DIR>', 'write the results here (default: results/<date>-<name>)')
+    .option('--repeat <N>', 'override the number of repetitions', wholeNumber('--repeat', 1, 1000))
+    .option('--seed <N>', 'override the experiment seed', wholeNumber('--seed', 0, 2 ** 32 - 1))
+    .option('--quiet', 'no status line')
+    .action(
+      async (
+        file: string,
+        o: { scale: number; out?: string; repeat?: number; seed?: number; quiet?: boolean },
+      ) => {
+        const declared = loadExperimentFile(file);
+        const experiment = {
+          ...declared,
+          ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
+          ...(o.seed !== undefined ? { seed: o.seed } : {}),
+        };
+
+        // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
+        const stop = new AbortController();
+        let signals = 0;
+        const onSignal = (sig: NodeJS.Signals): void => {
+          signals++;
+          if (signals === 1) {
+            process.stderr.write(
+              `\n${sig}: stopping — undoing the trigger, stopping the lab, writing what was measured (again to force)\n`,
+            );
+            stop.abort();
+          } else {
+            process.stderr.write(
+              `${sig}: forced exit; the next metabench command undoes any fault left applied\n`,
+            );
+            process.exit(ExitCode.unusable);
+          }
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+        try {
+          const result = await runExperiment(experiment, {
+            scale: o.scale,
+            out: o.out,
+            quiet: Boolean(o.quiet),
+            stop: stop.signal,
+            manifestExtra: { command: process.argv.slice(2), experimentFile: file },
+          });
+          process.stdout.write(`${result.dir}\n`);
+          if (stop.signal.aborted)
+            throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
+          if (result.runs.some((r) => !r.usable))
+            throw new BenchError(
+              'E_RUN_UNUSABLE',
+              `a run is unusable (offered != recorded or interrupted); see ${result.dir}/report.md`,
+            );
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      },
+    );
+}

@@ -1,0 +1,51 @@
+/** A part of the lab that a trigger can act on. */
+export type Component = 'api';
+
+/** How to undo an action without the Lab object that applied it (after a crash). */
+export type UndoRecipe = {
+  readonly kind: 'signal';
+  readonly pid: number;
+  /** The process's start time in clock ticks (/proc/PID/stat field 22), so a reused pid is never signalled. */
+  readonly startTicks: number | null;
+  readonly signal: NodeJS.Signals;
+  readonly what: string;
+};
+
+export interface LabProcess {
+  readonly component: Component;
+  readonly pid: number;
+  readonly command: string;
+}
+
+/** What manifest.json records of the lab. */
+export interface LabTopology {
+  readonly runtime: 'local';
+  readonly components: readonly {
+    name: Component;
+    url: string;
+    pid: number | null;
+    config: Record<string, unknown>;
+  }[];
+}
+
+/**
+ * What the orchestrator can do to the system under test. Implemented by the local
+ * runtime (child processes), and later by the docker and simulation runtimes. Every
+ * method is safe to call twice; `down` never throws.
+ */
+export interface Lab {
+  readonly runtime: 'local';
+  /** Base URL of the api, for the load generator. */
+  readonly apiUrl: string;
+  /** Starts every component and waits until each answers; throws BenchError(E_LAB_PREFLIGHT) when it cannot. */
+  up(): Promise<void>;
+  down(): Promise<void>;
+  /** Freezes a component (SIGSTOP locally, like `docker pause`): it keeps its connections and answers nothing. */
+  pause(c: Component): Promise<void>;
+  resume(c: Component): Promise<void>;
+  /** The undo of pause(c), as a recipe that works without this object. */
+  pauseUndoRecipe(c: Component): UndoRecipe;
+  /** Prometheus text of a component's /metrics; rejects when it does not answer within `timeoutMs`. */
+  scrapeText(c: Component, timeoutMs: number): Promise<string>;
+  topology(): LabTopology;
+}

@@ -1,0 +1,257 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RealClock } from '../../bench/clock.js';
+import { drive } from '../../bench/driver.js';
+import { constantArrivals } from '../../bench/arrival/constant.js';
+import { poissonArrivals } from '../../bench/arrival/poisson.js';
+import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
+import { stack, viaTransport } from '../../bench/policy/ClientPolicy.js';
+import { observe } from '../../bench/policy/observe.js';
+import { retry } from '../../bench/policy/retry.js';
+import { attemptTimeout } from '../../bench/policy/timeout.js';
+import { NdjsonFile } from '../../bench/record/eventLog.js';
+import { Recorder } from '../../bench/record/Recorder.js';
+import { seededRng } from '../../bench/rng.js';
+import { HttpTransport } from '../../bench/transport/http.js';
+import { summarizeRun, type RunSummary, type TriggerRecord } from '../analysis/summary.js';
+import { LocalLab } from '../lab/local/LocalLab.js';
+import type { Lab } from '../lab/Lab.js';
+import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
+import { writeJson } from '../results/files.js';
+import { timeseriesCsv } from '../results/timeseries.js';
+import { connectionCap, type RunPlan } from '../spec/plan.js';
+import type { Journal } from '../trigger/journal.js';
+import { createTrigger } from '../trigger/registry.js';
+import type { StatusLine } from './status.js';
+import type { ServerSeries } from '../scrape/scraper.js';
+import { Scraper } from '../scrape/scraper.js';
+
+export interface RunContext {
+  readonly journal: Journal;
+  readonly status: StatusLine;
+  /** Aborts when the user interrupts (Ctrl-C, SIGTERM): the run stops, undoes its faults and keeps what it measured. */
+  readonly stop: AbortSignal;
+  /** Extra facts for manifest.json (the command line, overrides). */
+  readonly manifestExtra?: Record<string, unknown>;
+}
+
+export function arrivalsFor(plan: RunPlan): ArrivalProcess {
+  const { arrival } = plan.experiment.load;
+  return arrival === 'poisson'
+    ? poissonArrivals(plan.ratePerS, 0, plan.totalMs, seededRng(plan.seed, 'arrivals'))
+    : constantArrivals(plan.ratePerS, 0, plan.totalMs);
+}
+
+/**
+ * One run on the local lab: start the lab, drive the open-loop load through the client
+ * policies, apply and undo the trigger on schedule, scrape the service every second,
+ * then write manifest.json, events.ndjson, timeseries.csv and summary.json into `dir`.
+ * Whatever happens, the trigger is undone and the lab stopped before this returns.
+ */
+export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Promise<RunSummary> {
+  mkdirSync(dir, { recursive: true });
+  const e = plan.experiment;
+  const lab: Lab = new LocalLab({
+    host: '127.0.0.1',
+    apiPort: 0,
+    workers: e.lab.api.workers,
+    work:
+      e.lab.api.work.dist === 'lognormal'
+        ? { dist: 'lognormal', meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
+        : { dist: e.lab.api.work.dist, meanMs: e.lab.api.work.mean },
+    seed: plan.seed,
+    logFile: join(dir, 'lab.log'),
+  });
+  const startedAt = new Date();
+  const trigger = createTrigger(e.schedule.trigger);
+  const triggerId = `run-${plan.run}-${trigger.kind}-${trigger.target}`;
+  let applied: Promise<boolean> | undefined;
+  let triggerRecord: { startMs: number; endMs: number | null } | undefined;
+  let events: NdjsonFile | undefined;
+  let scraper: Scraper | undefined;
+  let server: ServerSeries | null;
+  let transport: HttpTransport | undefined;
+  let recorder: Recorder | undefined;
+  const cancels: (() => void)[] = [];
+  let clock: RealClock | undefined;
+  let failure: unknown;
+
+  const undoTrigger = async (clockNow: () => number): Promise<void> => {
+    if (!applied) return;
+    const wasApplied = await applied;
+    applied = undefined;
+    if (!wasApplied) return;
+    await trigger.undo(lab);
+    ctx.journal.clear(triggerId);
+    const t = clockNow();
+    if (triggerRecord) triggerRecord.endMs = t;
+    recorder?.note({
+      e: 'trigger',
+      action: 'undo',
+      kind: trigger.kind,
+      target: trigger.target,
+      atMs: round3(t),
+    });
+    ctx.status.say(`  ${trigger.describe()} undone at ${(t / 1000).toFixed(3)} s`);
+  };
+
+  try {
+    await lab.up();
+    writeJson(join(dir, 'manifest.json'), {
+      metabench: metabenchVersion(),
+      gitRevision: gitRevision(),
+      startedAt: startedAt.toISOString(),
+      machine: describeMachine(),
+      runtime: lab.runtime,
+      topology: lab.topology(),
+      run: plan.run,
+      seed: plan.seed,
+      scale: plan.scale,
+      plan: { ...plan, experiment: undefined },
+      experiment: e,
+      ...ctx.manifestExtra,
+    });
+    events = new NdjsonFile(join(dir, 'events.ndjson'));
+    clock = new RealClock();
+    const clk = clock;
+    recorder = new Recorder(
+      {
+        windows: [
+          { name: 'warmup', ...plan.phases.warmup },
+          { name: 'baseline', ...plan.phases.baseline },
+          { name: 'trigger', ...plan.phases.trigger },
+          { name: 'afterTrigger', startMs: plan.phases.trigger.endMs, endMs: plan.phases.observe.endMs },
+        ],
+      },
+      events,
+    );
+    const rec = recorder;
+    transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan) });
+    const env = { clock: clk, rng: seededRng(plan.seed, 'client') };
+    const send = stack(
+      [retry(e.client.retry), observe(rec), attemptTimeout(e.client.timeout)],
+      viaTransport(transport, clk),
+      env,
+    );
+    scraper = new Scraper(lab, 'api', clk);
+    scraper.start();
+
+    // The trigger: journaled (on disk) before it is applied, undone on schedule.
+    cancels.push(
+      clk.timer(plan.phases.trigger.startMs, () => {
+        if (ctx.stop.aborted) return;
+        ctx.journal.record({
+          id: triggerId,
+          appliedAt: new Date().toISOString(),
+          undo: trigger.undoRecipe(lab),
+        });
+        applied = trigger.apply(lab).then(
+          () => {
+            const t = clk.now();
+            triggerRecord = { startMs: t, endMs: null };
+            rec.note({
+              e: 'trigger',
+              action: 'apply',
+              kind: trigger.kind,
+              target: trigger.target,
+              atMs: round3(t),
+            });
+            ctx.status.say(`  ${trigger.describe()} applied at ${(t / 1000).toFixed(3)} s`);
+            return true;
+          },
+          (err: Error) => {
+            ctx.status.say(`  ${trigger.describe()} failed: ${err.message}`);
+            return true; // it may have half-applied: undo anyway
+          },
+        );
+      }),
+    );
+    cancels.push(clk.timer(plan.phases.trigger.endMs, () => void undoTrigger(() => clk.now())));
+
+    // The status line, once a second.
+    const label = `[${e.name}${plan.run > 1 || e.repeat > 1 ? ` run ${plan.run}` : ''}]`;
+    const tick = (n: number): void => {
+      cancels.push(
+        clk.timer(n * 1000, () => {
+          const now = clk.now();
+          ctx.status.update({
+            label,
+            phase: phaseName(plan, now),
+            elapsedS: now / 1000,
+            totalS: plan.totalMs / 1000,
+            live: rec.takeLive(),
+            p99Ms: rec.p99BeforeMs(now),
+          });
+          tick(n + 1);
+        }),
+      );
+    };
+    tick(1);
+
+    const c = e.client;
+    const worstOriginMs = (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * c.timeout;
+    await drive({
+      clock: clk,
+      arrivals: arrivalsFor(plan),
+      send,
+      recorder: rec,
+      deadlineMs: plan.deadlineMs,
+      drainMs: Math.min(plan.deadlineMs, worstOriginMs) + 500,
+      stop: ctx.stop,
+    });
+    await undoTrigger(() => clk.now());
+  } catch (err) {
+    failure = err;
+  } finally {
+    for (const cancel of cancels) cancel();
+    try {
+      // Every exit path: the fault is undone before anything else is torn down.
+      await undoTrigger(() => clock?.now() ?? Number.NaN);
+    } finally {
+      server = scraper ? await scraper.stop() : null;
+      await transport?.close().catch(() => undefined);
+      await lab.down();
+      await events?.close().catch(() => undefined);
+      ctx.status.done();
+    }
+  }
+
+  // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
+  if (!recorder) throw failure;
+  const recorded = recorder.close();
+  const trig: TriggerRecord | null = triggerRecord
+    ? {
+        kind: trigger.kind,
+        target: trigger.target,
+        startMs: triggerRecord.startMs,
+        endMs: triggerRecord.endMs ?? plan.phases.trigger.endMs,
+      }
+    : null;
+  const summary = summarizeRun({
+    plan,
+    runtime: lab.runtime,
+    recorded,
+    server: scraper && scraper.scrapes > 1 ? server : null,
+    trigger: trig,
+    interrupted: ctx.stop.aborted || failure !== undefined,
+  });
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server));
+  writeJson(join(dir, 'summary.json'), summary);
+  if (failure !== undefined) throw failure;
+  return summary;
+}
+
+function phaseName(plan: RunPlan, ms: number): string {
+  const p = plan.phases;
+  return ms < p.warmup.endMs
+    ? 'warmup'
+    : ms < p.baseline.endMs
+      ? 'baseline'
+      : ms < p.trigger.endMs
+        ? 'trigger'
+        : 'observe';
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument, isMap, isNode, type Document } from 'yaml';
+import type { z } from 'zod';
+import { SpecError, type SpecIssue } from '../errors.js';
+import { experimentSchema, type Experiment } from './schema.js';
+
+/** Files larger than this are refused before parsing: an experiment is a page of YAML. */
+const MAX_FILE_BYTES = 1 << 20;
+
+/** Reads, parses and validates an experiment file; throws SpecError listing every problem. */
+export function loadExperimentFile(file: string): Experiment {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+  } catch (err) {
+    throw new SpecError([
+      {
+        file,
+        path: '',
+        message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      },
+    ]);
+  }
+  return parseExperiment(buf, file);
+}
+
+export function parseExperiment(buf: Buffer | string, file: string): Experiment {
+  const text = typeof buf === 'string' ? buf : buf.toString('utf8');
+  if (text.length > MAX_FILE_BYTES)
+    throw new SpecError([{ file, path: '', message: `the file is larger than ${MAX_FILE_BYTES} bytes` }]);
+  if (text.includes('\u0000') || text.includes('\ufffd'))
+    throw new SpecError([
+      {
+        file,
+        path: '',
+        message: 'the file is not text (it contains binary data); an experiment file is YAML',
+      },
+    ]);
+  if (text.trim() === '' || /^(\s*#.*\n?)*\s*$/.test(text))
+    throw new SpecError([
+      {
+        file,
+        path: '',
+        message:
+          'the file is empty; an experiment needs at least name, lab, load, client, schedule and recovery',
+      },
+    ]);
+
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new SpecError(
+      doc.errors.map((e) => {
+        const pos = lines.linePos(e.pos[0]);
+        return {
+          file,
+          line: pos.line,
+          column: pos.col,
+          path: '',
+          message: `YAML syntax: ${firstLine(e.message)}`,
+        };
+      }),
+    );
+  }
+  let data: unknown;
+  try {
+    // Aliases are expanded at most 100 times: a "billion laughs" file is refused, not expanded.
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    throw new SpecError([
+      { file, path: '', message: `cannot expand the YAML: ${firstLine((err as Error).message)}` },
+    ]);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new SpecError([
+      {
+        file,
+        line: 1,
+        column: 1,
+        path: '',
+        message: 'the top level must be a mapping of fields (name:, lab:, load:, …)',
+      },
+    ]);
+
+  const result = experimentSchema.safeParse(data, { reportInput: true });
+  if (!result.success) throw new SpecError(toSpecIssues(result.error.issues, doc, lines, file));
+  return result.data;
+}
+
+/** Locates each schema issue in the YAML source and words it for a person. */
+export function toSpecIssues(
+  issues: readonly z.core.$ZodIssue[],
+  doc: Document,
+  lines: LineCounter,
+  file: string,
+): SpecIssue[] {
+  const out: SpecIssue[] = [];
+  for (const iss of issues) {
+    const path = iss.path.map(String);
+    if (iss.code === 'unrecognized_keys') {
+      const parent = doc.getIn(iss.path as unknown[], true);
+      for (const key of iss.keys) {
+        const keyNode = isMap(parent)
+          ? parent.items.find((p) => isNode(p.key) && String((p.key as { value?: unknown }).value) === key)
+              ?.key
+          : undefined;
+        const known = knownKeysAt(iss.path as PropertyKey[]);
+        const guess = didYouMean(key, known);
+        out.push({
+          file,
+          ...position(keyNode, lines),
+          path: [...path, key].join('.'),
+          message: `unknown field${guess ? `; did you mean "${guess}"?` : known.length ? ` (known: ${known.join(', ')})` : ''}`,
+        });
+      }
+      continue;
+    }
+    // Point at the deepest node that exists: a missing field is reported at its parent.
+    let node: unknown;
+    for (let n = iss.path.length; n >= 0 && node === undefined; n--)
+      node = doc.getIn(iss.path.slice(0, n) as unknown[], true);
+    const missing = iss.code === 'invalid_type' && (iss as { input?: unknown }).input === undefined;
+    out.push({
+      file,
+      ...position(node, lines),
+      path: path.join('.'),
+      message: missing ? 'is required' : iss.message,
+    });
+  }
+  return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+function position(node: unknown, lines: LineCounter): { line?: number; column?: number } {
+  const range = (node as { range?: [number, number, number] } | undefined)?.range;
+  if (!range) return {};
+  const p = lines.linePos(range[0]);
+  return { line: p.line, column: p.col };
+}
+
+/** The keys the schema allows at an object path (for did-you-mean). */
+function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  let s: unknown = experimentSchema;
+  for (const seg of path) {
+    s = unwrap(s);
+    const shape = (s as { shape?: Record<string, unknown> }).shape;
+    if (!shape || typeof seg !== 'string') return [];
+    s = shape[seg];
+  }
+  s = unwrap(s);
+  const shape = (s as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+function unwrap(s: unknown): unknown {
+  for (let i = 0; i < 10; i++) {
+    const def = (s as { _zod?: { def?: { type?: string; innerType?: unknown; in?: unknown } } })._zod?.def;
+    if (!def) return s;
+    if (def.innerType) s = def.innerType;
+    else if (def.type === 'pipe' && def.in) s = def.in;
+    else return s;
+  }
+  return s;
+}
+
+/** The closest known key within an edit distance of 2 (or a case-insensitive match). */
+export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const d = c.toLowerCase() === word.toLowerCase() ? 0 : levenshtein(word, c);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function levenshtein(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}

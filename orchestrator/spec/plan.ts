@@ -1,0 +1,91 @@
+import { deriveSeed } from '../../bench/rng.js';
+import type { Experiment } from './schema.js';
+
+/**
+ * One run's plan: the experiment with capacity resolved, rates in req/s, and every
+ * phase placed on the run's timeline (ms since run start), after `--scale`.
+ *
+ * `--scale F` multiplies every duration of the schedule and of the recovery criterion
+ * (phases, trigger, observation, recovery window and hold) by F and changes nothing
+ * else: rates, timeouts and service times stay as declared.
+ */
+export interface RunPlan {
+  readonly experiment: Experiment;
+  readonly scale: number;
+  /** 1-based index of this run among the repetitions. */
+  readonly run: number;
+  /** This run's seed, derived from the experiment seed and the run index. */
+  readonly seed: number;
+  readonly capacity: { readonly nominalPerS: number; readonly measuredPerS: number | null };
+  readonly ratePerS: number;
+  readonly phases: {
+    readonly warmup: Span;
+    readonly baseline: Span;
+    readonly trigger: Span;
+    readonly observe: Span;
+  };
+  readonly totalMs: number;
+  readonly recovery: {
+    readonly within: number;
+    readonly tolerance: number;
+    readonly windowMs: number;
+    readonly holdMs: number;
+  };
+  /** Client deadline per origin, ms after intended time; Infinity when none. */
+  readonly deadlineMs: number;
+}
+
+export interface Span {
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+/** Nominal capacity μ = c / S of the worker-pool api (DESIGN.md §2). */
+export function nominalCapacityPerS(e: Experiment): number {
+  return e.lab.api.workers / (e.lab.api.work.mean / 1000);
+}
+
+/** The run seed: run 1 of a single run uses the experiment seed itself, so a seed reproduces. */
+export function runSeed(seed: number, run: number): number {
+  return run === 1 ? seed : deriveSeed(seed, `run-${run}`);
+}
+
+export function planRun(e: Experiment, opts: { scale: number; run: number }): RunPlan {
+  const f = opts.scale;
+  const nominal = nominalCapacityPerS(e);
+  const ratePerS = 'perS' in e.load.rate ? e.load.rate.perS : e.load.rate.capacityFraction * nominal;
+  const s = e.schedule;
+  const warmup = { startMs: 0, endMs: s.warmup * f };
+  const baseline = { startMs: warmup.endMs, endMs: warmup.endMs + s.baseline * f };
+  const trigger = { startMs: baseline.endMs, endMs: baseline.endMs + s.trigger.duration * f };
+  const observe = { startMs: trigger.endMs, endMs: trigger.endMs + s.observe * f };
+  return {
+    experiment: e,
+    scale: f,
+    run: opts.run,
+    seed: runSeed(e.seed, opts.run),
+    capacity: { nominalPerS: nominal, measuredPerS: null },
+    ratePerS,
+    phases: { warmup, baseline, trigger, observe },
+    totalMs: observe.endMs,
+    recovery: {
+      within: e.recovery.within,
+      tolerance: e.recovery.tolerance,
+      windowMs: e.recovery.window * f,
+      holdMs: e.recovery.hold * f,
+    },
+    deadlineMs: e.client.deadline ?? Number.POSITIVE_INFINITY,
+  };
+}
+
+/**
+ * Connections the client may open: enough for every attempt that can be in flight at
+ * the peak (rate x attempts x the longest an attempt can last), so the client never
+ * queues a request behind a busy connection. Doubled for Poisson bursts.
+ */
+export function connectionCap(plan: RunPlan): number {
+  const c = plan.experiment.client;
+  const attempts = c.retry.policy === 'none' ? 1 : c.retry.maxAttempts;
+  const inFlight = plan.ratePerS * attempts * (c.timeout / 1000);
+  return Math.max(64, Math.ceil(2 * inFlight) + 16);
+}

@@ -1,0 +1,140 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { SpecError } from '../errors.js';
+import { didYouMean, parseExperiment } from './load.js';
+import { connectionCap, nominalCapacityPerS, planRun } from './plan.js';
+import { parseDuration, parseMultiple, parsePercent, parseRate } from './units.js';
+
+const retryStorm = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
+
+function issuesOf(text: string): SpecError['issues'] {
+  try {
+    parseExperiment(text, 'x.yaml');
+  } catch (err) {
+    assert.ok(err instanceof SpecError, `expected a SpecError, got ${String(err)}`);
+    return err.issues;
+  }
+  assert.fail('expected the file to be refused');
+}
+
+test('units are parsed at the edge', () => {
+  assert.deepEqual(parseDuration('500ms'), { ok: true, value: 500 });
+  assert.deepEqual(parseDuration('2s'), { ok: true, value: 2000 });
+  assert.deepEqual(parseDuration('1.5m'), { ok: true, value: 90_000 });
+  assert.equal(parseDuration('500').ok, false); // a unit is always written
+  assert.equal(parseDuration(500).ok, false);
+  assert.equal(parseDuration('-2s').ok, false);
+  assert.deepEqual(parseRate('280/s'), { ok: true, value: { perS: 280 } });
+  assert.deepEqual(parseRate('600/m'), { ok: true, value: { perS: 10 } });
+  assert.deepEqual(parseRate('70% capacity'), { ok: true, value: { capacityFraction: 0.7 } });
+  assert.equal(parseRate('fast').ok, false);
+  assert.deepEqual(parsePercent('10%'), { ok: true, value: 0.1 });
+  assert.deepEqual(parseMultiple('5x'), { ok: true, value: 5 });
+});
+
+test('retry-storm.yaml resolves to 280/s against a nominal 400/s', () => {
+  const e = parseExperiment(retryStorm, 'retry-storm.yaml');
+  assert.equal(nominalCapacityPerS(e), 400);
+  const p = planRun(e, { scale: 1, run: 1 });
+  assert.ok(Math.abs(p.ratePerS - 280) < 1e-9);
+  assert.equal(p.seed, 42);
+  assert.deepEqual(p.phases.trigger, { startMs: 90_000, endMs: 100_000 });
+  assert.equal(p.totalMs, 280_000);
+  assert.ok(connectionCap(p) >= 280 * 4 * 0.5);
+});
+
+test('--scale multiplies every duration of the schedule and the recovery criterion, and nothing else', () => {
+  const e = parseExperiment(retryStorm, 'retry-storm.yaml');
+  const p = planRun(e, { scale: 0.2, run: 1 });
+  assert.deepEqual(p.phases.warmup, { startMs: 0, endMs: 6000 });
+  assert.deepEqual(p.phases.baseline, { startMs: 6000, endMs: 18_000 });
+  assert.deepEqual(p.phases.trigger, { startMs: 18_000, endMs: 20_000 });
+  assert.deepEqual(p.phases.observe, { startMs: 20_000, endMs: 56_000 });
+  assert.deepEqual(p.recovery, { within: 5, tolerance: 0.1, windowMs: 1000, holdMs: 2000 });
+  assert.ok(Math.abs(p.ratePerS - 280) < 1e-9);
+  assert.equal(p.experiment.client.timeout, 500);
+  assert.equal(p.experiment.lab.api.work.mean, 20);
+});
+
+test('repetitions get distinct, reproducible seeds; run 1 keeps the declared seed', () => {
+  const e = parseExperiment(retryStorm, 'retry-storm.yaml');
+  const seeds = [1, 2, 3].map((run) => planRun(e, { scale: 1, run }).seed);
+  assert.equal(seeds[0], 42);
+  assert.equal(new Set(seeds).size, 3);
+  assert.deepEqual(
+    seeds,
+    [1, 2, 3].map((run) => planRun(e, { scale: 1, run }).seed),
+  );
+});
+
+test('every problem is reported at once, with its line, column and field path', () => {
+  const issues = issuesOf(
+    [
+      'name: x',
+      'lab:',
+      '  api: { workers: 0, wrok: 1 }',
+      'load: { arrival: poison, rate: 12 }',
+      'client: { timeout: 5 }',
+      'seeed: 3',
+      '',
+    ].join('\n'),
+  );
+  const by = new Map(issues.map((i) => [i.path, i]));
+  assert.equal(by.get('lab.api.workers')?.line, 3);
+  assert.match(by.get('lab.api.workers')!.message, /at least 1/);
+  assert.match(by.get('lab.api.wrok')!.message, /did you mean "work"/);
+  assert.equal(by.get('lab.api.wrok')?.line, 3);
+  assert.match(by.get('load.arrival')!.message, /poisson/);
+  assert.match(by.get('load.rate')!.message, /expected a rate/);
+  assert.match(by.get('client.timeout')!.message, /expected a duration/);
+  assert.equal(by.get('seeed')?.line, 6);
+  assert.match(by.get('seeed')!.message, /did you mean "seed"/);
+  assert.match(by.get('schedule')!.message, /required/);
+  assert.ok(issues.length >= 8, `${issues.length} issues`);
+});
+
+test('bad thresholds, unknown trigger kinds and out-of-range values are refused', () => {
+  const base = retryStorm;
+  const swap = (from: string, to: string) => {
+    assert.ok(base.includes(from), from);
+    return issuesOf(base.replace(from, to));
+  };
+  assert.match(swap("goodput: '>= 95% offered'", "goodput: '>= 95%'")[0]!.message, /offered/);
+  assert.match(swap("p99: '<= 400ms'", "p99: '<= fast'")[0]!.message, /not a duration/);
+  assert.equal(swap('kind: pause', 'kind: explode')[0]!.path, 'schedule.trigger.kind');
+  assert.equal(swap('target: api', 'target: mainframe')[0]!.path, 'schedule.trigger.target');
+  assert.match(swap('workers: 8', 'workers: 1000000000')[0]!.message, /at most/);
+  assert.match(swap('timeout: 500ms', 'timeout: 0ms')[0]!.message, /greater than zero/);
+  assert.match(swap('seed: 42', 'seed: -1')[0]!.message, /at least 0/);
+});
+
+test('syntax errors, empty and binary files, and alias bombs are refused quickly with a location', () => {
+  const syntax = issuesOf('name: [\n');
+  assert.equal(syntax[0]!.line, 2);
+  assert.match(syntax[0]!.message, /YAML syntax/);
+  assert.match(issuesOf('')[0]!.message, /empty/);
+  assert.match(issuesOf('# only a comment\n')[0]!.message, /empty/);
+  assert.match(issuesOf('\u0000\u0001binary')[0]!.message, /not text/);
+  assert.match(issuesOf('- a\n- b\n')[0]!.message, /top level must be a mapping/);
+  const lines = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+  for (const [n, prev] of [
+    ['b', 'a'],
+    ['c', 'b'],
+    ['d', 'c'],
+    ['e', 'd'],
+    ['f', 'e'],
+    ['g', 'f'],
+  ])
+    lines.push(`${n}: &${n} [${Array(9).fill(`*${prev}`).join(', ')}]`);
+  const t0 = performance.now();
+  assert.match(issuesOf(lines.join('\n'))[0]!.message, /alias/i);
+  assert.ok(performance.now() - t0 < 5000);
+  assert.match(issuesOf('name: x\nname: y\n')[0]!.message, /YAML syntax/);
+});
+
+test('did-you-mean suggests only close names', () => {
+  assert.equal(didYouMean('wrok', ['work', 'workers', 'queue']), 'work');
+  assert.equal(didYouMean('Seed', ['seed']), 'seed');
+  assert.equal(didYouMean('zzzzzz', ['seed', 'name']), undefined);
+});

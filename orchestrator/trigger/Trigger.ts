@@ -1,0 +1,15 @@
+import type { Lab, UndoRecipe } from '../lab/Lab.js';
+
+/**
+ * A timed fault. `apply` and `undo` act on the lab; `undoRecipe` says how to undo it
+ * without the lab object, so the journal can undo it after a crash. `undo` is
+ * idempotent and safe to call when `apply` failed halfway.
+ */
+export interface Trigger {
+  readonly kind: string;
+  readonly target: string;
+  describe(): string;
+  undoRecipe(lab: Lab): UndoRecipe;
+  apply(lab: Lab): Promise<void>;
+  undo(lab: Lab): Promise<void>;
+}

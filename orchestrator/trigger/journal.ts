@@ -1,0 +1,136 @@
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { UndoRecipe } from '../lab/Lab.js';
+import { isAlive, processStartTicks } from '../lab/local/procStat.js';
+
+/**
+ * The fault journal: every applied fault is written (and fsynced) here *before* it is
+ * applied, and removed after it is undone. If the orchestrator dies in between (even
+ * by SIGKILL), the next metabench command finds the entry and undoes it.
+ *
+ * One file per orchestrator process: <state>/journal/<pid>.json.
+ */
+export function stateDir(): string {
+  return (
+    process.env.METABENCH_STATE_DIR ??
+    join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'metabench')
+  );
+}
+
+export interface JournalEntry {
+  readonly id: string;
+  readonly appliedAt: string;
+  readonly undo: UndoRecipe;
+}
+
+interface JournalFile {
+  readonly owner: { pid: number; startTicks: number | null };
+  readonly entries: JournalEntry[];
+}
+
+export class Journal {
+  private readonly file: string;
+  private readonly entries = new Map<string, JournalEntry>();
+
+  constructor(dir = join(stateDir(), 'journal')) {
+    mkdirSync(dir, { recursive: true });
+    this.file = join(dir, `${process.pid}.json`);
+  }
+
+  /** Records a fault about to be applied. Returns only once it is on disk. */
+  record(entry: JournalEntry): void {
+    this.entries.set(entry.id, entry);
+    this.flush();
+  }
+
+  /** Forgets a fault that has been undone. */
+  clear(id: string): void {
+    if (this.entries.delete(id)) this.flush();
+  }
+
+  private flush(): void {
+    if (this.entries.size === 0) {
+      rmSync(this.file, { force: true });
+      return;
+    }
+    const body: JournalFile = {
+      owner: { pid: process.pid, startTicks: processStartTicks(process.pid) },
+      entries: [...this.entries.values()],
+    };
+    writeDurably(this.file, JSON.stringify(body, null, 2));
+  }
+}
+
+function writeDurably(file: string, text: string): void {
+  const tmp = `${file}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/** Executes one undo recipe; returns a sentence saying what it did. */
+export function runUndo(undo: UndoRecipe): string {
+  switch (undo.kind) {
+    case 'signal': {
+      if (!isAlive(undo.pid)) return `${undo.what}: process ${undo.pid} is gone, nothing to undo`;
+      const ticks = processStartTicks(undo.pid);
+      if (undo.startTicks !== null && ticks !== null && ticks !== undo.startTicks)
+        return `${undo.what}: pid ${undo.pid} now belongs to another process, left alone`;
+      process.kill(undo.pid, undo.signal);
+      return `${undo.what}: sent ${undo.signal} to pid ${undo.pid}`;
+    }
+  }
+}
+
+/**
+ * Undoes the faults left behind by orchestrators that are no longer running.
+ * Returns one line per undone action (empty when there was nothing to do).
+ */
+export function recoverOrphanedFaults(dir = join(stateDir(), 'journal')): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const said: string[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    let body: JournalFile;
+    try {
+      body = JSON.parse(readFileSync(file, 'utf8')) as JournalFile;
+    } catch {
+      rmSync(file, { force: true });
+      continue;
+    }
+    const ownerAlive =
+      isAlive(body.owner.pid) &&
+      (body.owner.startTicks === null || processStartTicks(body.owner.pid) === body.owner.startTicks);
+    if (ownerAlive) continue;
+    for (const e of body.entries) {
+      try {
+        said.push(runUndo(e.undo));
+      } catch (err) {
+        said.push(`${e.undo.what}: could not undo (${(err as Error).message})`);
+      }
+    }
+    rmSync(file, { force: true });
+  }
+  return said;
+}

@@ -1,0 +1,14 @@
+import type { Component } from '../lab/Lab.js';
+import type { Trigger } from './Trigger.js';
+
+/** Freezes a component for the trigger's duration: it answers nothing, and nothing detects it. */
+export function pauseTrigger(target: Component): Trigger {
+  return {
+    kind: 'pause',
+    target,
+    describe: () => `pause ${target}`,
+    undoRecipe: (lab) => lab.pauseUndoRecipe(target),
+    apply: (lab) => lab.pause(target),
+    undo: (lab) => lab.resume(target),
+  };
+}

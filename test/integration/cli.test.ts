@@ -1,0 +1,109 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { processState } from '../../orchestrator/lab/local/procStat.js';
+import { runCli, startCli, tempDir, waitFor } from '../helpers/cli.js';
+
+/** A short experiment: 1 s warm-up, 2 s baseline, then a 6 s pause of the api. */
+function shortPauseExperiment(dir: string): string {
+  const file = join(dir, 'short-pause.yaml');
+  writeFileSync(
+    file,
+    [
+      'name: short-pause',
+      'lab: { api: { workers: 4, work: { dist: constant, mean: 5ms } } }',
+      'load: { arrival: constant, rate: 50/s }',
+      'client: { timeout: 300ms, retry: { policy: none } }',
+      'schedule: { warmup: 1s, baseline: 2s, trigger: { kind: pause, target: api, duration: 6s }, observe: 2s }',
+      'recovery: { within: 2x, tolerance: 10%, window: 1s, hold: 1s }',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+test('an invalid experiment exits 3 with file, line and field, and no stack trace', async () => {
+  const dir = tempDir('bad');
+  const file = join(dir, 'bad.yaml');
+  writeFileSync(file, 'name: bad\nlab:\n  api: { workers: -1 }\n');
+  for (const cmd of ['run', 'validate']) {
+    const r = await runCli([cmd, file]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:\\d+: lab\\.api\\.workers: must be at least 1`,
+      ),
+    );
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  }
+  const missing = await runCli(['validate', join(dir, 'nope.yaml')]);
+  assert.equal(missing.code, 3);
+  assert.match(missing.stderr, /cannot read the file \(ENOENT\)/);
+});
+
+test('bad command-line usage exits 2', async () => {
+  assert.equal((await runCli(['run'])).code, 2);
+  assert.equal((await runCli(['run', 'experiments/retry-storm.yaml', '--scale', '-1'])).code, 2);
+  assert.equal((await runCli(['frobnicate'])).code, 2);
+  assert.equal((await runCli(['--help'])).code, 0);
+});
+
+test('SIGTERM during a pause resumes the api, stops the lab, keeps what was measured, and exits 11', async () => {
+  const dir = tempDir('sigterm');
+  const out = join(dir, 'out');
+  const state = join(dir, 'state');
+  const cli = startCli(['run', shortPauseExperiment(dir), '--out', out], { METABENCH_STATE_DIR: state });
+  await waitFor('the pause to be applied', () => /pause api applied/.test(cli.stderrSoFar()));
+  const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
+    topology: { components: { pid: number }[] };
+  };
+  const apiPid = manifest.topology.components[0]!.pid;
+  assert.equal(processState(apiPid), 'T', 'the api is stopped by the pause');
+  cli.child.kill('SIGTERM');
+  const r = await cli.done;
+  assert.equal(r.code, 11, r.stderr);
+  assert.match(r.stderr, /pause api undone/);
+  // The api was resumed, then shut down with the lab: it is not left stopped.
+  await waitFor('the api to exit', () => processState(apiPid) === null, 10_000);
+  const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+    usable: boolean;
+    offered: number;
+    recorded: number;
+    warnings: string[];
+  };
+  assert.equal(s.usable, false);
+  assert.equal(s.offered, s.recorded);
+  assert.ok(s.offered > 100, `measured ${s.offered} origins before the interruption`);
+  assert.ok(s.warnings.some((w) => /interrupted/.test(w)));
+  assert.ok(existsSync(join(out, 'report.md')));
+  assert.ok(!existsSync(join(state, 'journal', `${cli.child.pid}.json`)), 'journal cleared');
+});
+
+test('after SIGKILL of the orchestrator mid-pause, `metabench lab reset` finds the journal and resumes the api', async () => {
+  const dir = tempDir('sigkill');
+  const out = join(dir, 'out');
+  const state = join(dir, 'state');
+  const cli = startCli(['run', shortPauseExperiment(dir), '--out', out], { METABENCH_STATE_DIR: state });
+  await waitFor('the pause to be applied', () => /pause api applied/.test(cli.stderrSoFar()));
+  const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
+    topology: { components: { pid: number }[] };
+  };
+  const apiPid = manifest.topology.components[0]!.pid;
+  cli.child.kill('SIGKILL');
+  await cli.done;
+  assert.equal(processState(apiPid), 'T', 'the orphaned api is still stopped');
+  assert.ok(existsSync(join(state, 'journal', `${cli.child.pid}.json`)), 'the journal survived the crash');
+  const reset = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
+  assert.equal(reset.code, 0, reset.stderr);
+  assert.match(reset.stderr + reset.stdout, new RegExp(`resume api \\(pid ${apiPid}\\): sent SIGCONT`));
+  // Resumed, it sees its parent gone (stdin closed) and exits: nothing is left behind.
+  await waitFor(
+    'the orphaned api to resume and exit',
+    () => processState(apiPid) !== 'T' || processState(apiPid) === null,
+    10_000,
+  );
+  await waitFor('the orphaned api to exit', () => processState(apiPid) === null, 10_000);
+  assert.ok(!existsSync(join(state, 'journal', `${cli.child.pid}.json`)), 'journal cleared');
+});

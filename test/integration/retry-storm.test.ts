@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, tempDir } from '../helpers/cli.js';
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+
+// The spine's acceptance: both experiments at --scale 0.2 on the local lab (56 s each).
+
+test('retry-storm at scale 0.2 is metastable: amplification >= 2 and goodput < 50% of baseline after the trigger', async () => {
+  const out = join(tempDir('rs'), 'out');
+  const r = await runCli([
+    'run',
+    'experiments/retry-storm.yaml',
+    '--scale',
+    '0.2',
+    '--repeat',
+    '1',
+    '--out',
+    out,
+    '--quiet',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+  assert.equal(s.experiment, 'retry-storm');
+  assert.equal(s.offered, s.recorded);
+  assert.equal(s.usable, true);
+  assert.equal(s.metastable, true, s.recoveryReason);
+  assert.equal(s.recovered, false);
+  assert.ok(
+    s.afterTrigger.amplification! >= 2,
+    `client amplification after the trigger: ${s.afterTrigger.amplification}`,
+  );
+  assert.ok(
+    s.afterTrigger.goodputPerS! < 0.5 * s.baseline.goodputPerS!,
+    `goodput ${s.afterTrigger.goodputPerS} vs baseline ${s.baseline.goodputPerS}`,
+  );
+  // The server saw the amplified load too (scraped from the api's /metrics).
+  assert.ok(
+    s.afterTrigger.amplificationServer! >= 2,
+    `server amplification ${s.afterTrigger.amplificationServer}`,
+  );
+  assert.equal(s.trigger.kind, 'pause');
+  assert.ok(
+    Math.abs(s.trigger.startS - 18) < 0.5 && Math.abs(s.trigger.endS - 20) < 0.5,
+    JSON.stringify(s.trigger),
+  );
+  for (const f of [
+    'report.md',
+    'run-1/manifest.json',
+    'run-1/timeseries.csv',
+    'run-1/events.ndjson',
+    'run-1/summary.json',
+  ])
+    assert.ok(existsSync(join(out, f)), f);
+  const events = readFileSync(join(out, 'run-1/events.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { e: string; action?: string });
+  assert.equal(events.filter((e) => e.e === 'attempt').length, s.attempts);
+  assert.equal(events.filter((e) => e.e === 'outcome').length, s.offered);
+  assert.deepEqual(
+    events.filter((e) => e.e === 'trigger').map((e) => e.action),
+    ['apply', 'undo'],
+  );
+  assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /\*\*metastable\*\*/);
+});
+
+test('retry-storm-no-retry at scale 0.2 recovers and reports a recovery time', async () => {
+  const out = join(tempDir('rsnr'), 'out');
+  const r = await runCli([
+    'run',
+    'experiments/retry-storm-no-retry.yaml',
+    '--scale',
+    '0.2',
+    '--repeat',
+    '1',
+    '--out',
+    out,
+    '--quiet',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+  assert.equal(s.offered, s.recorded);
+  assert.equal(s.recovered, true, s.recoveryReason);
+  assert.equal(s.metastable, false);
+  assert.ok(
+    s.recoveryTimeS !== null && s.recoveryTimeS > 0 && s.recoveryTimeS <= s.recoveryDeadlineS,
+    `recovery ${s.recoveryTimeS} s`,
+  );
+  assert.ok(
+    s.afterTrigger.amplification! <= 1.01,
+    `no retries: amplification ${s.afterTrigger.amplification}`,
+  );
+  assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /recovered after/);
+});
