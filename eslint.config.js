@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'results/', 'bench/results/'] },
+  { ignores: ['dist/', 'node_modules/', 'results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

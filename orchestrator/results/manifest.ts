@@ -1,0 +1,40 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The machine a figure was measured on: cite it with the figure. */
+export function describeMachine() {
+  const cpus = os.cpus();
+  return {
+    hostname: os.hostname(),
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    cpus: cpus.length,
+    memoryBytes: os.totalmem(),
+    os: `${os.type()} ${os.release()} (${os.platform()}/${os.arch()})`,
+    node: process.version,
+  };
+}
+
+export function metabenchVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(`${PACKAGE_ROOT}package.json`, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The git revision of the metabench checkout, with "-dirty" when it has uncommitted changes; null outside git. */
+export function gitRevision(): string | null {
+  try {
+    const rev = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    return dirty ? `${rev}-dirty` : rev;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,77 @@
+import { FAILURE_KINDS } from '../../bench/outcome.js';
+import type { Recorded } from '../../bench/record/Recorder.js';
+import type { ServerSeries } from '../scrape/scraper.js';
+import type { RunPlan } from '../spec/plan.js';
+import { serverAmplification } from '../analysis/summary.js';
+
+/** The phase a bucket starts in. */
+function phaseAt(plan: RunPlan, ms: number): string {
+  const p = plan.phases;
+  if (ms < p.warmup.endMs) return 'warmup';
+  if (ms < p.baseline.endMs) return 'baseline';
+  if (ms < p.trigger.endMs) return 'trigger';
+  if (ms < p.observe.endMs) return 'observe';
+  return 'drain';
+}
+
+/**
+ * timeseries.csv: one row per bucket (second), one column per series. Empty cells
+ * mean "not measured" (no success in that second, or no scrape answered), never zero.
+ */
+export function timeseriesCsv(plan: RunPlan, r: Recorded, server: ServerSeries | null): string {
+  const s = r.series;
+  const cols = [
+    't_s',
+    'phase',
+    'offered',
+    'attempts',
+    'goodput',
+    'amplification_client',
+    'amplification_server',
+    ...FAILURE_KINDS.map((k) => `failed_${k.replace(/-/g, '_')}`),
+    'late_sends',
+    'in_flight',
+    'response_p50_ms',
+    'response_p99_ms',
+    'response_max_ms',
+    'server_received',
+    'server_completed',
+    'server_wasted',
+    'server_queue_depth',
+    'server_busy_workers',
+    'server_cpu_seconds',
+    'server_rss_bytes',
+  ];
+  const rows = [cols.join(',')];
+  const cell = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(Math.round(v * 1000) / 1000));
+  for (let i = 0; i < r.buckets; i++) {
+    const offered = s.offered[i] ?? 0;
+    const received = server?.received[i] ?? null;
+    const serverAmp = server ? serverAmplification(server, s.offered, i, i + 1) : null;
+    rows.push(
+      [
+        (i * r.bucketMs) / 1000,
+        phaseAt(plan, i * r.bucketMs),
+        offered,
+        s.attempts[i] ?? 0,
+        s.goodput[i] ?? 0,
+        cell(offered > 0 ? (s.attempts[i] ?? 0) / offered : null),
+        cell(serverAmp),
+        ...FAILURE_KINDS.map((k) => s.failures[k][i] ?? 0),
+        s.lateSends[i] ?? 0,
+        s.inFlight[i] ?? 0,
+        cell(s.responseP50[i]),
+        cell(s.responseP99[i]),
+        cell(s.responseMax[i]),
+        cell(received),
+        cell(server?.completed[i]),
+        cell(server?.wasted[i]),
+        cell(server?.queueDepth[i]),
+        cell(server?.busyWorkers[i]),
+        cell(server?.cpuSeconds[i]),
+        cell(server?.rssBytes[i]),
+      ].join(','),
+    );
+  }
+  return rows.join('\n') + '\n';
+}
