@@ -10,10 +10,21 @@ export function writeJson(file: string, data: unknown): void {
  * The experiment's results folder: `--out DIR` when given (refused if it already holds
  * results), else results/<date>-<name>[-n] under `root`, never overwritten.
  */
-export function resultsDir(name: string, out: string | undefined, root = 'results', now = new Date()): string {
+export function resultsDir(
+  name: string,
+  out: string | undefined,
+  root = 'results',
+  now = new Date(),
+): string {
   if (out) {
-    if (existsSync(join(out, 'summary.json')) || (existsSync(out) && readdirSync(out).some((f) => f.startsWith('run-'))))
-      throw new BenchError('E_USAGE', `${out} already holds results; results are never overwritten (choose another --out)`);
+    if (
+      existsSync(join(out, 'summary.json')) ||
+      (existsSync(out) && readdirSync(out).some((f) => f.startsWith('run-')))
+    )
+      throw new BenchError(
+        'E_USAGE',
+        `${out} already holds results; results are never overwritten (choose another --out)`,
+      );
     mkdirSync(out, { recursive: true });
     return out;
   }

@@ -29,8 +29,16 @@ export function metabenchVersion(): string {
 /** The git revision of the metabench checkout, with "-dirty" when it has uncommitted changes; null outside git. */
 export function gitRevision(): string | null {
   try {
-    const rev = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+    const rev = execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: PACKAGE_ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: PACKAGE_ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
       .toString()
       .trim();
     return dirty ? `${rev}-dirty` : rev;

@@ -43,7 +43,8 @@ export function timeseriesCsv(plan: RunPlan, r: Recorded, server: ServerSeries |
     'server_rss_bytes',
   ];
   const rows = [cols.join(',')];
-  const cell = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(Math.round(v * 1000) / 1000));
+  const cell = (v: number | null | undefined): string =>
+    v === null || v === undefined ? '' : String(Math.round(v * 1000) / 1000);
   for (let i = 0; i < r.buckets; i++) {
     const offered = s.offered[i] ?? 0;
     const received = server?.received[i] ?? null;
