@@ -2,17 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RealClock } from '../../bench/clock.js';
 import { drive } from '../../bench/driver.js';
-import { constantArrivals } from '../../bench/arrival/constant.js';
-import { poissonArrivals } from '../../bench/arrival/poisson.js';
-import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
-import { stack, viaTransport } from '../../bench/policy/ClientPolicy.js';
-import { observe } from '../../bench/policy/observe.js';
-import { retry } from '../../bench/policy/retry.js';
-import { attemptTimeout } from '../../bench/policy/timeout.js';
 import { NdjsonFile } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
-import { seededRng } from '../../bench/rng.js';
 import { HttpTransport } from '../../bench/transport/http.js';
+import { arrivalsFor } from './load.js';
+import { buildClient } from './client.js';
 import { summarizeRun, type RunSummary, type TriggerRecord } from '../analysis/summary.js';
 import { LocalLab } from '../lab/local/LocalLab.js';
 import type { Lab } from '../lab/Lab.js';
@@ -33,13 +27,6 @@ export interface RunContext {
   readonly stop: AbortSignal;
   /** Extra facts for manifest.json (the command line, overrides). */
   readonly manifestExtra?: Record<string, unknown>;
-}
-
-export function arrivalsFor(plan: RunPlan): ArrivalProcess {
-  const { arrival } = plan.experiment.load;
-  return arrival === 'poisson'
-    ? poissonArrivals(plan.ratePerS, 0, plan.totalMs, seededRng(plan.seed, 'arrivals'))
-    : constantArrivals(plan.ratePerS, 0, plan.totalMs);
 }
 
 /**
@@ -127,12 +114,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     );
     const rec = recorder;
     transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan) });
-    const env = { clock: clk, rng: seededRng(plan.seed, 'client') };
-    const send = stack(
-      [retry(e.client.retry), observe(rec), attemptTimeout(e.client.timeout)],
-      viaTransport(transport, clk),
-      env,
-    );
+    const send = buildClient(plan, transport, rec, clk);
     scraper = new Scraper(lab, 'api', clk);
     scraper.start();
 
