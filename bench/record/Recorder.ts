@@ -37,6 +37,8 @@ export interface BucketSeries {
   readonly responseMax: (number | null)[];
   /** Origins in flight at the end of each bucket. */
   readonly inFlight: number[];
+  /** Attempts that waited inside the client for a connection, by send time. */
+  readonly clientWaits: number[];
 }
 
 export interface WindowLatency {
@@ -51,6 +53,8 @@ export interface Recorded {
   readonly windows: Record<string, WindowLatency>;
   readonly overall: WindowLatency;
   readonly scheduleLag: LatencySummary;
+  /** How long attempts waited inside the client for a connection (only those that waited). */
+  readonly clientWait: LatencySummary;
   readonly totals: {
     readonly offered: number;
     readonly recorded: number;
@@ -86,6 +90,7 @@ export class Recorder {
   }[];
   private readonly overall = { response: createLatencyHistogram(), service: createLatencyHistogram() };
   private readonly lag = createLatencyHistogram();
+  private readonly wait = createLatencyHistogram();
   private readonly s: BucketSeries;
   private readonly outcomes: Record<OutcomeKind, number>;
   private offeredTotal = 0;
@@ -119,6 +124,7 @@ export class Recorder {
       responseP99: [],
       responseMax: [],
       inFlight: [],
+      clientWaits: [],
     };
     this.outcomes = { ok: 0 } as Record<OutcomeKind, number>;
     for (const k of FAILURE_KINDS) this.outcomes[k] = 0;
@@ -149,6 +155,10 @@ export class Recorder {
         this.lateTotal++;
       }
     }
+    if (r.clientWaitMs) {
+      recordMs(this.wait, r.clientWaitMs);
+      bump(this.s.clientWaits, this.bucket(r.sentMs));
+    }
     if (r.kind === 'ok') {
       const serviceMs = r.endMs - r.sentMs;
       recordMs(this.overall.service, serviceMs);
@@ -158,12 +168,14 @@ export class Recorder {
     this.events.write({
       e: 'attempt',
       origin: a.origin.id,
+      ...(a.origin.request ? { cls: a.origin.request.cls } : {}),
       n: a.number,
       intendedMs: round3(a.origin.intendedMs),
       sentMs: round3(r.sentMs),
       endMs: round3(r.endMs),
       kind: r.kind,
       status: r.status,
+      ...(r.clientWaitMs ? { clientWaitMs: round3(r.clientWaitMs) } : {}),
     });
   }
 
@@ -275,6 +287,7 @@ export class Recorder {
       windows,
       overall: { response: summarize(this.overall.response), service: summarize(this.overall.service) },
       scheduleLag: summarize(this.lag),
+      clientWait: summarize(this.wait),
       totals: {
         offered: this.offeredTotal,
         recorded: this.recordedTotal,

@@ -26,6 +26,13 @@ function run(after: WindowSummary): RunSummary {
     lateSends: 5,
     omissionFactor: 1.01,
     scheduleLagMs: { samples: 100, mean: 0.1, p50: 0.05, p90: 0.2, p99: 0.9, p999: 1.2, max: 1.3 },
+    load: {
+      model: 'open',
+      description: 'open loop, poisson arrivals at 70% of capacity',
+      peakPerS: 280,
+      connections: 1136,
+    },
+    clientWait: { samples: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null },
     outcomes: {
       ok: 60,
       timeout: 40,
