@@ -61,6 +61,8 @@ export interface Recorded {
     readonly attempts: number;
     readonly lateSends: number;
     readonly outcomes: Record<OutcomeKind, number>;
+    /** When the last first attempt left (ms since start): the end of the sending phase. */
+    readonly lastFirstSendMs: number;
   };
 }
 
@@ -103,11 +105,20 @@ export class Recorder {
   private curBucket = 0;
   private readonly curHist = createLatencyHistogram();
 
+  private readonly onBucketClosed: ((bucket: number, response: LatencyHistogram) => void) | undefined;
+  private lastFirstSendMs = 0;
+
   constructor(
-    opts: { windows?: readonly RecordWindow[]; bucketMs?: number },
+    opts: {
+      windows?: readonly RecordWindow[];
+      bucketMs?: number;
+      /** Sees each bucket's response-time histogram (µs) before it is reset, e.g. for an HdrHistogram interval log. */
+      onBucketClosed?: (bucket: number, response: LatencyHistogram) => void;
+    },
     private readonly events: EventSink = nullSink,
   ) {
     this.bucketMs = opts.bucketMs ?? 1000;
+    this.onBucketClosed = opts.onBucketClosed;
     this.windows = (opts.windows ?? []).map((def) => ({
       def,
       lat: { response: createLatencyHistogram(), service: createLatencyHistogram() },
@@ -148,7 +159,10 @@ export class Recorder {
     this.attemptsTotal++;
     this.live.attempts++;
     if (a.number === 1) {
-      const lagMs = r.sentMs - a.origin.intendedMs;
+      if (r.sentMs > this.lastFirstSendMs) this.lastFirstSendMs = r.sentMs;
+      // The generator's own lag: a wait for a connection inside the client is reported
+      // separately (clientWait), so late sends say whether the generator kept its schedule.
+      const lagMs = r.sentMs - (r.clientWaitMs ?? 0) - a.origin.intendedMs;
       recordMs(this.lag, lagMs > 0 ? lagMs : 0);
       if (lagMs > LATE_SEND_MS) {
         bump(this.s.lateSends, this.bucket(a.origin.intendedMs));
@@ -217,6 +231,7 @@ export class Recorder {
     const h = this.curHist;
     const i = this.curBucket;
     if (h.totalCount > 0) {
+      this.onBucketClosed?.(i, h);
       setAt(this.s.responseP50, i, h.getValueAtPercentile(50) / 1000);
       setAt(this.s.responseP99, i, h.getValueAtPercentile(99) / 1000);
       setAt(this.s.responseMax, i, h.maxValue / 1000);
@@ -294,6 +309,7 @@ export class Recorder {
         attempts: this.attemptsTotal,
         lateSends: this.lateTotal,
         outcomes: { ...this.outcomes },
+        lastFirstSendMs: this.lastFirstSendMs,
       },
     };
   }

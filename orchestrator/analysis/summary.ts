@@ -142,6 +142,14 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     warnings.push(
       `omission factor ${omissionFactor} > 2 in the baseline: response times include long waits before sending`,
     );
+  if (plan.load.model === 'closed')
+    warnings.push(
+      'CLOSED loop: users wait for each answer before sending again, so a slow system receives less load and its response times hide the queueing (for comparison with the open loop only)',
+    );
+  if (recorded.clientWait.samples > 0)
+    warnings.push(
+      `the client's connection cap (${connectionCap(plan)}) made ${recorded.clientWait.samples} attempts wait for a connection (p99 ${recorded.clientWait.p99} ms, max ${recorded.clientWait.max} ms): the open loop turned partly closed`,
+    );
   if (x.server === null)
     warnings.push('no server-side metrics were scraped: server-side amplification is unmeasured');
 

@@ -5,6 +5,7 @@ import { ExitCode } from '../exitCodes.js';
 import { metabenchVersion } from '../results/manifest.js';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
 import * as labCmd from './lab.js';
+import * as loadCmd from './load.js';
 import * as runCmd from './run.js';
 import * as validateCmd from './validate.js';
 
@@ -21,7 +22,7 @@ program
       process.stderr.write(`metabench: undid a fault left by an earlier run: ${line}\n`);
   });
 
-for (const cmd of [runCmd, validateCmd, labCmd]) cmd.register(program);
+for (const cmd of [runCmd, validateCmd, labCmd, loadCmd]) cmd.register(program);
 
 try {
   await program.parseAsync(process.argv);
