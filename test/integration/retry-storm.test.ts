@@ -47,6 +47,9 @@ test('retry-storm at scale 0.2 is metastable: amplification >= 2 and goodput < 5
   );
   for (const f of [
     'report.md',
+    'report.html',
+    'figures/throughput.svg',
+    'data/runs.csv',
     'run-1/manifest.json',
     'run-1/timeseries.csv',
     'run-1/events.ndjson',
