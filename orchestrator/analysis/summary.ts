@@ -40,15 +40,15 @@ export interface RunSummary {
   readonly lateSends: number;
   readonly omissionFactor: number | null;
   readonly scheduleLagMs: LatencySummary;
-  /** The load model: open loop (the default) or closed loop (comparison only), and the client's connection cap. */
-  readonly load: {
+  /** The load model: open loop (the default) or closed loop (comparison only), and the client's connection cap. (Absent in summaries written before it existed.) */
+  readonly load?: {
     readonly model: 'open' | 'closed';
     readonly description: string;
     readonly peakPerS: number | null;
     readonly connections: number;
   };
   /** Attempts that waited inside the client for a connection, and how long (only those). */
-  readonly clientWait: LatencySummary;
+  readonly clientWait?: LatencySummary;
   readonly outcomes: Record<OutcomeKind, number>;
   readonly capacity: { readonly nominalPerS: number; readonly measuredPerS: number | null };
   readonly offeredPerS: number;

@@ -70,8 +70,8 @@ test('phases with constant arrivals offer exactly their declared counts, and the
   assert.equal(outcomes.length, 480);
   assert.equal(firsts.filter((e) => e.cls === 0).length, 360);
   assert.equal(firsts.filter((e) => e.cls === 1).length, 120);
-  assert.equal(summary.load.model, 'open');
-  assert.match(summary.load.description, /3 phases/);
+  assert.equal(summary.load!.model, 'open');
+  assert.match(summary.load!.description, /3 phases/);
 });
 
 test('a closed loop is labelled closed, with a warning that it is for comparison only', async () => {
@@ -80,7 +80,7 @@ test('a closed loop is labelled closed, with a warning that it is for comparison
     'closedLoop: { users: 4, think: { dist: exponential, mean: 50ms } }',
   ]);
   const { summary } = await run(file, join(dir, 'out'));
-  assert.equal(summary.load.model, 'closed');
+  assert.equal(summary.load!.model, 'closed');
   assert.ok(summary.warnings.some((w) => /CLOSED loop/.test(w)));
   assert.equal(summary.offered, summary.recorded);
   assert.ok(summary.offered > 50, `offered ${summary.offered}`);
@@ -96,12 +96,12 @@ test('a connection cap below what the load needs makes attempts wait in the clie
     '{ dist: constant, mean: 30ms }',
   );
   const { summary, csv } = await run(file, join(dir, 'out'));
-  assert.ok(summary.clientWait.samples > 0, 'some attempts waited for a connection');
+  assert.ok(summary.clientWait!.samples > 0, 'some attempts waited for a connection');
   assert.ok(
     summary.warnings.some((w) => /connection cap \(2\).*turned partly closed/.test(w)),
     summary.warnings.join('\n'),
   );
-  assert.equal(summary.load.connections, 2);
+  assert.equal(summary.load!.connections, 2);
   const header = csv[0]!.split(',');
   const col = header.indexOf('client_waits');
   assert.ok(col > 0);
