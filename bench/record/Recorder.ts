@@ -107,6 +107,8 @@ export class Recorder {
 
   private readonly onBucketClosed: ((bucket: number, response: LatencyHistogram) => void) | undefined;
   private lastFirstSendMs = 0;
+  /** False with no event log: the hot path then builds no event objects at all. */
+  private readonly logging: boolean;
 
   constructor(
     opts: {
@@ -119,6 +121,7 @@ export class Recorder {
   ) {
     this.bucketMs = opts.bucketMs ?? 1000;
     this.onBucketClosed = opts.onBucketClosed;
+    this.logging = events !== nullSink;
     this.windows = (opts.windows ?? []).map((def) => ({
       def,
       lat: { response: createLatencyHistogram(), service: createLatencyHistogram() },
@@ -179,18 +182,19 @@ export class Recorder {
       for (const w of this.windows)
         if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) recordMs(w.lat.service, serviceMs);
     }
-    this.events.write({
-      e: 'attempt',
-      origin: a.origin.id,
-      ...(a.origin.request ? { cls: a.origin.request.cls } : {}),
-      n: a.number,
-      intendedMs: round3(a.origin.intendedMs),
-      sentMs: round3(r.sentMs),
-      endMs: round3(r.endMs),
-      kind: r.kind,
-      status: r.status,
-      ...(r.clientWaitMs ? { clientWaitMs: round3(r.clientWaitMs) } : {}),
-    });
+    if (this.logging)
+      this.events.write({
+        e: 'attempt',
+        origin: a.origin.id,
+        ...(a.origin.request ? { cls: a.origin.request.cls } : {}),
+        n: a.number,
+        intendedMs: round3(a.origin.intendedMs),
+        sentMs: round3(r.sentMs),
+        endMs: round3(r.endMs),
+        kind: r.kind,
+        status: r.status,
+        ...(r.clientWaitMs ? { clientWaitMs: round3(r.clientWaitMs) } : {}),
+      });
   }
 
   /**
@@ -216,14 +220,15 @@ export class Recorder {
       bump(this.s.failures[kind], b);
       this.live.failed++;
     }
-    this.events.write({
-      e: 'outcome',
-      origin: o.id,
-      intendedMs: round3(o.intendedMs),
-      endMs: round3(r.endMs),
-      kind,
-      attempts: r.attempt,
-    });
+    if (this.logging)
+      this.events.write({
+        e: 'outcome',
+        origin: o.id,
+        intendedMs: round3(o.intendedMs),
+        endMs: round3(r.endMs),
+        kind,
+        attempts: r.attempt,
+      });
   }
 
   /** Closes per-bucket figures up to (not including) bucket `b`. */
