@@ -4,6 +4,7 @@ import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
 import type { Origin } from './outcome.js';
 import type { SendAttempt } from './policy/ClientPolicy.js';
 import type { Recorder } from './record/Recorder.js';
+import type { WorkloadMix } from './workload/mix.js';
 
 export interface DriveOptions {
   readonly clock: Clock;
@@ -17,6 +18,8 @@ export interface DriveOptions {
   readonly drainMs: number;
   /** Stops the schedule early (Ctrl-C, an error elsewhere): no further origins are created. */
   readonly stop?: AbortSignal;
+  /** Gives each origin its request class and key; every origin gets the transport's default request without it. */
+  readonly mix?: WorkloadMix;
 }
 
 /**
@@ -60,7 +63,9 @@ export async function drive(opts: DriveOptions): Promise<void> {
       recorder.tick(nextTickMs);
       nextTickMs += 1000;
     }
-    const origin: Origin = { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
+    const origin: Origin = opts.mix
+      ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request: opts.mix.next() }
+      : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
     recorder.offered(origin);
     inFlight++;
     settle(origin, send({ origin, number: 1 }, run.signal));
@@ -68,8 +73,11 @@ export async function drive(opts: DriveOptions): Promise<void> {
 
   if (inFlight > 0 && !opts.stop?.aborted) {
     await new Promise<void>((resolve) => {
-      drained = resolve;
-      clock.timer(clock.now() + opts.drainMs, resolve);
+      const cancel = clock.timer(clock.now() + opts.drainMs, resolve);
+      drained = () => {
+        cancel();
+        resolve();
+      };
       opts.stop?.addEventListener('abort', () => resolve(), { once: true });
     });
   }

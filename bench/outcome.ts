@@ -1,3 +1,5 @@
+import type { RequestShape } from './workload/mix.js';
+
 /**
  * The vocabulary of what happened to an attempt or an origin request (DESIGN.md §2).
  * Failures are counted by kind, never folded into latency.
@@ -20,6 +22,8 @@ export type OutcomeKind = 'ok' | FailureKind;
 /** One origin request: a request a user wants served, created at its intended time. */
 export interface Origin {
   readonly id: number;
+  /** What it asks for (class, method, path, body); the transport's default request when absent. */
+  readonly request?: RequestShape;
   /** Intended send time, ms since run start (the arrival process's schedule). */
   readonly intendedMs: number;
   /** Absolute client deadline, ms since run start; Infinity when none is declared. */
@@ -43,6 +47,8 @@ export interface AttemptResult {
   readonly endMs: number;
   /** The attempt number that produced this result. */
   readonly attempt: number;
+  /** Time this attempt waited inside the client for a connection (0 when it did not). */
+  readonly clientWaitMs?: number;
 }
 
 export function kindOfStatus(status: number): OutcomeKind {

@@ -39,8 +39,19 @@ export function viaTransport(
   headers?: Record<string, string>,
 ): SendAttempt {
   return async (attempt, signal) => {
-    const sentMs = clock.now();
+    const calledMs = clock.now();
     const r = await transport.send(attempt, headers, signal);
-    return { kind: r.kind, status: r.status, sentMs, endMs: clock.now(), attempt: attempt.number };
+    // A wait for a connection inside the client is not service time: sentMs is when it left.
+    const wait = r.clientWaitMs ?? 0;
+    return wait > 0
+      ? {
+          kind: r.kind,
+          status: r.status,
+          sentMs: calledMs + wait,
+          endMs: clock.now(),
+          attempt: attempt.number,
+          clientWaitMs: wait,
+        }
+      : { kind: r.kind, status: r.status, sentMs: calledMs, endMs: clock.now(), attempt: attempt.number };
   };
 }

@@ -37,6 +37,8 @@ export interface BucketSeries {
   readonly responseMax: (number | null)[];
   /** Origins in flight at the end of each bucket. */
   readonly inFlight: number[];
+  /** Attempts that waited inside the client for a connection, by send time. */
+  readonly clientWaits: number[];
 }
 
 export interface WindowLatency {
@@ -51,12 +53,16 @@ export interface Recorded {
   readonly windows: Record<string, WindowLatency>;
   readonly overall: WindowLatency;
   readonly scheduleLag: LatencySummary;
+  /** How long attempts waited inside the client for a connection (only those that waited). */
+  readonly clientWait: LatencySummary;
   readonly totals: {
     readonly offered: number;
     readonly recorded: number;
     readonly attempts: number;
     readonly lateSends: number;
     readonly outcomes: Record<OutcomeKind, number>;
+    /** When the last first attempt left (ms since start): the end of the sending phase. */
+    readonly lastFirstSendMs: number;
   };
 }
 
@@ -86,6 +92,7 @@ export class Recorder {
   }[];
   private readonly overall = { response: createLatencyHistogram(), service: createLatencyHistogram() };
   private readonly lag = createLatencyHistogram();
+  private readonly wait = createLatencyHistogram();
   private readonly s: BucketSeries;
   private readonly outcomes: Record<OutcomeKind, number>;
   private offeredTotal = 0;
@@ -98,11 +105,23 @@ export class Recorder {
   private curBucket = 0;
   private readonly curHist = createLatencyHistogram();
 
+  private readonly onBucketClosed: ((bucket: number, response: LatencyHistogram) => void) | undefined;
+  private lastFirstSendMs = 0;
+  /** False with no event log: the hot path then builds no event objects at all. */
+  private readonly logging: boolean;
+
   constructor(
-    opts: { windows?: readonly RecordWindow[]; bucketMs?: number },
+    opts: {
+      windows?: readonly RecordWindow[];
+      bucketMs?: number;
+      /** Sees each bucket's response-time histogram (µs) before it is reset, e.g. for an HdrHistogram interval log. */
+      onBucketClosed?: (bucket: number, response: LatencyHistogram) => void;
+    },
     private readonly events: EventSink = nullSink,
   ) {
     this.bucketMs = opts.bucketMs ?? 1000;
+    this.onBucketClosed = opts.onBucketClosed;
+    this.logging = events !== nullSink;
     this.windows = (opts.windows ?? []).map((def) => ({
       def,
       lat: { response: createLatencyHistogram(), service: createLatencyHistogram() },
@@ -119,6 +138,7 @@ export class Recorder {
       responseP99: [],
       responseMax: [],
       inFlight: [],
+      clientWaits: [],
     };
     this.outcomes = { ok: 0 } as Record<OutcomeKind, number>;
     for (const k of FAILURE_KINDS) this.outcomes[k] = 0;
@@ -142,12 +162,19 @@ export class Recorder {
     this.attemptsTotal++;
     this.live.attempts++;
     if (a.number === 1) {
-      const lagMs = r.sentMs - a.origin.intendedMs;
+      if (r.sentMs > this.lastFirstSendMs) this.lastFirstSendMs = r.sentMs;
+      // The generator's own lag: a wait for a connection inside the client is reported
+      // separately (clientWait), so late sends say whether the generator kept its schedule.
+      const lagMs = r.sentMs - (r.clientWaitMs ?? 0) - a.origin.intendedMs;
       recordMs(this.lag, lagMs > 0 ? lagMs : 0);
       if (lagMs > LATE_SEND_MS) {
         bump(this.s.lateSends, this.bucket(a.origin.intendedMs));
         this.lateTotal++;
       }
+    }
+    if (r.clientWaitMs) {
+      recordMs(this.wait, r.clientWaitMs);
+      bump(this.s.clientWaits, this.bucket(r.sentMs));
     }
     if (r.kind === 'ok') {
       const serviceMs = r.endMs - r.sentMs;
@@ -155,16 +182,19 @@ export class Recorder {
       for (const w of this.windows)
         if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) recordMs(w.lat.service, serviceMs);
     }
-    this.events.write({
-      e: 'attempt',
-      origin: a.origin.id,
-      n: a.number,
-      intendedMs: round3(a.origin.intendedMs),
-      sentMs: round3(r.sentMs),
-      endMs: round3(r.endMs),
-      kind: r.kind,
-      status: r.status,
-    });
+    if (this.logging)
+      this.events.write({
+        e: 'attempt',
+        origin: a.origin.id,
+        ...(a.origin.request ? { cls: a.origin.request.cls } : {}),
+        n: a.number,
+        intendedMs: round3(a.origin.intendedMs),
+        sentMs: round3(r.sentMs),
+        endMs: round3(r.endMs),
+        kind: r.kind,
+        status: r.status,
+        ...(r.clientWaitMs ? { clientWaitMs: round3(r.clientWaitMs) } : {}),
+      });
   }
 
   /**
@@ -190,14 +220,15 @@ export class Recorder {
       bump(this.s.failures[kind], b);
       this.live.failed++;
     }
-    this.events.write({
-      e: 'outcome',
-      origin: o.id,
-      intendedMs: round3(o.intendedMs),
-      endMs: round3(r.endMs),
-      kind,
-      attempts: r.attempt,
-    });
+    if (this.logging)
+      this.events.write({
+        e: 'outcome',
+        origin: o.id,
+        intendedMs: round3(o.intendedMs),
+        endMs: round3(r.endMs),
+        kind,
+        attempts: r.attempt,
+      });
   }
 
   /** Closes per-bucket figures up to (not including) bucket `b`. */
@@ -205,6 +236,7 @@ export class Recorder {
     const h = this.curHist;
     const i = this.curBucket;
     if (h.totalCount > 0) {
+      this.onBucketClosed?.(i, h);
       setAt(this.s.responseP50, i, h.getValueAtPercentile(50) / 1000);
       setAt(this.s.responseP99, i, h.getValueAtPercentile(99) / 1000);
       setAt(this.s.responseMax, i, h.maxValue / 1000);
@@ -275,12 +307,14 @@ export class Recorder {
       windows,
       overall: { response: summarize(this.overall.response), service: summarize(this.overall.service) },
       scheduleLag: summarize(this.lag),
+      clientWait: summarize(this.wait),
       totals: {
         offered: this.offeredTotal,
         recorded: this.recordedTotal,
         attempts: this.attemptsTotal,
         lateSends: this.lateTotal,
         outcomes: { ...this.outcomes },
+        lastFirstSendMs: this.lastFirstSendMs,
       },
     };
   }

@@ -4,6 +4,8 @@ import type { Attempt, OutcomeKind } from '../outcome.js';
 export interface TransportResult {
   readonly kind: OutcomeKind;
   readonly status: number;
+  /** Time the attempt waited inside the client for a connection before it was sent. */
+  readonly clientWaitMs?: number;
 }
 
 /**

@@ -6,6 +6,7 @@ import { metabenchVersion } from '../results/manifest.js';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
 import * as compareCmd from './compare.js';
 import * as labCmd from './lab.js';
+import * as loadCmd from './load.js';
 import * as reportCmd from './report.js';
 import * as runCmd from './run.js';
 import * as validateCmd from './validate.js';
@@ -23,7 +24,7 @@ program
       process.stderr.write(`metabench: undid a fault left by an earlier run: ${line}\n`);
   });
 
-for (const cmd of [runCmd, reportCmd, compareCmd, validateCmd, labCmd]) cmd.register(program);
+for (const cmd of [runCmd, loadCmd, reportCmd, compareCmd, validateCmd, labCmd]) cmd.register(program);
 
 try {
   await program.parseAsync(process.argv);

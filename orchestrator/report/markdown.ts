@@ -4,6 +4,7 @@ import type { Distribution } from '../analysis/aggregate.js';
 import type { WindowSummary } from '../analysis/summary.js';
 import type { Experiment } from '../spec/schema.js';
 import { formatDuration } from '../spec/units.js';
+import { describeLoad } from '../spec/loadPlan.js';
 import type { Figure } from './figures/common.js';
 import type { ResultsData } from './load.js';
 import type { StepTable, SweepTable } from './tables.js';
@@ -85,7 +86,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const o = s.observe * f;
   section('what-ran', 'What ran', [
     `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s.`,
-    `- **Load**: open loop, ${e.load.arrival} arrivals at ${first.offeredPerS} req/s (${'perS' in e.load.rate ? `${e.load.rate.perS}/s` : `${e.load.rate.capacityFraction * 100}% of nominal capacity`}).`,
+    `- **Load**: ${describeLoad(e.load)}; ${first.offeredPerS} req/s expected on average.`,
     `- **Client**: per-attempt timeout ${formatDuration(e.client.timeout)}, retry ${e.client.retry.policy}${e.client.retry.policy !== 'none' ? ` up to ${e.client.retry.maxAttempts} attempts` : ''}, deadline ${e.client.deadline !== undefined ? formatDuration(e.client.deadline) : 'none'}.`,
     `- **Phases**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
     `- **Trigger**: ${s.trigger.kind} ${s.trigger.target} for ${sec(d)} s.`,

@@ -8,8 +8,7 @@ import type { RunSummary } from '../analysis/summary.js';
  *   - late sends above 0.1% of origins: the generator fell behind its schedule;
  *   - omission factor above 2: response times are mostly waiting before the send;
  *   - the client's connection cap turned the open loop closed: attempts waited for a
- *     free connection (`clientWaitMs`, a latency summary of those waits, or
- *     `connectionCapWaits`, how many attempts waited).
+ *     free connection (`clientWait`, a latency summary of those waits).
  */
 export function runWarnings(s: RunSummary): string[] {
   const out = [...s.warnings];
@@ -36,20 +35,9 @@ export function runWarnings(s: RunSummary): string[] {
 
 /** How many attempts waited for a client connection, when the summary says so and it happened. */
 function connectionCapWaits(s: RunSummary): { count: number; detail: string } | null {
-  const x = s as unknown as { clientWaitMs?: unknown; connectionCapWaits?: unknown };
-  if (typeof x.connectionCapWaits === 'number' && x.connectionCapWaits > 0)
-    return { count: x.connectionCapWaits, detail: '' };
-  const w = x.clientWaitMs;
-  if (w !== null && typeof w === 'object') {
-    const l = w as { samples?: unknown; max?: unknown; p99?: unknown };
-    const worst = typeof l.max === 'number' ? l.max : typeof l.p99 === 'number' ? l.p99 : 0;
-    if (typeof l.samples === 'number' && l.samples > 0 && worst > 1)
-      return {
-        count: l.samples,
-        detail: typeof l.p99 === 'number' ? ` (wait p99 ${l.p99} ms, n=${l.samples})` : '',
-      };
-  }
-  return null;
+  const w = s.clientWait;
+  if (!w || w.samples === 0) return null;
+  return { count: w.samples, detail: w.p99 !== null ? ` (wait p99 ${w.p99} ms, n=${w.samples})` : '' };
 }
 
 function pct(x: number): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { DurationDist } from '../../bench/distributions.js';
 import { parseDuration, parseMultiple, parsePercent, parseRate, type Parsed } from './units.js';
 
 /**
@@ -69,3 +70,33 @@ export const int = (min: number, max: number) =>
     .int('expected a whole number')
     .min(min, `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
+
+/** A distribution of durations: { dist, mean, sigma } as written; lognormal needs sigma. */
+export const durationDist = z
+  .strictObject({
+    dist: z.enum(['constant', 'exponential', 'lognormal']),
+    mean: positiveDuration(600_000),
+    /** lognormal only: standard deviation in log space */
+    sigma: z.number().positive().max(10).optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.dist === 'lognormal' && d.sigma === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sigma'],
+        message: 'a lognormal distribution needs sigma (e.g. 0.5)',
+      });
+    if (d.dist !== 'lognormal' && d.sigma !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sigma'],
+        message: `sigma only applies to lognormal, not ${d.dist}`,
+      });
+  });
+
+/** The bench's form of a declared duration distribution. */
+export function toDurationDist(d: z.output<typeof durationDist>): DurationDist {
+  return d.dist === 'lognormal'
+    ? { dist: 'lognormal', meanMs: d.mean, sigma: d.sigma ?? 1 }
+    : { dist: d.dist, meanMs: d.mean };
+}

@@ -138,3 +138,58 @@ test('did-you-mean suggests only close names', () => {
   assert.equal(didYouMean('Seed', ['seed']), 'seed');
   assert.equal(didYouMean('zzzzzz', ['seed', 'name']), undefined);
 });
+
+test('the load has exactly one shape, and its parts are checked', () => {
+  const base = retryStorm;
+  const swapLoad = (lines: string) => issuesOf(base.replace(/load:\n(?: {2}.*\n)+/, `load:\n${lines}`));
+  assert.match(swapLoad('  arrival: poisson\n')[0]!.message, /give the offered load as one of/);
+  assert.match(
+    swapLoad('  rate: 10/s\n  waves: { mean: 10/s, amplitude: 5/s, period: 10s }\n')[0]!.message,
+    /give only one of rate, waves/,
+  );
+  assert.match(
+    swapLoad('  arrival: constant\n  onOff: { on: 1s, off: 1s, rateOn: 10/s }\n')[0]!.message,
+    /Poisson process/,
+  );
+  const mix = swapLoad(
+    '  rate: 10/s\n  mix:\n    - { name: a, share: 60% }\n    - { name: b, share: 30%, cost: nope }\n',
+  );
+  assert.ok(mix.some((i) => i.path === 'load.mix' && /sum to 100%/.test(i.message)));
+  assert.ok(mix.some((i) => i.path === 'load.mix.1.cost' && /no cost class "nope"/.test(i.message)));
+  assert.match(swapLoad('  phases:\n    - { duration: 1s, rat: 10/s }\n')[0]!.message, /.+/);
+});
+
+test('phases, waves and on/off resolve against capacity and scale like the schedule', () => {
+  const withLoad = (lines: string) =>
+    parseExperiment(retryStorm.replace(/load:\n(?: {2}.*\n)+/, `load:\n${lines}`), 'x.yaml');
+  const p = planRun(
+    withLoad(
+      '  arrival: constant\n  phases:\n    - { duration: 100s, rate: 50% capacity }\n    - { duration: 100s, from: 200/s, to: 400/s }\n',
+    ),
+    { scale: 0.5, run: 1 },
+  );
+  assert.equal(p.load.arrival.kind, 'profile');
+  if (p.load.arrival.kind !== 'profile') return;
+  // 280 s of run at scale 0.5 = 140 s: 50 s at 200/s, 50 s ramping 200→400/s, then 40 s held at 400/s.
+  assert.deepEqual(
+    p.load.arrival.segments.map((s) => [s.durationMs, s.fromPerS, s.toPerS]),
+    [
+      [50_000, 200, 200],
+      [50_000, 200, 400],
+      [40_000, 400, 400],
+    ],
+  );
+  assert.equal(p.load.peakPerS, 400);
+  assert.ok(Math.abs(p.ratePerS - (10_000 + 15_000 + 16_000) / 140) < 1e-9);
+  const w = planRun(withLoad('  waves: { mean: 50% capacity, amplitude: 100/s, period: 20s }\n'), {
+    scale: 0.5,
+    run: 1,
+  });
+  assert.deepEqual(w.load.arrival, { kind: 'waves', meanPerS: 200, amplitudePerS: 100, periodMs: 10_000 });
+  const c = planRun(withLoad('  closedLoop: { users: 20, think: { dist: constant, mean: 100ms } }\n'), {
+    scale: 1,
+    run: 1,
+  });
+  assert.equal(c.load.model, 'closed');
+  assert.equal(connectionCap(c), 20);
+});

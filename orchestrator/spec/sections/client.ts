@@ -13,4 +13,6 @@ export const client = z.strictObject({
   /** Overall deadline of an origin request from its intended time; none when absent. */
   deadline: positiveDuration(3_600_000).optional(),
   retry: retryPolicy.default({ policy: 'none', maxAttempts: 1 }),
+  /** Connection cap of the client. Default: derived from the peak rate and the longest attempt, so requests never wait in the client. */
+  connections: int(1, 1_000_000).optional(),
 });
