@@ -18,7 +18,13 @@ function phaseAt(plan: RunPlan, ms: number): string {
  * timeseries.csv: one row per bucket (second), one column per series. Empty cells
  * mean "not measured" (no success in that second, or no scrape answered), never zero.
  */
-export function timeseriesCsv(plan: RunPlan, r: Recorded, server: ServerSeries | null): string {
+export function timeseriesCsv(
+  plan: RunPlan,
+  r: Recorded,
+  server: ServerSeries | null,
+  /** Per-process resource columns (proc_<component>_cpu, proc_<component>_rss_bytes). */
+  procs?: Record<string, (number | null)[]>,
+): string {
   const s = r.series;
   const cols = [
     't_s',
@@ -43,6 +49,9 @@ export function timeseriesCsv(plan: RunPlan, r: Recorded, server: ServerSeries |
     'server_cpu_seconds',
     'server_rss_bytes',
   ];
+  const extraCols = Object.keys(server?.extra ?? {}).sort();
+  const procCols = Object.keys(procs ?? {}).sort();
+  cols.push(...extraCols, ...procCols);
   const rows = [cols.join(',')];
   const cell = (v: number | null | undefined): string =>
     v === null || v === undefined ? '' : String(Math.round(v * 1000) / 1000);
@@ -73,6 +82,8 @@ export function timeseriesCsv(plan: RunPlan, r: Recorded, server: ServerSeries |
         cell(server?.busyWorkers[i]),
         cell(server?.cpuSeconds[i]),
         cell(server?.rssBytes[i]),
+        ...extraCols.map((c) => cell(server?.extra?.[c]?.[i])),
+        ...procCols.map((c) => cell(procs?.[c]?.[i])),
       ].join(','),
     );
   }

@@ -5,7 +5,7 @@
  * Prints one JSON line {"event":"listening",...} on stdout when it accepts requests.
  */
 import { parseArgs } from 'node:util';
-import { parseDurationDist } from './config.js';
+import { parseDurationDist, parseMitigations } from './config.js';
 import { startApi } from './server.js';
 
 const { values } = parseArgs({
@@ -17,6 +17,13 @@ const { values } = parseArgs({
     // A named cost class, NAME=DIST (repeatable): --cost heavy=lognormal:200ms:1
     cost: { type: 'string', multiple: true, default: [] },
     seed: { type: 'string', default: '1' },
+    // Server-side mitigations, each off unless given.
+    queue: { type: 'string', default: 'fifo' }, // fifo | lifo
+    'queue-bound': { type: 'string' },
+    'concurrency-limit': { type: 'string' },
+    'shed-queue-time': { type: 'string' }, // ms
+    codel: { type: 'string' }, // TARGET_MS:INTERVAL_MS
+    'deadline-drop': { type: 'boolean', default: false },
     // Exit when stdin closes: the orchestrator's way of never leaving an orphan behind.
     'exit-with-parent': { type: 'boolean', default: false },
   },
@@ -36,6 +43,7 @@ try {
       }),
     ),
     seed: Number(values.seed),
+    mitigations: parseMitigations(values),
   });
   process.stdout.write(
     JSON.stringify({ event: 'listening', host: values.host, port: api.port, pid: process.pid }) + '\n',

@@ -23,6 +23,12 @@ export function createApiMetrics(pool: { busyWorkers: number; queueDepth: number
       help: 'Requests finished after their client had already gone away (work nobody wanted).',
       registers: [registry],
     }),
+    rejected: new Counter({
+      name: 'api_rejected_total',
+      help: 'Requests refused on purpose without doing their work (503 with x-shed), by reason.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     queueWait: new Histogram({
       name: 'api_queue_wait_seconds',
       help: 'Time a request waited for a worker.',

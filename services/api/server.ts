@@ -4,7 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import express from 'express';
 import { sampleDuration, type DurationDist } from '../../bench/distributions.js';
 import { seededRng } from '../../bench/rng.js';
-import { WorkerPool } from './workerPool.js';
+import { WorkerPool, type WorkerPoolOptions } from './workerPool.js';
+import { CodelShedder, QueueTimeShedder, type RejectReason } from './shedding.js';
+import type { QueueDiscipline } from './queue.js';
 import { createApiMetrics } from './metrics.js';
 
 export interface ApiConfig {
@@ -17,6 +19,43 @@ export interface ApiConfig {
   /** Named cost classes (heavier or lighter work), chosen per request with ?cost=NAME. */
   readonly costs?: Readonly<Record<string, DurationDist>>;
   readonly seed: number;
+  /** Server-side mitigations, each off by default. */
+  readonly mitigations?: Mitigations;
+}
+
+export interface Mitigations {
+  readonly queue?: QueueDiscipline;
+  /** Bounded queue: at most this many waiting; more get 503 queue_full. */
+  readonly queueBound?: number;
+  /** Most requests admitted (waiting + running); more get 503 concurrency. */
+  readonly concurrencyLimit?: number;
+  /** Shed at pickup the requests that waited longer than this (503 queue_time). */
+  readonly shedQueueTimeMs?: number;
+  /** CoDel-style shedding on the minimum queueing delay over an interval (503 codel). */
+  readonly codel?: { readonly targetMs: number; readonly intervalMs: number };
+  /** Drop at pickup, without doing the work, requests whose propagated deadline (x-deadline-ms) passed (503 deadline). */
+  readonly deadlineDrop?: boolean;
+}
+
+/** The propagated deadline header: the origin's remaining deadline in whole ms at send time. */
+export const DEADLINE_HEADER = 'x-deadline-ms';
+
+export function poolOptions(m: Mitigations = {}): WorkerPoolOptions {
+  if (m.shedQueueTimeMs !== undefined && m.codel)
+    throw new Error('choose one shedding policy: a queue-time limit or CoDel, not both');
+  const shedder =
+    m.shedQueueTimeMs !== undefined
+      ? new QueueTimeShedder(m.shedQueueTimeMs)
+      : m.codel
+        ? new CodelShedder(m.codel.targetMs, m.codel.intervalMs)
+        : undefined;
+  return {
+    ...(m.queue ? { queue: m.queue } : {}),
+    ...(m.queueBound !== undefined ? { queueBound: m.queueBound } : {}),
+    ...(m.concurrencyLimit !== undefined ? { concurrencyLimit: m.concurrencyLimit } : {}),
+    ...(m.deadlineDrop ? { deadlineDrop: true } : {}),
+    ...(shedder ? { shedder } : {}),
+  };
 }
 
 export interface ApiService {
@@ -33,7 +72,7 @@ export interface ApiService {
  *   GET /metrics  Prometheus text
  */
 export async function startApi(cfg: ApiConfig): Promise<ApiService> {
-  const pool = new WorkerPool(cfg.workers);
+  const pool = new WorkerPool(cfg.workers, poolOptions(cfg.mitigations));
   const metrics = createApiMetrics(pool);
   const rng = seededRng(cfg.seed, 'api-work');
   const app = express();
@@ -58,8 +97,18 @@ export async function startApi(cfg: ApiConfig): Promise<ApiService> {
       metrics.completed.inc({ status: '400' });
       return;
     }
+    const arrivedMs = performance.now();
+    const deadlineHeader = req.headers[DEADLINE_HEADER];
+    const remainingMs = typeof deadlineHeader === 'string' ? Number(deadlineHeader) : NaN;
     pool.submit({
-      enqueuedMs: performance.now(),
+      enqueuedMs: arrivedMs,
+      deadlineMs: Number.isFinite(remainingMs) ? arrivedMs + remainingMs : undefined,
+      reject: (reason: RejectReason) => {
+        metrics.rejected.inc({ reason });
+        metrics.completed.inc({ status: '503' });
+        if (!req.socket.destroyed)
+          res.status(503).set('x-shed', reason).type('text/plain').send(`shed: ${reason}\n`);
+      },
       run: async (queueWaitMs) => {
         metrics.queueWait.observe(queueWaitMs / 1000);
         const workMs = sampleDuration(work, rng);

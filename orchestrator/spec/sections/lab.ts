@@ -19,7 +19,31 @@ const api = z.strictObject({
       durationDist,
     )
     .optional(),
-  queue: z.enum(['fifo']).default('fifo'),
+  /** Queue discipline: fifo (the default) serves the oldest first, lifo the newest. */
+  queue: z.enum(['fifo', 'lifo']).default('fifo'),
+  /** Bounded queue: at most this many waiting; more are refused at once (503 queue_full). */
+  queueLimit: int(0, 1_000_000).optional(),
+  /** At most this many requests admitted, waiting or running; more are refused (503 concurrency). */
+  concurrencyLimit: int(1, 1_000_000).optional(),
+  /** Load shedding by queueing delay, judged when a worker picks a request up. */
+  shed: z
+    .discriminatedUnion('policy', [
+      /** a fixed limit: refuse requests that waited longer (503 queue_time) */
+      z.strictObject({ policy: z.literal('queue-time'), limit: positiveDuration(600_000) }),
+      /** CoDel-style: the limit drops from `interval` to `target` while the minimum delay over an interval stays above target (503 codel) */
+      z.strictObject({
+        policy: z.literal('codel'),
+        target: positiveDuration(600_000),
+        interval: positiveDuration(600_000),
+      }),
+    ])
+    .optional()
+    .superRefine((s, ctx) => {
+      if (s?.policy === 'codel' && s.interval <= s.target)
+        ctx.addIssue({ code: 'custom', path: ['interval'], message: 'must be longer than target' });
+    }),
+  /** Honour the propagated deadline (x-deadline-ms): drop at pickup, without the work, what expired (503 deadline). */
+  deadlineDrop: z.boolean().default(false),
 });
 
 export const lab = z.strictObject({ api });
