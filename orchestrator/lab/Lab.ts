@@ -1,5 +1,5 @@
 /** A part of the lab that a trigger can act on. */
-export type Component = 'api';
+export type Component = 'api' | 'redis' | 'postgres';
 
 /** How to undo an action without the Lab object that applied it (after a crash). */
 export type UndoRecipe = {
@@ -48,4 +48,6 @@ export interface Lab {
   /** Prometheus text of a component's /metrics; rejects when it does not answer within `timeoutMs`. */
   scrapeText(c: Component, timeoutMs: number): Promise<string>;
   topology(): LabTopology;
+  /** The running processes of the lab (one root per component), for per-process CPU and memory. */
+  processes(): readonly LabProcess[];
 }

@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import type { DurationDist } from '../../../bench/distributions.js';
-import { formatDurationDist } from '../../../services/api/config.js';
+import { formatDurationDist, mitigationFlags } from '../../../services/api/config.js';
+import type { Mitigations } from '../../../services/api/server.js';
 import { BenchError } from '../../errors.js';
-import type { Component, Lab, LabTopology, UndoRecipe } from '../Lab.js';
+import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
 import { processStartTicks } from './procStat.js';
 
 export interface LocalLabConfig {
@@ -17,6 +18,8 @@ export interface LocalLabConfig {
   readonly work: DurationDist;
   readonly costs?: Readonly<Record<string, DurationDist>>;
   readonly seed: number;
+  /** The api's server-side mitigations (all off when absent). */
+  readonly mitigations?: Mitigations;
   /** Where the components' stdout/stderr go (a file in the run folder); undefined discards them. */
   readonly logFile?: string;
 }
@@ -61,6 +64,7 @@ export class LocalLab implements Lab {
         '--cost',
         `${name}=${formatDurationDist(d)}`,
       ]),
+      ...mitigationFlags(this.cfg.mitigations ?? {}),
       '--exit-with-parent',
     ];
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -161,6 +165,11 @@ export class LocalLab implements Lab {
     return res.body.text();
   }
 
+  processes(): readonly LabProcess[] {
+    const pid = this.api?.pid;
+    return pid ? [{ component: 'api', pid, command: 'node services/api/main.js' }] : [];
+  }
+
   topology(): LabTopology {
     return {
       runtime: 'local',
@@ -179,7 +188,8 @@ export class LocalLab implements Lab {
               : {}),
             workers: this.cfg.workers,
             work: formatDurationDist(this.cfg.work),
-            queue: 'fifo',
+            queue: this.cfg.mitigations?.queue ?? 'fifo',
+            mitigations: this.cfg.mitigations ?? {},
             seed: this.cfg.seed,
           },
         },
