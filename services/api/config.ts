@@ -78,3 +78,12 @@ export function mitigationFlags(m: Mitigations): string[] {
     ...(m.deadlineDrop ? ['--deadline-drop'] : []),
   ];
 }
+
+/** host:port (IPv4 or a name). */
+export function parseHostPort(flag: string, s: string): { host: string; port: number } {
+  const i = s.lastIndexOf(':');
+  const port = Number(s.slice(i + 1));
+  if (i <= 0 || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error(`--${flag}: expected host:port (got "${s}")`);
+  return { host: s.slice(0, i), port };
+}

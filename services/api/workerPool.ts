@@ -17,6 +17,8 @@ export interface Job {
   readonly enqueuedMs: number;
   /** When the job's result stops being useful (ms on the pool's clock); undefined: never. */
   readonly deadlineMs?: number | undefined;
+  /** The server-side request timeout's expiry (ms on the pool's clock); a job picked up after it is rejected with timeout. */
+  readonly timeoutAtMs?: number | undefined;
   /** Does the job's work; resolves when the worker is free again. */
   run(queueWaitMs: number): Promise<void>;
   /** The job was refused without doing its work. */
@@ -80,9 +82,11 @@ export class WorkerPool {
       const now = this.now();
       const waitMs = now - job.enqueuedMs;
       const reason =
-        this.opts.deadlineDrop && job.deadlineMs !== undefined && now >= job.deadlineMs
-          ? 'deadline'
-          : this.opts.shedder?.onPickup(waitMs, now);
+        job.timeoutAtMs !== undefined && now >= job.timeoutAtMs
+          ? 'timeout'
+          : this.opts.deadlineDrop && job.deadlineMs !== undefined && now >= job.deadlineMs
+            ? 'deadline'
+            : this.opts.shedder?.onPickup(waitMs, now);
       if (reason === undefined) {
         this.start(job, waitMs);
         return;
