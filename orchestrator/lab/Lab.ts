@@ -2,14 +2,23 @@
 export type Component = 'api' | 'redis' | 'postgres';
 
 /** How to undo an action without the Lab object that applied it (after a crash). */
-export type UndoRecipe = {
-  readonly kind: 'signal';
-  readonly pid: number;
-  /** The process's start time in clock ticks (/proc/PID/stat field 22), so a reused pid is never signalled. */
-  readonly startTicks: number | null;
-  readonly signal: NodeJS.Signals;
-  readonly what: string;
-};
+export type UndoRecipe =
+  | {
+      readonly kind: 'signal';
+      readonly pid: number;
+      /** The process's start time in clock ticks (/proc/PID/stat field 22), so a reused pid is never signalled. */
+      readonly startTicks: number | null;
+      readonly signal: NodeJS.Signals;
+      readonly what: string;
+    }
+  | { readonly kind: 'none'; readonly what: string }
+  | {
+      /** One signal to every process of a tree (a paused Postgres: the postmaster and its backends). */
+      readonly kind: 'signals';
+      readonly targets: readonly { readonly pid: number; readonly startTicks: number | null }[];
+      readonly signal: NodeJS.Signals;
+      readonly what: string;
+    };
 
 export interface LabProcess {
   readonly component: Component;
@@ -24,8 +33,12 @@ export interface LabTopology {
     name: Component;
     url: string;
     pid: number | null;
+    /** The component's software version (Redis, Postgres), when it has one of its own. */
+    version?: string;
     config: Record<string, unknown>;
   }[];
+  /** Who talks to whom: `from -> to` edges (the api's dependencies). */
+  readonly links?: readonly { from: Component; to: Component; address: string }[];
 }
 
 /**
@@ -45,6 +58,8 @@ export interface Lab {
   resume(c: Component): Promise<void>;
   /** The undo of pause(c), as a recipe that works without this object. */
   pauseUndoRecipe(c: Component): UndoRecipe;
+  /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
+  flushCache(): Promise<void>;
   /** Prometheus text of a component's /metrics; rejects when it does not answer within `timeoutMs`. */
   scrapeText(c: Component, timeoutMs: number): Promise<string>;
   topology(): LabTopology;

@@ -17,7 +17,7 @@ import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
 import { toDurationDist } from '../spec/fields.js';
-import { apiMitigations } from '../lab/labConfig.js';
+import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
 import type { Journal } from '../trigger/journal.js';
 import { createTrigger } from '../trigger/registry.js';
 import type { StatusLine } from './status.js';
@@ -56,6 +56,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       : {}),
     seed: plan.seed,
     mitigations: apiMitigations(e.lab.api),
+    ...labCacheConfig(e.lab),
     logFile: join(dir, 'lab.log'),
   });
   const startedAt = new Date();

@@ -87,3 +87,21 @@ export function readProcUsage(roots: readonly number[]): Map<number, ProcUsage> 
   }
   return out;
 }
+
+/** `root` and every living descendant of it (parents before children). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const [pid, ppid] of parentMap()) {
+    const list = children.get(ppid);
+    if (list) list.push(pid);
+    else children.set(ppid, [pid]);
+  }
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    out.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
