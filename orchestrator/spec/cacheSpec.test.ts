@@ -22,8 +22,8 @@ test('cache-stampede declares a cache, a database, a request timeout and a flush
   const e = parseExperiment(read('cache-stampede.yaml'), 'cache-stampede.yaml');
   assert.deepEqual(e.schedule.trigger, { kind: 'flush-cache', target: 'redis', duration: 10_000 });
   assert.deepEqual(labCacheConfig(e.lab), {
-    requestTimeoutMs: 500,
-    cache: { ttlS: 3600, prewarm: true, keys: 1000, pool: 8, queryDelay: { dist: 'constant', meanMs: 100 } },
+    requestTimeoutMs: 400,
+    cache: { ttlS: 3600, prewarm: true, keys: 300, pool: 8, queryDelay: { dist: 'constant', meanMs: 200 } },
   });
   assert.deepEqual(apiMitigations(e.lab.api), { queue: 'fifo' });
   const m = parseExperiment(read('cache-stampede-mitigated.yaml'), 'm.yaml');

@@ -8,6 +8,8 @@ import { LocalLab } from '../../orchestrator/lab/local/LocalLab.js';
 import { parsePrometheusText } from '../../orchestrator/scrape/prometheusText.js';
 import { processState } from '../../orchestrator/lab/local/procStat.js';
 import { processTree } from '../../orchestrator/lab/local/procUsage.js';
+import { dirname } from 'node:path';
+import { runCli } from '../helpers/cli.js';
 import { zipfSampler } from '../../bench/workload/zipf.js';
 import { seededRng } from '../../bench/rng.js';
 
@@ -130,4 +132,24 @@ test('a pre-warmed cache serves every key from Redis; pausing postgres then does
   } finally {
     await l.down();
   }
+});
+
+test('metabench run without redis-server on the PATH stops before starting, exit code 4, naming the package', async () => {
+  const r = await runCli(
+    [
+      'run',
+      'experiments/cache-stampede.yaml',
+      '--scale',
+      '0.2',
+      '--out',
+      join(tmpdir(), `mb-nobin-${process.pid}`),
+    ],
+    {
+      PATH: dirname(process.execPath),
+    },
+  );
+  assert.equal(r.code, 4, r.stderr);
+  assert.match(r.stderr, /redis-server/);
+  assert.match(r.stderr, /apt-get install redis-server/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 });

@@ -11,6 +11,7 @@ import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab
 import { processStartTicks } from './procStat.js';
 import { processTree } from './procUsage.js';
 import { PostgresServer, RedisServer } from './dataServices.js';
+import { findPostgresBin, findRedisServer } from './binaries.js';
 
 export interface LocalLabConfig {
   readonly host: string;
@@ -140,6 +141,9 @@ export class LocalLab implements Lab {
 
   /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns the api's flags to reach them. */
   private async startDataServices(c: LocalCacheConfig): Promise<string[]> {
+    // Preflight: both binaries present before anything starts.
+    findRedisServer();
+    findPostgresBin();
     const log = (line: string): void => void this.log?.write(line);
     this.redis = new RedisServer(this.cfg.host, log);
     this.postgres = new PostgresServer(
