@@ -25,6 +25,8 @@ const EXTRA_COUNTERS = {
   cache_misses: 'api_cache_misses_total',
   cache_fill_errors: 'api_cache_fill_errors_total',
   db_queries: 'api_db_queries_total',
+  cache_errors: 'api_cache_errors_total',
+  timed_out: 'api_timed_out_total',
 } as const;
 const EXTRA_GAUGES = {
   db_pool_waiting: 'api_db_pool_waiting',

@@ -241,6 +241,8 @@ export class LocalLab implements Lab {
   }
 
   async pause(c: Component): Promise<void> {
+    // The root first, so it forks nothing more; then the tree as it is now.
+    signalAll([this.pidOf(c)], 'SIGSTOP');
     const pids = this.pauseTargets(c);
     this.pausedTrees.set(c, pids);
     signalAll(pids, 'SIGSTOP');
