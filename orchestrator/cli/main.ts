@@ -4,6 +4,7 @@ import { isBenchError, SpecError } from '../errors.js';
 import { ExitCode } from '../exitCodes.js';
 import { metabenchVersion } from '../results/manifest.js';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
+import * as faultproxyCmd from './faultproxy.js';
 import * as labCmd from './lab.js';
 import * as runCmd from './run.js';
 import * as validateCmd from './validate.js';
@@ -21,10 +22,10 @@ program
       process.stderr.write(`metabench: undid a fault left by an earlier run: ${line}\n`);
   });
 
-for (const cmd of [runCmd, validateCmd, labCmd]) cmd.register(program);
+for (const cmd of [runCmd, validateCmd, labCmd, faultproxyCmd]) cmd.register(program);
 
 try {
-  await program.parseAsync(process.argv);
+  await program.parseAsync(faultproxyCmd.rewriteArgv(process.argv));
 } catch (err) {
   process.exitCode = report(err);
 }

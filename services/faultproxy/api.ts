@@ -240,10 +240,10 @@ async function serve(
       timeoutMs,
     );
   });
-  const work = handler(params, body).catch((err: unknown): Reply => ({
-    kind: 'error',
-    error: asApiError(err),
-  }));
+  // Through a promise, so a handler that throws before its first await still clears the timer.
+  const work = Promise.resolve()
+    .then(() => handler(params, body))
+    .catch((err: unknown): Reply => ({ kind: 'error', error: asApiError(err) }));
   const reply = await Promise.race([work, timedOut]);
   clearTimeout(timer);
   send(res, reply);
