@@ -20,7 +20,15 @@ export interface DriveOptions {
   readonly stop?: AbortSignal;
   /** Gives each origin its request class and key; every origin gets the transport's default request without it. */
   readonly mix?: WorkloadMix;
+  /**
+   * The most a first attempt may lag its intended time before the generator gives it up
+   * as `unsent` (default 5 s). An overloaded generator then still ends on time, and says
+   * how much of the offered load it failed to apply, instead of running on for ever.
+   */
+  readonly maxLagMs?: number;
 }
+
+export const DEFAULT_MAX_LAG_MS = 5000;
 
 /**
  * The open-loop driver. It walks the arrival schedule, sleeping until each intended
@@ -53,6 +61,7 @@ export async function drive(opts: DriveOptions): Promise<void> {
 
   let nextTickMs = 1000;
   let id = 0;
+  const maxLagMs = opts.maxLagMs ?? DEFAULT_MAX_LAG_MS;
   for (let t = arrivals.next(); t !== undefined; t = arrivals.next()) {
     if (opts.stop?.aborted) break;
     if (t > clock.now()) {
@@ -62,6 +71,16 @@ export async function drive(opts: DriveOptions): Promise<void> {
     while (clock.now() >= nextTickMs) {
       recorder.tick(nextTickMs);
       nextTickMs += 1000;
+    }
+    if (clock.now() - t > maxLagMs) {
+      // Too late to be this origin's send: count it, never send it.
+      const request = opts.mix?.next(); // keep the class sequence the same as if it had been sent
+      const o: Origin = request
+        ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request }
+        : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
+      recorder.offered(o);
+      recorder.outcome(o, { kind: 'unsent', status: 0, sentMs: clock.now(), endMs: clock.now(), attempt: 0 });
+      continue;
     }
     const origin: Origin = opts.mix
       ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request: opts.mix.next() }

@@ -14,6 +14,7 @@ export const FAILURE_KINDS = [
   'shed', // the service refused it on purpose (503 marked as shed)
   'deadline-exceeded', // answered, but after the origin's deadline
   'abandoned-at-end', // still in flight when the run ended
+  'unsent', // the generator fell so far behind its schedule that it never sent it
 ] as const;
 
 export type FailureKind = (typeof FAILURE_KINDS)[number];

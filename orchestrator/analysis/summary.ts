@@ -159,7 +159,7 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     run: plan.run,
     seed: plan.seed,
     scale: plan.scale,
-    usable: t.offered === t.recorded && !x.interrupted,
+    usable: t.offered === t.recorded && !x.interrupted && t.outcomes.unsent === 0,
     warnings,
     offered: t.offered,
     recorded: t.recorded,

@@ -14,6 +14,7 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../bench/rng.js';
 import { HttpTransport } from '../../bench/transport/http.js';
+import { MAX_DERIVED_CONNECTIONS } from '../spec/plan.js';
 
 export interface LoadOptions {
   readonly url: string;
@@ -83,7 +84,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   });
   const attempts = o.retry === 'none' ? 1 : o.maxAttempts;
   const connections =
-    o.connections ?? Math.max(64, Math.ceil(2 * o.ratePerS * attempts * (o.timeoutMs / 1000)) + 16);
+    o.connections ??
+    Math.min(
+      MAX_DERIVED_CONNECTIONS,
+      Math.max(64, Math.ceil(2 * o.ratePerS * attempts * (o.timeoutMs / 1000)) + 16),
+    );
   const transport = new HttpTransport({
     url: url.origin,
     path: `${url.pathname}${url.search}`,

@@ -59,6 +59,7 @@ export function summary(over: Partial<RunSummary> = {}): RunSummary {
       shed: 0,
       'deadline-exceeded': 0,
       'abandoned-at-end': 0,
+      unsent: 0,
     },
     capacity: { nominalPerS: 400, measuredPerS: null },
     offeredPerS: 280,
