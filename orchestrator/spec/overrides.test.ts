@@ -77,6 +77,6 @@ test('a problem the override causes in a field of the file points at the file, n
     assert.ok(err instanceof SpecError);
     const i = err.issues.find((x) => x.path === 'load')!;
     assert.match(i.message, /give only one of rate, phases .*\(with --set load\.phases=/);
-    assert.equal(i.line, 12); // the load mapping in the file
+    assert.equal(i.line, 13); // the load mapping in the file
   }
 });
