@@ -179,6 +179,11 @@ function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
   let s: unknown = schema;
   for (const seg of path) {
     s = unwrap(s);
+    const element = (s as { _zod?: { def?: { type?: string; element?: unknown } } })._zod?.def;
+    if (typeof seg === 'number' && element?.type === 'array') {
+      s = element.element;
+      continue;
+    }
     const shape = (s as { shape?: Record<string, unknown> }).shape;
     if (!shape || typeof seg !== 'string') return [];
     s = shape[seg];
