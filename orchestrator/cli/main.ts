@@ -10,6 +10,8 @@ import * as labCmd from './lab.js';
 import * as loadCmd from './load.js';
 import * as reportCmd from './report.js';
 import * as runCmd from './run.js';
+import * as schemaCmd from './schema.js';
+import * as sweepCmd from './sweep.js';
 import * as validateCmd from './validate.js';
 
 const program = new Command();
@@ -25,7 +27,17 @@ program
       process.stderr.write(`metabench: undid a fault left by an earlier run: ${line}\n`);
   });
 
-for (const cmd of [runCmd, loadCmd, reportCmd, compareCmd, validateCmd, labCmd, faultproxyCmd])
+for (const cmd of [
+  runCmd,
+  sweepCmd,
+  loadCmd,
+  reportCmd,
+  compareCmd,
+  validateCmd,
+  schemaCmd,
+  labCmd,
+  faultproxyCmd,
+])
   cmd.register(program);
 
 try {
