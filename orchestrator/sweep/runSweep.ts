@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { writeReport } from '../report/writeReport.js';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { RunSummary } from '../analysis/summary.js';
@@ -91,6 +92,8 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
     writeTables(dir, s);
   }
   const results = writeTables(dir, s);
+  // The sweep's report (report.md/html with its figures of merit against each factor).
+  if (results.length > 0) await writeReport(dir);
   return { dir, ran, skipped, results };
 }
 

@@ -61,6 +61,13 @@ test('a scaled sweep of retry-storm over three load rates writes the sweep table
   assert.deepEqual(m.experiment.load.rate, { capacityFraction: 0.9 });
   assert.ok(existsSync(join(out, 'point-2', 'report.md')));
 
+  // The sweep folder has its own report: the sweep table and a figure per figure of merit.
+  const report = readFileSync(join(out, 'report.md'), 'utf8');
+  assert.match(report, /## Sweep/);
+  const svgs = readdirSync(join(out, 'figures')).filter((f) => f.startsWith('sweep-') && f.endsWith('.svg'));
+  assert.ok(svgs.length >= 1, `sweep figures: ${svgs.join(', ')}`);
+  assert.ok(existsSync(join(out, 'report.html')));
+
   // Resume: every point is complete, so none runs again.
   const again = await runCli(args.filter((a) => a !== '--quiet'));
   assert.equal(again.code, 0, again.stderr);
