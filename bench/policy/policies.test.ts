@@ -4,7 +4,7 @@ import { VirtualClock } from '../clock.js';
 import { seededRng } from '../rng.js';
 import type { AttemptResult, Origin } from '../outcome.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
-import { stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
+import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
 import { retry } from './retry.js';
 import { attemptTimeout } from './timeout.js';
 
@@ -15,7 +15,7 @@ function setup(latency: (n: number) => number, kind: (n: number) => AttemptResul
     (a) => latency(a.number),
     (a) => kind(a.number),
   );
-  const env = { clock, rng: seededRng(1) };
+  const env = policyEnv(clock, seededRng(1));
   const seen: AttemptResult[] = [];
   const record: ClientPolicy = (next) => async (a, s) => {
     const r = await next(a, s);
@@ -41,7 +41,7 @@ test('the attempt timeout aborts a slow attempt at exactly its limit', async () 
 test('immediate retry re-sends at once after each timeout, up to maxAttempts in all', async () => {
   const { clock, transport, env, seen, record } = setup(() => 800);
   const send = stack(
-    [retry({ policy: 'immediate', maxAttempts: 4 }), record, attemptTimeout(500)],
+    [retry({ maxAttempts: 4 }), record, attemptTimeout(500)],
     viaTransport(transport, clock),
     env,
   );
@@ -65,7 +65,7 @@ test('immediate retry re-sends at once after each timeout, up to maxAttempts in 
 test('a success ends the retries', async () => {
   const { clock, transport, env } = setup((n) => (n < 3 ? 800 : 10));
   const send = stack(
-    [retry({ policy: 'immediate', maxAttempts: 4 }), attemptTimeout(500)],
+    [retry({ maxAttempts: 4 }), attemptTimeout(500)],
     viaTransport(transport, clock),
     env,
   );
@@ -78,33 +78,33 @@ test('a success ends the retries', async () => {
   assert.equal(transport.sent.length, 3);
 });
 
-test('retry none sends once; a 4xx is never retried; a 5xx is', async () => {
-  for (const [policy, kind, expected] of [
-    ['none', 'http-5xx', 1],
-    ['immediate', 'http-4xx', 1],
-    ['immediate', 'http-5xx', 3],
-    ['immediate', 'conn-refused', 3],
+test('maxAttempts 1 sends once; a 4xx is never retried; a 5xx is', async () => {
+  for (const [max, kind, expected] of [
+    [1, 'http-5xx', 1],
+    [3, 'http-4xx', 1],
+    [3, 'http-5xx', 3],
+    [3, 'conn-refused', 3],
   ] as const) {
     const { clock, transport, env } = setup(
       () => 5,
       () => kind,
     );
     const send = stack(
-      [retry({ policy, maxAttempts: 3 }), attemptTimeout(500)],
+      [retry({ maxAttempts: max }), attemptTimeout(500)],
       viaTransport(transport, clock),
       env,
     );
     const p = send({ origin: origin(), number: 1 }, new AbortController().signal);
     await clock.runUntilIdle();
     await p;
-    assert.equal(transport.sent.length, expected, `${policy} on ${kind}`);
+    assert.equal(transport.sent.length, expected, `${max} attempts on ${kind}`);
   }
 });
 
 test("the origin's deadline cuts both the attempt and the retries", async () => {
   const { clock, transport, env } = setup(() => 800);
   const send = stack(
-    [retry({ policy: 'immediate', maxAttempts: 10 }), attemptTimeout(500)],
+    [retry({ maxAttempts: 10 }), attemptTimeout(500)],
     viaTransport(transport, clock),
     env,
   );
@@ -117,5 +117,5 @@ test("the origin's deadline cuts both the attempt and the retries", async () => 
 });
 
 test('maxAttempts below 1 is refused', () => {
-  assert.throws(() => retry({ policy: 'immediate', maxAttempts: 0 }), RangeError);
+  assert.throws(() => retry({ maxAttempts: 0 }), RangeError);
 });

@@ -4,6 +4,8 @@ import type { Attempt, OutcomeKind } from '../outcome.js';
 export interface TransportResult {
   readonly kind: OutcomeKind;
   readonly status: number;
+  /** Retry-After of a 429 or 503, in ms, when the server sent one. */
+  readonly retryAfterMs?: number;
 }
 
 /**

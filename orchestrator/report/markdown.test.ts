@@ -37,6 +37,10 @@ function run(after: WindowSummary): RunSummary {
       shed: 0,
       'deadline-exceeded': 0,
       'abandoned-at-end': 0,
+      abandoned: 0,
+      'breaker-open': 0,
+      throttled: 0,
+      cancelled: 0,
     },
     capacity: { nominalPerS: 400, measuredPerS: null },
     offeredPerS: 280,
@@ -74,6 +78,22 @@ function run(after: WindowSummary): RunSummary {
         verdict: 'unmeasured',
       },
     ],
+    policies: {
+      clients: 1,
+      retries: 200,
+      retriesDeniedByBudget: null,
+      retriesCutByDeadline: 0,
+      retriesExhausted: 40,
+      breakerOpens: null,
+      breakerRejected: null,
+      breakerOpenS: null,
+      throttled: null,
+      hedgesSent: null,
+      hedgesWon: null,
+      hedgesDenied: null,
+      cancelledAttempts: 0,
+      abandoned: null,
+    },
   };
 }
 
@@ -121,4 +141,42 @@ test('report.md puts the sample count beside every percentile and says unmeasure
   assert.match(md.slice(verdicts), /\*\*metastable\*\*: not recovered within the observed 36 s/);
   assert.match(md, /Test CPU, 2 cores/);
   assert.match(md, /5 late sends/);
+});
+
+test('report.md shows the counters of the client policies the client used, and only those', () => {
+  const after: WindowSummary = {
+    seconds: 36,
+    offeredPerS: 284,
+    goodputPerS: 280,
+    amplification: 1.08,
+    amplificationServer: 1.1,
+    latencyMs: noLatency,
+  };
+  const base = run(after);
+  const withPolicies: RunSummary = {
+    ...base,
+    policies: {
+      ...base.policies,
+      retriesDeniedByBudget: 1234,
+      breakerOpens: 3,
+      breakerRejected: 800,
+      breakerOpenS: 4.5,
+      hedgesSent: 0,
+      hedgesWon: 0,
+      hedgesDenied: 0,
+      cancelledAttempts: 17,
+      abandoned: 9,
+    },
+  };
+  const md = renderMarkdown({ experiment, manifest, runs: [withPolicies], aggregate: null });
+  const section = md.slice(md.indexOf('## Client policies'), md.indexOf('## Measurement quality'));
+  assert.ok(md.indexOf('## Client policies') > 0, md);
+  assert.match(section, /\| retries denied by the budget \| 1234 \|/);
+  assert.match(section, /\| breaker opens \| 3 \|/);
+  assert.match(section, /\| cancelled attempts \| 17 \|/);
+  assert.match(section, /\| abandoned origins \| 9 \|/);
+  assert.doesNotMatch(section, /hedges sent/); // a policy that did nothing is not a row
+  assert.doesNotMatch(section, /throttling/); // nor one the client did not use
+  // The client line describes the whole model.
+  assert.match(md, /\*\*Client\*\*: per-attempt timeout 500ms, retry immediate up to 4 attempts, deadline none\./);
 });

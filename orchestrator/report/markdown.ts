@@ -3,7 +3,7 @@ import { describeDuration } from '../../bench/distributions.js';
 import type { AggregateSummary, Distribution } from '../analysis/aggregate.js';
 import type { RunSummary, WindowSummary } from '../analysis/summary.js';
 import type { Experiment } from '../spec/schema.js';
-import { formatDuration } from '../spec/units.js';
+import { describeClient } from '../run/client.js';
 
 /** What the report is made from: the files of a results folder, nothing else. */
 export interface ReportInput {
@@ -59,7 +59,7 @@ export function renderMarkdown(x: ReportInput): string {
     '',
     `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first?.capacity.nominalPerS ?? '?'} req/s.`,
     `- **Load**: open loop, ${e.load.arrival} arrivals at ${first?.offeredPerS ?? '?'} req/s (${'perS' in e.load.rate ? `${e.load.rate.perS}/s` : `${e.load.rate.capacityFraction * 100}% of nominal capacity`}).`,
-    `- **Client**: per-attempt timeout ${formatDuration(e.client.timeout)}, retry ${e.client.retry.policy}${e.client.retry.policy !== 'none' ? ` up to ${e.client.retry.maxAttempts} attempts` : ''}, deadline ${e.client.deadline !== undefined ? formatDuration(e.client.deadline) : 'none'}.`,
+    `- **Client**: ${describeClient(e.client)}.`,
     `- **Schedule**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
     `- **Trigger**: ${s.trigger.kind} ${s.trigger.target} for ${sec(d)} s.`,
     `- **Recovery criterion**: goodput over a trailing ${sec(e.recovery.window * f)} s window at or above ${(1 - e.recovery.tolerance) * 100}% of baseline goodput, held for ${sec(e.recovery.hold * f)} s, within ${e.recovery.within} × the trigger's duration (${sec(e.recovery.within * d)} s).`,
@@ -79,6 +79,8 @@ export function renderMarkdown(x: ReportInput): string {
     ),
     '',
   );
+
+  out.push(...policySection(x.runs));
 
   out.push('## Measurement quality', '');
   out.push(
@@ -138,6 +140,38 @@ export function renderMarkdown(x: ReportInput): string {
   }
   out.push('');
   return out.join('\n');
+}
+
+/** The client policies' counters (whole run), only for the policies the client used. */
+function policySection(runs: readonly RunSummary[]): string[] {
+  const rows: [string, (p: RunSummary['policies']) => number | null][] = [
+    ['retries sent', (p) => p.retries],
+    ['retries denied by the budget', (p) => p.retriesDeniedByBudget],
+    ['breaker opens', (p) => p.breakerOpens],
+    ['attempts refused by the breaker', (p) => p.breakerRejected],
+    ['breaker open (client-seconds)', (p) => p.breakerOpenS],
+    ['attempts refused by throttling', (p) => p.throttled],
+    ['hedges sent', (p) => p.hedgesSent],
+    ['hedges won', (p) => p.hedgesWon],
+    ['hedges denied by the budget', (p) => p.hedgesDenied],
+    ['cancelled attempts', (p) => p.cancelledAttempts],
+    ['abandoned origins', (p) => p.abandoned],
+  ];
+  const present = runs.filter((r) => r.policies);
+  if (present.length === 0) return [];
+  const shown = rows.filter(([, f]) => present.some((r) => f(r.policies) !== null && f(r.policies) !== 0));
+  if (shown.length === 0) return [];
+  const clients = present[0]!.policies.clients;
+  return [
+    '## Client policies',
+    '',
+    `Counts over the whole run${clients > 1 ? `, summed over ${clients} clients` : ''}.`,
+    '',
+    `| counter | ${present.map((r) => `run ${r.run}`).join(' | ')} |`,
+    `|---|${present.map(() => '---').join('|')}|`,
+    ...shown.map(([name, f]) => `| ${name} | ${present.map((r) => f(r.policies) ?? '–').join(' | ')} |`),
+    '',
+  ];
 }
 
 function workOf(e: Experiment) {

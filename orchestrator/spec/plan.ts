@@ -80,12 +80,12 @@ export function planRun(e: Experiment, opts: { scale: number; run: number }): Ru
 
 /**
  * Connections the client may open: enough for every attempt that can be in flight at
- * the peak (rate x attempts x the longest an attempt can last), so the client never
+ * the peak (rate x attempts, hedges included, x the longest an attempt can last), so the client never
  * queues a request behind a busy connection. Doubled for Poisson bursts.
  */
 export function connectionCap(plan: RunPlan): number {
   const c = plan.experiment.client;
-  const attempts = c.retry.policy === 'none' ? 1 : c.retry.maxAttempts;
+  const attempts = (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * (1 + (c.hedge?.max ?? 0));
   const inFlight = plan.ratePerS * attempts * (c.timeout / 1000);
   return Math.max(64, Math.ceil(2 * inFlight) + 16);
 }
