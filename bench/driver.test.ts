@@ -25,11 +25,7 @@ async function runDrive(policyMaxAttempts: number, timeoutMs: number) {
   const recorder = new Recorder({ windows: [{ name: 'all', startMs: 0, endMs: 10_000 }] });
   const env = policyEnv(clock, seededRng(3));
   const send = stack(
-    [
-      retry({ maxAttempts: policyMaxAttempts }),
-      observe(recorder),
-      attemptTimeout(timeoutMs),
-    ],
+    [retry({ maxAttempts: policyMaxAttempts }), observe(recorder), attemptTimeout(timeoutMs)],
     viaTransport(transport, clock),
     env,
   );

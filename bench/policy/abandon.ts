@@ -16,7 +16,8 @@ export interface AbandonOptions {
  * the stack: the user does not care which policy was still busy.
  */
 export function abandon(o: AbandonOptions): ClientPolicy {
-  if (!(o.fraction >= 0 && o.fraction <= 1)) throw new RangeError(`fraction must be in [0, 1] (got ${o.fraction})`);
+  if (!(o.fraction >= 0 && o.fraction <= 1))
+    throw new RangeError(`fraction must be in [0, 1] (got ${o.fraction})`);
   return (next, env) => async (first, signal) => {
     if (o.fraction === 0 || env.rng.next() >= o.fraction) return next(first, signal);
     const patienceMs = sampleDuration(o.patience, env.rng);

@@ -48,7 +48,8 @@ export interface ExponentialOptions {
 export function exponential(opts: ExponentialOptions): Backoff {
   checkMs('baseMs', opts.baseMs);
   checkMs('capMs', opts.capMs);
-  if (opts.capMs < opts.baseMs) throw new RangeError(`capMs (${opts.capMs}) must be >= baseMs (${opts.baseMs})`);
+  if (opts.capMs < opts.baseMs)
+    throw new RangeError(`capMs (${opts.capMs}) must be >= baseMs (${opts.baseMs})`);
   const { baseMs, capMs, jitter } = opts;
   const at = (i: number, prevMs: number, delayMs: number): Backoff => ({
     delayMs,
@@ -76,5 +77,6 @@ export function exponential(opts: ExponentialOptions): Backoff {
 }
 
 function checkMs(name: string, v: number): void {
-  if (!(v >= 0) || !Number.isFinite(v)) throw new RangeError(`${name} must be a finite number >= 0 (got ${v})`);
+  if (!(v >= 0) || !Number.isFinite(v))
+    throw new RangeError(`${name} must be a finite number >= 0 (got ${v})`);
 }

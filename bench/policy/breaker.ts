@@ -30,7 +30,8 @@ export class SamplingBreaker implements BreakerStrategy {
   private readonly w: SlidingCounts;
 
   constructor(private readonly o: SamplingOptions) {
-    if (!(o.failureRatio > 0 && o.failureRatio <= 1)) throw new RangeError(`failureRatio must be in (0, 1] (got ${o.failureRatio})`);
+    if (!(o.failureRatio > 0 && o.failureRatio <= 1))
+      throw new RangeError(`failureRatio must be in (0, 1] (got ${o.failureRatio})`);
     if (!(o.minVolume >= 1)) throw new RangeError(`minVolume must be >= 1 (got ${o.minVolume})`);
     this.w = new SlidingCounts(o.windowMs, 10);
   }
@@ -200,7 +201,14 @@ export function breaker(b: CircuitBreaker): ClientPolicy {
     const pass = b.tryPass();
     if (!pass) {
       const now = env.clock.now();
-      env.emit({ type: 'rejected', client: env.client, origin: attempt.origin.id, number: attempt.number, by: 'breaker', atMs: now });
+      env.emit({
+        type: 'rejected',
+        client: env.client,
+        origin: attempt.origin.id,
+        number: attempt.number,
+        by: 'breaker',
+        atMs: now,
+      });
       return refused(attempt, 'breaker-open', now);
     }
     const r = await next(attempt, signal);
@@ -208,4 +216,3 @@ export function breaker(b: CircuitBreaker): ClientPolicy {
     return r;
   };
 }
-

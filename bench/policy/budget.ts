@@ -49,7 +49,8 @@ export class TokenBucket implements RetryBudget {
     for (const [k, v] of Object.entries(o))
       if (typeof v === 'number' && !(v >= 0 && Number.isFinite(v)))
         throw new RangeError(`${k} must be a finite number >= 0 (got ${v})`);
-    if (!(o.retryCost > 0) || !(o.timeoutCost > 0)) throw new RangeError('a retry must cost more than 0 tokens');
+    if (!(o.retryCost > 0) || !(o.timeoutCost > 0))
+      throw new RangeError('a retry must cost more than 0 tokens');
     this.level = o.capacity;
   }
 
@@ -91,7 +92,9 @@ export function ratioBudget(ratio: number, burst: number): TokenBucket {
 }
 
 /** AWS SDK standard mode (defaults: 500 tokens, cost 5, timeout cost 10, +1 per success). */
-export function awsBudget(o: Partial<Pick<TokenBucketOptions, 'capacity' | 'retryCost' | 'timeoutCost' | 'perSuccess'>> = {}): TokenBucket {
+export function awsBudget(
+  o: Partial<Pick<TokenBucketOptions, 'capacity' | 'retryCost' | 'timeoutCost' | 'perSuccess'>> = {},
+): TokenBucket {
   return new TokenBucket({
     capacity: o.capacity ?? 500,
     perRequest: 0,

@@ -45,7 +45,12 @@ export interface ClientModel {
 export type BackoffModel =
   | { readonly kind: 'immediate' }
   | { readonly kind: 'fixed'; readonly delayMs: number }
-  | { readonly kind: 'exponential'; readonly baseMs: number; readonly capMs: number; readonly jitter: Jitter };
+  | {
+      readonly kind: 'exponential';
+      readonly baseMs: number;
+      readonly capMs: number;
+      readonly jitter: Jitter;
+    };
 
 export type BudgetModel =
   | { readonly style: 'ratio'; readonly ratio: number; readonly burst: number }
@@ -140,7 +145,11 @@ export function buildClientInstance(
     );
   if (model.hedge)
     policies.push(
-      hedge({ delayMs: model.hedge.delayMs, maxHedges: model.hedge.maxHedges, ...(budget ? { budget } : {}) }),
+      hedge({
+        delayMs: model.hedge.delayMs,
+        maxHedges: model.hedge.maxHedges,
+        ...(budget ? { budget } : {}),
+      }),
     );
   if (cb) policies.push(breaker(cb));
   if (th) policies.push(throttle(th));
@@ -174,7 +183,8 @@ export function buildClients(
   },
 ): Clients {
   const k = model.instances;
-  if (!(k >= 1 && Number.isInteger(k))) throw new RangeError(`instances must be a whole number >= 1 (got ${k})`);
+  if (!(k >= 1 && Number.isInteger(k)))
+    throw new RangeError(`instances must be a whole number >= 1 (got ${k})`);
   const instances: ClientInstance[] = [];
   for (let i = 0; i < k; i++)
     instances.push(

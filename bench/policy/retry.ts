@@ -2,6 +2,7 @@ import { lastNumberOf, type AttemptResult } from '../outcome.js';
 import { immediate, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
 import type { ClientPolicy } from './ClientPolicy.js';
+import type { Clock } from '../clock.js';
 
 /**
  * What a retry may follow. Never a 4xx other than 429: the request itself was wrong.
@@ -14,7 +15,10 @@ export const RETRY_ON = ['timeout', 'connection', '5xx', '429'] as const;
 export type RetryOn = (typeof RETRY_ON)[number];
 
 /** Whether `r` is a failure worth another try under `on`. */
-export function isRetryable(r: Pick<AttemptResult, 'kind' | 'status'>, on: readonly RetryOn[] = RETRY_ON): boolean {
+export function isRetryable(
+  r: Pick<AttemptResult, 'kind' | 'status'>,
+  on: readonly RetryOn[] = RETRY_ON,
+): boolean {
   switch (r.kind) {
     case 'timeout':
       return on.includes('timeout');
@@ -94,10 +98,28 @@ export function retry(opts: RetryOptions): ClientPolicy {
         atMs: now,
       });
       if (delayMs > 0) {
-        await env.clock.sleepUntil(now + delayMs, signal);
+        await wait(env.clock, now + delayMs, signal);
         if (signal.aborted) return r;
       }
       r = await next({ origin, number }, signal);
     }
   };
+}
+
+/**
+ * Resolves at `atMs` or when `signal` aborts. A plain clock timer, not sleepUntil: a
+ * retry's wait needs no sub-millisecond precision, and thousands of waits spinning
+ * out their last millisecond would cost the load generator CPU during a storm.
+ */
+function wait(clock: Clock, atMs: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      cancel();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const cancel = clock.timer(atMs, done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

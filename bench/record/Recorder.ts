@@ -320,7 +320,11 @@ export class Recorder {
   /** Adds the time a client's breaker spent in its current state, up to `untilMs`, to the buckets. */
   private accrueBreaker(st: { state: BreakerState; sinceMs: number }, untilMs: number): void {
     const series =
-      st.state === 'open' ? this.s.breakerOpen : st.state === 'half-open' ? this.s.breakerHalfOpen : undefined;
+      st.state === 'open'
+        ? this.s.breakerOpen
+        : st.state === 'half-open'
+          ? this.s.breakerHalfOpen
+          : undefined;
     let t = st.sinceMs;
     st.sinceMs = Math.max(st.sinceMs, untilMs);
     if (!series) return;

@@ -178,5 +178,8 @@ test('report.md shows the counters of the client policies the client used, and o
   assert.doesNotMatch(section, /hedges sent/); // a policy that did nothing is not a row
   assert.doesNotMatch(section, /throttling/); // nor one the client did not use
   // The client line describes the whole model.
-  assert.match(md, /\*\*Client\*\*: per-attempt timeout 500ms, retry immediate up to 4 attempts, deadline none\./);
+  assert.match(
+    md,
+    /\*\*Client\*\*: per-attempt timeout 500ms, retry immediate up to 4 attempts, deadline none\./,
+  );
 });

@@ -1,7 +1,12 @@
 import type { Clock } from '../../bench/clock.js';
 import type { DurationDist } from '../../bench/distributions.js';
 import { viaTransport } from '../../bench/policy/ClientPolicy.js';
-import { buildClients, type BackoffModel, type Clients, type ClientModel } from '../../bench/policy/compose.js';
+import {
+  buildClients,
+  type BackoffModel,
+  type Clients,
+  type ClientModel,
+} from '../../bench/policy/compose.js';
 import { observe } from '../../bench/policy/observe.js';
 import { RETRY_ON } from '../../bench/policy/retry.js';
 import type { PolicyPresence, Recorder } from '../../bench/record/Recorder.js';
@@ -52,7 +57,9 @@ export function clientModel(c: ClientSpec): ClientModel {
       : {}),
     ...(c.throttle ? { throttle: { k: c.throttle.k, windowMs: c.throttle.window } } : {}),
     ...(c.hedge ? { hedge: { delayMs: c.hedge.delay, maxHedges: c.hedge.max } } : {}),
-    ...(c.abandon ? { abandon: { fraction: c.abandon.fraction, patience: patienceOf(c.abandon.patience) } } : {}),
+    ...(c.abandon
+      ? { abandon: { fraction: c.abandon.fraction, patience: patienceOf(c.abandon.patience) } }
+      : {}),
     propagateDeadline: c.propagateDeadline,
   };
 }
@@ -134,8 +141,7 @@ export function describeClient(c: ClientSpec): string {
     );
   if (c.throttle)
     parts.push(`adaptive throttling (K ${c.throttle.k}, window ${formatDuration(c.throttle.window)})`);
-  if (c.hedge)
-    parts.push(`hedging after ${formatDuration(c.hedge.delay)} (at most ${c.hedge.max} per try)`);
+  if (c.hedge) parts.push(`hedging after ${formatDuration(c.hedge.delay)} (at most ${c.hedge.max} per try)`);
   if (c.abandon)
     parts.push(
       `${c.abandon.fraction * 100}% of users abandon after a ${c.abandon.patience.dist} patience (mean ${formatDuration(c.abandon.patience.mean)})`,

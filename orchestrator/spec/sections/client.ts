@@ -24,7 +24,10 @@ const retry = z
     cap: ms().optional(),
     jitter: z.enum(['none', 'full', 'equal', 'decorrelated']).optional(),
     /** What to retry on; default all of them. A 4xx other than 429 is never retried. */
-    retryOn: z.array(z.enum(RETRY_ON)).min(1, 'name at least one of timeout, connection, 5xx, 429').optional(),
+    retryOn: z
+      .array(z.enum(RETRY_ON))
+      .min(1, 'name at least one of timeout, connection, 5xx, 429')
+      .optional(),
   })
   .superRefine((r, ctx) => {
     const only = (field: 'delay' | 'base' | 'cap' | 'jitter', policy: string): void => {
@@ -40,19 +43,34 @@ const retry = z
     only('cap', 'exponential');
     only('jitter', 'exponential');
     if (r.policy === 'fixed' && r.delay === undefined)
-      ctx.addIssue({ code: 'custom', path: ['delay'], message: 'policy: fixed needs a delay, e.g. delay: 200ms' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['delay'],
+        message: 'policy: fixed needs a delay, e.g. delay: 200ms',
+      });
     if (r.policy === 'exponential') {
       if (r.base === undefined)
-        ctx.addIssue({ code: 'custom', path: ['base'], message: 'policy: exponential needs a base, e.g. base: 50ms' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['base'],
+          message: 'policy: exponential needs a base, e.g. base: 50ms',
+        });
       if (r.cap === undefined)
-        ctx.addIssue({ code: 'custom', path: ['cap'], message: 'policy: exponential needs a cap, e.g. cap: 2s' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['cap'],
+          message: 'policy: exponential needs a cap, e.g. cap: 2s',
+        });
       if (r.base !== undefined && r.cap !== undefined && r.cap < r.base)
         ctx.addIssue({ code: 'custom', path: ['cap'], message: `must be at least base (${r.base} ms)` });
     }
   });
 
 const tokens = (max: number) =>
-  z.number({ error: 'expected a number of tokens' }).positive('must be greater than 0').max(max, `must be at most ${max}`);
+  z
+    .number({ error: 'expected a number of tokens' })
+    .positive('must be greater than 0')
+    .max(max, `must be at most ${max}`);
 
 /** A retry budget per client: a token bucket, SRE style (ratio) or AWS-SDK style. */
 const budget = z
@@ -78,7 +96,11 @@ const budget = z
       if (b[f] !== undefined)
         ctx.addIssue({ code: 'custom', path: [f], message: `does not apply to style: ${b.style}` });
     if (b.style === 'ratio' && b.ratio === undefined)
-      ctx.addIssue({ code: 'custom', path: ['ratio'], message: 'style: ratio needs a ratio, e.g. ratio: 10%' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ratio'],
+        message: 'style: ratio needs a ratio, e.g. ratio: 10%',
+      });
     if (b.style === 'ratio' && b.ratio === 0)
       ctx.addIssue({ code: 'custom', path: ['ratio'], message: 'must be greater than 0%' });
   });
@@ -100,7 +122,11 @@ const breaker = z.strictObject({
 /** Client-side adaptive throttling (SRE book ch. 21). */
 const throttle = z.strictObject({
   /** The multiplier K (default 2). */
-  k: z.number({ error: 'expected a number such as 2' }).positive('must be greater than 0').max(100).default(2),
+  k: z
+    .number({ error: 'expected a number such as 2' })
+    .positive('must be greater than 0')
+    .max(100)
+    .default(2),
   /** The history it counts requests and accepts over (default 2m). */
   window: ms().default(120_000),
 });
