@@ -25,8 +25,17 @@ const retry = z
     jitter: z.enum(['none', 'full', 'equal', 'decorrelated']).optional(),
     /** What to retry on; default all of them. A 4xx other than 429 is never retried. */
     retryOn: z
-      .array(z.enum(RETRY_ON))
-      .min(1, 'name at least one of timeout, connection, 5xx, 429')
+      .preprocess(
+        // YAML reads a bare 429 as a number.
+        (v) => (Array.isArray(v) ? v.map((x) => (typeof x === 'number' ? String(x) : x)) : v),
+        z
+          .array(
+            z.enum(RETRY_ON, {
+              error: 'expected timeout, connection, 5xx or 429 (a 4xx other than 429 is never retried)',
+            }),
+          )
+          .min(1, 'name at least one of timeout, connection, 5xx, 429'),
+      )
       .optional(),
   })
   .superRefine((r, ctx) => {
