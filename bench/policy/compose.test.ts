@@ -187,3 +187,21 @@ test('the breaker state is a series: the fraction of each second the clients spe
   assert.equal(recorded.totals.policies.breakerOpens, 2);
   assert.ok(s.breakerHalfOpen[1]! > 0);
 });
+
+test('a budget without retries still refills from requests, so hedges keep getting tokens', async () => {
+  const model: ClientModel = {
+    ...base,
+    hedge: { delayMs: 10, maxHedges: 1 },
+    budget: { style: 'ratio', ratio: 0.5, burst: 1 },
+  };
+  const { recorded } = await run(
+    model,
+    { latency: () => 50, kind: () => 'ok' },
+    { ratePerS: 100, durationMs: 1000 },
+  );
+  // Every origin wants a hedge; the burst pays for the first, then one per two origins.
+  const hedges = recorded.totals.policies.hedgesSent;
+  assert.ok(hedges >= 49 && hedges <= 51, `hedges ${hedges}`);
+  assert.equal(recorded.totals.policies.hedgesDenied, 100 - hedges);
+  assert.equal(recorded.totals.policies.retriesExhausted, 0); // one try is not "exhausted"
+});

@@ -134,7 +134,9 @@ export function buildClientInstance(
   const th = model.throttle ? new AdaptiveThrottle(model.throttle, env.clock) : undefined;
   const policies: ClientPolicy[] = [];
   if (model.abandon && model.abandon.fraction > 0) policies.push(abandon(model.abandon));
-  if (model.retry.maxAttempts > 1)
+  // With a budget the retry layer stays even for a single try: it tells the budget about
+  // each request and success, which is what refills it for hedges.
+  if (model.retry.maxAttempts > 1 || budget)
     policies.push(
       retry({
         maxAttempts: model.retry.maxAttempts,

@@ -79,7 +79,7 @@ export function retry(opts: RetryOptions): ClientPolicy {
         env.emit({ type: 'retry-denied', client: env.client, origin: origin.id, reason, atMs: now });
         return r;
       };
-      if (tries >= max) return deny('max-attempts');
+      if (tries >= max) return max > 1 ? deny('max-attempts') : r;
       backoff = backoff.next(env.rng);
       const delayMs = Math.max(backoff.delayMs, r.retryAfterMs ?? 0);
       if (now + delayMs >= origin.deadlineMs) return deny('deadline');

@@ -87,15 +87,16 @@ test('retry-storm-breaker runs; its breaker opens, refuses attempts, and its sta
   assert.ok(s.policies.breakerRejected! > 0);
   assert.ok(s.outcomes['breaker-open'] > 0);
   assert.ok(s.metastable !== null, s.recoveryReason);
-  // Transitions in events.ndjson: the first one is closed → open, at or after the pause began.
+  // Transitions in events.ndjson: the first one is closed → open; they alternate sensibly.
   const trans = events.filter((e) => e['e'] === 'breaker');
   assert.equal(trans[0]?.['from'], 'closed');
   assert.equal(trans[0]?.['to'], 'open');
-  assert.ok((trans[0]!['atMs'] as number) >= s.trigger.startS * 1000 - 1000);
-  // The series: open for part of the seconds around the trigger, not during the baseline.
+  for (let i = 1; i < trans.length; i++) assert.equal(trans[i]!['from'], trans[i - 1]!['to']);
+  // The series: the pause makes every attempt fail, so the breaker is open for part of
+  // the trigger or the seconds after it.
   const open = column(csv, 'breaker_open').map(Number);
   const phase = column(csv, 'phase');
-  assert.ok(open.some((f, i) => f > 0 && phase[i] !== 'baseline' && phase[i] !== 'warmup'));
+  assert.ok(open.some((f, i) => f > 0 && (phase[i] === 'trigger' || phase[i] === 'observe')));
   assert.ok(open.every((f) => f >= 0 && f <= 1));
   assert.equal(
     column(csv, 'breaker_opens').reduce((a, v) => a + Number(v), 0),
@@ -113,7 +114,6 @@ test('hedging-amplification runs; hedges are attempts, marked, and their losers 
   );
   assert.ok(s.policies.cancelledAttempts > 0);
   assert.ok(s.metastable !== null, s.recoveryReason);
-  // Hedging costs little in the steady state and about doubles the attempts once slow.
-  assert.ok(s.baseline.amplification! < 1.2, `baseline amplification ${s.baseline.amplification}`);
-  assert.ok(s.afterTrigger.amplification! > s.baseline.amplification!);
+  // Once everything is slow, nearly every origin sends its hedge: attempts about double.
+  assert.ok(s.afterTrigger.amplification! >= 1.5, `amplification ${s.afterTrigger.amplification}`);
 });
