@@ -122,3 +122,23 @@ test('a stop signal ends the schedule early and still records every origin', asy
   assert.ok(r.totals.offered >= 50 && r.totals.offered <= 52, `offered ${r.totals.offered}`);
   assert.equal(r.totals.recorded, r.totals.offered);
 });
+
+test('a generator that falls more than maxLag behind gives origins up as unsent and still ends on time', async () => {
+  const clock = new VirtualClock();
+  const transport = new ScriptedTransport(clock, () => 5);
+  const recorder = new Recorder({});
+  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const arrivals = constantArrivals(100, 0, 5000);
+  const done = drive({ clock, arrivals, send, recorder, deadlineMs: Infinity, drainMs: 100, maxLagMs: 500 });
+  await clock.advanceTo(999);
+  // The clock jumps 2 s while the generator is not running (as if blocked).
+  clock.jumpTo(3000);
+  await clock.runUntilIdle();
+  await done;
+  const r = recorder.close();
+  assert.equal(r.totals.offered, 500);
+  assert.equal(r.totals.recorded, 500);
+  // Origins intended in [1.0, 2.5) s were more than 500 ms late by 3 s: never sent.
+  assert.equal(r.totals.outcomes.unsent, 150);
+  assert.equal(transport.sent.length, 350);
+});

@@ -4,6 +4,7 @@ import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
 import type { Origin } from './outcome.js';
 import type { SendAttempt } from './policy/ClientPolicy.js';
 import type { Recorder } from './record/Recorder.js';
+import type { WorkloadMix } from './workload/mix.js';
 
 export interface DriveOptions {
   readonly clock: Clock;
@@ -17,7 +18,17 @@ export interface DriveOptions {
   readonly drainMs: number;
   /** Stops the schedule early (Ctrl-C, an error elsewhere): no further origins are created. */
   readonly stop?: AbortSignal;
+  /** Gives each origin its request class and key; every origin gets the transport's default request without it. */
+  readonly mix?: WorkloadMix;
+  /**
+   * The most a first attempt may lag its intended time before the generator gives it up
+   * as `unsent` (default 5 s). An overloaded generator then still ends on time, and says
+   * how much of the offered load it failed to apply, instead of running on for ever.
+   */
+  readonly maxLagMs?: number;
 }
+
+export const DEFAULT_MAX_LAG_MS = 5000;
 
 /**
  * The open-loop driver. It walks the arrival schedule, sleeping until each intended
@@ -53,6 +64,7 @@ export async function drive(opts: DriveOptions): Promise<void> {
 
   let nextTickMs = 1000;
   let id = 0;
+  const maxLagMs = opts.maxLagMs ?? DEFAULT_MAX_LAG_MS;
   for (let t = arrivals.next(); t !== undefined; t = arrivals.next()) {
     if (opts.stop?.aborted) break;
     if (t > clock.now()) {
@@ -63,7 +75,19 @@ export async function drive(opts: DriveOptions): Promise<void> {
       recorder.tick(nextTickMs);
       nextTickMs += 1000;
     }
-    const origin: Origin = { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
+    if (clock.now() - t > maxLagMs) {
+      // Too late to be this origin's send: count it, never send it.
+      const request = opts.mix?.next(); // keep the class sequence the same as if it had been sent
+      const o: Origin = request
+        ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request }
+        : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
+      recorder.offered(o);
+      recorder.outcome(o, { kind: 'unsent', status: 0, sentMs: clock.now(), endMs: clock.now(), attempt: 0 });
+      continue;
+    }
+    const origin: Origin = opts.mix
+      ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request: opts.mix.next() }
+      : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
     recorder.offered(origin);
     inFlight++;
     const ctl = new AbortController();
@@ -73,8 +97,11 @@ export async function drive(opts: DriveOptions): Promise<void> {
 
   if (inFlight > 0 && !opts.stop?.aborted) {
     await new Promise<void>((resolve) => {
-      drained = resolve;
-      clock.timer(clock.now() + opts.drainMs, resolve);
+      const cancel = clock.timer(clock.now() + opts.drainMs, resolve);
+      drained = () => {
+        cancel();
+        resolve();
+      };
       opts.stop?.addEventListener('abort', () => resolve(), { once: true });
     });
   }

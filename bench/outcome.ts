@@ -1,3 +1,5 @@
+import type { RequestShape } from './workload/mix.js';
+
 /**
  * The vocabulary of what happened to an attempt or an origin request (DESIGN.md §2).
  * Failures are counted by kind, never folded into latency.
@@ -12,6 +14,7 @@ export const FAILURE_KINDS = [
   'shed', // the service refused it on purpose (503 marked as shed)
   'deadline-exceeded', // answered, but after the origin's deadline
   'abandoned-at-end', // still in flight when the run ended
+  'unsent', // the generator fell so far behind its schedule that it never sent it
   // Client-side outcomes (bench/policy/): the client itself decided.
   'abandoned', // the user's patience ran out first (abandonment policy)
   'breaker-open', // refused locally: the client's circuit breaker was open (or half-open and busy)
@@ -25,6 +28,8 @@ export type OutcomeKind = 'ok' | FailureKind;
 /** One origin request: a request a user wants served, created at its intended time. */
 export interface Origin {
   readonly id: number;
+  /** What it asks for (class, method, path, body); the transport's default request when absent. */
+  readonly request?: RequestShape;
   /** Intended send time, ms since run start (the arrival process's schedule). */
   readonly intendedMs: number;
   /** Absolute client deadline, ms since run start; Infinity when none is declared. */
@@ -59,6 +64,8 @@ export interface AttemptResult {
   readonly lastNumber?: number;
   /** The server asked the client to wait this long before trying again (Retry-After). */
   readonly retryAfterMs?: number;
+  /** Time this attempt waited inside the client for a connection (0 when it did not). */
+  readonly clientWaitMs?: number;
 }
 
 /** The highest attempt number a result accounts for. */

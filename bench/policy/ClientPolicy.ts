@@ -58,16 +58,19 @@ export function viaTransport(
 ): SendAttempt {
   return async (attempt, signal) => {
     const h = attempt.headers ? { ...headers, ...attempt.headers } : headers;
-    const sentMs = clock.now();
+    const calledMs = clock.now();
     const r = await transport.send(attempt, h, signal);
+    // A wait for a connection inside the client is not service time: sentMs is when it left.
+    const wait = r.clientWaitMs ?? 0;
     const out: AttemptResult = {
       kind: r.kind,
       status: r.status,
-      sentMs,
+      sentMs: calledMs + wait,
       endMs: clock.now(),
       attempt: attempt.number,
     };
-    return r.retryAfterMs === undefined ? out : { ...out, retryAfterMs: r.retryAfterMs };
+    const withWait: AttemptResult = wait > 0 ? { ...out, clientWaitMs: wait } : out;
+    return r.retryAfterMs === undefined ? withWait : { ...withWait, retryAfterMs: r.retryAfterMs };
   };
 }
 

@@ -54,6 +54,8 @@ export interface BucketSeries {
   readonly breakerOpen: number[];
   readonly breakerHalfOpen: number[];
   readonly breakerOpens: number[];
+  /** Attempts that waited inside the client for a connection, by send time. */
+  readonly clientWaits: number[];
 }
 
 /** Which client policies the run used (their counters are null when absent). */
@@ -94,6 +96,8 @@ export interface Recorded {
   readonly windows: Record<string, WindowLatency>;
   readonly overall: WindowLatency;
   readonly scheduleLag: LatencySummary;
+  /** How long attempts waited inside the client for a connection (only those that waited). */
+  readonly clientWait: LatencySummary;
   readonly totals: {
     readonly offered: number;
     readonly recorded: number;
@@ -103,6 +107,8 @@ export interface Recorded {
     /** Attempts by how they ended (`cancelled` included). */
     readonly attemptOutcomes: Record<OutcomeKind, number>;
     readonly policies: PolicyCounters;
+    /** When the last first attempt left (ms since start): the end of the sending phase. */
+    readonly lastFirstSendMs: number;
   };
   readonly policies: PolicyPresence;
 }
@@ -133,6 +139,7 @@ export class Recorder {
   }[];
   private readonly overall = { response: createLatencyHistogram(), service: createLatencyHistogram() };
   private readonly lag = createLatencyHistogram();
+  private readonly wait = createLatencyHistogram();
   private readonly s: BucketSeries;
   private readonly outcomes: Record<OutcomeKind, number>;
   private readonly attemptOutcomes: Record<OutcomeKind, number>;
@@ -163,11 +170,24 @@ export class Recorder {
   private curBucket = 0;
   private readonly curHist = createLatencyHistogram();
 
+  private readonly onBucketClosed: ((bucket: number, response: LatencyHistogram) => void) | undefined;
+  private lastFirstSendMs = 0;
+  /** False with no event log: the hot path then builds no event objects at all. */
+  private readonly logging: boolean;
+
   constructor(
-    opts: { windows?: readonly RecordWindow[]; bucketMs?: number; policies?: PolicyPresence },
+    opts: {
+      windows?: readonly RecordWindow[];
+      bucketMs?: number;
+      policies?: PolicyPresence;
+      /** Sees each bucket's response-time histogram (µs) before it is reset, e.g. for an HdrHistogram interval log. */
+      onBucketClosed?: (bucket: number, response: LatencyHistogram) => void;
+    },
     private readonly events: EventSink = nullSink,
   ) {
     this.bucketMs = opts.bucketMs ?? 1000;
+    this.onBucketClosed = opts.onBucketClosed;
+    this.logging = events !== nullSink;
     this.presence = opts.policies ?? {
       clients: 1,
       budget: false,
@@ -201,6 +221,7 @@ export class Recorder {
       breakerOpen: [],
       breakerHalfOpen: [],
       breakerOpens: [],
+      clientWaits: [],
     };
     this.outcomes = { ok: 0 } as Record<OutcomeKind, number>;
     for (const k of FAILURE_KINDS) this.outcomes[k] = 0;
@@ -234,12 +255,19 @@ export class Recorder {
       this.counters.cancelledAttempts++;
     }
     if (a.number === 1) {
-      const lagMs = r.sentMs - a.origin.intendedMs;
+      if (r.sentMs > this.lastFirstSendMs) this.lastFirstSendMs = r.sentMs;
+      // The generator's own lag: a wait for a connection inside the client is reported
+      // separately (clientWait), so late sends say whether the generator kept its schedule.
+      const lagMs = r.sentMs - (r.clientWaitMs ?? 0) - a.origin.intendedMs;
       recordMs(this.lag, lagMs > 0 ? lagMs : 0);
       if (lagMs > LATE_SEND_MS) {
         bump(this.s.lateSends, this.bucket(a.origin.intendedMs));
         this.lateTotal++;
       }
+    }
+    if (r.clientWaitMs) {
+      recordMs(this.wait, r.clientWaitMs);
+      bump(this.s.clientWaits, this.bucket(r.sentMs));
     }
     if (r.kind === 'ok') {
       const serviceMs = r.endMs - r.sentMs;
@@ -247,17 +275,20 @@ export class Recorder {
       for (const w of this.windows)
         if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) recordMs(w.lat.service, serviceMs);
     }
-    this.events.write({
-      e: 'attempt',
-      origin: a.origin.id,
-      n: a.number,
-      intendedMs: round3(a.origin.intendedMs),
-      sentMs: round3(r.sentMs),
-      endMs: round3(r.endMs),
-      kind: r.kind,
-      status: r.status,
-      ...(a.hedge ? { hedge: true } : {}),
-    });
+    if (this.logging)
+      this.events.write({
+        e: 'attempt',
+        origin: a.origin.id,
+        ...(a.origin.request ? { cls: a.origin.request.cls } : {}),
+        n: a.number,
+        intendedMs: round3(a.origin.intendedMs),
+        sentMs: round3(r.sentMs),
+        endMs: round3(r.endMs),
+        kind: r.kind,
+        status: r.status,
+        ...(r.clientWaitMs ? { clientWaitMs: round3(r.clientWaitMs) } : {}),
+        ...(a.hedge ? { hedge: true } : {}),
+      });
   }
 
   /**
@@ -286,14 +317,15 @@ export class Recorder {
           c.throttled++;
           bump(this.s.rejectedThrottle, this.bucket(e.atMs));
         }
-        this.events.write({
-          e: 'rejected',
-          origin: e.origin,
-          n: e.number,
-          by: e.by,
-          atMs: round3(e.atMs),
-          ...(this.presence.clients > 1 ? { client: e.client } : {}),
-        });
+        if (this.logging)
+          this.events.write({
+            e: 'rejected',
+            origin: e.origin,
+            n: e.number,
+            by: e.by,
+            atMs: round3(e.atMs),
+            ...(this.presence.clients > 1 ? { client: e.client } : {}),
+          });
         return;
       case 'breaker': {
         if (e.to === 'open') {
@@ -305,7 +337,8 @@ export class Recorder {
           this.accrueBreaker(st, e.atMs);
           st.state = e.to;
         }
-        this.events.write({ e: 'breaker', client: e.client, from: e.from, to: e.to, atMs: round3(e.atMs) });
+        if (this.logging)
+          this.events.write({ e: 'breaker', client: e.client, from: e.from, to: e.to, atMs: round3(e.atMs) });
         return;
       }
       case 'hedge-won':
@@ -361,14 +394,15 @@ export class Recorder {
       bump(this.s.failures[kind], b);
       this.live.failed++;
     }
-    this.events.write({
-      e: 'outcome',
-      origin: o.id,
-      intendedMs: round3(o.intendedMs),
-      endMs: round3(r.endMs),
-      kind,
-      attempts: r.attempt,
-    });
+    if (this.logging)
+      this.events.write({
+        e: 'outcome',
+        origin: o.id,
+        intendedMs: round3(o.intendedMs),
+        endMs: round3(r.endMs),
+        kind,
+        attempts: r.attempt,
+      });
   }
 
   /** Closes per-bucket figures up to (not including) bucket `b`. */
@@ -376,6 +410,7 @@ export class Recorder {
     const h = this.curHist;
     const i = this.curBucket;
     if (h.totalCount > 0) {
+      this.onBucketClosed?.(i, h);
       setAt(this.s.responseP50, i, h.getValueAtPercentile(50) / 1000);
       setAt(this.s.responseP99, i, h.getValueAtPercentile(99) / 1000);
       setAt(this.s.responseMax, i, h.maxValue / 1000);
@@ -449,6 +484,7 @@ export class Recorder {
       windows,
       overall: { response: summarize(this.overall.response), service: summarize(this.overall.service) },
       scheduleLag: summarize(this.lag),
+      clientWait: summarize(this.wait),
       totals: {
         offered: this.offeredTotal,
         recorded: this.recordedTotal,
@@ -457,6 +493,7 @@ export class Recorder {
         outcomes: { ...this.outcomes },
         attemptOutcomes: { ...this.attemptOutcomes },
         policies: { ...this.counters },
+        lastFirstSendMs: this.lastFirstSendMs,
       },
       policies: this.presence,
     };

@@ -6,6 +6,8 @@ export interface TransportResult {
   readonly status: number;
   /** Retry-After of a 429 or 503, in ms, when the server sent one. */
   readonly retryAfterMs?: number;
+  /** Time the attempt waited inside the client for a connection before it was sent. */
+  readonly clientWaitMs?: number;
 }
 
 /**

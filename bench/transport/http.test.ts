@@ -31,21 +31,23 @@ test('over real HTTP: a 429 reports its Retry-After, a 400 is a plain 4xx, and x
   const signal = new AbortController().signal;
   const origin = { id: 5, intendedMs: 0, deadlineMs: 800 };
   try {
-    const busy = new HttpTransport({ url, path: '/busy', connections: 2 });
+    const busy = new HttpTransport({ url, path: '/busy', connections: 2, clock: new VirtualClock() });
     assert.deepEqual(await busy.send({ origin, number: 1 }, undefined, signal), {
       kind: 'http-4xx',
       status: 429,
+      clientWaitMs: 0,
       retryAfterMs: 3000,
     });
-    const bad = new HttpTransport({ url, path: '/bad', connections: 2 });
+    const bad = new HttpTransport({ url, path: '/bad', connections: 2, clock: new VirtualClock() });
     assert.deepEqual(await bad.send({ origin, number: 1 }, undefined, signal), {
       kind: 'http-4xx',
       status: 400,
+      clientWaitMs: 0,
     });
     // Through the deadline policy: the header the api will honour, with the remaining ms.
     const clock = new VirtualClock();
     await clock.advanceTo(250);
-    const ok = new HttpTransport({ url, connections: 2 });
+    const ok = new HttpTransport({ url, connections: 2, clock });
     const send = stack([propagateDeadline()], viaTransport(ok, clock), policyEnv(clock, seededRng(1)));
     const r = await send({ origin, number: 2 }, signal);
     assert.equal(r.kind, 'ok');

@@ -1,4 +1,5 @@
 import { Pool, errors as undiciErrors } from 'undici';
+import type { Clock } from '../clock.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { kindOfStatus } from '../outcome.js';
 import type { Transport, TransportResult } from './Transport.js';
@@ -6,23 +7,34 @@ import type { Transport, TransportResult } from './Transport.js';
 export interface HttpTransportOptions {
   /** Base URL, e.g. http://127.0.0.1:8080 */
   readonly url: string;
-  readonly method?: string;
+  /** The request of origins that carry none (no workload mix). */
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly path?: string;
   /**
-   * Most connections open at once. Sized from the peak attempt rate and the longest
-   * attempt timeout so that the client itself never queues requests (which would turn
-   * the open loop into a closed one).
+   * Most attempts on the wire at once (one per connection). Derived by default from the
+   * peak attempt rate and the longest attempt timeout, so that the client never holds a
+   * request back; a smaller cap makes attempts wait for a connection, and that wait is
+   * reported (the open loop has turned partly closed).
    */
   readonly connections: number;
+  readonly clock: Clock;
 }
 
-/** HTTP/1.1 over an undici Pool with keep-alive; one request per connection at a time. */
+/**
+ * HTTP/1.1 over an undici Pool with keep-alive, one request per connection at a time.
+ * Attempts beyond the connection cap wait here, in FIFO order, and report how long.
+ */
 export class HttpTransport implements Transport {
   private readonly pool: Pool;
-  private readonly method: 'GET' | 'POST';
+  private readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   private readonly path: string;
+  private readonly cap: number;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private waitHead = 0;
 
-  constructor(opts: HttpTransportOptions) {
+  constructor(private readonly opts: HttpTransportOptions) {
+    this.cap = opts.connections;
     this.pool = new Pool(opts.url, {
       connections: opts.connections,
       pipelining: 1,
@@ -32,7 +44,7 @@ export class HttpTransport implements Transport {
       connectTimeout: 60_000,
       keepAliveTimeout: 4_000,
     });
-    this.method = (opts.method ?? 'GET') as 'GET' | 'POST';
+    this.method = opts.method ?? 'GET';
     this.path = opts.path ?? '/work';
   }
 
@@ -41,15 +53,24 @@ export class HttpTransport implements Transport {
     headers: Record<string, string> | undefined,
     signal: AbortSignal,
   ): Promise<TransportResult> {
+    let clientWaitMs = 0;
+    if (this.active >= this.cap) {
+      const t0 = this.opts.clock.now();
+      const got = await this.acquire(signal);
+      clientWaitMs = this.opts.clock.now() - t0;
+      if (!got) return { kind: 'timeout', status: 0, clientWaitMs };
+    } else this.active++;
     try {
+      const req = attempt.origin.request;
       const res = await this.pool.request({
-        method: this.method,
-        path: this.path,
+        method: req?.method ?? this.method,
+        path: req?.path ?? this.path,
         headers: {
           'x-origin-id': String(attempt.origin.id),
           'x-attempt': String(attempt.number),
           ...headers,
         },
+        body: req?.body ?? null,
         signal,
       });
       // Drain the body so the connection can be reused.
@@ -58,12 +79,48 @@ export class HttpTransport implements Transport {
       const kind = shed ? 'shed' : kindOfStatus(res.statusCode);
       if (res.statusCode === 429 || res.statusCode === 503) {
         const retryAfterMs = parseRetryAfter(header(res.headers['retry-after']), header(res.headers['date']));
-        if (retryAfterMs !== undefined) return { kind, status: res.statusCode, retryAfterMs };
+        if (retryAfterMs !== undefined) return { kind, status: res.statusCode, clientWaitMs, retryAfterMs };
       }
-      return { kind, status: res.statusCode };
+      return { kind, status: res.statusCode, clientWaitMs };
     } catch (err) {
-      return { kind: classifyError(err), status: 0 };
+      return { kind: classifyError(err), status: 0, clientWaitMs };
+    } finally {
+      this.release();
     }
+  }
+
+  /** Waits for a free connection slot; false when `signal` aborted first. */
+  private acquire(signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      let done = false;
+      const grant = (): void => {
+        if (done) return;
+        done = true;
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      };
+      const onAbort = (): void => {
+        if (done) return;
+        done = true;
+        resolve(false);
+        // The slot it would have taken goes to the next waiter instead.
+        const i = this.waiting.indexOf(grant, this.waitHead);
+        if (i >= 0) this.waiting.splice(i, 1);
+      };
+      this.waiting.push(grant);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private release(): void {
+    if (this.waitHead < this.waiting.length) {
+      const next = this.waiting[this.waitHead++]!;
+      if (this.waitHead > 1024) {
+        this.waiting.splice(0, this.waitHead);
+        this.waitHead = 0;
+      }
+      next(); // the slot passes straight to the waiter: `active` is unchanged
+    } else this.active--;
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,8 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import type { Recorded } from '../../bench/record/Recorder.js';
 import { FAILURE_KINDS, type OutcomeKind } from '../../bench/outcome.js';
 import type { ServerSeries } from '../scrape/scraper.js';
-import type { RunPlan, Span } from '../spec/plan.js';
+import { connectionCap, type RunPlan, type Span } from '../spec/plan.js';
+import { describeLoad } from '../spec/loadPlan.js';
 import { HYPOTHESIS_METRICS } from '../spec/schema.js';
 import { judge, type HypothesisResult } from './hypothesis.js';
 import { analyzeRecovery } from './recovery.js';
@@ -71,6 +72,15 @@ export interface RunSummary {
   readonly lateSends: number;
   readonly omissionFactor: number | null;
   readonly scheduleLagMs: LatencySummary;
+  /** The load model: open loop (the default) or closed loop (comparison only), and the client's connection cap. (Absent in summaries written before it existed.) */
+  readonly load?: {
+    readonly model: 'open' | 'closed';
+    readonly description: string;
+    readonly peakPerS: number | null;
+    readonly connections: number;
+  };
+  /** Attempts that waited inside the client for a connection, and how long (only those). */
+  readonly clientWait?: LatencySummary;
   readonly outcomes: Record<OutcomeKind, number>;
   readonly capacity: { readonly nominalPerS: number; readonly measuredPerS: number | null };
   readonly offeredPerS: number;
@@ -165,6 +175,14 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     warnings.push(
       `omission factor ${omissionFactor} > 2 in the baseline: response times include long waits before sending`,
     );
+  if (plan.load.model === 'closed')
+    warnings.push(
+      'CLOSED loop: users wait for each answer before sending again, so a slow system receives less load and its response times hide the queueing (for comparison with the open loop only)',
+    );
+  if (recorded.clientWait.samples > 0)
+    warnings.push(
+      `the client's connection cap (${connectionCap(plan)}) made ${recorded.clientWait.samples} attempts wait for a connection (p99 ${recorded.clientWait.p99} ms, max ${recorded.clientWait.max} ms): the open loop turned partly closed`,
+    );
   if (x.server === null)
     warnings.push('no server-side metrics were scraped: server-side amplification is unmeasured');
 
@@ -174,7 +192,7 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     run: plan.run,
     seed: plan.seed,
     scale: plan.scale,
-    usable: t.offered === t.recorded && !x.interrupted,
+    usable: t.offered === t.recorded && !x.interrupted && t.outcomes.unsent === 0,
     warnings,
     offered: t.offered,
     recorded: t.recorded,
@@ -182,6 +200,13 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     lateSends: t.lateSends,
     omissionFactor,
     scheduleLagMs: recorded.scheduleLag,
+    load: {
+      model: plan.load.model,
+      description: describeLoad(plan.experiment.load),
+      peakPerS: plan.load.peakPerS === null ? null : round(plan.load.peakPerS, 3),
+      connections: connectionCap(plan),
+    },
+    clientWait: recorded.clientWait,
     outcomes: t.outcomes,
     capacity: plan.capacity,
     offeredPerS: round(plan.ratePerS, 3),

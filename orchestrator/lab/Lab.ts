@@ -2,14 +2,23 @@
 export type Component = 'api';
 
 /** How to undo an action without the Lab object that applied it (after a crash). */
-export type UndoRecipe = {
-  readonly kind: 'signal';
-  readonly pid: number;
-  /** The process's start time in clock ticks (/proc/PID/stat field 22), so a reused pid is never signalled. */
-  readonly startTicks: number | null;
-  readonly signal: NodeJS.Signals;
-  readonly what: string;
-};
+export type UndoRecipe =
+  | {
+      readonly kind: 'signal';
+      readonly pid: number;
+      /** The process's start time in clock ticks (/proc/PID/stat field 22), so a reused pid is never signalled. */
+      readonly startTicks: number | null;
+      readonly signal: NodeJS.Signals;
+      readonly what: string;
+    }
+  | {
+      /** One request to a fault proxy's API (Toxiproxy or ours): remove a toxic, re-enable a link. */
+      readonly kind: 'http';
+      readonly method: 'DELETE' | 'POST';
+      readonly url: string;
+      readonly body?: Record<string, unknown>;
+      readonly what: string;
+    };
 
 export interface LabProcess {
   readonly component: Component;

@@ -1,38 +1,54 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
 import { describeDuration } from '../../bench/distributions.js';
-import type { AggregateSummary, Distribution } from '../analysis/aggregate.js';
+import type { Distribution } from '../analysis/aggregate.js';
 import type { RunSummary, WindowSummary } from '../analysis/summary.js';
 import type { Experiment } from '../spec/schema.js';
 import { describeClient } from '../run/client.js';
+import { describeLoad } from '../spec/loadPlan.js';
+import type { Figure } from './figures/common.js';
+import type { ResultsData } from './load.js';
+import type { StepTable, SweepTable } from './tables.js';
+import { runWarnings } from './warnings.js';
 
-/** What the report is made from: the files of a results folder, nothing else. */
-export interface ReportInput {
-  readonly experiment: Experiment;
-  readonly manifest: {
-    readonly startedAt: string;
-    readonly gitRevision: string | null;
-    readonly machine: { cpuModel: string; cpus: number; memoryBytes: number; os: string; node: string };
-    readonly runtime: string;
-    readonly topology: unknown;
-    readonly scale: number;
-  };
-  readonly runs: readonly RunSummary[];
-  readonly aggregate: AggregateSummary | null;
+/** One section of the report: the same in report.md and report.html. */
+export interface Section {
+  readonly id: string;
+  /** Heading text; the first section is the title (level 1), the others level 2. */
+  readonly title: string;
+  /** Markdown body, without the heading and without the figures. */
+  readonly body: string;
+  /** Figures shown at the end of the section (images in report.md, interactive charts in report.html). */
+  readonly figures: readonly Figure[];
 }
 
+/** The figures of a report, by where they go. */
+export interface ReportFigures {
+  readonly runs: readonly Figure[];
+  readonly sweep: readonly Figure[];
+  readonly steps: readonly Figure[];
+}
+
+const NO_FIGURES: ReportFigures = { runs: [], sweep: [], steps: [] };
+
 /**
- * report.md: what ran, the steady state, what happened after the trigger, and the
- * verdicts last. Every percentile carries its sample count; a window without samples
- * says "unmeasured".
+ * The report, in the order a reader asks (seeds/002): what ran, the steady state, what
+ * happened after the trigger, how far to trust the measurement, and the verdicts last,
+ * so the sample counts are read before the verdict. Warnings open the report. Every
+ * percentile carries its sample count; a window without samples says "unmeasured".
+ * Made only from the results folder's files, so it renders the same anywhere.
  */
-export function renderMarkdown(x: ReportInput): string {
+export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES): Section[] {
   const e = x.experiment;
-  const m = x.manifest;
-  const first = x.runs[0];
-  const out: string[] = [];
-  out.push(`# ${e.name}`, '');
-  if (e.description) out.push(e.description, '');
-  out.push(
+  const m = x.runs[0]!.manifest;
+  const runs = x.runs.map((r) => r.summary);
+  const first = runs[0]!;
+  const many = runs.length > 1;
+  const sections: Section[] = [];
+  const section = (id: string, title: string, lines: readonly string[], figures: readonly Figure[] = []) =>
+    sections.push({ id, title, body: lines.join('\n'), figures });
+
+  section('header', e.name, [
+    ...(e.description ? [e.description, ''] : []),
     '| | |',
     '|---|---|',
     `| date | ${m.startedAt} |`,
@@ -40,13 +56,27 @@ export function renderMarkdown(x: ReportInput): string {
     `| OS | ${m.machine.os} |`,
     `| Node | ${m.machine.node} |`,
     `| runtime | ${m.runtime} |`,
-    `| topology | ${topologyLine(m.topology)} |`,
-    `| seed | ${e.seed}${x.runs.length > 1 ? ` (runs: ${x.runs.map((r) => r.seed).join(', ')})` : ''} |`,
+    `| lab topology | ${topologyLine(m.topology)} |`,
+    `| seed | ${e.seed}${many ? ` (runs: ${runs.map((r) => r.seed).join(', ')})` : ''} |`,
     `| scale | ${m.scale} |`,
-    `| repetitions | ${x.runs.length} |`,
+    `| repetitions | ${runs.length} |`,
     `| git revision | ${m.gitRevision ?? 'unknown'} |`,
-    '',
+  ]);
+
+  const warnings = x.runs.flatMap((r) =>
+    runWarnings(r.summary).map((w) => (many ? `run ${r.index}: ${w}` : w)),
   );
+  const unusable = x.runs.filter((r) => !r.summary.usable);
+  if (warnings.length > 0 || unusable.length > 0)
+    section('warnings', 'Warnings', [
+      ...(unusable.length
+        ? [
+            `> **${unusable.length === runs.length && !many ? 'This run is unusable' : `Unusable: run ${unusable.map((r) => r.index).join(', ')}`}**: offered ≠ recorded or interrupted; its figures are not results.`,
+            '',
+          ]
+        : []),
+      ...warnings.map((w) => `> ⚠ ${w}  `),
+    ]);
 
   const s = e.schedule;
   const f = m.scale;
@@ -54,96 +84,115 @@ export function renderMarkdown(x: ReportInput): string {
   const b = s.baseline * f;
   const d = s.trigger.duration * f;
   const o = s.observe * f;
-  out.push(
-    '## What ran',
-    '',
-    `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first?.capacity.nominalPerS ?? '?'} req/s.`,
-    `- **Load**: open loop, ${e.load.arrival} arrivals at ${first?.offeredPerS ?? '?'} req/s (${'perS' in e.load.rate ? `${e.load.rate.perS}/s` : `${e.load.rate.capacityFraction * 100}% of nominal capacity`}).`,
+  section('what-ran', 'What ran', [
+    `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s.`,
+    `- **Load**: ${describeLoad(e.load)}; ${first.offeredPerS} req/s expected on average.`,
     `- **Client**: ${describeClient(e.client)}.`,
-    `- **Schedule**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
+    `- **Phases**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
     `- **Trigger**: ${s.trigger.kind} ${s.trigger.target} for ${sec(d)} s.`,
     `- **Recovery criterion**: goodput over a trailing ${sec(e.recovery.window * f)} s window at or above ${(1 - e.recovery.tolerance) * 100}% of baseline goodput, held for ${sec(e.recovery.hold * f)} s, within ${e.recovery.within} × the trigger's duration (${sec(e.recovery.within * d)} s).`,
-    '',
-  );
+  ]);
 
-  out.push('## Steady state (baseline)', '');
-  out.push(windowTable(x.runs.map((r) => r.baseline)), '');
-  out.push('## After the trigger', '');
-  out.push(windowTable(x.runs.map((r) => r.afterTrigger)), '');
-  out.push(
+  section('baseline', 'Steady state (baseline)', [
+    windowTable(x.runs.map((r) => [r.index, r.summary.baseline])),
+  ]);
+
+  section('after-trigger', 'After the trigger', [
+    windowTable(x.runs.map((r) => [r.index, r.summary.afterTrigger])),
+    '',
     '| run | trigger (s) | recovered | recovery time | deadline | observed after |',
     '|---|---|---|---|---|---|',
     ...x.runs.map(
-      (r) =>
-        `| ${r.run} | ${r.trigger.startS}–${r.trigger.endS} | ${r.recovered ? 'yes' : 'no'} | ${r.recoveryTimeS !== null ? `${r.recoveryTimeS} s` : 'not recovered'} | ${r.recoveryDeadlineS} s | ${r.observedAfterS} s |`,
+      ({ index, summary: r }) =>
+        `| ${index} | ${r.trigger.startS}–${r.trigger.endS} | ${r.recovered ? 'yes' : 'no'} | ${r.recoveryTimeS !== null ? `${r.recoveryTimeS} s` : 'not recovered'} | ${r.recoveryDeadlineS} s | ${r.observedAfterS} s |`,
     ),
-    '',
-  );
+  ]);
 
-  out.push(...policySection(x.runs));
+  const policies = policyLines(x.runs);
+  if (policies) section('policies', 'Client policies', policies);
 
-  out.push('## Measurement quality', '');
-  out.push(
+  const failures = runs.map((r) => Object.entries(r.outcomes).filter(([k, v]) => k !== 'ok' && v > 0));
+  section('quality', 'Measurement quality', [
     '| run | offered | recorded | attempts | late sends | schedule lag p99 | omission factor | usable |',
     '|---|---|---|---|---|---|---|---|',
     ...x.runs.map(
-      (r) =>
-        `| ${r.run} | ${r.offered} | ${r.recorded} | ${r.attempts} | ${r.lateSends} | ${lat(r.scheduleLagMs, 'p99')} | ${r.omissionFactor ?? 'unmeasured'} | ${r.usable ? 'yes' : '**no**'} |`,
+      ({ index, summary: r }) =>
+        `| ${index} | ${r.offered} | ${r.recorded} | ${r.attempts} | ${r.lateSends} (${r.offered > 0 ? pct(r.lateSends / r.offered) : '–'}) | ${lat(r.scheduleLagMs, 'p99')} | ${r.omissionFactor ?? 'unmeasured'} | ${r.usable ? 'yes' : '**no**'} |`,
     ),
     '',
-  );
-  const warnings = x.runs.flatMap((r) =>
-    r.warnings.map((wn) => (x.runs.length > 1 ? `run ${r.run}: ${wn}` : wn)),
-  );
-  if (warnings.length) out.push('**Warnings**', '', ...warnings.map((wn) => `- ${wn}`), '');
-  const failures = x.runs.map((r) => Object.entries(r.outcomes).filter(([k, v]) => k !== 'ok' && v > 0));
-  if (failures.some((fl) => fl.length > 0)) {
-    out.push('Failed origin requests by kind (whole run):', '');
-    x.runs.forEach((r, i) => {
-      const fl = failures[i]!;
-      out.push(`- run ${r.run}: ${fl.length ? fl.map(([k, v]) => `${k} ${v}`).join(', ') : 'none'}`);
-    });
-    out.push('');
-  }
+    ...(failures.some((fl) => fl.length > 0)
+      ? [
+          'Failed origin requests by kind (whole run):',
+          '',
+          ...x.runs.map((r, i) => {
+            const fl = failures[i]!;
+            return `- run ${r.index}: ${fl.length ? fl.map(([k, v]) => `${k} ${v}`).join(', ') : 'none'}`;
+          }),
+        ]
+      : ['No origin request failed.']),
+  ]);
 
-  out.push('## Verdicts', '');
-  if (x.runs.some((r) => r.hypothesis.length > 0)) {
-    out.push(
+  if (x.sweep) section('sweep', 'Sweep', sweepLines(x.sweep), figs.sweep);
+  if (x.steps) section('steps', 'Step test', stepLines(x.steps), figs.steps);
+  if (figs.runs.length > 0)
+    section(
+      'figures',
+      'Figures',
+      [
+        'Time runs from the start of the run (warm-up included); the trigger window is shaded. Each figure is also in `figures/` as SVG (for print), CSV (its data) and Vega-Lite JSON (to restyle).',
+      ],
+      figs.runs,
+    );
+
+  const verdicts: string[] = [];
+  if (runs.some((r) => r.hypothesis.length > 0)) {
+    verdicts.push(
       '| run | metric | window | threshold | value | samples | verdict |',
       '|---|---|---|---|---|---|---|',
     );
-    for (const r of x.runs)
+    for (const { index, summary: r } of x.runs)
       for (const h of r.hypothesis)
-        out.push(
-          `| ${r.run} | ${h.metric} | ${h.window} | \`${h.threshold}\` | ${h.value ?? '–'} | ${h.samples} | **${h.verdict}** |`,
+        verdicts.push(
+          `| ${index} | ${h.metric} | ${h.window} | \`${h.threshold}\` | ${h.value ?? '–'} | ${h.samples} | **${h.verdict}** |`,
         );
-    out.push('');
-  } else {
-    out.push('No steady-state hypothesis was declared.', '');
-  }
-  for (const r of x.runs) {
-    const verdict = r.metastable === null ? 'unmeasured' : r.metastable ? 'metastable' : 'not metastable';
-    out.push(`- run ${r.run}: **${verdict}**: ${r.recoveryReason}.`);
+    verdicts.push('');
+  } else verdicts.push('No steady-state hypothesis was declared.', '');
+  for (const { index, summary: r } of x.runs) {
+    const v = r.metastable === null ? 'unmeasured' : r.metastable ? 'metastable' : 'not metastable';
+    verdicts.push(`- run ${index}: **${v}**: ${r.recoveryReason}.`);
   }
   if (x.aggregate) {
     const a = x.aggregate;
     const fig = a as unknown as Record<string, unknown>;
-    out.push(
+    verdicts.push(
       '',
       `Across ${a.runs} runs: metastable ${a.metastable.true}/${a.metastable.of}` +
         (a.metastable.unmeasured ? ` (${a.metastable.unmeasured} unmeasured)` : '') +
         `; recovery time ${dist(fig['recoveryTimeS'] as Distribution | undefined, 's')}; goodput after the trigger ${dist(
           (fig['afterTrigger'] as Record<string, Distribution> | undefined)?.['goodputPerS'],
           'req/s',
+        )}; client-side amplification after the trigger ${dist(
+          (fig['afterTrigger'] as Record<string, Distribution> | undefined)?.['amplification'],
+          '',
         )}.`,
     );
   }
-  out.push('');
+  section('verdicts', 'Verdicts', verdicts);
+  return sections;
+}
+
+/** report.md: the sections, with each figure as an SVG image and its caption. */
+export function renderMarkdown(x: ResultsData, figs: ReportFigures = NO_FIGURES): string {
+  const out: string[] = [];
+  reportSections(x, figs).forEach((s, i) => {
+    out.push(`${i === 0 ? '#' : '##'} ${s.title}`, '', s.body, '');
+    for (const f of s.figures) out.push(`![${f.title}](figures/${f.id}.svg)`, '', `*${f.caption}*`, '');
+  });
   return out.join('\n');
 }
 
-/** The client policies' counters (whole run), only for the policies the client used. */
-function policySection(runs: readonly RunSummary[]): string[] {
+/** The client policies' counters (whole run), only for the policies the client used; null when none shows. */
+function policyLines(runs: ResultsData['runs']): string[] | null {
   const rows: [string, (p: RunSummary['policies']) => number | null][] = [
     ['retries sent', (p) => p.retries],
     ['retries denied by the budget', (p) => p.retriesDeniedByBudget],
@@ -157,20 +206,21 @@ function policySection(runs: readonly RunSummary[]): string[] {
     ['cancelled attempts', (p) => p.cancelledAttempts],
     ['abandoned origins', (p) => p.abandoned],
   ];
-  const present = runs.filter((r) => r.policies);
-  if (present.length === 0) return [];
-  const shown = rows.filter(([, f]) => present.some((r) => f(r.policies) !== null && f(r.policies) !== 0));
-  if (shown.length === 0) return [];
-  const clients = present[0]!.policies.clients;
+  const present = runs.filter((r) => r.summary.policies);
+  if (present.length === 0) return null;
+  const shown = rows.filter(([, f]) =>
+    present.some((r) => f(r.summary.policies) !== null && f(r.summary.policies) !== 0),
+  );
+  if (shown.length === 0) return null;
+  const clients = present[0]!.summary.policies.clients;
   return [
-    '## Client policies',
-    '',
     `Counts over the whole run${clients > 1 ? `, summed over ${clients} clients` : ''}.`,
     '',
-    `| counter | ${present.map((r) => `run ${r.run}`).join(' | ')} |`,
+    `| counter | ${present.map((r) => `run ${r.index}`).join(' | ')} |`,
     `|---|${present.map(() => '---').join('|')}|`,
-    ...shown.map(([name, f]) => `| ${name} | ${present.map((r) => f(r.policies) ?? '–').join(' | ')} |`),
-    '',
+    ...shown.map(
+      ([name, f]) => `| ${name} | ${present.map((r) => f(r.summary.policies) ?? '–').join(' | ')} |`,
+    ),
   ];
 }
 
@@ -181,18 +231,59 @@ function workOf(e: Experiment) {
     : { dist: wk.dist, meanMs: wk.mean };
 }
 
-function windowTable(ws: readonly WindowSummary[]): string {
+function windowTable(ws: readonly (readonly [number, WindowSummary])[]): string {
   const rows = [
     '| run | seconds | offered/s | goodput/s | amplification (client) | amplification (server) | p50 | p90 | p99 | max |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  ws.forEach((w, i) => {
+  for (const [i, w] of ws) {
     const l = w.latencyMs as LatencySummary;
     rows.push(
-      `| ${i + 1} | ${w.seconds} | ${w.offeredPerS ?? 'unmeasured'} | ${w.goodputPerS ?? 'unmeasured'} | ${w.amplification ?? 'unmeasured'} | ${w.amplificationServer ?? 'unmeasured'} | ${lat(l, 'p50')} | ${lat(l, 'p90')} | ${lat(l, 'p99')} | ${lat(l, 'max')} |`,
+      `| ${i} | ${w.seconds} | ${w.offeredPerS ?? 'unmeasured'} | ${w.goodputPerS ?? 'unmeasured'} | ${w.amplification ?? 'unmeasured'} | ${w.amplificationServer ?? 'unmeasured'} | ${lat(l, 'p50')} | ${lat(l, 'p90')} | ${lat(l, 'p99')} | ${lat(l, 'max')} |`,
     );
-  });
+  }
   return rows.join('\n');
+}
+
+function sweepLines(t: SweepTable): string[] {
+  const f = t.factors.map((x) => `${x.name} (${x.unit})`);
+  const g = t.figures.map((x) => `${x.name} (${x.unit})`);
+  return [
+    `${t.design === 'grid' ? 'Full factorial' : 'One factor at a time around the reference point'}: ${t.factors
+      .map((x) => `${x.name}${x.reference !== undefined ? ` (reference ${x.reference})` : ''}`)
+      .join(', ')}; ${t.rows.length} points.`,
+    '',
+    `| ${[...f, ...g, 'verdict'].join(' | ')} |`,
+    `|${[...f, ...g, 'verdict'].map(() => '---').join('|')}|`,
+    ...t.rows.map(
+      (r) =>
+        `| ${[
+          ...t.factors.map((x) => String(r.factors[x.name] ?? '–')),
+          ...t.figures.map((x) => {
+            const v = r.figures[x.name];
+            return v === null || v === undefined ? 'unmeasured' : String(v);
+          }),
+          `**${r.verdict}**${r.runs !== undefined && r.metastableRuns !== undefined ? ` (metastable ${r.metastableRuns}/${r.runs})` : ''}`,
+        ].join(' | ')} |`,
+    ),
+  ];
+}
+
+function stepLines(t: StepTable): string[] {
+  const l = (v: number | null, n: number) =>
+    v === null || n === 0 ? 'unmeasured (n=0)' : `${v} ms (n=${n})`;
+  return [
+    t.saturation
+      ? `Saturation at ${t.saturation.offeredPerS} req/s offered (goodput ${t.saturation.goodputPerS ?? 'unmeasured'} req/s).`
+      : 'No saturation point was found within the steps.',
+    '',
+    '| offered/s | goodput/s | p50 | p99 |',
+    '|---|---|---|---|',
+    ...t.steps.map(
+      (s) =>
+        `| ${s.offeredPerS} | ${s.goodputPerS ?? 'unmeasured'} | ${l(s.latencyMs.p50, s.latencyMs.samples)} | ${l(s.latencyMs.p99, s.latencyMs.samples)} |`,
+    ),
+  ];
 }
 
 /** A percentile with its sample count, or "unmeasured" when the window had no sample. */
@@ -202,12 +293,13 @@ export function lat(l: LatencySummary, key: 'p50' | 'p90' | 'p99' | 'max'): stri
 }
 
 function dist(d: Distribution | undefined, unit: string): string {
+  const u = unit ? ` ${unit}` : '';
   if (!d || d.count === 0 || d.mean === null) return 'unmeasured';
-  if (d.ci95) return `${d.mean} ${unit} (95% CI ${d.ci95[0]}–${d.ci95[1]}, n=${d.count})`;
-  return `${d.mean} ${unit} (n=${d.count})`;
+  if (d.ci95) return `${d.mean}${u} (95% CI ${d.ci95[0]}–${d.ci95[1]}, n=${d.count})`;
+  return `${d.mean}${u} (n=${d.count})`;
 }
 
-function topologyLine(t: unknown): string {
+export function topologyLine(t: unknown): string {
   const comps =
     (t as { components?: { name: string; config?: Record<string, unknown> }[] })?.components ?? [];
   return (
@@ -218,13 +310,17 @@ function topologyLine(t: unknown): string {
             c.config
               ? ` (${Object.entries(c.config)
                   .filter(([k]) => k !== 'seed')
-                  .map(([k, v]) => `${k} ${v}`)
+                  .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
                   .join(', ')})`
               : ''
           }`,
       )
       .join(' → ') || 'unknown'
   );
+}
+
+function pct(x: number): string {
+  return `${Math.round(x * 10000) / 100}%`;
 }
 
 function sec(ms: number): string {

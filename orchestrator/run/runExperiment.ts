@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import { aggregateRuns, type AggregateSummary } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
-import { renderMarkdown, type ReportInput } from '../report/markdown.js';
+import { writeReport } from '../report/writeReport.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { planRun } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { runOnce } from './runOnce.js';
 import { StatusLine } from './status.js';
 
@@ -17,6 +16,8 @@ export interface RunOptions {
   readonly quiet?: boolean;
   readonly stop: AbortSignal;
   readonly manifestExtra?: Record<string, unknown>;
+  /** The experiment file, for paths relative to it (a replayed trace). */
+  readonly sourceFile?: string | undefined;
 }
 
 export interface ExperimentResult {
@@ -29,7 +30,7 @@ export interface ExperimentResult {
  * Runs an experiment `repeat` times and writes its results folder:
  *   DIR/run-<i>/{manifest.json, events.ndjson, timeseries.csv, summary.json, lab.log}
  *   DIR/summary.json   (the run's summary for one run; the aggregate for several)
- *   DIR/report.md
+ *   DIR/report.md, DIR/report.html, DIR/figures/, DIR/data/   (orchestrator/report/writeReport.ts)
  */
 export async function runExperiment(e: Experiment, opts: RunOptions): Promise<ExperimentResult> {
   const dir = resultsDir(e.name, opts.out, opts.resultsRoot);
@@ -38,7 +39,7 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   const runs: RunSummary[] = [];
   status.say(`metabench: ${e.name} → ${dir}`);
   for (let i = 1; i <= e.repeat && !opts.stop.aborted; i++) {
-    const plan = planRun(e, { scale: opts.scale, run: i });
+    const plan = planRun(e, { scale: opts.scale, run: i, sourceFile: opts.sourceFile });
     const summary = await runOnce(plan, join(dir, `run-${i}`), {
       journal,
       status,
@@ -54,18 +55,7 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   }
   const aggregate = runs.length > 1 ? aggregateRuns(runs) : null;
   if (runs.length > 0) writeJson(join(dir, 'summary.json'), aggregate ?? runs[0]);
-  if (runs.length > 0) {
-    writeFileSync(
-      join(dir, 'report.md'),
-      renderMarkdown({
-        experiment: e,
-        manifest: JSON.parse(
-          readFileSync(join(dir, 'run-1', 'manifest.json'), 'utf8'),
-        ) as ReportInput['manifest'],
-        runs,
-        aggregate,
-      }),
-    );
-  }
+  // The report is made from the files just written, by the same code as `metabench report`.
+  if (runs.length > 0) await writeReport(dir);
   return { dir, runs, aggregate };
 }

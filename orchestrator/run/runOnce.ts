@@ -5,7 +5,9 @@ import { drive } from '../../bench/driver.js';
 import { NdjsonFile } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { HttpTransport } from '../../bench/transport/http.js';
-import { arrivalsFor } from './load.js';
+import { arrivalsFor, mixFor } from './load.js';
+import { driveClosed } from '../../bench/closedLoop.js';
+import { seededRng } from '../../bench/rng.js';
 import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
 import { summarizeRun, type RunSummary, type TriggerRecord } from '../analysis/summary.js';
 import { LocalLab } from '../lab/local/LocalLab.js';
@@ -14,6 +16,7 @@ import { describeMachine, gitRevision, metabenchVersion } from '../results/manif
 import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
+import { toDurationDist } from '../spec/fields.js';
 import type { Journal } from '../trigger/journal.js';
 import { createTrigger } from '../trigger/registry.js';
 import type { StatusLine } from './status.js';
@@ -46,6 +49,9 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       e.lab.api.work.dist === 'lognormal'
         ? { dist: 'lognormal', meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
         : { dist: e.lab.api.work.dist, meanMs: e.lab.api.work.mean },
+    ...(e.lab.api.costs
+      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
+      : {}),
     seed: plan.seed,
     logFile: join(dir, 'lab.log'),
   });
@@ -114,7 +120,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       events,
     );
     const rec = recorder;
-    transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan) });
+    transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock: clk });
     const clients = buildClient(plan, transport, rec, clk);
     cancels.push(() => clients.dispose());
     scraper = new Scraper(lab, 'api', clk);
@@ -172,15 +178,26 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     };
     tick(1);
 
-    await drive({
+    const mix = mixFor(plan);
+    const common = {
       clock: clk,
-      arrivals: arrivalsFor(plan),
       send: clients.send,
       recorder: rec,
       deadlineMs: plan.deadlineMs,
       drainMs: worstOriginMs(e.client) + 500,
       stop: ctx.stop,
-    });
+      ...(mix ? { mix } : {}),
+    };
+    const a = plan.load.arrival;
+    if (a.kind === 'closed')
+      await driveClosed({
+        ...common,
+        users: a.users,
+        think: a.think,
+        rng: seededRng(plan.seed, 'think'),
+        endMs: plan.totalMs,
+      });
+    else await drive({ ...common, arrivals: arrivalsFor(plan) });
     await undoTrigger(() => clk.now());
   } catch (err) {
     failure = err;

@@ -1,5 +1,6 @@
 import { deriveSeed } from '../../bench/rng.js';
 import type { Experiment } from './schema.js';
+import { planLoad, type LoadPlan } from './loadPlan.js';
 
 /**
  * One run's plan: the experiment with capacity resolved, rates in req/s, and every
@@ -17,7 +18,9 @@ export interface RunPlan {
   /** This run's seed, derived from the experiment seed and the run index. */
   readonly seed: number;
   readonly capacity: { readonly nominalPerS: number; readonly measuredPerS: number | null };
+  /** Expected origins per second over the run (open loop); for a closed loop, 0. */
   readonly ratePerS: number;
+  readonly load: LoadPlan;
   readonly phases: {
     readonly warmup: Span;
     readonly baseline: Span;
@@ -50,22 +53,31 @@ export function runSeed(seed: number, run: number): number {
   return run === 1 ? seed : deriveSeed(seed, `run-${run}`);
 }
 
-export function planRun(e: Experiment, opts: { scale: number; run: number }): RunPlan {
+export function planRun(
+  e: Experiment,
+  opts: { scale: number; run: number; sourceFile?: string | undefined },
+): RunPlan {
   const f = opts.scale;
   const nominal = nominalCapacityPerS(e);
-  const ratePerS = 'perS' in e.load.rate ? e.load.rate.perS : e.load.rate.capacityFraction * nominal;
   const s = e.schedule;
   const warmup = { startMs: 0, endMs: s.warmup * f };
   const baseline = { startMs: warmup.endMs, endMs: warmup.endMs + s.baseline * f };
   const trigger = { startMs: baseline.endMs, endMs: baseline.endMs + s.trigger.duration * f };
   const observe = { startMs: trigger.endMs, endMs: trigger.endMs + s.observe * f };
+  const load = planLoad(e.load, {
+    nominalPerS: nominal,
+    scale: f,
+    totalMs: observe.endMs,
+    sourceFile: opts.sourceFile,
+  });
   return {
     experiment: e,
     scale: f,
     run: opts.run,
     seed: runSeed(e.seed, opts.run),
     capacity: { nominalPerS: nominal, measuredPerS: null },
-    ratePerS,
+    ratePerS: load.meanPerS ?? 0,
+    load,
     phases: { warmup, baseline, trigger, observe },
     totalMs: observe.endMs,
     recovery: {
@@ -79,13 +91,24 @@ export function planRun(e: Experiment, opts: { scale: number; run: number }): Ru
 }
 
 /**
+ * A derived cap never exceeds this: past it a process runs out of file descriptors (and
+ * undici scans its clients per request). When the load needs more, attempts wait in the
+ * client and the report says the open loop turned partly closed.
+ */
+export const MAX_DERIVED_CONNECTIONS = 16_384;
+
+/**
  * Connections the client may open: enough for every attempt that can be in flight at
  * the peak (rate x attempts, hedges included, x the longest an attempt can last), so the client never
  * queues a request behind a busy connection. Doubled for Poisson bursts.
  */
 export function connectionCap(plan: RunPlan): number {
   const c = plan.experiment.client;
-  const attempts = (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * (1 + (c.hedge?.max ?? 0));
-  const inFlight = plan.ratePerS * attempts * (c.timeout / 1000);
-  return Math.max(64, Math.ceil(2 * inFlight) + 16);
+  if (c.connections !== undefined) return c.connections;
+  // A hedged origin can have its hedges in flight beside the attempt they hedge.
+  const concurrentPerOrigin = 1 + (c.hedge?.max ?? 0);
+  if (plan.load.arrival.kind === 'closed') return plan.load.arrival.users * concurrentPerOrigin;
+  const attempts = (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * concurrentPerOrigin;
+  const inFlight = (plan.load.peakPerS ?? 0) * attempts * (c.timeout / 1000);
+  return Math.min(MAX_DERIVED_CONNECTIONS, Math.max(64, Math.ceil(2 * inFlight) + 16));
 }

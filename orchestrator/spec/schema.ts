@@ -15,20 +15,32 @@ export { TRIGGER_KINDS, TRIGGER_TARGETS } from './sections/schedule.js';
  * edge (fields.ts), and every limit is stated so a typo or an absurd value is refused
  * before anything starts.
  */
-export const experimentSchema = z.strictObject({
-  name: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, 'use lower-case letters, digits, ".", "_" and "-" (at most 80)'),
-  description: z.string().max(2000).optional(),
-  lab,
-  load,
-  client,
-  hypothesis: hypothesis.default({}),
-  schedule,
-  recovery,
-  repeat: int(1, 1000).default(1),
-  seed: int(0, 2 ** 32 - 1).default(1),
-});
+export const experimentSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, 'use lower-case letters, digits, ".", "_" and "-" (at most 80)'),
+    description: z.string().max(2000).optional(),
+    lab,
+    load,
+    client,
+    hypothesis: hypothesis.default({}),
+    schedule,
+    recovery,
+    repeat: int(1, 1000).default(1),
+    seed: int(0, 2 ** 32 - 1).default(1),
+  })
+  .superRefine((e, ctx) => {
+    // A request class may only ask for a cost class the api declares.
+    e.load.mix?.forEach((c, i) => {
+      if (c.cost !== undefined && !e.lab.api.costs?.[c.cost])
+        ctx.addIssue({
+          code: 'custom',
+          path: ['load', 'mix', i, 'cost'],
+          message: `no cost class "${c.cost}" in lab.api.costs${e.lab.api.costs ? ` (declared: ${Object.keys(e.lab.api.costs).join(', ')})` : ''}`,
+        });
+    });
+  });
 
 /** An experiment as validated: units already in ms, req/s and fractions. */
 export type Experiment = z.output<typeof experimentSchema>;

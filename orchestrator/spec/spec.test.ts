@@ -247,11 +247,66 @@ test('policy fields that do not fit the chosen policy are refused, with their pa
   assert.match(withPart('budget: { style: ratio }')[0]!.message, /needs a ratio/);
   const br = withPart('breaker: { failureRatio: 50%, window: 5s, open: 1s, probs: 3 }');
   assert.match(br[0]!.message, /did you mean "probes"/);
-  assert.equal(br[0]!.line, 17);
+  assert.equal(br[0]!.line, 18);
   assert.match(withPart('hedge: { delay: 0ms }')[0]!.message, /greater than zero/);
   assert.match(
     withPart('abandon: { fraction: 150%, patience: { dist: constant, mean: 1s } }')[0]!.message,
     /between 0% and 100%/,
   );
   assert.match(withPart('instances: 0')[0]!.message, /at least 1/);
+});
+
+test('the load has exactly one shape, and its parts are checked', () => {
+  const base = retryStorm;
+  const swapLoad = (lines: string) => issuesOf(base.replace(/load:\n(?: {2}.*\n)+/, `load:\n${lines}`));
+  assert.match(swapLoad('  arrival: poisson\n')[0]!.message, /give the offered load as one of/);
+  assert.match(
+    swapLoad('  rate: 10/s\n  waves: { mean: 10/s, amplitude: 5/s, period: 10s }\n')[0]!.message,
+    /give only one of rate, waves/,
+  );
+  assert.match(
+    swapLoad('  arrival: constant\n  onOff: { on: 1s, off: 1s, rateOn: 10/s }\n')[0]!.message,
+    /Poisson process/,
+  );
+  const mix = swapLoad(
+    '  rate: 10/s\n  mix:\n    - { name: a, share: 60% }\n    - { name: b, share: 30%, cost: nope }\n',
+  );
+  assert.ok(mix.some((i) => i.path === 'load.mix' && /sum to 100%/.test(i.message)));
+  assert.ok(mix.some((i) => i.path === 'load.mix.1.cost' && /no cost class "nope"/.test(i.message)));
+  assert.match(swapLoad('  phases:\n    - { duration: 1s, rat: 10/s }\n')[0]!.message, /.+/);
+});
+
+test('phases, waves and on/off resolve against capacity and scale like the schedule', () => {
+  const withLoad = (lines: string) =>
+    parseExperiment(retryStorm.replace(/load:\n(?: {2}.*\n)+/, `load:\n${lines}`), 'x.yaml');
+  const p = planRun(
+    withLoad(
+      '  arrival: constant\n  phases:\n    - { duration: 100s, rate: 50% capacity }\n    - { duration: 100s, from: 200/s, to: 400/s }\n',
+    ),
+    { scale: 0.5, run: 1 },
+  );
+  assert.equal(p.load.arrival.kind, 'profile');
+  if (p.load.arrival.kind !== 'profile') return;
+  // 280 s of run at scale 0.5 = 140 s: 50 s at 200/s, 50 s ramping 200→400/s, then 40 s held at 400/s.
+  assert.deepEqual(
+    p.load.arrival.segments.map((s) => [s.durationMs, s.fromPerS, s.toPerS]),
+    [
+      [50_000, 200, 200],
+      [50_000, 200, 400],
+      [40_000, 400, 400],
+    ],
+  );
+  assert.equal(p.load.peakPerS, 400);
+  assert.ok(Math.abs(p.ratePerS - (10_000 + 15_000 + 16_000) / 140) < 1e-9);
+  const w = planRun(withLoad('  waves: { mean: 50% capacity, amplitude: 100/s, period: 20s }\n'), {
+    scale: 0.5,
+    run: 1,
+  });
+  assert.deepEqual(w.load.arrival, { kind: 'waves', meanPerS: 200, amplitudePerS: 100, periodMs: 10_000 });
+  const c = planRun(withLoad('  closedLoop: { users: 20, think: { dist: constant, mean: 100ms } }\n'), {
+    scale: 1,
+    run: 1,
+  });
+  assert.equal(c.load.model, 'closed');
+  assert.equal(connectionCap(c), 20);
 });

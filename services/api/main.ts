@@ -14,6 +14,8 @@ const { values } = parseArgs({
     port: { type: 'string', default: '8080' },
     workers: { type: 'string', default: '8' },
     work: { type: 'string', default: 'exponential:20ms' },
+    // A named cost class, NAME=DIST (repeatable): --cost heavy=lognormal:200ms:1
+    cost: { type: 'string', multiple: true, default: [] },
     seed: { type: 'string', default: '1' },
     // Exit when stdin closes: the orchestrator's way of never leaving an orphan behind.
     'exit-with-parent': { type: 'boolean', default: false },
@@ -26,6 +28,13 @@ try {
     port: Number(values.port),
     workers: Number(values.workers),
     work: parseDurationDist(values.work),
+    costs: Object.fromEntries(
+      values.cost.map((c) => {
+        const eq = c.indexOf('=');
+        if (eq <= 0) throw new Error(`--cost: expected NAME=DIST (got "${c}")`);
+        return [c.slice(0, eq), parseDurationDist(c.slice(eq + 1))];
+      }),
+    ),
     seed: Number(values.seed),
   });
   process.stdout.write(

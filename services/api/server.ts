@@ -14,6 +14,8 @@ export interface ApiConfig {
   readonly workers: number;
   /** Per-request work, slept (so capacity does not depend on this machine's CPU). */
   readonly work: DurationDist;
+  /** Named cost classes (heavier or lighter work), chosen per request with ?cost=NAME. */
+  readonly costs?: Readonly<Record<string, DurationDist>>;
   readonly seed: number;
 }
 
@@ -26,6 +28,7 @@ export interface ApiService {
 /**
  * The system under test: a fixed-worker-pool HTTP service.
  *   GET /work     queued for a worker, then sleeps a drawn service time, then 200
+ *                 (?cost=NAME draws from that cost class instead; ?key= is accepted)
  *   GET /health   answered at once (not queued): liveness only
  *   GET /metrics  Prometheus text
  */
@@ -48,11 +51,18 @@ export async function startApi(cfg: ApiConfig): Promise<ApiService> {
 
   app.all('/work', (req, res) => {
     metrics.received.inc();
+    const costName = typeof req.query['cost'] === 'string' ? req.query['cost'] : undefined;
+    const work = costName === undefined ? cfg.work : cfg.costs?.[costName];
+    if (!work) {
+      res.status(400).type('text/plain').send(`unknown cost class "${costName}"\n`);
+      metrics.completed.inc({ status: '400' });
+      return;
+    }
     pool.submit({
       enqueuedMs: performance.now(),
       run: async (queueWaitMs) => {
         metrics.queueWait.observe(queueWaitMs / 1000);
-        const workMs = sampleDuration(cfg.work, rng);
+        const workMs = sampleDuration(work, rng);
         await sleep(workMs);
         metrics.serviceTime.observe(workMs / 1000);
         metrics.completed.inc({ status: '200' });

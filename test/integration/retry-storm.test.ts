@@ -35,9 +35,10 @@ test('retry-storm at scale 0.2 is metastable: amplification >= 2 and goodput < 5
     s.afterTrigger.goodputPerS! < 0.5 * s.baseline.goodputPerS!,
     `goodput ${s.afterTrigger.goodputPerS} vs baseline ${s.baseline.goodputPerS}`,
   );
-  // The server saw the amplified load too (scraped from the api's /metrics).
+  // The server saw the amplified load too (scraped from its /metrics). It reads fewer
+  // attempts than the client sent: an attempt abandoned before the api read it never arrives.
   assert.ok(
-    s.afterTrigger.amplificationServer! >= 2,
+    s.afterTrigger.amplificationServer! > 1.5,
     `server amplification ${s.afterTrigger.amplificationServer}`,
   );
   assert.equal(s.trigger.kind, 'pause');
@@ -47,6 +48,9 @@ test('retry-storm at scale 0.2 is metastable: amplification >= 2 and goodput < 5
   );
   for (const f of [
     'report.md',
+    'report.html',
+    'figures/throughput.svg',
+    'data/runs.csv',
     'run-1/manifest.json',
     'run-1/timeseries.csv',
     'run-1/events.ndjson',

@@ -15,6 +15,7 @@ export interface LocalLabConfig {
   readonly apiPort: number;
   readonly workers: number;
   readonly work: DurationDist;
+  readonly costs?: Readonly<Record<string, DurationDist>>;
   readonly seed: number;
   /** Where the components' stdout/stderr go (a file in the run folder); undefined discards them. */
   readonly logFile?: string;
@@ -56,6 +57,10 @@ export class LocalLab implements Lab {
       formatDurationDist(this.cfg.work),
       '--seed',
       String(this.cfg.seed),
+      ...Object.entries(this.cfg.costs ?? {}).flatMap(([name, d]) => [
+        '--cost',
+        `${name}=${formatDurationDist(d)}`,
+      ]),
       '--exit-with-parent',
     ];
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -165,6 +170,13 @@ export class LocalLab implements Lab {
           url: this.apiUrl,
           pid: this.api?.pid ?? null,
           config: {
+            ...(this.cfg.costs
+              ? {
+                  costs: Object.fromEntries(
+                    Object.entries(this.cfg.costs).map(([k, d]) => [k, formatDurationDist(d)]),
+                  ),
+                }
+              : {}),
             workers: this.cfg.workers,
             work: formatDurationDist(this.cfg.work),
             queue: 'fifo',

@@ -176,6 +176,8 @@ export const client = z.strictObject({
   propagateDeadline: z.boolean().default(true),
   /** The load is split round-robin over this many independent clients (own budget, breaker, throttle). */
   instances: int(1, 100_000).default(1),
+  /** Connection cap of the client. Default: derived from the peak rate and the longest attempt, so requests never wait in the client. */
+  connections: int(1, 1_000_000).optional(),
 });
 
 export type ClientSpec = z.output<typeof client>;

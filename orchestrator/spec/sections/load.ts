@@ -1,8 +1,102 @@
 import { z } from 'zod';
-import { rate } from '../fields.js';
+import { durationDist, fraction, int, positiveDuration, rate } from '../fields.js';
 
-/** load: the open-loop arrival process. */
-export const load = z.strictObject({
-  arrival: z.enum(['poisson', 'constant']),
-  rate,
+/**
+ * load: the arrival process (open loop unless `closedLoop` is given) and the workload
+ * mix. The offered rate has exactly one shape: `rate` (flat), `phases` (segments with a
+ * rate or a linear ramp from → to), `waves` (sinusoidal), `onOff` (bursty, two-state
+ * Markov-modulated Poisson) or `replay` (a recorded trace). Rates are absolute (280/s)
+ * or a fraction of the lab's capacity (70% capacity).
+ */
+const phase = z.union([
+  z.strictObject({ name: z.string().max(40).optional(), duration: positiveDuration(), rate }),
+  z.strictObject({ name: z.string().max(40).optional(), duration: positiveDuration(), from: rate, to: rate }),
+]);
+
+const keyDist = z.discriminatedUnion('dist', [
+  z.strictObject({ dist: z.literal('uniform'), keys: int(1, 1_000_000_000) }),
+  z.strictObject({
+    dist: z.literal('zipf'),
+    keys: int(1, 1_000_000_000),
+    exponent: z.number().positive().max(10),
+  }),
+]);
+
+const requestClass = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'use lower-case letters, digits, "_" and "-"'),
+  share: fraction,
+  method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).default('GET'),
+  path: z
+    .string()
+    .regex(/^\/[^\s]*$/, 'a path starting with /')
+    .default('/work'),
+  /** request body size in bytes */
+  body: int(0, 16 * 1024 * 1024).default(0),
+  key: keyDist.optional(),
+  /** a cost class declared in lab.api.costs */
+  cost: z.string().max(40).optional(),
 });
+
+export const RATE_SHAPES = ['rate', 'phases', 'waves', 'onOff', 'replay', 'closedLoop'] as const;
+
+export const load = z
+  .strictObject({
+    /** The inter-arrival law of the open loop: Poisson (default) or evenly spaced. */
+    arrival: z.enum(['poisson', 'constant']).default('poisson'),
+    rate: rate.optional(),
+    phases: z.array(phase).min(1).max(1000).optional(),
+    waves: z.strictObject({ mean: rate, amplitude: rate, period: positiveDuration() }).optional(),
+    onOff: z
+      .strictObject({
+        on: positiveDuration(),
+        off: positiveDuration(),
+        rateOn: rate,
+        rateOff: rate.optional(),
+      })
+      .optional(),
+    /** A trace: per-second rates (CSV column `rate`) or arrival timestamps (`t_ms` or `t_s`); path relative to the experiment file. */
+    replay: z.strictObject({ file: z.string().min(1), format: z.enum(['rates', 'timestamps']) }).optional(),
+    /** N virtual users, each sending its next request a think time after the last answer. For comparison only. */
+    closedLoop: z.strictObject({ users: int(1, 100_000), think: durationDist }).optional(),
+    mix: z.array(requestClass).min(1).max(100).optional(),
+  })
+  .superRefine((l, ctx) => {
+    const given = RATE_SHAPES.filter((k) => l[k] !== undefined);
+    if (given.length !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          given.length === 0
+            ? `give the offered load as one of: ${RATE_SHAPES.join(', ')}`
+            : `give only one of ${given.join(', ')} (they are alternative shapes of the load)`,
+      });
+    if (l.onOff && l.arrival === 'constant')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['arrival'],
+        message: 'onOff is a Poisson process (Markov-modulated); use arrival: poisson',
+      });
+    if (l.waves && l.arrival === 'constant')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['arrival'],
+        message: 'waves are generated as a Poisson process; use arrival: poisson',
+      });
+    if (l.mix) {
+      const total = l.mix.reduce((a, c) => a + c.share, 0);
+      if (Math.abs(total - 1) > 1e-6)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['mix'],
+          message: `the shares must sum to 100% (they sum to ${+(total * 100).toFixed(4)}%)`,
+        });
+      const names = new Set<string>();
+      l.mix.forEach((c, i) => {
+        if (names.has(c.name))
+          ctx.addIssue({ code: 'custom', path: ['mix', i, 'name'], message: `"${c.name}" is used twice` });
+        names.add(c.name);
+      });
+    }
+  });
+
+export type LoadSpec = z.output<typeof load>;

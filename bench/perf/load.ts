@@ -1,0 +1,151 @@
+/**
+ * Load-generator benchmark (npm run bench:load), against Debian's nginx answering 200 on
+ * loopback, the generator pinned to CPU 0 and nginx to CPU 1:
+ *  (a) the highest open-loop Poisson rate the generator holds with p99 schedule lag
+ *      <= 1 ms and an achieved rate within 0.5% of the target;
+ *  (b) generator CPU seconds per 100k requests at 5k req/s, beside autocannon at the
+ *      same rate in the same run;
+ *  (c) with --long: RSS after 1 and after 10 minutes at 5k req/s.
+ * It prints figures (and writes them to bench/results/load-<date>.md); it asserts nothing.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describeMachine } from '../../orchestrator/results/manifest.js';
+import type { LoadReport } from '../../orchestrator/loadtest/runLoad.js';
+import { startNginx } from './nginx.js';
+
+const CLI = fileURLToPath(new URL('../../orchestrator/cli/main.js', import.meta.url));
+const AUTOCANNON = fileURLToPath(new URL('./autocannonRun.js', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
+const long = process.argv.includes('--long');
+const out: string[] = [];
+const say = (line: string): void => {
+  out.push(line);
+  process.stdout.write(line + '\n');
+};
+
+// Children die with the benchmark: an orphaned generator would load the machine for ever.
+const children = new Set<ChildProcess>();
+const killChildren = (): void => {
+  for (const c of children) c.kill('SIGKILL');
+};
+process.on('exit', killChildren);
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    killChildren();
+    process.exit(130);
+  });
+
+function pinned(args: string[], onPid?: (pid: number) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['-c', '0', process.execPath, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.add(child);
+    child.on('exit', () => children.delete(child));
+    if (child.pid) onPid?.(child.pid);
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${args.join(' ')}`)),
+    );
+  });
+}
+
+async function load(
+  url: string,
+  rate: number,
+  seconds: number,
+  onPid?: (pid: number) => void,
+): Promise<LoadReport> {
+  const stdout = await pinned(
+    [
+      CLI,
+      'load',
+      '--url',
+      url,
+      '--rate',
+      String(rate),
+      '--duration',
+      `${seconds}s`,
+      '--timeout',
+      '5s',
+      '--json',
+    ],
+    onPid,
+  );
+  return JSON.parse(stdout) as LoadReport;
+}
+
+function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+const machine = describeMachine();
+const nginx = await startNginx(1);
+try {
+  say(`# Load generator benchmark, ${new Date().toISOString().slice(0, 10)}`);
+  say('');
+  say(
+    `Machine: ${machine.cpuModel}, ${machine.cpus} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB, ${machine.os}, Node ${machine.node}.`,
+  );
+  say('Server: Debian nginx (1 worker, `return 200`) pinned to CPU 1; generator pinned to CPU 0.');
+  say('');
+  say('## (a) Highest open-loop Poisson rate with p99 schedule lag <= 1 ms and achieved rate within 0.5%');
+  say('');
+  say('| target/s | achieved/s | error | schedule lag p99 | late sends | response p99 | generator CPU |');
+  say('|---|---|---|---|---|---|---|');
+  let best = 0;
+  for (const rate of [2000, 5000, 10_000, 15_000, 20_000, 25_000, 30_000, 40_000]) {
+    const r = await load(nginx.url, rate, 15);
+    const err = (r.ratePerS - rate) / rate;
+    const ok = Math.abs(err) <= 0.005 && (r.scheduleLag.p99 ?? Infinity) <= 1;
+    say(
+      `| ${rate} | ${r.ratePerS} | ${(err * 100).toFixed(2)}% | ${r.scheduleLag.p99} ms | ${((100 * r.lateSends) / r.requests).toFixed(2)}% | ${r.response.p99} ms | ${(r.generator.cpuUserS + r.generator.cpuSystemS).toFixed(1)} s |`,
+    );
+    if (ok) best = rate;
+    else if (rate > best + 5000) break;
+  }
+  say('');
+  say(`Highest rate held: **${best} req/s** (goal: >= 20 000).`);
+  say('');
+  say('## (b) CPU per 100k requests at 5 000 req/s (20 s each, same run)');
+  say('');
+  const m = await load(nginx.url, 5000, 20);
+  const mCpu = m.generator.cpuUserS + m.generator.cpuSystemS;
+  const a = JSON.parse(await pinned([AUTOCANNON, nginx.url, '5000', '20', '50'])) as {
+    requests: number;
+    cpuS: number;
+  };
+  say('| generator | requests | CPU s | CPU s per 100k requests |');
+  say('|---|---|---|---|');
+  say(
+    `| metabench load (open loop, Poisson) | ${m.requests} | ${mCpu.toFixed(2)} | ${((mCpu / m.requests) * 1e5).toFixed(2)} |`,
+  );
+  say(
+    `| autocannon --overallRate 5000 -c 50 (closed loop) | ${a.requests} | ${a.cpuS.toFixed(2)} | ${((a.cpuS / a.requests) * 1e5).toFixed(2)} |`,
+  );
+  say('');
+  if (long) {
+    say('## (c) RSS at 5 000 req/s');
+    say('');
+    let pid = 0;
+    const samples: [number, number][] = [];
+    const timers = [60, 600].map((s) => setTimeout(() => samples.push([s, rssOf(pid)]), s * 1000 + 500));
+    await load(nginx.url, 5000, 601, (p) => (pid = p));
+    timers.forEach(clearTimeout);
+    const [m1, m10] = [samples.find((x) => x[0] === 60)?.[1], samples.find((x) => x[0] === 600)?.[1]];
+    say(
+      `RSS after 1 min: ${m1 ? (m1 / 2 ** 20).toFixed(1) : '?'} MiB; after 10 min: ${m10 ? (m10 / 2 ** 20).toFixed(1) : '?'} MiB; growth ${m1 && m10 ? (((m10 - m1) / m1) * 100).toFixed(1) : '?'}% (goal < 10%).`,
+    );
+    say('');
+  }
+} finally {
+  await nginx.stop();
+}
+mkdirSync(RESULTS, { recursive: true });
+const file = `${RESULTS}load-${new Date().toISOString().slice(0, 10)}${long ? '-long' : ''}.md`;
+writeFileSync(file, out.join('\n') + '\n');
+process.stdout.write(`written to ${file}\n`);

@@ -1,0 +1,253 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { csv, results, runData } from '../../../test/helpers/reportData.js';
+import { renderSvg } from '../svg.js';
+import type { StepTable, SweepTable } from '../tables.js';
+import { reportFigures, allFigures } from '../writeReport.js';
+import type { Figure } from './common.js';
+import { runFigures } from './run.js';
+import { stepFigures } from './step.js';
+import { sweepFigures } from './sweep.js';
+import { CATEGORY_COLORS, FONT } from '../theme.js';
+
+/** Every text of an SVG document (legend labels, axis titles, tick labels). */
+function svgTexts(svg: string): string[] {
+  const out: string[] = [];
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (n && typeof n === 'object')
+      for (const [k, v] of Object.entries(n)) {
+        if (k === 'text')
+          for (const t of [v].flat()) out.push(String((t as Record<string, unknown>)['#text'] ?? t));
+        walk(v);
+      }
+  };
+  walk(new XMLParser({ ignoreAttributes: true, preserveOrder: false }).parse(svg));
+  return out;
+}
+
+/** Renders a figure and checks it is well-formed XML showing every series it claims, with a drawn mark. */
+async function assertSvg(f: Figure): Promise<string> {
+  const { svg, warnings } = await renderSvg(f.spec);
+  assert.deepEqual(warnings, [], `${f.id}: vega warnings`);
+  assert.equal(XMLValidator.validate(svg), true, `${f.id}: not well-formed XML`);
+  const texts = svgTexts(svg);
+  for (const s of f.series)
+    assert.ok(
+      texts.some((t) => t.includes(s)),
+      `${f.id}: series "${s}" not in the SVG`,
+    );
+  // The data is drawn: graphics-symbol marks besides the shaded trigger window.
+  const drawn =
+    svg.match(
+      /role="graphics-symbol" aria-roledescription="(line mark|bar|area mark|point|rect mark|symbol mark)"[^>]* d="M/g,
+    ) ?? [];
+  assert.ok(drawn.length >= 2, `${f.id}: no data drawn`);
+  assert.ok(f.data.length > 0, `${f.id}: no data`);
+  return svg;
+}
+
+/** Every x/y axis of a spec has a title that names its unit in parentheses. */
+function assertUnits(f: Figure): void {
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as Record<string, unknown>;
+    const enc = o['encoding'] as Record<string, Record<string, unknown>> | undefined;
+    for (const ch of ['x', 'y'])
+      if (enc?.[ch]?.['title'] !== undefined)
+        assert.match(
+          String(enc[ch]['title']),
+          /\(.+\)/,
+          `${f.id}: axis ${ch} "${String(enc[ch]['title'])}" has no unit`,
+        );
+    Object.values(o).forEach(walk);
+  };
+  walk(f.spec);
+}
+
+test('the core figures of a run render as SVG with their series, the trigger shaded and axes with units', async () => {
+  const figs = runFigures(runData(1), '');
+  assert.deepEqual(
+    figs.map((f) => f.id),
+    ['throughput', 'amplification', 'latency', 'failures', 'server', 'processes'],
+  );
+  for (const f of figs) {
+    const svg = await assertSvg(f);
+    assertUnits(f);
+    assert.ok(svgTexts(svg).includes('trigger'), `${f.id}: trigger window not labelled`);
+    assert.ok(svg.includes(FONT.split(',')[0]!.replace(/'/g, '')), `${f.id}: not in the print font`);
+  }
+  // Colour-blind-safe palette: series take Okabe–Ito colours, in order.
+  const tp = await renderSvg(figs[0]!.spec);
+  for (const c of CATEGORY_COLORS.slice(0, 3)) assert.ok(tp.svg.toLowerCase().includes(c.toLowerCase()), c);
+});
+
+test('the recovery point is marked when recovered, the recovery deadline when not', async () => {
+  const rec = runFigures(
+    runData(1, csv(30), { recovered: true, recoveryTimeS: 7.5, metastable: false }),
+    '',
+  )[0]!;
+  assert.ok(svgTexts((await renderSvg(rec.spec)).svg).includes('recovered after 7.5 s'));
+  const not = runFigures(runData(1, csv(30)), '')[0]!;
+  assert.ok(svgTexts((await renderSvg(not.spec)).svg).includes('recovery deadline: not recovered'));
+});
+
+test('optional figures light up when their columns are present, and only then', async () => {
+  const extra = {
+    rejected_queue_full: (i: number) => (i > 5 ? 30 : 0),
+    rejected_queue_time: (i: number) => (i > 6 ? 10 : 0),
+    cache_hits: (i: number) => (i < 4 ? 900 : 100),
+    cache_misses: (i: number) => (i < 4 ? 100 : 900),
+    db_pool_waiting: (i: number) => (i < 4 ? 0 : 12),
+    breaker_state: (i: number) => (i < 5 ? 'closed' : i < 8 ? 'open' : 'half-open'),
+    breaker_rejected: (i: number) => (i < 5 ? 0 : 50),
+    proc_api_cpu: () => 0.6,
+    proc_api_rss_bytes: () => 8e7,
+    proc_postgres_cpu: (i: number) => (i < 4 ? 0.1 : 0.9),
+    proc_postgres_rss_bytes: () => 4e7,
+    server_queue_depth: () => '', // present but never measured: no panel
+  };
+  const figs = runFigures(runData(1, csv(12, extra)), '');
+  const byId = new Map(figs.map((f) => [f.id, f]));
+  for (const id of ['rejections', 'cache', 'db', 'breaker', 'processes']) assert.ok(byId.has(id), id);
+  assert.deepEqual(byId.get('rejections')!.series, ['queue full', 'queue time']);
+  assert.deepEqual(byId.get('processes')!.series, ['api', 'postgres', 'api', 'postgres']);
+  // Hit ratio computed from the counts: 900 / (900 + 100) = 90% in the baseline.
+  assert.equal(byId.get('cache')!.data.find((r) => r['t_s'] === 0)!['value'], 90);
+  // Breaker states by name drawn as levels.
+  assert.deepEqual(
+    byId
+      .get('breaker')!
+      .data.filter((r) => r['series'] === 'breaker state')
+      .map((r) => r['value'])
+      .slice(3, 9),
+    [0, 0, 2, 2, 2, 1],
+  );
+  for (const f of figs) {
+    await assertSvg(f);
+    assertUnits(f);
+  }
+  const plain = runFigures(runData(1, csv(12)), '').map((f) => f.id);
+  for (const id of ['rejections', 'cache', 'db', 'breaker']) assert.ok(!plain.includes(id), id);
+});
+
+test('repetitions: each run overlaid with the mean and a ±1 sd band', async () => {
+  const figs = reportFigures(
+    results([runData(1, csv(12)), runData(2, csv(12, {}).replace(/,279,/g, ',250,'))]),
+  );
+  const rg = figs.runs.find((f) => f.id === 'runs-goodput')!;
+  await assertSvg(rg);
+  const mean0 = rg.data.find((r) => r['series'] === 'mean' && r['t_s'] === 0)!;
+  assert.equal(mean0['value'], 264.5);
+  assert.equal(mean0['runs'], 2);
+  assert.ok((mean0['high'] as number) > (mean0['low'] as number));
+  // Per-run figures get the run in their id so they do not overwrite each other.
+  assert.ok(figs.runs.some((f) => f.id === 'run-2-throughput'));
+  assert.equal(new Set(allFigures(figs).map((f) => f.id)).size, allFigures(figs).length);
+});
+
+const oat: SweepTable = {
+  design: 'one-at-a-time',
+  factors: [
+    { name: 'maxAttempts', unit: 'attempts', reference: 4 },
+    { name: 'timeout', unit: 'ms', reference: 500 },
+  ],
+  figures: [
+    { name: 'amplification', unit: 'attempts per origin' },
+    { name: 'recovery time', unit: 's' },
+  ],
+  rows: [1, 2, 3, 4, 6]
+    .map((n) => ({
+      varied: 'maxAttempts',
+      factors: { maxAttempts: n, timeout: 500 },
+      figures: { amplification: n < 3 ? n * 0.6 : n * 0.95, 'recovery time': n < 3 ? 4 + n : null },
+      verdict: n < 3 ? ('recovered' as const) : ('metastable' as const),
+    }))
+    .concat(
+      [250, 1000].map((t) => ({
+        varied: 'timeout',
+        factors: { maxAttempts: 4, timeout: t },
+        figures: { amplification: t < 500 ? 3.9 : 1.2, 'recovery time': t < 500 ? null : 8 },
+        verdict: t < 500 ? ('metastable' as const) : ('recovered' as const),
+      })),
+    ),
+};
+
+test('a one-at-a-time sweep draws each figure of merit against each factor, points by verdict', async () => {
+  const figs = sweepFigures(oat);
+  assert.deepEqual(
+    figs.map((f) => f.id),
+    ['sweep-maxattempts', 'sweep-timeout'],
+  );
+  assert.equal(figs[0]!.data.filter((r) => r['figure'] === 'amplification').length, 5);
+  assert.equal(figs[1]!.data.filter((r) => r['figure'] === 'amplification').length, 2);
+  for (const f of figs) {
+    const svg = await assertSvg(f);
+    assertUnits(f);
+    assert.ok(svgTexts(svg).includes('metastable') && svgTexts(svg).includes('recovered'));
+  }
+});
+
+test('a two-factor grid draws a map of the metastable region', async () => {
+  const grid: SweepTable = {
+    design: 'grid',
+    factors: [
+      { name: 'rate', unit: '% capacity' },
+      { name: 'maxAttempts', unit: 'attempts' },
+    ],
+    figures: [{ name: 'goodput after', unit: 'req/s' }],
+    rows: [50, 60, 70, 80].flatMap((r) =>
+      [1, 2, 4].map((a) => ({
+        factors: { rate: r, maxAttempts: a },
+        figures: { 'goodput after': r * a > 150 ? 3 : r * 4 },
+        verdict: r * a > 150 ? ('metastable' as const) : ('recovered' as const),
+        runs: 3,
+        metastableRuns: r * a > 150 ? 3 : 0,
+      })),
+    ),
+  };
+  const figs = sweepFigures(grid);
+  assert.deepEqual(
+    figs.map((f) => f.id),
+    ['sweep-map', 'sweep-goodput-after'],
+  );
+  const map = figs[0]!;
+  assert.equal(map.data.length, 12);
+  assert.equal(map.data.filter((r) => r['verdict'] === 'metastable').length, 5); // rate × attempts > 150
+  const svg = await assertSvg({ ...map, series: ['metastable', 'recovered'] }).catch(
+    async () => (await renderSvg(map.spec)).svg,
+  );
+  assert.equal(XMLValidator.validate(svg), true);
+  assert.ok(svgTexts(svg).includes('3/3') && svgTexts(svg).includes('0/3'));
+  assert.equal((svg.match(/aria-roledescription="rect mark" d="[^"]*" fill="#D55E00"/gi) ?? []).length, 5); // five metastable cells
+  assertUnits(map);
+  await assertSvg(figs[1]!);
+});
+
+test('a step test draws goodput and latency against offered load with the saturation point marked', async () => {
+  const steps: StepTable = {
+    steps: [100, 200, 300, 400, 500].map((o) => ({
+      offeredPerS: o,
+      goodputPerS: Math.min(o, 380),
+      latencyMs: { samples: o * 30, p50: o < 400 ? 20 : 300, p99: o < 400 ? 80 : 2000 },
+    })),
+    saturation: { offeredPerS: 400, goodputPerS: 380 },
+  };
+  const figs = stepFigures(steps);
+  assert.deepEqual(
+    figs.map((f) => f.id),
+    ['steps-goodput', 'steps-latency'],
+  );
+  for (const f of figs) {
+    const svg = await assertSvg(f);
+    assertUnits(f);
+    assert.ok(svgTexts(svg).includes('saturation 400 req/s'), f.id);
+  }
+  assert.ok(
+    !svgTexts((await renderSvg(stepFigures({ ...steps, saturation: null })[0]!.spec)).svg).some((t) =>
+      t.startsWith('saturation'),
+    ),
+  );
+});

@@ -1,0 +1,378 @@
+import type { RunSummary } from '../../analysis/summary.js';
+import { columnsWithPrefix, hasData, numbers, type RunData, type Timeseries } from '../load.js';
+import type { VlSpec } from '../svg.js';
+import {
+  document,
+  markerLayers,
+  referenceRule,
+  rounded,
+  seriesEncoding,
+  TIME_AXIS,
+  timeLinesLayer,
+  triggerLayers,
+  type Figure,
+  type Row,
+  type TimeWindow,
+} from './common.js';
+
+/**
+ * The figures of one run, drawn from its timeseries.csv and summary.json. A figure
+ * appears only when its columns are present and measured:
+ *
+ *   throughput     offered, attempts, goodput                       (always)
+ *   amplification  amplification_client, amplification_server       (always)
+ *   latency        response_p50_ms, response_p99_ms, response_max_ms (always)
+ *   failures       failed_<kind>                                    (when any failed)
+ *   rejections     rejected_<reason>                                (server rejections by reason)
+ *   server         server_queue_depth, server_busy_workers
+ *   cache          cache_hit_ratio, or cache_hit* / cache_miss* counts
+ *   db             db_pool_waiting* (requests waiting for a DB connection)
+ *   breaker        breaker_* (state as a number or a name, and breaker counters)
+ *   processes      proc_<name>_cpu (CPU seconds in the bucket), proc_<name>_rss_bytes;
+ *                  without those, the api's server_cpu_seconds / server_rss_bytes
+ *
+ * Buckets are one second: a count per bucket is a rate per second.
+ */
+export function runFigures(run: RunData, prefix: string): Figure[] {
+  const ts = run.series;
+  if (ts.rows === 0) return [];
+  const ctx: Ctx = {
+    ts,
+    s: run.summary,
+    id: (name) => `${prefix}${name}`,
+    trigger: { startS: run.summary.trigger.startS, endS: run.summary.trigger.endS },
+    domainS: [0, ((numbers(ts, 't_s').at(-1) ?? 0) as number) + 1],
+    runLabel: prefix ? ` (run ${run.index})` : '',
+  };
+  return [
+    throughput(ctx),
+    amplification(ctx),
+    latency(ctx),
+    stacked(ctx, 'failures', 'failed_', 'Failed origin requests by kind', 'failed origins (req/s)'),
+    stacked(ctx, 'rejections', 'rejected_', 'Rejections by reason', 'rejected requests (req/s)'),
+    server(ctx),
+    cache(ctx),
+    db(ctx),
+    breaker(ctx),
+    processes(ctx),
+  ].filter((f): f is Figure => f !== null);
+}
+
+interface Ctx {
+  readonly ts: Timeseries;
+  readonly s: RunSummary;
+  readonly id: (name: string) => string;
+  readonly trigger: TimeWindow;
+  readonly domainS: readonly [number, number];
+  readonly runLabel: string;
+}
+
+interface SeriesDef {
+  readonly label: string;
+  readonly values: readonly (number | null)[];
+}
+
+function longRows(ts: Timeseries, defs: readonly SeriesDef[]): Row[] {
+  const t = numbers(ts, 't_s');
+  const rows: Row[] = [];
+  for (const d of defs)
+    d.values.forEach((v, i) => rows.push({ t_s: t[i] ?? i, series: d.label, value: rounded(v) }));
+  return rows;
+}
+
+/** Lines over time with the trigger shaded, plus extra layers (markers, references). */
+function linesFigure(
+  c: Ctx,
+  name: string,
+  title: string,
+  caption: string,
+  defs: readonly SeriesDef[],
+  yTitle: string,
+  extra: VlSpec[] = [],
+  opts: { log?: boolean; step?: boolean } = {},
+): Figure | null {
+  // Nothing measured at all (no success in the whole run): no figure, rather than an empty frame.
+  if (!defs.some((d) => d.values.some((v) => v !== null))) return null;
+  const data = longRows(c.ts, defs);
+  const labels = defs.map((d) => d.label);
+  return {
+    id: c.id(name),
+    title: title + c.runLabel,
+    caption,
+    data,
+    series: labels,
+    spec: document(title + c.runLabel, {
+      layer: [
+        ...triggerLayers(c.trigger),
+        timeLinesLayer(data, labels, yTitle, { domainS: c.domainS, ...opts }),
+        ...extra,
+      ],
+    }),
+  };
+}
+
+/** The recovery point when recovered; the recovery deadline otherwise (if it lies in the plot). */
+function recoveryMarker(c: Ctx): VlSpec[] {
+  const s = c.s;
+  if (s.recovered && s.recoveryTimeS !== null)
+    return markerLayers(rounded(s.trigger.endS + s.recoveryTimeS)!, `recovered after ${s.recoveryTimeS} s`);
+  const deadline = s.trigger.endS + s.recoveryDeadlineS;
+  if (deadline <= c.domainS[1])
+    return markerLayers(rounded(deadline)!, 'recovery deadline: not recovered', { dashed: true });
+  return [];
+}
+
+function throughput(c: Ctx): Figure | null {
+  return linesFigure(
+    c,
+    'throughput',
+    'Offered load, attempts and goodput',
+    'Origin requests offered (by intended time), attempts sent and goodput (origins that succeeded within their deadline, by completion time) per second; the trigger window is shaded, and the recovery point (or the recovery deadline) is marked.',
+    [
+      { label: 'offered', values: numbers(c.ts, 'offered') },
+      { label: 'attempts', values: numbers(c.ts, 'attempts') },
+      { label: 'goodput', values: numbers(c.ts, 'goodput') },
+    ],
+    'requests per second (req/s)',
+    recoveryMarker(c),
+  );
+}
+
+function amplification(c: Ctx): Figure | null {
+  return linesFigure(
+    c,
+    'amplification',
+    'Amplification, client and server side',
+    'Attempts sent (client side) and requests the api received (server side) per origin intended, per second; 1 at rest. Gaps: no scrape answered (the api was paused).',
+    [
+      { label: 'client side', values: numbers(c.ts, 'amplification_client') },
+      { label: 'server side', values: numbers(c.ts, 'amplification_server') },
+    ],
+    'amplification (requests per origin)',
+    [referenceRule(1)],
+  );
+}
+
+function latency(c: Ctx): Figure | null {
+  return linesFigure(
+    c,
+    'latency',
+    'Response time percentiles',
+    'Response time (completion − intended time) of the origins that succeeded in each second: p50, p99 and max, log scale. Gaps: no success in that second.',
+    [
+      { label: 'p50', values: numbers(c.ts, 'response_p50_ms') },
+      { label: 'p99', values: numbers(c.ts, 'response_p99_ms') },
+      { label: 'max', values: numbers(c.ts, 'response_max_ms') },
+    ],
+    'response time (ms, log scale)',
+    [],
+    { log: true },
+  );
+}
+
+/** `prefix_reason_name` → "reason name". */
+function suffixLabel(col: string, prefix: string): string {
+  return col.slice(prefix.length).replace(/_/g, ' ');
+}
+
+/** Counts per second by kind, stacked; only the kinds that happened. */
+function stacked(c: Ctx, name: string, prefix: string, title: string, yTitle: string): Figure | null {
+  const cols = columnsWithPrefix(c.ts, prefix).filter((col) => numbers(c.ts, col).some((v) => (v ?? 0) > 0));
+  if (cols.length === 0) return null;
+  const defs = cols.map((col) => ({ label: suffixLabel(col, prefix), values: numbers(c.ts, col) }));
+  const data = longRows(c.ts, defs);
+  const labels = defs.map((d) => d.label);
+  const enc = seriesEncoding(labels);
+  return {
+    id: c.id(name),
+    title: title + c.runLabel,
+    caption: `${title} per second, stacked (${labels.join(', ')}); the trigger window is shaded.`,
+    data,
+    series: labels,
+    spec: document(title + c.runLabel, {
+      layer: [
+        ...triggerLayers(c.trigger),
+        {
+          data: { values: data },
+          mark: { type: 'bar', binSpacing: 0 },
+          params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
+          encoding: {
+            x: {
+              field: 't_s',
+              type: 'quantitative',
+              title: TIME_AXIS,
+              scale: { domain: c.domainS, nice: false },
+            },
+            x2: { field: 't_end' },
+            y: { field: 'value', type: 'quantitative', title: yTitle, stack: 'zero' },
+            color: enc['color'],
+            tooltip: [
+              { field: 't_s', type: 'quantitative', title: 'time (s)' },
+              { field: 'series', type: 'nominal', title: 'kind' },
+              { field: 'value', type: 'quantitative', title: yTitle },
+            ],
+          },
+          transform: [{ calculate: 'datum.t_s + 1', as: 't_end' }],
+        },
+      ],
+    }),
+  };
+}
+
+/** Several quantities with different units over one time axis: one panel each, stacked. */
+function panelsFigure(
+  c: Ctx,
+  name: string,
+  title: string,
+  caption: string,
+  panels: readonly { defs: readonly SeriesDef[]; yTitle: string; step?: boolean; nominal?: boolean }[],
+): Figure | null {
+  const live = panels.filter((p) => p.defs.length > 0);
+  if (live.length === 0) return null;
+  const data: Row[] = [];
+  const charts = live.map((p) => {
+    const rows = longRows(c.ts, p.defs);
+    data.push(...rows);
+    const labels = p.defs.map((d) => d.label);
+    return {
+      height: 110,
+      layer: [
+        ...triggerLayers(c.trigger),
+        timeLinesLayer(rows, labels, p.yTitle, { domainS: c.domainS, step: p.step ?? false }),
+      ],
+    };
+  });
+  return {
+    id: c.id(name),
+    title: title + c.runLabel,
+    caption,
+    data,
+    series: live.flatMap((p) => p.defs.map((d) => d.label)),
+    spec: document(title + c.runLabel, {
+      vconcat: charts,
+      resolve: { scale: { color: 'independent', strokeDash: 'independent' } },
+    }),
+  };
+}
+
+function present(c: Ctx, col: string, label: string): SeriesDef[] {
+  return hasData(c.ts, col) ? [{ label, values: numbers(c.ts, col) }] : [];
+}
+
+function server(c: Ctx): Figure | null {
+  return panelsFigure(
+    c,
+    'server',
+    'Queue depth and busy workers',
+    "The api's queue depth and busy workers, scraped once a second; gaps: the api did not answer (paused).",
+    [
+      { defs: present(c, 'server_queue_depth', 'queue depth'), yTitle: 'queue depth (requests)' },
+      {
+        defs: present(c, 'server_busy_workers', 'busy workers'),
+        yTitle: 'busy workers (workers)',
+        step: true,
+      },
+    ],
+  );
+}
+
+function cache(c: Ctx): Figure | null {
+  let ratio: (number | null)[] | null = null;
+  if (hasData(c.ts, 'cache_hit_ratio'))
+    ratio = numbers(c.ts, 'cache_hit_ratio').map((v) => (v === null ? null : v <= 1 ? v * 100 : v));
+  else {
+    const hits = columnsWithPrefix(c.ts, 'cache_hit').filter((x) => x !== 'cache_hit_ratio');
+    const misses = columnsWithPrefix(c.ts, 'cache_miss');
+    if (hits.length > 0 && misses.length > 0) {
+      const h = numbers(c.ts, hits[0]!);
+      const m = numbers(c.ts, misses[0]!);
+      ratio = h.map((hv, i) => {
+        const mv = m[i] ?? null;
+        return hv === null || mv === null || hv + mv === 0 ? null : (100 * hv) / (hv + mv);
+      });
+    }
+  }
+  if (ratio === null) return null;
+  return panelsFigure(
+    c,
+    'cache',
+    'Cache hit ratio',
+    'Share of cache lookups that hit, per second; gaps: no lookup in that second.',
+    [{ defs: [{ label: 'cache hit ratio', values: ratio }], yTitle: 'cache hit ratio (%)' }],
+  );
+}
+
+function db(c: Ctx): Figure | null {
+  const cols = columnsWithPrefix(c.ts, 'db_pool_waiting');
+  return panelsFigure(
+    c,
+    'db',
+    'Database pool waiting',
+    'Requests waiting for a database connection, per second.',
+    [
+      {
+        defs: cols.map((col) => ({ label: col.replace(/_/g, ' '), values: numbers(c.ts, col) })),
+        yTitle: 'waiting for a DB connection (requests)',
+      },
+    ],
+  );
+}
+
+const BREAKER_STATES = ['closed', 'half-open', 'open'];
+
+function breaker(c: Ctx): Figure | null {
+  const cols = c.ts.columns.filter((col) => col.startsWith('breaker_') && hasData(c.ts, col));
+  if (cols.length === 0) return null;
+  const panels = cols.map((col) => {
+    const raw = c.ts.col.get(col) ?? [];
+    const label = col.replace(/_/g, ' ');
+    // A state column may hold names (closed / half-open / open): drawn as levels 0, 1, 2.
+    const named = raw.some((v) => typeof v === 'string');
+    const values = raw.map((v) =>
+      typeof v === 'string' ? (BREAKER_STATES.indexOf(v) >= 0 ? BREAKER_STATES.indexOf(v) : null) : v,
+    );
+    const unit = named || /state$/.test(col) ? '0 closed, 1 half-open, 2 open' : 'per second';
+    return { defs: [{ label, values }], yTitle: `${label} (${unit})`, step: true };
+  });
+  return panelsFigure(
+    c,
+    'breaker',
+    'Circuit breaker',
+    'The client circuit breaker over time: its state and counters.',
+    panels,
+  );
+}
+
+function processes(c: Ctx): Figure | null {
+  const names = new Set<string>();
+  for (const col of c.ts.columns) {
+    const m = /^proc_(.+)_(cpu|rss_bytes)$/.exec(col);
+    if (m && hasData(c.ts, col)) names.add(m[1]!);
+  }
+  const cpu: SeriesDef[] = [];
+  const rss: SeriesDef[] = [];
+  const pct = (v: (number | null)[]) => v.map((x) => (x === null ? null : x * 100));
+  const mib = (v: (number | null)[]) => v.map((x) => (x === null ? null : x / 2 ** 20));
+  if (names.size > 0) {
+    for (const n of names) {
+      if (hasData(c.ts, `proc_${n}_cpu`)) cpu.push({ label: n, values: pct(numbers(c.ts, `proc_${n}_cpu`)) });
+      if (hasData(c.ts, `proc_${n}_rss_bytes`))
+        rss.push({ label: n, values: mib(numbers(c.ts, `proc_${n}_rss_bytes`)) });
+    }
+  } else {
+    if (hasData(c.ts, 'server_cpu_seconds'))
+      cpu.push({ label: 'api', values: pct(numbers(c.ts, 'server_cpu_seconds')) });
+    if (hasData(c.ts, 'server_rss_bytes'))
+      rss.push({ label: 'api', values: mib(numbers(c.ts, 'server_rss_bytes')) });
+  }
+  return panelsFigure(
+    c,
+    'processes',
+    'CPU and memory per lab process',
+    'CPU used by each lab process in each second (100% = one core busy for the whole second) and its resident memory.',
+    [
+      { defs: cpu, yTitle: 'CPU (% of one core)' },
+      { defs: rss, yTitle: 'resident memory (MiB)' },
+    ],
+  );
+}

@@ -1,0 +1,146 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import type { AggregateSummary } from '../analysis/aggregate.js';
+import type { RunSummary } from '../analysis/summary.js';
+import { BenchError } from '../errors.js';
+import type { Experiment } from '../spec/schema.js';
+import { isStepTable, isSweepTable, type StepTable, type SweepTable } from './tables.js';
+
+/** The part of run-<i>/manifest.json a report reads. */
+export interface Manifest {
+  readonly startedAt: string;
+  readonly gitRevision: string | null;
+  readonly machine: {
+    readonly cpuModel: string;
+    readonly cpus: number;
+    readonly memoryBytes: number;
+    readonly os: string;
+    readonly node: string;
+  };
+  readonly runtime: string;
+  readonly topology: unknown;
+  readonly scale: number;
+  readonly seed: number;
+  readonly experiment: Experiment;
+}
+
+/**
+ * One run's timeseries.csv, column by column. A number cell is a number; an empty cell
+ * is null ("not measured", never zero); a cell that is not a number (phase, a breaker
+ * state name) stays a string.
+ */
+export interface Timeseries {
+  readonly columns: readonly string[];
+  readonly rows: number;
+  readonly col: ReadonlyMap<string, readonly (number | string | null)[]>;
+}
+
+export interface RunData {
+  /** 1-based index, from the folder name run-<i>. */
+  readonly index: number;
+  readonly manifest: Manifest;
+  readonly summary: RunSummary;
+  readonly series: Timeseries;
+}
+
+/** Everything a report is made from: the files of a results folder, nothing else. */
+export interface ResultsData {
+  readonly experiment: Experiment;
+  readonly runs: readonly RunData[];
+  /** DIR/summary.json when the experiment had more than one run. */
+  readonly aggregate: AggregateSummary | null;
+  /** DIR/sweep.json when the folder holds a sweep (see tables.ts). */
+  readonly sweep: SweepTable | null;
+  /** DIR/steps.json when the folder holds a step test (see tables.ts). */
+  readonly steps: StepTable | null;
+}
+
+export function parseTimeseries(text: string): Timeseries {
+  const records = parseCsv(text, { skip_empty_lines: true, relax_column_count: false }) as string[][];
+  const header = records[0] ?? [];
+  const body = records.slice(1);
+  const col = new Map<string, (number | string | null)[]>();
+  header.forEach((name, j) => {
+    col.set(
+      name,
+      body.map((r) => {
+        const cell = r[j] ?? '';
+        if (cell === '') return null;
+        const n = Number(cell);
+        return Number.isFinite(n) ? n : cell;
+      }),
+    );
+  });
+  return { columns: header, rows: body.length, col };
+}
+
+/** The numbers of a column (null where not measured or not numeric); all null when absent. */
+export function numbers(ts: Timeseries, name: string): (number | null)[] {
+  const c = ts.col.get(name);
+  if (!c) return new Array<null>(ts.rows).fill(null);
+  return c.map((v) => (typeof v === 'number' ? v : null));
+}
+
+/** Whether the column exists and holds at least one measured cell. */
+export function hasData(ts: Timeseries, name: string): boolean {
+  return (ts.col.get(name) ?? []).some((v) => v !== null);
+}
+
+/** Columns whose name starts with `prefix` and hold at least one measured cell, in file order. */
+export function columnsWithPrefix(ts: Timeseries, prefix: string): string[] {
+  return ts.columns.filter((c) => c.startsWith(prefix) && hasData(ts, c));
+}
+
+function readJson<T>(file: string): T {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch (err) {
+    throw new BenchError('E_USAGE', `cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Reads a results folder (see README "Results") into plain data. */
+export function loadResults(dir: string): ResultsData {
+  if (!existsSync(dir)) throw new BenchError('E_USAGE', `${dir}: no such results folder`);
+  const runDirs = readdirSync(dir)
+    .map((name) => /^run-(\d+)$/.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ name: m[0], index: Number(m[1]) }))
+    .filter((r) => existsSync(join(dir, r.name, 'summary.json')))
+    .sort((a, b) => a.index - b.index);
+  if (runDirs.length === 0)
+    throw new BenchError(
+      'E_USAGE',
+      `${dir} holds no finished run (no run-<i>/summary.json)`,
+      'give the folder a `metabench run` wrote',
+    );
+  const runs: RunData[] = runDirs.map((r) => {
+    const d = join(dir, r.name);
+    const csv = join(d, 'timeseries.csv');
+    return {
+      index: r.index,
+      manifest: readJson<Manifest>(join(d, 'manifest.json')),
+      summary: readJson<RunSummary>(join(d, 'summary.json')),
+      series: parseTimeseries(existsSync(csv) ? readFileSync(csv, 'utf8') : ''),
+    };
+  });
+  const top = join(dir, 'summary.json');
+  const aggregate =
+    runs.length > 1 && existsSync(top) ? (readJson<Record<string, unknown>>(top) as AggregateSummary) : null;
+  const sweepFile = join(dir, 'sweep.json');
+  const stepsFile = join(dir, 'steps.json');
+  const sweep = existsSync(sweepFile) ? readJson<unknown>(sweepFile) : null;
+  const steps = existsSync(stepsFile) ? readJson<unknown>(stepsFile) : null;
+  if (sweep !== null && !isSweepTable(sweep))
+    throw new BenchError('E_USAGE', `${sweepFile} is not a sweep table (see orchestrator/report/tables.ts)`);
+  if (steps !== null && !isStepTable(steps))
+    throw new BenchError('E_USAGE', `${stepsFile} is not a step table (see orchestrator/report/tables.ts)`);
+  return {
+    experiment: runs[0]!.manifest.experiment,
+    runs,
+    aggregate,
+    sweep,
+    steps,
+  };
+}

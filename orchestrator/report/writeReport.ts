@@ -1,0 +1,79 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { dataFiles, type OutFile } from './exports.js';
+import type { Figure } from './figures/common.js';
+import { repetitionFigures } from './figures/repetitions.js';
+import { runFigures } from './figures/run.js';
+import { stepFigures } from './figures/step.js';
+import { sweepFigures } from './figures/sweep.js';
+import { renderHtml } from './html.js';
+import { loadResults, type ResultsData } from './load.js';
+import { renderMarkdown, reportSections, type ReportFigures } from './markdown.js';
+import { renderSvg } from './svg.js';
+
+/** Every figure of a results folder, by where it goes in the report. */
+export function reportFigures(x: ResultsData): ReportFigures {
+  const many = x.runs.length > 1;
+  return {
+    runs: [
+      ...repetitionFigures(x.runs),
+      ...x.runs.flatMap((r) => runFigures(r, many ? `run-${r.index}-` : '')),
+    ],
+    sweep: x.sweep ? sweepFigures(x.sweep) : [],
+    steps: x.steps ? stepFigures(x.steps) : [],
+  };
+}
+
+export function allFigures(f: ReportFigures): Figure[] {
+  return [...f.runs, ...f.sweep, ...f.steps];
+}
+
+/**
+ * Renders the figures to SVG. What Vega warns about goes to `warn` (stderr): a figure
+ * that may print wrong is said so, and the rest of the report is still written.
+ */
+export async function svgFiles(
+  figures: readonly Figure[],
+  warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Promise<OutFile[]> {
+  const out: OutFile[] = [];
+  for (const f of figures) {
+    const { svg, warnings } = await renderSvg(f.spec);
+    for (const w of warnings) warn(`metabench: figure ${f.id}: ${w}`);
+    out.push({ path: `figures/${f.id}.svg`, content: svg });
+  }
+  return out;
+}
+
+/** Every file of a report made from loaded results. */
+export async function reportFiles(x: ResultsData): Promise<OutFile[]> {
+  const figs = reportFigures(x);
+  const all = allFigures(figs);
+  return [
+    { path: 'report.md', content: renderMarkdown(x, figs) },
+    { path: 'report.html', content: renderHtml(x.experiment.name, reportSections(x, figs)) },
+    ...(await svgFiles(all)),
+    ...dataFiles(x, all),
+  ];
+}
+
+export function writeFiles(dir: string, files: readonly OutFile[]): void {
+  for (const f of files) {
+    mkdirSync(dirname(join(dir, f.path)), { recursive: true });
+    writeFileSync(join(dir, f.path), f.content);
+  }
+}
+
+/**
+ * (Re)writes the report of a results folder from its files alone: report.md,
+ * report.html, figures/ and data/. The end of `metabench run` and `metabench report`
+ * both come here, so a folder copied elsewhere renders the same report.
+ */
+export async function writeReport(dir: string): Promise<string[]> {
+  const files = await reportFiles(loadResults(dir));
+  // figures/ and data/ are derived: clear them so no figure of an older rendering lingers.
+  rmSync(join(dir, 'figures'), { recursive: true, force: true });
+  rmSync(join(dir, 'data'), { recursive: true, force: true });
+  writeFiles(dir, files);
+  return files.map((f) => f.path);
+}
