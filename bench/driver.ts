@@ -42,18 +42,21 @@ export const DEFAULT_MAX_LAG_MS = 5000;
  */
 export async function drive(opts: DriveOptions): Promise<void> {
   const { clock, arrivals, send, recorder } = opts;
-  const run = new AbortController();
-  // Every in-flight attempt listens on the run's signal: thousands of listeners are expected.
-  setMaxListeners(0, run.signal);
+  // Each origin gets its own AbortController, aborted when the run ends. One signal
+  // shared by every in-flight origin would carry thousands of listeners, and adding or
+  // removing a listener costs O(listeners): during a storm that alone starves the loop.
+  const live = new Set<AbortController>();
+  let ended = false;
   if (opts.stop) setMaxListeners(0, opts.stop);
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
-  const settle = (origin: Origin, p: ReturnType<SendAttempt>): void => {
+  const settle = (origin: Origin, ctl: AbortController, p: ReturnType<SendAttempt>): void => {
     p.then((r) => {
+      live.delete(ctl);
       recorder.outcome(
         origin,
-        run.signal.aborted && r.kind !== 'ok' ? { ...r, kind: 'abandoned-at-end', endMs: clock.now() } : r,
+        ended && r.kind !== 'ok' ? { ...r, kind: 'abandoned-at-end', endMs: clock.now() } : r,
       );
       if (--inFlight === 0 && drained) drained();
     });
@@ -87,7 +90,9 @@ export async function drive(opts: DriveOptions): Promise<void> {
       : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
     recorder.offered(origin);
     inFlight++;
-    settle(origin, send({ origin, number: 1 }, run.signal));
+    const ctl = new AbortController();
+    live.add(ctl);
+    settle(origin, ctl, send({ origin, number: 1 }, ctl.signal));
   }
 
   if (inFlight > 0 && !opts.stop?.aborted) {
@@ -103,7 +108,8 @@ export async function drive(opts: DriveOptions): Promise<void> {
   if (inFlight > 0) {
     await new Promise<void>((resolve) => {
       drained = resolve;
-      run.abort();
+      ended = true;
+      for (const ctl of live) ctl.abort();
     });
   }
   recorder.tick(clock.now());

@@ -6,7 +6,7 @@ import { RateProfile } from '../../bench/arrival/profile.js';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
 import type { FailureKind } from '../../bench/outcome.js';
 import { FAILURE_KINDS } from '../../bench/outcome.js';
-import { stack, viaTransport } from '../../bench/policy/ClientPolicy.js';
+import { policyEnv, stack, viaTransport } from '../../bench/policy/ClientPolicy.js';
 import { observe } from '../../bench/policy/observe.js';
 import { retry } from '../../bench/policy/retry.js';
 import { attemptTimeout } from '../../bench/policy/timeout.js';
@@ -96,9 +96,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     clock,
   });
   const send = stack(
-    [retry({ policy: o.retry, maxAttempts: o.maxAttempts }), observe(recorder), attemptTimeout(o.timeoutMs)],
+    [retry({ maxAttempts: attempts }), observe(recorder), attemptTimeout(o.timeoutMs)],
     viaTransport(transport, clock),
-    { clock, rng: seededRng(o.seed, 'client') },
+    policyEnv(clock, seededRng(o.seed, 'client')),
   );
   const profile = new RateProfile([{ durationMs: o.durationMs, fromPerS: o.ratePerS, toPerS: o.ratePerS }]);
   const cpu0 = process.cpuUsage();
