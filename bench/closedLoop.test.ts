@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from './clock.js';
 import { driveClosed } from './closedLoop.js';
-import { stack, viaTransport } from './policy/ClientPolicy.js';
+import { policyEnv, stack, viaTransport } from './policy/ClientPolicy.js';
 import { observe } from './policy/observe.js';
 import { Recorder } from './record/Recorder.js';
 import { seededRng } from './rng.js';
@@ -16,7 +16,7 @@ test('a closed loop sends less when the service stalls, and its response times h
     return now >= 2000 && now < 3000 ? 3000 - now + 10 : 10;
   });
   const recorder = new Recorder({ windows: [{ name: 'all', startMs: 0, endMs: 10_000 }] });
-  const send = stack([observe(recorder)], viaTransport(transport, clock), { clock, rng: seededRng(1) });
+  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const done = driveClosed({
     clock,
     users: 10,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from './clock.js';
 import { constantArrivals } from './arrival/constant.js';
 import { drive } from './driver.js';
-import { stack, viaTransport } from './policy/ClientPolicy.js';
+import { policyEnv, stack, viaTransport } from './policy/ClientPolicy.js';
 import { observe } from './policy/observe.js';
 import { retry } from './policy/retry.js';
 import { attemptTimeout } from './policy/timeout.js';
@@ -23,13 +23,9 @@ async function runDrive(policyMaxAttempts: number, timeoutMs: number) {
   const clock = new VirtualClock();
   const transport = stallingService(clock);
   const recorder = new Recorder({ windows: [{ name: 'all', startMs: 0, endMs: 10_000 }] });
-  const env = { clock, rng: seededRng(3) };
+  const env = policyEnv(clock, seededRng(3));
   const send = stack(
-    [
-      retry({ policy: policyMaxAttempts > 1 ? 'immediate' : 'none', maxAttempts: policyMaxAttempts }),
-      observe(recorder),
-      attemptTimeout(timeoutMs),
-    ],
+    [retry({ maxAttempts: policyMaxAttempts }), observe(recorder), attemptTimeout(timeoutMs)],
     viaTransport(transport, clock),
     env,
   );
@@ -83,7 +79,7 @@ test('origins still in flight after the drain are recorded as abandoned-at-end',
   const clock = new VirtualClock();
   const transport = new ScriptedTransport(clock, (a) => (a.origin.intendedMs >= 900 ? Infinity : 5));
   const recorder = new Recorder({});
-  const send = stack([observe(recorder)], viaTransport(transport, clock), { clock, rng: seededRng(1) });
+  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const done = drive({
     clock,
     arrivals: constantArrivals(10, 0, 1000),
@@ -99,13 +95,16 @@ test('origins still in flight after the drain are recorded as abandoned-at-end',
   assert.equal(r.totals.recorded, 10);
   assert.equal(r.totals.outcomes['abandoned-at-end'], 1);
   assert.equal(r.totals.outcomes.ok, 9);
+  // Its attempt was cancelled by the run's end, not timed out.
+  assert.equal(r.totals.attemptOutcomes.cancelled, 1);
+  assert.equal(r.totals.policies.cancelledAttempts, 1);
 });
 
 test('a stop signal ends the schedule early and still records every origin', async () => {
   const clock = new VirtualClock();
   const transport = new ScriptedTransport(clock, () => 50);
   const recorder = new Recorder({});
-  const send = stack([observe(recorder)], viaTransport(transport, clock), { clock, rng: seededRng(1) });
+  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const stop = new AbortController();
   clock.timer(500, () => stop.abort());
   const done = drive({
@@ -122,4 +121,24 @@ test('a stop signal ends the schedule early and still records every origin', asy
   const r = recorder.close();
   assert.ok(r.totals.offered >= 50 && r.totals.offered <= 52, `offered ${r.totals.offered}`);
   assert.equal(r.totals.recorded, r.totals.offered);
+});
+
+test('a generator that falls more than maxLag behind gives origins up as unsent and still ends on time', async () => {
+  const clock = new VirtualClock();
+  const transport = new ScriptedTransport(clock, () => 5);
+  const recorder = new Recorder({});
+  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const arrivals = constantArrivals(100, 0, 5000);
+  const done = drive({ clock, arrivals, send, recorder, deadlineMs: Infinity, drainMs: 100, maxLagMs: 500 });
+  await clock.advanceTo(999);
+  // The clock jumps 2 s while the generator is not running (as if blocked).
+  clock.jumpTo(3000);
+  await clock.runUntilIdle();
+  await done;
+  const r = recorder.close();
+  assert.equal(r.totals.offered, 500);
+  assert.equal(r.totals.recorded, 500);
+  // Origins intended in [1.0, 2.5) s were more than 500 ms late by 3 s: never sent.
+  assert.equal(r.totals.outcomes.unsent, 150);
+  assert.equal(transport.sent.length, 350);
 });

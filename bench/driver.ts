@@ -20,7 +20,15 @@ export interface DriveOptions {
   readonly stop?: AbortSignal;
   /** Gives each origin its request class and key; every origin gets the transport's default request without it. */
   readonly mix?: WorkloadMix;
+  /**
+   * The most a first attempt may lag its intended time before the generator gives it up
+   * as `unsent` (default 5 s). An overloaded generator then still ends on time, and says
+   * how much of the offered load it failed to apply, instead of running on for ever.
+   */
+  readonly maxLagMs?: number;
 }
+
+export const DEFAULT_MAX_LAG_MS = 5000;
 
 /**
  * The open-loop driver. It walks the arrival schedule, sleeping until each intended
@@ -34,18 +42,21 @@ export interface DriveOptions {
  */
 export async function drive(opts: DriveOptions): Promise<void> {
   const { clock, arrivals, send, recorder } = opts;
-  const run = new AbortController();
-  // Every in-flight attempt listens on the run's signal: thousands of listeners are expected.
-  setMaxListeners(0, run.signal);
+  // Each origin gets its own AbortController, aborted when the run ends. One signal
+  // shared by every in-flight origin would carry thousands of listeners, and adding or
+  // removing a listener costs O(listeners): during a storm that alone starves the loop.
+  const live = new Set<AbortController>();
+  let ended = false;
   if (opts.stop) setMaxListeners(0, opts.stop);
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
-  const settle = (origin: Origin, p: ReturnType<SendAttempt>): void => {
+  const settle = (origin: Origin, ctl: AbortController, p: ReturnType<SendAttempt>): void => {
     p.then((r) => {
+      live.delete(ctl);
       recorder.outcome(
         origin,
-        run.signal.aborted && r.kind !== 'ok' ? { ...r, kind: 'abandoned-at-end', endMs: clock.now() } : r,
+        ended && r.kind !== 'ok' ? { ...r, kind: 'abandoned-at-end', endMs: clock.now() } : r,
       );
       if (--inFlight === 0 && drained) drained();
     });
@@ -53,6 +64,7 @@ export async function drive(opts: DriveOptions): Promise<void> {
 
   let nextTickMs = 1000;
   let id = 0;
+  const maxLagMs = opts.maxLagMs ?? DEFAULT_MAX_LAG_MS;
   for (let t = arrivals.next(); t !== undefined; t = arrivals.next()) {
     if (opts.stop?.aborted) break;
     if (t > clock.now()) {
@@ -63,12 +75,24 @@ export async function drive(opts: DriveOptions): Promise<void> {
       recorder.tick(nextTickMs);
       nextTickMs += 1000;
     }
+    if (clock.now() - t > maxLagMs) {
+      // Too late to be this origin's send: count it, never send it.
+      const request = opts.mix?.next(); // keep the class sequence the same as if it had been sent
+      const o: Origin = request
+        ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request }
+        : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
+      recorder.offered(o);
+      recorder.outcome(o, { kind: 'unsent', status: 0, sentMs: clock.now(), endMs: clock.now(), attempt: 0 });
+      continue;
+    }
     const origin: Origin = opts.mix
       ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request: opts.mix.next() }
       : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
     recorder.offered(origin);
     inFlight++;
-    settle(origin, send({ origin, number: 1 }, run.signal));
+    const ctl = new AbortController();
+    live.add(ctl);
+    settle(origin, ctl, send({ origin, number: 1 }, ctl.signal));
   }
 
   if (inFlight > 0 && !opts.stop?.aborted) {
@@ -84,7 +108,8 @@ export async function drive(opts: DriveOptions): Promise<void> {
   if (inFlight > 0) {
     await new Promise<void>((resolve) => {
       drained = resolve;
-      run.abort();
+      ended = true;
+      for (const ctl of live) ctl.abort();
     });
   }
   recorder.tick(clock.now());

@@ -14,6 +14,12 @@ export const FAILURE_KINDS = [
   'shed', // the service refused it on purpose (503 marked as shed)
   'deadline-exceeded', // answered, but after the origin's deadline
   'abandoned-at-end', // still in flight when the run ended
+  'unsent', // the generator fell so far behind its schedule that it never sent it
+  // Client-side outcomes (bench/policy/): the client itself decided.
+  'abandoned', // the user's patience ran out first (abandonment policy)
+  'breaker-open', // refused locally: the client's circuit breaker was open (or half-open and busy)
+  'throttled', // refused locally by client-side adaptive throttling
+  'cancelled', // an attempt the client cancelled (a hedge's loser, an abandoned origin); attempts only
 ] as const;
 
 export type FailureKind = (typeof FAILURE_KINDS)[number];
@@ -34,6 +40,10 @@ export interface Origin {
 export interface Attempt {
   readonly origin: Origin;
   readonly number: number;
+  /** A hedge: sent while an earlier attempt of the same origin was still in flight. */
+  readonly hedge?: boolean;
+  /** Headers the policies add to this attempt (e.g. the propagated deadline). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What one attempt (or, at the top of a policy stack, the whole origin) came to. */
@@ -47,8 +57,20 @@ export interface AttemptResult {
   readonly endMs: number;
   /** The attempt number that produced this result. */
   readonly attempt: number;
+  /**
+   * The highest attempt number used so far for this origin, when above `attempt`
+   * (a hedge was sent, or a later attempt was refused locally). Absent: `attempt`.
+   */
+  readonly lastNumber?: number;
+  /** The server asked the client to wait this long before trying again (Retry-After). */
+  readonly retryAfterMs?: number;
   /** Time this attempt waited inside the client for a connection (0 when it did not). */
   readonly clientWaitMs?: number;
+}
+
+/** The highest attempt number a result accounts for. */
+export function lastNumberOf(r: AttemptResult): number {
+  return r.lastNumber ?? r.attempt;
 }
 
 export function kindOfStatus(status: number): OutcomeKind {

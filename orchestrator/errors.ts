@@ -1,7 +1,13 @@
 import { ExitCode } from './exitCodes.js';
 
 export type BenchErrorCode =
-  'E_SPEC_INVALID' | 'E_USAGE' | 'E_LAB_PREFLIGHT' | 'E_LAB' | 'E_RUN_UNUSABLE' | 'E_INTERRUPTED';
+  | 'E_SPEC_INVALID'
+  | 'E_USAGE'
+  | 'E_LAB_PREFLIGHT'
+  | 'E_LAB'
+  | 'E_RUN_UNUSABLE'
+  | 'E_INTERRUPTED'
+  | 'E_VERDICT';
 
 const exitFor: Record<BenchErrorCode, ExitCode> = {
   E_SPEC_INVALID: ExitCode.invalidSpec,
@@ -10,6 +16,7 @@ const exitFor: Record<BenchErrorCode, ExitCode> = {
   E_LAB: ExitCode.internal,
   E_RUN_UNUSABLE: ExitCode.unusable,
   E_INTERRUPTED: ExitCode.unusable,
+  E_VERDICT: ExitCode.verdict,
 };
 
 /**

@@ -8,7 +8,7 @@
  *  (c) with --long: RSS after 1 and after 10 minutes at 5k req/s.
  * It prints figures (and writes them to bench/results/load-<date>.md); it asserts nothing.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from '../../orchestrator/results/manifest.js';
@@ -25,11 +25,25 @@ const say = (line: string): void => {
   process.stdout.write(line + '\n');
 };
 
+// Children die with the benchmark: an orphaned generator would load the machine for ever.
+const children = new Set<ChildProcess>();
+const killChildren = (): void => {
+  for (const c of children) c.kill('SIGKILL');
+};
+process.on('exit', killChildren);
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    killChildren();
+    process.exit(130);
+  });
+
 function pinned(args: string[], onPid?: (pid: number) => void): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('taskset', ['-c', '0', process.execPath, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    children.add(child);
+    child.on('exit', () => children.delete(child));
     if (child.pid) onPid?.(child.pid);
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));

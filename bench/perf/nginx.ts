@@ -55,13 +55,18 @@ http {
     },
   );
   const url = `http://127.0.0.1:${port}/`;
-  for (let i = 0; i < 100; i++) {
+  process.on('exit', () => child.kill('SIGKILL'));
+  let up = false;
+  for (let i = 0; i < 100 && !up; i++) {
     try {
-      const r = await fetch(url);
-      if (r.ok) break;
+      up = (await fetch(url)).ok;
     } catch {
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+  if (!up) {
+    child.kill('SIGKILL');
+    throw new Error(`nginx did not answer on ${url} within 5 s (see ${dir}/error.log)`);
   }
   return {
     url,

@@ -2,26 +2,41 @@ import type { Clock } from '../clock.js';
 import type { Rng } from '../rng.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
 import type { Transport } from '../transport/Transport.js';
+import type { PolicyEvent } from './events.js';
 
 /**
  * Sends one attempt and settles with its result; never rejects. `signal` is the
- * caller's cancellation (the run ending, a hedge losing); a policy that gives up on
- * its own (a timeout) aborts only what is below it.
+ * caller's cancellation (the run ending, a hedge losing, the user abandoning); a
+ * policy that gives up on its own (a timeout) aborts only what is below it.
  */
 export type SendAttempt = (attempt: Attempt, signal: AbortSignal) => Promise<AttemptResult>;
 
-/** What every policy may use. No policy reads the wall clock or Math.random. */
+/**
+ * What every policy may use. No policy reads the wall clock or Math.random, so the
+ * same stack runs in real time over HTTP and in virtual time in the simulator.
+ */
 export interface PolicyEnv {
   readonly clock: Clock;
   readonly rng: Rng;
+  /** Which client instance this stack belongs to (0-based; see bench/policy/compose.ts). */
+  readonly client: number;
+  /** Where policies report what they decided (the Recorder subscribes). Must not block. */
+  readonly emit: (event: PolicyEvent) => void;
+}
+
+/** An env for a stack; events are dropped unless `emit` is given. */
+export function policyEnv(
+  clock: Clock,
+  rng: Rng,
+  opts: { client?: number; emit?: (event: PolicyEvent) => void } = {},
+): PolicyEnv {
+  return { clock, rng, client: opts.client ?? 0, emit: opts.emit ?? (() => {}) };
 }
 
 /**
  * A client policy wraps the layer below it, undici-interceptor style. Policies that
- * loop over attempts (retry) sit above those that act on one attempt (the recorder's
- * observer, the attempt timeout), so every attempt is seen and timed on its own:
- *
- *   retry ─► observe (records each attempt) ─► attempt timeout ─► transport
+ * loop over attempts (retry, hedge) sit above those that act on one attempt, so every
+ * attempt is seen and timed on its own. The full order is in bench/policy/compose.ts.
  */
 export type ClientPolicy = (next: SendAttempt, env: PolicyEnv) => SendAttempt;
 
@@ -32,26 +47,34 @@ export function stack(policies: readonly ClientPolicy[], base: SendAttempt, env:
   return send;
 }
 
-/** The innermost layer: a transport, with send and completion times read from the clock. */
+/**
+ * The innermost layer: a transport, with send and completion times read from the
+ * clock. The attempt's own headers (set by policies) are added to `headers`.
+ */
 export function viaTransport(
   transport: Transport,
   clock: Clock,
   headers?: Record<string, string>,
 ): SendAttempt {
   return async (attempt, signal) => {
+    const h = attempt.headers ? { ...headers, ...attempt.headers } : headers;
     const calledMs = clock.now();
-    const r = await transport.send(attempt, headers, signal);
+    const r = await transport.send(attempt, h, signal);
     // A wait for a connection inside the client is not service time: sentMs is when it left.
     const wait = r.clientWaitMs ?? 0;
-    return wait > 0
-      ? {
-          kind: r.kind,
-          status: r.status,
-          sentMs: calledMs + wait,
-          endMs: clock.now(),
-          attempt: attempt.number,
-          clientWaitMs: wait,
-        }
-      : { kind: r.kind, status: r.status, sentMs: calledMs, endMs: clock.now(), attempt: attempt.number };
+    const out: AttemptResult = {
+      kind: r.kind,
+      status: r.status,
+      sentMs: calledMs + wait,
+      endMs: clock.now(),
+      attempt: attempt.number,
+    };
+    const withWait: AttemptResult = wait > 0 ? { ...out, clientWaitMs: wait } : out;
+    return r.retryAfterMs === undefined ? withWait : { ...withWait, retryAfterMs: r.retryAfterMs };
   };
+}
+
+/** A result for an attempt refused before it was sent (nothing reached the transport). */
+export function refused(attempt: Attempt, kind: AttemptResult['kind'], nowMs: number): AttemptResult {
+  return { kind, status: 0, sentMs: nowMs, endMs: nowMs, attempt: attempt.number };
 }

@@ -1,10 +1,16 @@
 import type { Recorder } from '../record/Recorder.js';
 import type { ClientPolicy } from './ClientPolicy.js';
 
-/** Records every attempt that passes through it. Sits below retry, so each try is counted. */
+/**
+ * Records every attempt that reaches the transport. Sits below retry, hedge, breaker
+ * and throttle, so each try is counted and locally refused ones are not. An attempt
+ * that failed because the caller cancelled it (a hedge's loser, an abandoned origin,
+ * the run ending) is recorded as `cancelled`, not as whatever the transport saw.
+ */
 export function observe(recorder: Recorder): ClientPolicy {
   return (next) => async (attempt, signal) => {
-    const r = await next(attempt, signal);
+    let r = await next(attempt, signal);
+    if (signal.aborted && r.kind !== 'ok') r = { ...r, kind: 'cancelled', status: 0 };
     recorder.attempt(attempt, r);
     return r;
   };

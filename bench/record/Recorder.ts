@@ -1,5 +1,6 @@
 import type { Attempt, AttemptResult, FailureKind, Origin, OutcomeKind } from '../outcome.js';
 import { FAILURE_KINDS } from '../outcome.js';
+import type { BreakerState, PolicyEvent } from '../policy/events.js';
 import type { EventSink } from './eventLog.js';
 import { nullSink } from './eventLog.js';
 import {
@@ -37,8 +38,50 @@ export interface BucketSeries {
   readonly responseMax: (number | null)[];
   /** Origins in flight at the end of each bucket. */
   readonly inFlight: number[];
+  /** Hedge attempts sent, by send time. */
+  readonly hedges: number[];
+  /** Attempts the client cancelled (hedge losers, abandoned origins), by end time. */
+  readonly cancelledAttempts: number[];
+  /** Retries the budget refused, by decision time. */
+  readonly retriesDeniedBudget: number[];
+  /** Attempts refused locally by the breaker / by the throttle, by time. */
+  readonly rejectedBreaker: number[];
+  readonly rejectedThrottle: number[];
+  /**
+   * The breaker state series: the fraction of each bucket the clients' breakers spent
+   * open / half-open, averaged over the K clients (0..1), and the transitions to open.
+   */
+  readonly breakerOpen: number[];
+  readonly breakerHalfOpen: number[];
+  readonly breakerOpens: number[];
   /** Attempts that waited inside the client for a connection, by send time. */
   readonly clientWaits: number[];
+}
+
+/** Which client policies the run used (their counters are null when absent). */
+export interface PolicyPresence {
+  readonly clients: number;
+  readonly budget: boolean;
+  readonly breaker: boolean;
+  readonly throttle: boolean;
+  readonly hedge: boolean;
+  readonly abandon: boolean;
+}
+
+/** Per-policy counters over the whole run. */
+export interface PolicyCounters {
+  /** Retries scheduled (each then sent, unless the breaker or throttle refused it). */
+  retries: number;
+  retriesDeniedBudget: number;
+  retriesCutByDeadline: number;
+  retriesExhausted: number;
+  breakerOpens: number;
+  breakerRejected: number;
+  throttled: number;
+  hedgesSent: number;
+  hedgesWon: number;
+  hedgesDenied: number;
+  cancelledAttempts: number;
 }
 
 export interface WindowLatency {
@@ -61,9 +104,13 @@ export interface Recorded {
     readonly attempts: number;
     readonly lateSends: number;
     readonly outcomes: Record<OutcomeKind, number>;
+    /** Attempts by how they ended (`cancelled` included). */
+    readonly attemptOutcomes: Record<OutcomeKind, number>;
+    readonly policies: PolicyCounters;
     /** When the last first attempt left (ms since start): the end of the sending phase. */
     readonly lastFirstSendMs: number;
   };
+  readonly policies: PolicyPresence;
 }
 
 /** Counts since the previous `takeLive()`, for the status line and live metrics. */
@@ -95,6 +142,24 @@ export class Recorder {
   private readonly wait = createLatencyHistogram();
   private readonly s: BucketSeries;
   private readonly outcomes: Record<OutcomeKind, number>;
+  private readonly attemptOutcomes: Record<OutcomeKind, number>;
+  private readonly counters: PolicyCounters = {
+    retries: 0,
+    retriesDeniedBudget: 0,
+    retriesCutByDeadline: 0,
+    retriesExhausted: 0,
+    breakerOpens: 0,
+    breakerRejected: 0,
+    throttled: 0,
+    hedgesSent: 0,
+    hedgesWon: 0,
+    hedgesDenied: 0,
+    cancelledAttempts: 0,
+  };
+  private readonly presence: PolicyPresence;
+  // Breaker state per client and since when, to integrate time spent open per bucket.
+  private readonly breakerState: { state: BreakerState; sinceMs: number }[] = [];
+  private lastTickMs = 0;
   private offeredTotal = 0;
   private recordedTotal = 0;
   private attemptsTotal = 0;
@@ -114,6 +179,7 @@ export class Recorder {
     opts: {
       windows?: readonly RecordWindow[];
       bucketMs?: number;
+      policies?: PolicyPresence;
       /** Sees each bucket's response-time histogram (µs) before it is reset, e.g. for an HdrHistogram interval log. */
       onBucketClosed?: (bucket: number, response: LatencyHistogram) => void;
     },
@@ -122,6 +188,15 @@ export class Recorder {
     this.bucketMs = opts.bucketMs ?? 1000;
     this.onBucketClosed = opts.onBucketClosed;
     this.logging = events !== nullSink;
+    this.presence = opts.policies ?? {
+      clients: 1,
+      budget: false,
+      breaker: false,
+      throttle: false,
+      hedge: false,
+      abandon: false,
+    };
+    for (let i = 0; i < this.presence.clients; i++) this.breakerState.push({ state: 'closed', sinceMs: 0 });
     this.windows = (opts.windows ?? []).map((def) => ({
       def,
       lat: { response: createLatencyHistogram(), service: createLatencyHistogram() },
@@ -138,10 +213,19 @@ export class Recorder {
       responseP99: [],
       responseMax: [],
       inFlight: [],
+      hedges: [],
+      cancelledAttempts: [],
+      retriesDeniedBudget: [],
+      rejectedBreaker: [],
+      rejectedThrottle: [],
+      breakerOpen: [],
+      breakerHalfOpen: [],
+      breakerOpens: [],
       clientWaits: [],
     };
     this.outcomes = { ok: 0 } as Record<OutcomeKind, number>;
     for (const k of FAILURE_KINDS) this.outcomes[k] = 0;
+    this.attemptOutcomes = { ...this.outcomes };
   }
 
   private bucket(ms: number): number {
@@ -161,6 +245,15 @@ export class Recorder {
     bump(this.s.attempts, this.bucket(r.sentMs));
     this.attemptsTotal++;
     this.live.attempts++;
+    this.attemptOutcomes[r.kind]++;
+    if (a.hedge) {
+      bump(this.s.hedges, this.bucket(r.sentMs));
+      this.counters.hedgesSent++;
+    }
+    if (r.kind === 'cancelled') {
+      bump(this.s.cancelledAttempts, this.bucket(r.endMs));
+      this.counters.cancelledAttempts++;
+    }
     if (a.number === 1) {
       if (r.sentMs > this.lastFirstSendMs) this.lastFirstSendMs = r.sentMs;
       // The generator's own lag: a wait for a connection inside the client is reported
@@ -194,7 +287,88 @@ export class Recorder {
         kind: r.kind,
         status: r.status,
         ...(r.clientWaitMs ? { clientWaitMs: round3(r.clientWaitMs) } : {}),
+        ...(a.hedge ? { hedge: true } : {}),
       });
+  }
+
+  /**
+   * What a client policy decided (subscribed through PolicyEnv.emit). Counts go to the
+   * run's counters and per-bucket series; locally refused attempts and breaker
+   * transitions also get an events.ndjson line (so every attempt number is accounted for).
+   */
+  policy(e: PolicyEvent): void {
+    const c = this.counters;
+    switch (e.type) {
+      case 'retry':
+        c.retries++;
+        return;
+      case 'retry-denied':
+        if (e.reason === 'budget') {
+          c.retriesDeniedBudget++;
+          bump(this.s.retriesDeniedBudget, this.bucket(e.atMs));
+        } else if (e.reason === 'deadline') c.retriesCutByDeadline++;
+        else c.retriesExhausted++;
+        return;
+      case 'rejected':
+        if (e.by === 'breaker') {
+          c.breakerRejected++;
+          bump(this.s.rejectedBreaker, this.bucket(e.atMs));
+        } else {
+          c.throttled++;
+          bump(this.s.rejectedThrottle, this.bucket(e.atMs));
+        }
+        if (this.logging)
+          this.events.write({
+            e: 'rejected',
+            origin: e.origin,
+            n: e.number,
+            by: e.by,
+            atMs: round3(e.atMs),
+            ...(this.presence.clients > 1 ? { client: e.client } : {}),
+          });
+        return;
+      case 'breaker': {
+        if (e.to === 'open') {
+          c.breakerOpens++;
+          bump(this.s.breakerOpens, this.bucket(e.atMs));
+        }
+        const st = this.breakerState[e.client];
+        if (st) {
+          this.accrueBreaker(st, e.atMs);
+          st.state = e.to;
+        }
+        if (this.logging)
+          this.events.write({ e: 'breaker', client: e.client, from: e.from, to: e.to, atMs: round3(e.atMs) });
+        return;
+      }
+      case 'hedge-won':
+        c.hedgesWon++;
+        return;
+      case 'hedge-denied':
+        c.hedgesDenied++;
+        return;
+    }
+  }
+
+  /** Adds the time a client's breaker spent in its current state, up to `untilMs`, to the buckets. */
+  private accrueBreaker(st: { state: BreakerState; sinceMs: number }, untilMs: number): void {
+    const series =
+      st.state === 'open'
+        ? this.s.breakerOpen
+        : st.state === 'half-open'
+          ? this.s.breakerHalfOpen
+          : undefined;
+    let t = st.sinceMs;
+    st.sinceMs = Math.max(st.sinceMs, untilMs);
+    if (!series) return;
+    const share = 1 / (this.presence.clients * this.bucketMs);
+    while (t < untilMs) {
+      const b = this.bucket(t);
+      const end = Math.min(untilMs, (b + 1) * this.bucketMs);
+      while (series.length <= b) series.push(0);
+      series[b]! += (end - t) * share;
+      t = end;
+    }
   }
 
   /**
@@ -247,6 +421,7 @@ export class Recorder {
 
   /** Marks the end of a bucket for the in-flight series (called by the driver once per bucket). */
   tick(nowMs: number): void {
+    if (nowMs > this.lastTickMs) this.lastTickMs = nowMs;
     const arr = this.s.inFlight;
     const i = this.bucket(nowMs - 1);
     while (arr.length < i) arr.push(arr[arr.length - 1] ?? 0);
@@ -276,26 +451,28 @@ export class Recorder {
 
   close(): Recorded {
     this.rotate(Number.MAX_SAFE_INTEGER);
+    for (const st of this.breakerState) this.accrueBreaker(st, this.lastTickMs);
     const s = this.s;
+    const counted = [
+      s.offered,
+      s.attempts,
+      s.goodput,
+      s.lateSends,
+      s.inFlight,
+      ...Object.values(s.failures),
+      s.hedges,
+      s.cancelledAttempts,
+      s.retriesDeniedBudget,
+      s.rejectedBreaker,
+      s.rejectedThrottle,
+      s.breakerOpens,
+    ];
     let buckets = 0;
-    for (const arr of [
-      s.offered,
-      s.attempts,
-      s.goodput,
-      s.lateSends,
-      s.inFlight,
-      ...Object.values(s.failures),
-    ])
-      buckets = Math.max(buckets, arr.length);
-    for (const arr of [
-      s.offered,
-      s.attempts,
-      s.goodput,
-      s.lateSends,
-      s.inFlight,
-      ...Object.values(s.failures),
-    ])
-      fill(arr, buckets, 0);
+    for (const arr of counted) buckets = Math.max(buckets, arr.length);
+    for (const arr of [...counted, s.breakerOpen, s.breakerHalfOpen]) fill(arr, buckets, 0);
+    // Rounding: a bucket's fraction is a sum of shares; keep it inside [0, 1].
+    for (const arr of [s.breakerOpen, s.breakerHalfOpen])
+      for (let i = 0; i < arr.length; i++) arr[i] = Math.min(1, Math.round(arr[i]! * 1e6) / 1e6);
     for (const arr of [s.responseP50, s.responseP99, s.responseMax]) fill(arr, buckets, null);
     const windows: Record<string, WindowLatency> = {};
     for (const w of this.windows)
@@ -314,8 +491,11 @@ export class Recorder {
         attempts: this.attemptsTotal,
         lateSends: this.lateTotal,
         outcomes: { ...this.outcomes },
+        attemptOutcomes: { ...this.attemptOutcomes },
+        policies: { ...this.counters },
         lastFirstSendMs: this.lastFirstSendMs,
       },
+      policies: this.presence,
     };
   }
 }

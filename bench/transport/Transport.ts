@@ -4,6 +4,8 @@ import type { Attempt, OutcomeKind } from '../outcome.js';
 export interface TransportResult {
   readonly kind: OutcomeKind;
   readonly status: number;
+  /** Retry-After of a 429 or 503, in ms, when the server sent one. */
+  readonly retryAfterMs?: number;
   /** Time the attempt waited inside the client for a connection before it was sent. */
   readonly clientWaitMs?: number;
 }

@@ -76,7 +76,12 @@ export class HttpTransport implements Transport {
       // Drain the body so the connection can be reused.
       await res.body.dump({ signal, limit: 1 << 20 });
       const shed = res.statusCode === 503 && res.headers['x-shed'] !== undefined;
-      return { kind: shed ? 'shed' : kindOfStatus(res.statusCode), status: res.statusCode, clientWaitMs };
+      const kind = shed ? 'shed' : kindOfStatus(res.statusCode);
+      if (res.statusCode === 429 || res.statusCode === 503) {
+        const retryAfterMs = parseRetryAfter(header(res.headers['retry-after']), header(res.headers['date']));
+        if (retryAfterMs !== undefined) return { kind, status: res.statusCode, clientWaitMs, retryAfterMs };
+      }
+      return { kind, status: res.statusCode, clientWaitMs };
     } catch (err) {
       return { kind: classifyError(err), status: 0, clientWaitMs };
     } finally {
@@ -142,4 +147,24 @@ export function classifyError(err: unknown): OutcomeKind {
     default:
       return 'conn-error';
   }
+}
+
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Retry-After (RFC 9110 §10.2.3) in ms: delay-seconds, or an HTTP-date. A date is taken
+ * relative to the response's own Date header (both are the server's clock), so no wall
+ * clock is read here; a date without a Date header is ignored. Undefined when absent or
+ * unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, date: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  const now = date === undefined ? Number.NaN : Date.parse(date);
+  if (Number.isNaN(at) || Number.isNaN(now)) return undefined;
+  return Math.max(0, at - now);
 }

@@ -64,6 +64,7 @@ export function aggregateRuns(runs: readonly RunSummary[]) {
       baseline: s.baseline,
       afterTrigger: s.afterTrigger,
       recoveryTimeS: s.recoveryTimeS,
+      policies: s.policies,
     })) as unknown as Record<string, unknown>[],
   );
   const hypothesis = first.hypothesis.map((h, i) => ({

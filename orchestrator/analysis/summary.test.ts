@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAmplification } from './summary.js';
+import { policySummary, serverAmplification } from './summary.js';
+import { Recorder } from '../../bench/record/Recorder.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { parsePrometheusText } from '../scrape/prometheusText.js';
 
@@ -47,4 +48,51 @@ test('the Prometheus text reader sums labelled series and keeps each one', () =>
   assert.equal(m.get('api_queue_depth'), 7);
   assert.equal(m.get('process_resident_memory_bytes'), 1.5e8);
   assert.equal(m.has('garbage'), false);
+});
+
+test('per-policy counters: null for a policy the client does not use, counts for those it does', () => {
+  const rec = new Recorder({
+    policies: { clients: 2, budget: true, breaker: true, throttle: false, hedge: false, abandon: true },
+  });
+  rec.policy({ type: 'retry-denied', client: 0, origin: 1, reason: 'budget', atMs: 10 });
+  rec.policy({ type: 'retry-denied', client: 1, origin: 2, reason: 'budget', atMs: 1500 });
+  rec.policy({ type: 'retry', client: 0, origin: 3, number: 2, after: 'timeout', delayMs: 0, atMs: 20 });
+  rec.policy({ type: 'breaker', client: 1, from: 'closed', to: 'open', atMs: 500 });
+  rec.policy({ type: 'rejected', client: 1, origin: 5, number: 1, by: 'breaker', atMs: 600 });
+  rec.policy({ type: 'breaker', client: 1, from: 'open', to: 'half-open', atMs: 2500 });
+  rec.offered({ id: 9, intendedMs: 0, deadlineMs: Infinity });
+  rec.outcome(
+    { id: 9, intendedMs: 0, deadlineMs: Infinity },
+    {
+      kind: 'abandoned',
+      status: 0,
+      sentMs: 0,
+      endMs: 2800,
+      attempt: 1,
+    },
+  );
+  rec.tick(3000);
+  const r = rec.close();
+  const p = policySummary(r);
+  assert.deepEqual(p, {
+    clients: 2,
+    retries: 1,
+    retriesDeniedByBudget: 2,
+    retriesCutByDeadline: 0,
+    retriesExhausted: 0,
+    breakerOpens: 1,
+    breakerRejected: 1,
+    breakerOpenS: 2, // client 1 open from 0.5 s to 2.5 s
+    throttled: null,
+    hedgesSent: null,
+    hedgesWon: null,
+    hedgesDenied: null,
+    cancelledAttempts: 0,
+    abandoned: 1,
+  });
+  // The series, per second, averaged over the 2 clients.
+  assert.deepEqual(r.series.breakerOpen, [0.25, 0.5, 0.25]);
+  assert.deepEqual(r.series.breakerHalfOpen, [0, 0, 0.25]);
+  assert.deepEqual(r.series.retriesDeniedBudget, [1, 1, 0]);
+  assert.deepEqual(r.series.rejectedBreaker, [1, 0, 0]);
 });

@@ -5,10 +5,13 @@ import { ExitCode } from '../exitCodes.js';
 import { metabenchVersion } from '../results/manifest.js';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
 import * as compareCmd from './compare.js';
+import * as faultproxyCmd from './faultproxy.js';
 import * as labCmd from './lab.js';
 import * as loadCmd from './load.js';
 import * as reportCmd from './report.js';
 import * as runCmd from './run.js';
+import * as schemaCmd from './schema.js';
+import * as sweepCmd from './sweep.js';
 import * as validateCmd from './validate.js';
 
 const program = new Command();
@@ -24,10 +27,21 @@ program
       process.stderr.write(`metabench: undid a fault left by an earlier run: ${line}\n`);
   });
 
-for (const cmd of [runCmd, loadCmd, reportCmd, compareCmd, validateCmd, labCmd]) cmd.register(program);
+for (const cmd of [
+  runCmd,
+  sweepCmd,
+  loadCmd,
+  reportCmd,
+  compareCmd,
+  validateCmd,
+  schemaCmd,
+  labCmd,
+  faultproxyCmd,
+])
+  cmd.register(program);
 
 try {
-  await program.parseAsync(process.argv);
+  await program.parseAsync(faultproxyCmd.rewriteArgv(process.argv));
 } catch (err) {
   process.exitCode = report(err);
 }

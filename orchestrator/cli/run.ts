@@ -2,11 +2,16 @@ import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { ExitCode } from '../exitCodes.js';
 import { runExperiment } from '../run/runExperiment.js';
+import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
+import type { Override } from '../spec/overrides.js';
+import { planRun } from '../spec/plan.js';
+import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
 import { positiveNumber, wholeNumber } from './options.js';
+import { addSetOption, describeOverrides } from './setOption.js';
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('run')
     .description('run an experiment on the lab and write its results folder')
     .argument('<file>', 'experiment file (YAML)')
@@ -20,57 +25,83 @@ export function register(program: Command): void {
     .option('--repeat <N>', 'override the number of repetitions', wholeNumber('--repeat', 1, 1000))
     .option('--seed <N>', 'override the experiment seed', wholeNumber('--seed', 0, 2 ** 32 - 1))
     .option('--quiet', 'no status line')
-    .action(
-      async (
-        file: string,
-        o: { scale: number; out?: string; repeat?: number; seed?: number; quiet?: boolean },
-      ) => {
-        const declared = loadExperimentFile(file);
-        const experiment = {
-          ...declared,
-          ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
-          ...(o.seed !== undefined ? { seed: o.seed } : {}),
-        };
-
-        // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
-        const stop = new AbortController();
-        let signals = 0;
-        const onSignal = (sig: NodeJS.Signals): void => {
-          signals++;
-          if (signals === 1) {
-            process.stderr.write(
-              `\n${sig}: stopping — undoing the trigger, stopping the lab, writing what was measured (again to force)\n`,
-            );
-            stop.abort();
-          } else {
-            process.stderr.write(
-              `${sig}: forced exit; the next metabench command undoes any fault left applied\n`,
-            );
-            process.exit(ExitCode.unusable);
-          }
-        };
-        process.on('SIGINT', onSignal);
-        process.on('SIGTERM', onSignal);
-        try {
-          const result = await runExperiment(experiment, {
-            scale: o.scale,
-            out: o.out,
-            quiet: Boolean(o.quiet),
-            stop: stop.signal,
-            manifestExtra: { command: process.argv.slice(2), experimentFile: file },
-          });
-          process.stdout.write(`${result.dir}\n`);
-          if (stop.signal.aborted)
-            throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
-          if (result.runs.some((r) => !r.usable))
-            throw new BenchError(
-              'E_RUN_UNUSABLE',
-              `a run is unusable (offered != recorded or interrupted); see ${result.dir}/report.md`,
-            );
-        } finally {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-        }
-      },
+    .option(
+      '--dry-run',
+      'print the resolved plan (phases, expected origins, trigger timeline, wall time) and exit',
     );
+  addSetOption(cmd);
+  addFailOnOption(cmd);
+  cmd.action(
+    async (
+      file: string,
+      o: {
+        scale: number;
+        out?: string;
+        repeat?: number;
+        seed?: number;
+        quiet?: boolean;
+        dryRun?: boolean;
+        set: Override[];
+        failOn?: FailOn[];
+      },
+    ) => {
+      const declared = loadExperimentFile(file, o.set);
+      const experiment = {
+        ...declared,
+        ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
+        ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      };
+      if (o.dryRun) {
+        const plan = planRun(experiment, { scale: o.scale, run: 1, sourceFile: file });
+        process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat)));
+        return;
+      }
+
+      // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
+      const stop = new AbortController();
+      let signals = 0;
+      const onSignal = (sig: NodeJS.Signals): void => {
+        signals++;
+        if (signals === 1) {
+          process.stderr.write(
+            `\n${sig}: stopping — undoing the trigger, stopping the lab, writing what was measured (again to force)\n`,
+          );
+          stop.abort();
+        } else {
+          process.stderr.write(
+            `${sig}: forced exit; the next metabench command undoes any fault left applied\n`,
+          );
+          process.exit(ExitCode.unusable);
+        }
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const result = await runExperiment(experiment, {
+          scale: o.scale,
+          out: o.out,
+          quiet: Boolean(o.quiet),
+          stop: stop.signal,
+          sourceFile: file,
+          manifestExtra: {
+            command: process.argv.slice(2),
+            experimentFile: file,
+            overrides: describeOverrides(o.set),
+          },
+        });
+        process.stdout.write(`${result.dir}\n`);
+        if (stop.signal.aborted)
+          throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
+        if (result.runs.some((r) => !r.usable))
+          throw new BenchError(
+            'E_RUN_UNUSABLE',
+            `a run is unusable (offered != recorded or interrupted); see ${result.dir}/report.md`,
+          );
+        enforceGate(result.runs, o.failOn);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    },
+  );
 }

@@ -18,6 +18,14 @@ export type UndoRecipe =
       readonly targets: readonly { readonly pid: number; readonly startTicks: number | null }[];
       readonly signal: NodeJS.Signals;
       readonly what: string;
+    }
+  | {
+      /** One request to a fault proxy's API (Toxiproxy or ours): remove a toxic, re-enable a link. */
+      readonly kind: 'http';
+      readonly method: 'DELETE' | 'POST';
+      readonly url: string;
+      readonly body?: Record<string, unknown>;
+      readonly what: string;
     };
 
 export interface LabProcess {

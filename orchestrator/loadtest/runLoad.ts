@@ -6,7 +6,7 @@ import { RateProfile } from '../../bench/arrival/profile.js';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
 import type { FailureKind } from '../../bench/outcome.js';
 import { FAILURE_KINDS } from '../../bench/outcome.js';
-import { stack, viaTransport } from '../../bench/policy/ClientPolicy.js';
+import { policyEnv, stack, viaTransport } from '../../bench/policy/ClientPolicy.js';
 import { observe } from '../../bench/policy/observe.js';
 import { retry } from '../../bench/policy/retry.js';
 import { attemptTimeout } from '../../bench/policy/timeout.js';
@@ -14,6 +14,7 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../bench/rng.js';
 import { HttpTransport } from '../../bench/transport/http.js';
+import { MAX_DERIVED_CONNECTIONS } from '../spec/plan.js';
 
 export interface LoadOptions {
   readonly url: string;
@@ -83,7 +84,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   });
   const attempts = o.retry === 'none' ? 1 : o.maxAttempts;
   const connections =
-    o.connections ?? Math.max(64, Math.ceil(2 * o.ratePerS * attempts * (o.timeoutMs / 1000)) + 16);
+    o.connections ??
+    Math.min(
+      MAX_DERIVED_CONNECTIONS,
+      Math.max(64, Math.ceil(2 * o.ratePerS * attempts * (o.timeoutMs / 1000)) + 16),
+    );
   const transport = new HttpTransport({
     url: url.origin,
     path: `${url.pathname}${url.search}`,
@@ -91,9 +96,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     clock,
   });
   const send = stack(
-    [retry({ policy: o.retry, maxAttempts: o.maxAttempts }), observe(recorder), attemptTimeout(o.timeoutMs)],
+    [retry({ maxAttempts: attempts }), observe(recorder), attemptTimeout(o.timeoutMs)],
     viaTransport(transport, clock),
-    { clock, rng: seededRng(o.seed, 'client') },
+    policyEnv(clock, seededRng(o.seed, 'client')),
   );
   const profile = new RateProfile([{ durationMs: o.durationMs, fromPerS: o.ratePerS, toPerS: o.ratePerS }]);
   const cpu0 = process.cpuUsage();

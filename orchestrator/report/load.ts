@@ -100,9 +100,30 @@ function readJson<T>(file: string): T {
   }
 }
 
-/** Reads a results folder (see README "Results") into plain data. */
+/**
+ * Reads a results folder (see README "Results") into plain data. A sweep folder holds
+ * no run of its own: its report describes the first complete point (point-<k>/, an
+ * experiment folder) and adds the sweep table and figures from DIR/sweep.json.
+ */
 export function loadResults(dir: string): ResultsData {
   if (!existsSync(dir)) throw new BenchError('E_USAGE', `${dir}: no such results folder`);
+  if (!hasRuns(dir) && existsSync(join(dir, 'sweep.json'))) {
+    const point = readdirSync(dir)
+      .map((name) => /^point-(\d+)$/.exec(name))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .sort((a, b) => Number(a[1]) - Number(b[1]))
+      .map((m) => join(dir, m[0]))
+      .find(hasRuns);
+    if (point) {
+      const sweep = readJson<unknown>(join(dir, 'sweep.json'));
+      if (!isSweepTable(sweep))
+        throw new BenchError(
+          'E_USAGE',
+          `${join(dir, 'sweep.json')} is not a sweep table (see orchestrator/report/tables.ts)`,
+        );
+      return { ...loadResults(point), sweep };
+    }
+  }
   const runDirs = readdirSync(dir)
     .map((name) => /^run-(\d+)$/.exec(name))
     .filter((m): m is RegExpExecArray => m !== null)
@@ -143,4 +164,10 @@ export function loadResults(dir: string): ResultsData {
     sweep,
     steps,
   };
+}
+
+function hasRuns(dir: string): boolean {
+  return readdirSync(dir).some(
+    (name) => /^run-\d+$/.test(name) && existsSync(join(dir, name, 'summary.json')),
+  );
 }

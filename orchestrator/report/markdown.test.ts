@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { results, runData } from '../../test/helpers/reportData.js';
+import { results, runData, summary } from '../../test/helpers/reportData.js';
 import { renderMarkdown, reportSections } from './markdown.js';
 
 test('report.md puts the sample count beside every percentile and says unmeasured for an empty window', () => {
@@ -29,6 +29,7 @@ test('report sections come in the reader’s order, the header first and the ver
     'what-ran',
     'baseline',
     'after-trigger',
+    'policies',
     'quality',
     'verdicts',
   ]);
@@ -59,4 +60,48 @@ test('warnings open the report, before what ran, and an unusable run says so', (
 
 test('without warnings there is no warnings section', () => {
   assert.doesNotMatch(renderMarkdown(results([runData(1)])), /## Warnings/);
+});
+
+test('report.md shows the counters of the client policies the client used, and only those', () => {
+  const base = summary().policies;
+  const md = renderMarkdown(
+    results([
+      runData(1, undefined, {
+        policies: {
+          ...base,
+          retriesDeniedByBudget: 1234,
+          breakerOpens: 3,
+          breakerRejected: 800,
+          breakerOpenS: 4.5,
+          hedgesSent: 0,
+          hedgesWon: 0,
+          hedgesDenied: 0,
+          cancelledAttempts: 17,
+          abandoned: 9,
+        },
+      }),
+    ]),
+  );
+  const section = md.slice(md.indexOf('## Client policies'), md.indexOf('## Measurement quality'));
+  assert.ok(md.indexOf('## Client policies') > 0, md);
+  assert.match(section, /\| retries denied by the budget \| 1234 \|/);
+  assert.match(section, /\| breaker opens \| 3 \|/);
+  assert.match(section, /\| cancelled attempts \| 17 \|/);
+  assert.match(section, /\| abandoned origins \| 9 \|/);
+  assert.doesNotMatch(section, /hedges sent/); // a policy that did nothing is not a row
+  assert.doesNotMatch(section, /throttling/); // nor one the client did not use
+  // The client line describes the whole model.
+  assert.match(
+    md,
+    /\*\*Client\*\*: per-attempt timeout 500ms, retry immediate up to 4 attempts, deadline none\./,
+  );
+});
+
+test('a run without policy counters (a summary from before them) has no client policies section', () => {
+  const ids = reportSections(
+    results([
+      runData(1, undefined, { policies: undefined as unknown as ReturnType<typeof summary>['policies'] }),
+    ]),
+  ).map((s) => s.id);
+  assert.ok(!ids.includes('policies'));
 });

@@ -1,9 +1,9 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
 import { describeDuration } from '../../bench/distributions.js';
 import type { Distribution } from '../analysis/aggregate.js';
-import type { WindowSummary } from '../analysis/summary.js';
+import type { RunSummary, WindowSummary } from '../analysis/summary.js';
 import type { Experiment } from '../spec/schema.js';
-import { formatDuration } from '../spec/units.js';
+import { describeClient } from '../run/client.js';
 import { describeLoad } from '../spec/loadPlan.js';
 import type { Figure } from './figures/common.js';
 import type { ResultsData } from './load.js';
@@ -87,7 +87,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   section('what-ran', 'What ran', [
     `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s.`,
     `- **Load**: ${describeLoad(e.load)}; ${first.offeredPerS} req/s expected on average.`,
-    `- **Client**: per-attempt timeout ${formatDuration(e.client.timeout)}, retry ${e.client.retry.policy}${e.client.retry.policy !== 'none' ? ` up to ${e.client.retry.maxAttempts} attempts` : ''}, deadline ${e.client.deadline !== undefined ? formatDuration(e.client.deadline) : 'none'}.`,
+    `- **Client**: ${describeClient(e.client)}.`,
     `- **Phases**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
     `- **Trigger**: ${s.trigger.kind} ${s.trigger.target} for ${sec(d)} s.`,
     `- **Recovery criterion**: goodput over a trailing ${sec(e.recovery.window * f)} s window at or above ${(1 - e.recovery.tolerance) * 100}% of baseline goodput, held for ${sec(e.recovery.hold * f)} s, within ${e.recovery.within} × the trigger's duration (${sec(e.recovery.within * d)} s).`,
@@ -107,6 +107,9 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
         `| ${index} | ${r.trigger.startS}–${r.trigger.endS} | ${r.recovered ? 'yes' : 'no'} | ${r.recoveryTimeS !== null ? `${r.recoveryTimeS} s` : 'not recovered'} | ${r.recoveryDeadlineS} s | ${r.observedAfterS} s |`,
     ),
   ]);
+
+  const policies = policyLines(x.runs);
+  if (policies) section('policies', 'Client policies', policies);
 
   const failures = runs.map((r) => Object.entries(r.outcomes).filter(([k, v]) => k !== 'ok' && v > 0));
   section('quality', 'Measurement quality', [
@@ -186,6 +189,39 @@ export function renderMarkdown(x: ResultsData, figs: ReportFigures = NO_FIGURES)
     for (const f of s.figures) out.push(`![${f.title}](figures/${f.id}.svg)`, '', `*${f.caption}*`, '');
   });
   return out.join('\n');
+}
+
+/** The client policies' counters (whole run), only for the policies the client used; null when none shows. */
+function policyLines(runs: ResultsData['runs']): string[] | null {
+  const rows: [string, (p: RunSummary['policies']) => number | null][] = [
+    ['retries sent', (p) => p.retries],
+    ['retries denied by the budget', (p) => p.retriesDeniedByBudget],
+    ['breaker opens', (p) => p.breakerOpens],
+    ['attempts refused by the breaker', (p) => p.breakerRejected],
+    ['breaker open (client-seconds)', (p) => p.breakerOpenS],
+    ['attempts refused by throttling', (p) => p.throttled],
+    ['hedges sent', (p) => p.hedgesSent],
+    ['hedges won', (p) => p.hedgesWon],
+    ['hedges denied by the budget', (p) => p.hedgesDenied],
+    ['cancelled attempts', (p) => p.cancelledAttempts],
+    ['abandoned origins', (p) => p.abandoned],
+  ];
+  const present = runs.filter((r) => r.summary.policies);
+  if (present.length === 0) return null;
+  const shown = rows.filter(([, f]) =>
+    present.some((r) => f(r.summary.policies) !== null && f(r.summary.policies) !== 0),
+  );
+  if (shown.length === 0) return null;
+  const clients = present[0]!.summary.policies.clients;
+  return [
+    `Counts over the whole run${clients > 1 ? `, summed over ${clients} clients` : ''}.`,
+    '',
+    `| counter | ${present.map((r) => `run ${r.index}`).join(' | ')} |`,
+    `|---|${present.map(() => '---').join('|')}|`,
+    ...shown.map(
+      ([name, f]) => `| ${name} | ${present.map((r) => f(r.summary.policies) ?? '–').join(' | ')} |`,
+    ),
+  ];
 }
 
 function workOf(e: Experiment) {

@@ -48,10 +48,23 @@ export function timeseriesCsv(
     'server_busy_workers',
     'server_cpu_seconds',
     'server_rss_bytes',
+    // Client policies (empty when the client does not use that policy):
+    'hedges',
+    'cancelled_attempts',
+    'retries_denied_budget',
+    'rejected_breaker',
+    'rejected_throttle',
+    // The breaker state series: the fraction of the second the clients' breakers were
+    // open / half-open, averaged over the clients (0..1), and the transitions to open.
+    'breaker_open',
+    'breaker_half_open',
+    'breaker_opens',
   ];
   const extraCols = Object.keys(server?.extra ?? {}).sort();
   const procCols = Object.keys(procs ?? {}).sort();
   cols.push(...extraCols, ...procCols);
+  const p = r.policies;
+  const when = (on: boolean, v: number | undefined): string => (on ? cell(v ?? 0) : '');
   const rows = [cols.join(',')];
   const cell = (v: number | null | undefined): string =>
     v === null || v === undefined ? '' : String(Math.round(v * 1000) / 1000);
@@ -82,6 +95,14 @@ export function timeseriesCsv(
         cell(server?.busyWorkers[i]),
         cell(server?.cpuSeconds[i]),
         cell(server?.rssBytes[i]),
+        when(p.hedge, s.hedges[i]),
+        cell(s.cancelledAttempts[i] ?? 0),
+        when(p.budget, s.retriesDeniedBudget[i]),
+        when(p.breaker, s.rejectedBreaker[i]),
+        when(p.throttle, s.rejectedThrottle[i]),
+        when(p.breaker, s.breakerOpen[i]),
+        when(p.breaker, s.breakerHalfOpen[i]),
+        when(p.breaker, s.breakerOpens[i]),
         ...extraCols.map((c) => cell(server?.extra?.[c]?.[i])),
         ...procCols.map((c) => cell(procs?.[c]?.[i])),
       ].join(','),

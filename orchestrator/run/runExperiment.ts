@@ -16,6 +16,8 @@ export interface RunOptions {
   readonly quiet?: boolean;
   readonly stop: AbortSignal;
   readonly manifestExtra?: Record<string, unknown>;
+  /** The experiment file, for paths relative to it (a replayed trace). */
+  readonly sourceFile?: string | undefined;
 }
 
 export interface ExperimentResult {
@@ -37,7 +39,7 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   const runs: RunSummary[] = [];
   status.say(`metabench: ${e.name} → ${dir}`);
   for (let i = 1; i <= e.repeat && !opts.stop.aborted; i++) {
-    const plan = planRun(e, { scale: opts.scale, run: i });
+    const plan = planRun(e, { scale: opts.scale, run: i, sourceFile: opts.sourceFile });
     const summary = await runOnce(plan, join(dir, `run-${i}`), {
       journal,
       status,

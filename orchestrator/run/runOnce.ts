@@ -8,7 +8,7 @@ import { HttpTransport } from '../../bench/transport/http.js';
 import { arrivalsFor, mixFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../bench/rng.js';
-import { buildClient } from './client.js';
+import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
 import { summarizeRun, type RunSummary, type TriggerRecord } from '../analysis/summary.js';
 import { LocalLab } from '../lab/local/LocalLab.js';
 import type { Lab } from '../lab/Lab.js';
@@ -121,12 +121,14 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
           { name: 'trigger', ...plan.phases.trigger },
           { name: 'afterTrigger', startMs: plan.phases.trigger.endMs, endMs: plan.phases.observe.endMs },
         ],
+        policies: policyPresence(clientModel(e.client)),
       },
       events,
     );
     const rec = recorder;
     transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock: clk });
-    const send = buildClient(plan, transport, rec, clk);
+    const clients = buildClient(plan, transport, rec, clk);
+    cancels.push(() => clients.dispose());
     scraper = new Scraper(lab, 'api', clk);
     scraper.start();
     procSampler = new ProcSampler(() => lab.processes(), clk);
@@ -185,14 +187,12 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     tick(1);
 
     const mix = mixFor(plan);
-    const c = e.client;
-    const worstOriginMs = (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * c.timeout;
     const common = {
       clock: clk,
-      send,
+      send: clients.send,
       recorder: rec,
       deadlineMs: plan.deadlineMs,
-      drainMs: Math.min(plan.deadlineMs, worstOriginMs) + 500,
+      drainMs: worstOriginMs(e.client) + 500,
       stop: ctx.stop,
       ...(mix ? { mix } : {}),
     };

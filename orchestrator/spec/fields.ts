@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { DurationDist } from '../../bench/distributions.js';
-import { parseDuration, parseMultiple, parsePercent, parseRate, type Parsed } from './units.js';
+import {
+  parseDuration,
+  parseMultiple,
+  parsePercent,
+  parseRate,
+  UNIT_PATTERNS,
+  type Parsed,
+} from './units.js';
 
 /**
  * Field types shared by every section of the experiment schema. Units are parsed here
@@ -11,58 +18,81 @@ export function unit<T>(
   what: string,
   parse: (v: unknown) => Parsed<T>,
   check?: (v: T) => string | undefined,
+  pattern?: string,
 ) {
-  return z
-    .string({
-      error: (iss) =>
-        `expected ${what} (got ${iss.input === undefined ? 'nothing' : JSON.stringify(iss.input)})`,
-    })
-    .transform((s, ctx) => {
-      const r = parse(s);
-      if (!r.ok) {
-        ctx.addIssue({ code: 'custom', message: r.message });
-        return z.NEVER;
-      }
-      const problem = check?.(r.value);
-      if (problem) {
-        ctx.addIssue({ code: 'custom', message: problem });
-        return z.NEVER;
-      }
-      return r.value;
-    });
+  return (
+    z
+      .string({
+        error: (iss) =>
+          `expected ${what} (got ${iss.input === undefined ? 'nothing' : JSON.stringify(iss.input)})`,
+      })
+      // For the JSON Schema only (editors): the parser below is what validates.
+      .meta({ description: what, ...(pattern ? { pattern } : {}) })
+      .transform((s, ctx) => {
+        const r = parse(s);
+        if (!r.ok) {
+          ctx.addIssue({ code: 'custom', message: r.message });
+          return z.NEVER;
+        }
+        const problem = check?.(r.value);
+        if (problem) {
+          ctx.addIssue({ code: 'custom', message: problem });
+          return z.NEVER;
+        }
+        return r.value;
+      })
+  );
 }
 
 export const DAY_MS = 86_400_000;
 export const duration = (min = 0, max = DAY_MS) =>
-  unit('a duration such as 500ms, 2s or 1m', parseDuration, (ms) =>
-    ms < min
-      ? `must be at least ${min} ms (got ${ms} ms)`
-      : ms > max
-        ? `must be at most ${max / 1000} s (got ${ms / 1000} s)`
-        : undefined,
+  unit(
+    'a duration such as 500ms, 2s or 1m',
+    parseDuration,
+    (ms) =>
+      ms < min
+        ? `must be at least ${min} ms (got ${ms} ms)`
+        : ms > max
+          ? `must be at most ${max / 1000} s (got ${ms / 1000} s)`
+          : undefined,
+    UNIT_PATTERNS.duration,
   );
 export const positiveDuration = (max = DAY_MS) =>
-  unit('a duration such as 500ms, 2s or 1m', parseDuration, (ms) =>
-    ms <= 0
-      ? 'must be greater than zero'
-      : ms > max
-        ? `must be at most ${max / 1000} s (got ${ms / 1000} s)`
-        : undefined,
+  unit(
+    'a duration such as 500ms, 2s or 1m',
+    parseDuration,
+    (ms) =>
+      ms <= 0
+        ? 'must be greater than zero'
+        : ms > max
+          ? `must be at most ${max / 1000} s (got ${ms / 1000} s)`
+          : undefined,
+    UNIT_PATTERNS.duration,
   );
-export const rate = unit('a rate such as 280/s or 70% capacity', parseRate, (r) =>
-  'perS' in r
-    ? r.perS <= 0 || r.perS > 1_000_000
-      ? `must be greater than 0/s and at most 1000000/s (got ${r.perS}/s)`
-      : undefined
-    : r.capacityFraction <= 0 || r.capacityFraction > 100
-      ? `must be greater than 0% and at most 10000% of capacity`
-      : undefined,
+export const rate = unit(
+  'a rate such as 280/s or 70% capacity',
+  parseRate,
+  (r) =>
+    'perS' in r
+      ? r.perS <= 0 || r.perS > 1_000_000
+        ? `must be greater than 0/s and at most 1000000/s (got ${r.perS}/s)`
+        : undefined
+      : r.capacityFraction <= 0 || r.capacityFraction > 100
+        ? `must be greater than 0% and at most 10000% of capacity`
+        : undefined,
+  UNIT_PATTERNS.rate,
 );
-export const fraction = unit('a percentage such as 10%', parsePercent, (f) =>
-  f < 0 || f > 1 ? 'must be between 0% and 100%' : undefined,
+export const fraction = unit(
+  'a percentage such as 10%',
+  parsePercent,
+  (f) => (f < 0 || f > 1 ? 'must be between 0% and 100%' : undefined),
+  UNIT_PATTERNS.percent,
 );
-export const multiple = unit('a multiple such as 5x', parseMultiple, (k) =>
-  k <= 0 || k > 1000 ? 'must be greater than 0x and at most 1000x' : undefined,
+export const multiple = unit(
+  'a multiple such as 5x',
+  parseMultiple,
+  (k) => (k <= 0 || k > 1000 ? 'must be greater than 0x and at most 1000x' : undefined),
+  UNIT_PATTERNS.multiple,
 );
 export const int = (min: number, max: number) =>
   z

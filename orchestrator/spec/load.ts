@@ -2,16 +2,21 @@ import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, isMap, isNode, type Document } from 'yaml';
 import type { z } from 'zod';
 import { SpecError, type SpecIssue } from '../errors.js';
+import { applyOverrides, overrideAt, type Override } from './overrides.js';
 import { experimentSchema, type Experiment } from './schema.js';
 
 /** Files larger than this are refused before parsing: an experiment is a page of YAML. */
 const MAX_FILE_BYTES = 1 << 20;
 
 /** Reads, parses and validates an experiment file; throws SpecError listing every problem. */
-export function loadExperimentFile(file: string): Experiment {
-  let buf: Buffer;
+export function loadExperimentFile(file: string, overrides: readonly Override[] = []): Experiment {
+  return parseExperiment(readSpecFile(file), file, overrides);
+}
+
+/** A spec file's bytes, or a SpecError naming the file. */
+export function readSpecFile(file: string): Buffer {
   try {
-    buf = readFileSync(file);
+    return readFileSync(file);
   } catch (err) {
     throw new SpecError([
       {
@@ -21,19 +26,31 @@ export function loadExperimentFile(file: string): Experiment {
       },
     ]);
   }
-  return parseExperiment(buf, file);
 }
 
-export function parseExperiment(buf: Buffer | string, file: string): Experiment {
-  const text = typeof buf === 'string' ? buf : buf.toString('utf8');
-  if (text.length > MAX_FILE_BYTES)
+/** A YAML file parsed into plain data, with what is needed to locate a field in it. */
+export interface ParsedYaml {
+  readonly data: Record<string, unknown>;
+  readonly doc: Document;
+  readonly lines: LineCounter;
+  readonly file: string;
+}
+
+/**
+ * Parses a spec file (experiment or sweep) into a top-level mapping. Refuses quickly, with
+ * a location where one exists: oversized, binary and empty files, YAML syntax errors,
+ * duplicate keys, and alias bombs.
+ */
+export function parseYamlFile(buf: Buffer | string, file: string, what = 'an experiment'): ParsedYaml {
+  if (buf.length > MAX_FILE_BYTES)
     throw new SpecError([{ file, path: '', message: `the file is larger than ${MAX_FILE_BYTES} bytes` }]);
+  const text = typeof buf === 'string' ? buf : buf.toString('utf8');
   if (text.includes('\u0000') || text.includes('\ufffd'))
     throw new SpecError([
       {
         file,
         path: '',
-        message: 'the file is not text (it contains binary data); an experiment file is YAML',
+        message: `the file is not text (it contains binary data); ${what} file is YAML`,
       },
     ]);
   if (text.trim() === '' || /^(\s*#.*\n?)*\s*$/.test(text))
@@ -42,7 +59,9 @@ export function parseExperiment(buf: Buffer | string, file: string): Experiment 
         file,
         path: '',
         message:
-          'the file is empty; an experiment needs at least name, lab, load, client, schedule and recovery',
+          what === 'an experiment'
+            ? 'the file is empty; an experiment needs at least name, lab, load, client, schedule and recovery'
+            : `the file is empty; ${what} file is a YAML mapping`,
       },
     ]);
 
@@ -78,12 +97,26 @@ export function parseExperiment(buf: Buffer | string, file: string): Experiment 
         line: 1,
         column: 1,
         path: '',
-        message: 'the top level must be a mapping of fields (name:, lab:, load:, …)',
+        message: `the top level must be a mapping of fields (${what === 'an experiment' ? 'name:, lab:, load:, …' : 'name:, experiment:, factors:, …'})`,
       },
     ]);
+  return { data: data as Record<string, unknown>, doc, lines, file };
+}
 
+export function parseExperiment(
+  buf: Buffer | string,
+  file: string,
+  overrides: readonly Override[] = [],
+): Experiment {
+  return validateExperiment(parseYamlFile(buf, file), overrides);
+}
+
+/** Validates parsed experiment data after applying `overrides`; every problem at once. */
+export function validateExperiment(y: ParsedYaml, overrides: readonly Override[] = []): Experiment {
+  const data = overrides.length ? applyOverrides(y.data, overrides) : y.data;
   const result = experimentSchema.safeParse(data, { reportInput: true });
-  if (!result.success) throw new SpecError(toSpecIssues(result.error.issues, doc, lines, file));
+  if (!result.success)
+    throw new SpecError(toSpecIssues(result.error.issues, y.doc, y.lines, y.file, overrides));
   return result.data;
 }
 
@@ -93,6 +126,8 @@ export function toSpecIssues(
   doc: Document,
   lines: LineCounter,
   file: string,
+  overrides: readonly Override[] = [],
+  schema: unknown = experimentSchema,
 ): SpecIssue[] {
   const out: SpecIssue[] = [];
   for (const iss of issues) {
@@ -104,13 +139,14 @@ export function toSpecIssues(
           ? parent.items.find((p) => isNode(p.key) && String((p.key as { value?: unknown }).value) === key)
               ?.key
           : undefined;
-        const known = knownKeysAt(iss.path as PropertyKey[]);
+        const known = knownKeysAt(schema, iss.path as PropertyKey[]);
         const guess = didYouMean(key, known);
+        const o = overrideAt([...iss.path, key], overrides);
         out.push({
           file,
-          ...position(keyNode, lines),
+          ...(o?.relation === 'from' ? {} : position(keyNode, lines)),
           path: [...path, key].join('.'),
-          message: `unknown field${guess ? `; did you mean "${guess}"?` : known.length ? ` (known: ${known.join(', ')})` : ''}`,
+          message: `unknown field${guess ? `; did you mean "${guess}"?` : known.length ? ` (known: ${known.join(', ')})` : ''}${o ? ` (${o.relation} ${o.override.source})` : ''}`,
         });
       }
       continue;
@@ -120,11 +156,12 @@ export function toSpecIssues(
     for (let n = iss.path.length; n >= 0 && node === undefined; n--)
       node = doc.getIn(iss.path.slice(0, n) as unknown[], true);
     const missing = iss.code === 'invalid_type' && (iss as { input?: unknown }).input === undefined;
+    const o = overrideAt(iss.path, overrides);
     out.push({
       file,
-      ...position(node, lines),
+      ...(o?.relation === 'from' ? {} : position(node, lines)),
       path: path.join('.'),
-      message: missing ? 'is required' : iss.message,
+      message: `${missing ? 'is required' : iss.message}${o ? ` (${o.relation} ${o.override.source})` : ''}`,
     });
   }
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
@@ -138,10 +175,15 @@ function position(node: unknown, lines: LineCounter): { line?: number; column?: 
 }
 
 /** The keys the schema allows at an object path (for did-you-mean). */
-function knownKeysAt(path: readonly PropertyKey[]): string[] {
-  let s: unknown = experimentSchema;
+function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
+  let s: unknown = schema;
   for (const seg of path) {
     s = unwrap(s);
+    const element = (s as { _zod?: { def?: { type?: string; element?: unknown } } })._zod?.def;
+    if (typeof seg === 'number' && element?.type === 'array') {
+      s = element.element;
+      continue;
+    }
     const shape = (s as { shape?: Record<string, unknown> }).shape;
     if (!shape || typeof seg !== 'string') return [];
     s = shape[seg];

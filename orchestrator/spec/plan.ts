@@ -91,15 +91,24 @@ export function planRun(
 }
 
 /**
+ * A derived cap never exceeds this: past it a process runs out of file descriptors (and
+ * undici scans its clients per request). When the load needs more, attempts wait in the
+ * client and the report says the open loop turned partly closed.
+ */
+export const MAX_DERIVED_CONNECTIONS = 16_384;
+
+/**
  * Connections the client may open: enough for every attempt that can be in flight at
- * the peak (rate x attempts x the longest an attempt can last), so the client never
+ * the peak (rate x attempts, hedges included, x the longest an attempt can last), so the client never
  * queues a request behind a busy connection. Doubled for Poisson bursts.
  */
 export function connectionCap(plan: RunPlan): number {
   const c = plan.experiment.client;
   if (c.connections !== undefined) return c.connections;
-  if (plan.load.arrival.kind === 'closed') return plan.load.arrival.users;
-  const attempts = c.retry.policy === 'none' ? 1 : c.retry.maxAttempts;
+  // A hedged origin can have its hedges in flight beside the attempt they hedge.
+  const concurrentPerOrigin = 1 + (c.hedge?.max ?? 0);
+  if (plan.load.arrival.kind === 'closed') return plan.load.arrival.users * concurrentPerOrigin;
+  const attempts = (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * concurrentPerOrigin;
   const inFlight = (plan.load.peakPerS ?? 0) * attempts * (c.timeout / 1000);
-  return Math.max(64, Math.ceil(2 * inFlight) + 16);
+  return Math.min(MAX_DERIVED_CONNECTIONS, Math.max(64, Math.ceil(2 * inFlight) + 16));
 }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { SpecError } from '../errors.js';
 import { didYouMean, parseExperiment } from './load.js';
 import { connectionCap, nominalCapacityPerS, planRun } from './plan.js';
+import { clientModel, describeClient } from '../run/client.js';
 import { parseDuration, parseMultiple, parsePercent, parseRate } from './units.js';
 
 const retryStorm = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
@@ -137,6 +138,122 @@ test('did-you-mean suggests only close names', () => {
   assert.equal(didYouMean('wrok', ['work', 'workers', 'queue']), 'work');
   assert.equal(didYouMean('Seed', ['seed']), 'seed');
   assert.equal(didYouMean('zzzzzz', ['seed', 'name']), undefined);
+});
+
+// ---- the client section: policies ----
+
+const experimentFile = (name: string) =>
+  readFileSync(new URL(`../../../experiments/${name}.yaml`, import.meta.url), 'utf8');
+
+test('every experiment file validates; the two spine experiments keep their client model', () => {
+  for (const name of [
+    'retry-storm',
+    'retry-storm-no-retry',
+    'retry-storm-backoff',
+    'retry-storm-budget',
+    'retry-storm-breaker',
+    'hedging-amplification',
+  ])
+    parseExperiment(experimentFile(name), `${name}.yaml`);
+  const storm = clientModel(parseExperiment(retryStorm, 'retry-storm.yaml').client);
+  assert.deepEqual(storm, {
+    instances: 1,
+    timeoutMs: 500,
+    retry: {
+      maxAttempts: 4,
+      backoff: { kind: 'immediate' },
+      retryOn: ['timeout', 'connection', '5xx', '429'],
+    },
+    propagateDeadline: true,
+  });
+  const none = clientModel(parseExperiment(experimentFile('retry-storm-no-retry'), 'x.yaml').client);
+  assert.equal(none.retry.maxAttempts, 1);
+  assert.equal(none.budget ?? none.breaker ?? none.hedge ?? none.throttle ?? none.abandon, undefined);
+});
+
+test('the policy fields resolve to a client model in ms and fractions', () => {
+  const e = parseExperiment(
+    retryStorm.replace(
+      '  retry: { policy: immediate, maxAttempts: 4 }',
+      [
+        '  deadline: 3s',
+        '  retry: { policy: exponential, maxAttempts: 5, base: 50ms, cap: 1s, jitter: decorrelated, retryOn: [timeout, 429] }',
+        '  budget: { style: ratio, ratio: 5%, burst: 20 }',
+        '  breaker: { failureRatio: 40%, window: 10s, open: 3s }',
+        '  throttle: { k: 1.5 }',
+        '  hedge: { delay: 80ms }',
+        '  abandon: { fraction: 25%, patience: { dist: lognormal, mean: 2s, sigma: 0.5 } }',
+        '  instances: 100',
+      ].join('\n'),
+    ),
+    'x.yaml',
+  );
+  assert.deepEqual(clientModel(e.client), {
+    instances: 100,
+    timeoutMs: 500,
+    retry: {
+      maxAttempts: 5,
+      backoff: { kind: 'exponential', baseMs: 50, capMs: 1000, jitter: 'decorrelated' },
+      retryOn: ['timeout', '429'],
+    },
+    budget: { style: 'ratio', ratio: 0.05, burst: 20 },
+    breaker: { failureRatio: 0.4, windowMs: 10_000, minVolume: 20, openMs: 3000, probes: 3 },
+    throttle: { k: 1.5, windowMs: 120_000 },
+    hedge: { delayMs: 80, maxHedges: 1 },
+    abandon: { fraction: 0.25, patience: { dist: 'lognormal', meanMs: 2000, sigma: 0.5 } },
+    propagateDeadline: true,
+  });
+  const plan = planRun(e, { scale: 1, run: 1 });
+  // Hedges double the attempts an origin can have in flight.
+  assert.ok(connectionCap(plan) >= 280 * 5 * 2 * 0.5);
+  assert.match(
+    describeClient(e.client),
+    /decorrelated jitter.*retry budget 5% of requests.*hedging after 80ms.*split over 100 clients/,
+  );
+});
+
+test('policy fields that do not fit the chosen policy are refused, with their path', () => {
+  const withRetry = (retry: string) =>
+    issuesOf(retryStorm.replace('retry: { policy: immediate, maxAttempts: 4 }', retry));
+  const p1 = withRetry('retry: { policy: exponential, maxAttempts: 4, delay: 100ms }');
+  assert.deepEqual(p1.map((i) => i.path).sort(), [
+    'client.retry.base',
+    'client.retry.cap',
+    'client.retry.delay',
+  ]);
+  assert.match(p1.find((i) => i.path === 'client.retry.delay')!.message, /only to policy: fixed/);
+  assert.match(withRetry('retry: { policy: fixed, maxAttempts: 3 }')[0]!.message, /needs a delay/);
+  assert.match(
+    withRetry('retry: { policy: exponential, maxAttempts: 3, base: 2s, cap: 1s }')[0]!.message,
+    /at least base/,
+  );
+  const r400 = withRetry('retry: { policy: immediate, retryOn: [400] }')[0]!;
+  assert.equal(r400.path, 'client.retry.retryOn.0');
+  assert.match(r400.message, /never retried/);
+  assert.match(
+    withRetry('retry: { policy: exponential, base: 1s, cap: 2s, jitter: wild }')[0]!.message,
+    /full/,
+  );
+  const withPart = (part: string) =>
+    issuesOf(
+      retryStorm.replace(
+        '  retry: { policy: immediate, maxAttempts: 4 }',
+        `  retry: { policy: immediate, maxAttempts: 4 }\n  ${part}`,
+      ),
+    );
+  const b = withPart('budget: { style: ratio, ratio: 10%, capacity: 500 }');
+  assert.equal(b[0]!.path, 'client.budget.capacity');
+  assert.match(b[0]!.message, /does not apply to style: ratio/);
+  assert.match(withPart('budget: { style: ratio }')[0]!.message, /needs a ratio/);
+  const br = withPart('breaker: { failureRatio: 50%, window: 5s, open: 1s, probs: 3 }');
+  assert.match(br[0]!.message, /did you mean "probes"/);
+  assert.equal(br[0]!.line, 18);
+  assert.match(withPart('hedge: { delay: 0ms }')[0]!.message, /greater than zero/);
+  assert.match(
+    withPart('abandon: { fraction: 150%, patience: { dist: constant, mean: 1s } }')[0]!.message,
+    /between 0% and 100%/,
+  );
+  assert.match(withPart('instances: 0')[0]!.message, /at least 1/);
 });
 
 test('the load has exactly one shape, and its parts are checked', () => {

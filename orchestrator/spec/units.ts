@@ -7,6 +7,14 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
 const bad = (message: string): Parsed<never> => ({ ok: false, message });
 
+/** The shapes the parsers accept, as JSON Schema patterns (so editors check them too). */
+export const UNIT_PATTERNS = {
+  duration: String.raw`^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h)\s*$`,
+  rate: String.raw`^\s*\d+(?:\.\d+)?\s*(?:/\s*(?:s|m)|%\s*capacity)\s*$`,
+  percent: String.raw`^\s*\d+(?:\.\d+)?\s*%\s*$`,
+  multiple: String.raw`^\s*\d+(?:\.\d+)?\s*x?\s*$`,
+} as const;
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** "500ms", "2s", "1.5m", "1h" → milliseconds. Bare numbers are refused: a unit is always written. */

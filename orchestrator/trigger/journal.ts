@@ -9,6 +9,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { UndoRecipe } from '../lab/Lab.js';
@@ -84,7 +85,7 @@ function writeDurably(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
-/** Executes one undo recipe; returns a sentence saying what it did. */
+/** Executes one undo recipe; returns a sentence saying what it did. Throws when it could not. */
 export function runUndo(undo: UndoRecipe): string {
   switch (undo.kind) {
     case 'none':
@@ -110,7 +111,47 @@ export function runUndo(undo: UndoRecipe): string {
         ? `${undo.what}: sent ${undo.signal} to pids ${sent.join(', ')}`
         : `${undo.what}: the processes are gone, nothing to undo`;
     }
+    case 'http':
+      return runHttpUndo(undo);
   }
+}
+
+/**
+ * Sends an HTTP undo synchronously (recovery runs before any command, from sync code):
+ * a child node process does the fetch. The fault proxy must therefore not live in this
+ * process; the lab runs it as a child process.
+ */
+function runHttpUndo(undo: Extract<UndoRecipe, { kind: 'http' }>): string {
+  const script = `
+    const r = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+    const init = { method: r.method, signal: AbortSignal.timeout(5000) };
+    if (r.body !== undefined) { init.body = JSON.stringify(r.body); init.headers = { 'Content-Type': 'application/json' }; }
+    fetch(r.url, init).then(
+      async (res) => process.stdout.write(JSON.stringify({ status: res.status, text: await res.text() })),
+      (err) => process.stdout.write(JSON.stringify({ error: String(err && err.cause && err.cause.code || err && err.message || err) })),
+    );`;
+  const child = spawnSync(process.execPath, ['-e', script], {
+    input: JSON.stringify(undo),
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  let out: { status?: number; text?: string; error?: string };
+  try {
+    out = JSON.parse(child.stdout) as typeof out;
+  } catch {
+    throw new Error(
+      `${undo.method} ${undo.url} did not complete (${child.error?.message ?? child.stderr.trim()})`,
+    );
+  }
+  if (out.error !== undefined) {
+    if (out.error === 'ECONNREFUSED')
+      return `${undo.what}: the fault proxy at ${new URL(undo.url).host} is gone (its faults with it), nothing to undo`;
+    throw new Error(`${undo.method} ${undo.url}: ${out.error}`);
+  }
+  const status = out.status ?? 0;
+  if (status >= 200 && status < 300) return `${undo.what}: ${undo.method} ${undo.url} (HTTP ${status})`;
+  if (status === 404) return `${undo.what}: already undone (HTTP 404 ${(out.text ?? '').trim()})`;
+  throw new Error(`${undo.method} ${undo.url}: HTTP ${status} ${(out.text ?? '').trim()}`);
 }
 
 /**

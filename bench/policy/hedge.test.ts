@@ -1,0 +1,165 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VirtualClock } from '../clock.js';
+import { seededRng } from '../rng.js';
+import { lastNumberOf, type Attempt, type AttemptResult, type OutcomeKind, type Origin } from '../outcome.js';
+import { Recorder } from '../record/Recorder.js';
+import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
+import { awsBudget } from './budget.js';
+import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
+import type { PolicyEvent } from './events.js';
+import { hedge } from './hedge.js';
+import { observe } from './observe.js';
+import { retry } from './retry.js';
+import { attemptTimeout } from './timeout.js';
+
+function setup(
+  latency: (a: Attempt) => number,
+  kind: (a: Attempt) => OutcomeKind = () => 'ok',
+  policies: (o: ClientPolicy) => ClientPolicy[] = (o) => [hedge({ delayMs: 100 }), o, attemptTimeout(500)],
+) {
+  const clock = new VirtualClock();
+  const transport = new ScriptedTransport(clock, latency, kind);
+  const lines: Record<string, unknown>[] = [];
+  const recorder = new Recorder(
+    { policies: { clients: 1, budget: false, breaker: false, throttle: false, hedge: true, abandon: false } },
+    { write: (e) => lines.push(e as Record<string, unknown>), close: async () => {} },
+  );
+  const events: PolicyEvent[] = [];
+  const env = policyEnv(clock, seededRng(1), {
+    emit: (e) => {
+      events.push(e);
+      recorder.policy(e);
+    },
+  });
+  const send = stack(policies(observe(recorder)), viaTransport(transport, clock), env);
+  const origin: Origin = { id: 7, intendedMs: 0, deadlineMs: Infinity };
+  const go = async (signal = new AbortController().signal): Promise<AttemptResult> => {
+    const p = send({ origin, number: 1 }, signal);
+    await clock.runUntilIdle();
+    return p;
+  };
+  return { clock, transport, recorder, lines, events, go };
+}
+
+test('a slow attempt gets a hedge after the delay; the first answer wins and the loser is cancelled', async () => {
+  const s = setup((a) => (a.hedge ? 20 : 300));
+  const r = await s.go();
+  assert.equal(r.kind, 'ok');
+  assert.equal(r.attempt, 2); // the hedge's answer
+  assert.equal(lastNumberOf(r), 2);
+  assert.equal(r.endMs, 120);
+  assert.deepEqual(s.transport.sentAtMs, [0, 100]);
+  assert.deepEqual(
+    s.transport.sent.map((a) => [a.number, a.hedge ?? false]),
+    [
+      [1, false],
+      [2, true],
+    ],
+  );
+  assert.equal(s.transport.aborted, 1); // the first attempt, cancelled at 120
+  // Both are attempts in the record: the hedge marked, the loser cancelled.
+  const attempts = s.lines.filter((l) => l['e'] === 'attempt');
+  assert.deepEqual(
+    attempts.map((l) => [l['n'], l['kind'], l['hedge'] ?? false]),
+    [
+      [2, 'ok', true],
+      [1, 'cancelled', false],
+    ],
+  );
+  const rec = s.recorder.close();
+  assert.equal(rec.totals.attempts, 2);
+  assert.equal(rec.totals.policies.hedgesSent, 1);
+  assert.equal(rec.totals.policies.hedgesWon, 1);
+  assert.equal(rec.totals.policies.cancelledAttempts, 1);
+  assert.deepEqual(s.events, [{ type: 'hedge-won', client: 0, origin: 7, number: 2, atMs: 120 }]);
+});
+
+test('the first attempt may still win: then the hedge is the one cancelled, and nothing is won by hedging', async () => {
+  const s = setup((a) => (a.hedge ? 300 : 150));
+  const r = await s.go();
+  assert.equal(r.attempt, 1);
+  assert.equal(lastNumberOf(r), 2); // number 2 is used: a retry would be 3
+  assert.equal(r.endMs, 150);
+  assert.equal(s.transport.aborted, 1);
+  const rec = s.recorder.close();
+  assert.equal(rec.totals.policies.hedgesSent, 1);
+  assert.equal(rec.totals.policies.hedgesWon, 0);
+  assert.equal(rec.totals.attemptOutcomes.cancelled, 1);
+});
+
+test('an answer before the delay sends no hedge; a fast failure goes straight up', async () => {
+  const fast = setup(() => 50);
+  assert.equal((await fast.go()).kind, 'ok');
+  assert.equal(fast.transport.sent.length, 1);
+  assert.equal(fast.clock.pendingTimers, 0); // the hedge timer was cancelled
+  const failing = setup(
+    () => 30,
+    () => 'http-5xx',
+  );
+  const r = await failing.go();
+  assert.equal(r.kind, 'http-5xx');
+  assert.equal(r.endMs, 30);
+  assert.equal(failing.transport.sent.length, 1);
+});
+
+test('when both fail the try fails at the last failure, and a retry continues the numbering', async () => {
+  const s = setup(
+    (a) => (a.number <= 2 ? Infinity : 10),
+    () => 'ok',
+    (o) => [retry({ maxAttempts: 2 }), hedge({ delayMs: 100 }), o, attemptTimeout(500)],
+  );
+  const r = await s.go();
+  // Attempt 1 at 0 and its hedge 2 at 100 both time out (at 500 and 600); the retry is 3.
+  assert.deepEqual(
+    s.transport.sent.map((a) => a.number),
+    [1, 2, 3],
+  );
+  assert.deepEqual(s.transport.sentAtMs, [0, 100, 600]);
+  assert.equal(r.kind, 'ok');
+  assert.equal(r.attempt, 3);
+  const kinds = s.lines.filter((l) => l['e'] === 'attempt').map((l) => [l['n'], l['kind']]);
+  assert.deepEqual(kinds, [
+    [1, 'timeout'],
+    [2, 'timeout'],
+    [3, 'ok'],
+  ]);
+});
+
+test('with a budget, a hedge needs a token; without one it is not sent', async () => {
+  const budget = awsBudget({ capacity: 5, retryCost: 5, timeoutCost: 10 });
+  const s = setup(
+    () => 300,
+    () => 'ok',
+    (o) => [hedge({ delayMs: 100, budget }), o, attemptTimeout(500)],
+  );
+  await s.go();
+  assert.equal(s.transport.sent.length, 2); // the 5 tokens paid for one hedge
+  assert.equal(budget.tokens, 0);
+  await s.go();
+  assert.equal(s.transport.sent.length, 3); // no token: no hedge
+  assert.equal(s.events.filter((e) => e.type === 'hedge-denied').length, 1);
+});
+
+test('up to maxHedges hedges, one more every delay', async () => {
+  const s = setup(
+    (a) => (a.number === 3 ? 10 : 1000),
+    () => 'ok',
+    (o) => [hedge({ delayMs: 100, maxHedges: 3 }), o, attemptTimeout(2000)],
+  );
+  const r = await s.go();
+  assert.deepEqual(s.transport.sentAtMs, [0, 100, 200]);
+  assert.equal(r.attempt, 3);
+  assert.equal(r.endMs, 210);
+  assert.equal(s.transport.aborted, 2);
+});
+
+test("the caller's cancellation cancels every attempt in flight", async () => {
+  const s = setup(() => Infinity);
+  const ctl = new AbortController();
+  s.clock.timer(250, () => ctl.abort());
+  const r = await s.go(ctl.signal);
+  assert.equal(r.kind, 'cancelled');
+  assert.equal(s.transport.aborted, 2);
+  assert.equal(s.recorder.close().totals.policies.cancelledAttempts, 2);
+});

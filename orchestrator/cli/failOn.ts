@@ -1,0 +1,42 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { RunSummary } from '../analysis/summary.js';
+import { BenchError } from '../errors.js';
+
+export type FailOn = 'hypothesis' | 'metastable';
+const KINDS: readonly FailOn[] = ['hypothesis', 'metastable'];
+
+/** `--fail-on hypothesis|metastable` (repeatable): exit code 10 for CI gating. */
+export function addFailOnOption(cmd: Command): Command {
+  return cmd.option(
+    '--fail-on <what>',
+    'exit with code 10 when a hypothesis is not a pass (hypothesis) or a run is not shown to recover (metastable); repeatable',
+    (v: string, prev: FailOn[] = []) => {
+      if (!KINDS.includes(v as FailOn))
+        throw new InvalidArgumentError(`--fail-on takes ${KINDS.join(' or ')} (got "${v}")`);
+      return [...prev, v as FailOn];
+    },
+  );
+}
+
+/**
+ * Why the runs fail the gate, or [] when they pass it. A gate is strict: an unmeasured
+ * verdict (no samples, or observation too short) fails it, since no samples is never a pass.
+ */
+export function gateFailures(runs: readonly RunSummary[], failOn: readonly FailOn[]): string[] {
+  const out: string[] = [];
+  for (const r of runs) {
+    if (failOn.includes('hypothesis'))
+      for (const h of r.hypothesis)
+        if (h.verdict !== 'pass')
+          out.push(`run ${r.run}: hypothesis ${h.metric} ${h.threshold} in the ${h.window}: ${h.verdict}`);
+    if (failOn.includes('metastable') && r.metastable !== false)
+      out.push(`run ${r.run}: ${r.metastable === null ? 'metastable verdict unmeasured' : 'metastable'}`);
+  }
+  return out;
+}
+
+export function enforceGate(runs: readonly RunSummary[], failOn: readonly FailOn[] | undefined): void {
+  if (!failOn?.length) return;
+  const why = gateFailures(runs, failOn);
+  if (why.length) throw new BenchError('E_VERDICT', `--fail-on ${failOn.join(',')}:\n  ${why.join('\n  ')}`);
+}

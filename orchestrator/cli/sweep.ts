@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { BenchError } from '../errors.js';
+import { ExitCode } from '../exitCodes.js';
+import type { Override } from '../spec/overrides.js';
+import { dryRun } from '../spec/dryRun.js';
+import { planRun } from '../spec/plan.js';
+import { loadSweepFile } from '../spec/sweep.js';
+import { describePoint, runSweep } from '../sweep/runSweep.js';
+import { positiveNumber, wholeNumber } from './options.js';
+import { addSetOption, describeOverrides } from './setOption.js';
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('sweep')
+    .description(
+      'run an experiment at every point of a sweep (one factor at a time, or factorial) and write the sweep table',
+    )
+    .argument('<file>', 'sweep file (YAML)')
+    .option(
+      '--scale <F>',
+      'multiply every duration of the schedule and of the recovery criterion by F',
+      positiveNumber('--scale'),
+      1,
+    )
+    .option(
+      '--out <DIR>',
+      'write the results here; the folder of an unfinished run of the same sweep resumes it',
+    )
+    .option('--repeat <N>', 'runs per point (overrides the sweep file)', wholeNumber('--repeat', 1, 1000))
+    .option('--dry-run', 'print the points and the time they would take, and exit')
+    .option('--quiet', 'no status line');
+  addSetOption(cmd).action(
+    async (
+      file: string,
+      o: { scale: number; out?: string; repeat?: number; dryRun?: boolean; quiet?: boolean; set: Override[] },
+    ) => {
+      const s = loadSweepFile(file, o.set);
+      const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
+      if (o.dryRun) {
+        let totalS = 0;
+        const lines = [
+          `${s.sweep.name}: ${s.points.length} points × ${repeat} runs (${s.sweep.design}, runtime ${s.sweep.runtime})`,
+        ];
+        for (const p of s.points) {
+          const e = s.experiments[p.index - 1]!;
+          const d = dryRun(planRun(e, { scale: o.scale, run: 1, sourceFile: s.experimentFile }), repeat);
+          totalS += d.totalS;
+          lines.push(
+            `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${Math.round(d.totalS)} s`,
+          );
+        }
+        lines.push(`  wall time: ≈ ${Math.round(totalS)} s (plus lab start-up per run)`);
+        process.stdout.write(lines.join('\n') + '\n');
+        return;
+      }
+      const stop = new AbortController();
+      let signals = 0;
+      const onSignal = (sig: NodeJS.Signals): void => {
+        if (++signals === 1) {
+          process.stderr.write(
+            `\n${sig}: stopping the sweep after undoing the trigger; rerun with --out to resume\n`,
+          );
+          stop.abort();
+        } else process.exit(ExitCode.unusable);
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const r = await runSweep(s, {
+          scale: o.scale,
+          out: o.out,
+          repeat: o.repeat,
+          quiet: Boolean(o.quiet),
+          stop: stop.signal,
+          sets: describeOverrides(o.set),
+          manifestExtra: { command: process.argv.slice(2) },
+        });
+        process.stdout.write(`${r.dir}\n`);
+        if (stop.signal.aborted)
+          throw new BenchError('E_INTERRUPTED', `interrupted; rerun with --out ${r.dir} to resume the sweep`);
+        const unusable = r.results.filter((p) => p.runs.some((x) => !x.usable));
+        if (unusable.length)
+          throw new BenchError(
+            'E_RUN_UNUSABLE',
+            `a run is unusable in point ${unusable.map((p) => p.point.index).join(', ')}; see ${r.dir}/sweep.md`,
+          );
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    },
+  );
+}

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Recorder, type PolicyPresence } from '../../bench/record/Recorder.js';
+import { parseExperiment } from '../spec/load.js';
+import { planRun } from '../spec/plan.js';
+import { timeseriesCsv } from './timeseries.js';
+
+const plan = planRun(
+  parseExperiment(
+    readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8'),
+    'retry-storm.yaml',
+  ),
+  { scale: 1, run: 1 },
+);
+
+function csvOf(policies: PolicyPresence): Record<string, string>[] {
+  const rec = new Recorder({ policies });
+  rec.policy({ type: 'breaker', client: 0, from: 'closed', to: 'open', atMs: 250 });
+  rec.policy({ type: 'breaker', client: 0, from: 'open', to: 'half-open', atMs: 1500 });
+  rec.tick(2000);
+  const [header, ...rows] = timeseriesCsv(plan, rec.close(), null).trim().split('\n');
+  const cols = header!.split(',');
+  return rows.map((r) => Object.fromEntries(r.split(',').map((v, i) => [cols[i]!, v])));
+}
+
+test('timeseries.csv: the breaker-state columns, empty when the client has no breaker', () => {
+  const none = { clients: 1, budget: false, breaker: false, throttle: false, hedge: false, abandon: false };
+  const withBreaker = csvOf({ ...none, breaker: true });
+  assert.deepEqual(
+    withBreaker.map((r) => [r['breaker_open'], r['breaker_half_open'], r['breaker_opens']]),
+    [
+      ['0.75', '0', '1'],
+      ['0.5', '0.5', '0'],
+    ],
+  );
+  assert.equal(withBreaker[0]!['hedges'], ''); // no hedging: not measured, not zero
+  assert.equal(withBreaker[0]!['cancelled_attempts'], '0');
+  const without = csvOf(none);
+  assert.equal(without[0]!['breaker_open'], '');
+  assert.equal(without[0]!['retries_denied_budget'], '');
+});

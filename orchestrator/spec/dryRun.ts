@@ -1,0 +1,112 @@
+import type { ArrivalPlan } from './loadPlan.js';
+import { describeLoad } from './loadPlan.js';
+import type { RunPlan, Span } from './plan.js';
+import { formatDuration } from './units.js';
+
+/** What `--dry-run` shows: the resolved plan of one run, and the whole experiment's length. */
+export interface DryRun {
+  readonly phases: readonly {
+    readonly name: string;
+    readonly startS: number;
+    readonly endS: number;
+    /** Expected origin requests offered in the phase; null for a closed loop. */
+    readonly expectedOrigins: number | null;
+  }[];
+  readonly expectedOrigins: number | null;
+  readonly trigger: readonly { readonly atS: number; readonly what: string }[];
+  /** One run: the schedule plus the drain after it (the longest an origin can last). */
+  readonly runS: number;
+  readonly repeat: number;
+  readonly totalS: number;
+}
+
+/** Expected arrivals of an open-loop plan in a span (exact for profiles and traces). */
+export function expectedOrigins(a: ArrivalPlan, span: Span): number | null {
+  const sec = (span.endMs - span.startMs) / 1000;
+  switch (a.kind) {
+    case 'profile': {
+      let t = 0;
+      let n = 0;
+      for (const s of a.segments) {
+        const lo = Math.max(t, span.startMs);
+        const hi = Math.min(t + s.durationMs, span.endMs);
+        if (hi > lo) {
+          const at = (ms: number): number => s.fromPerS + ((s.toPerS - s.fromPerS) * (ms - t)) / s.durationMs;
+          n += ((at(lo) + at(hi)) / 2) * ((hi - lo) / 1000);
+        }
+        t += s.durationMs;
+      }
+      return n;
+    }
+    case 'waves':
+      return a.meanPerS * sec;
+    case 'onOff':
+      return ((a.onMs * a.onPerS + a.offMs * a.offPerS) / (a.onMs + a.offMs)) * sec;
+    case 'timestamps':
+      return a.timesMs.filter((t) => t >= span.startMs && t < span.endMs).length;
+    case 'closed':
+      return null;
+  }
+}
+
+export function dryRun(plan: RunPlan, repeat: number): DryRun {
+  const e = plan.experiment;
+  const a = plan.load.arrival;
+  const phases = (['warmup', 'baseline', 'trigger', 'observe'] as const).map((name) => {
+    const s = plan.phases[name];
+    const n = expectedOrigins(a, s);
+    return {
+      name,
+      startS: s.startMs / 1000,
+      endS: s.endMs / 1000,
+      expectedOrigins: n === null ? null : Math.round(n),
+    };
+  });
+  const total = expectedOrigins(a, { startMs: 0, endMs: plan.totalMs });
+  const t = plan.phases.trigger;
+  const trig = e.schedule.trigger;
+  const deadlineMs = t.endMs + plan.recovery.within * (t.endMs - t.startMs);
+  const c = e.client;
+  const drainMs =
+    Math.min(plan.deadlineMs, (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * c.timeout) + 500;
+  const runS = (plan.totalMs + drainMs) / 1000;
+  return {
+    phases,
+    expectedOrigins: total === null ? null : Math.round(total),
+    trigger: [
+      { atS: t.startMs / 1000, what: `apply ${trig.kind} on ${trig.target}` },
+      { atS: t.endMs / 1000, what: `undo ${trig.kind} on ${trig.target}` },
+      {
+        atS: deadlineMs / 1000,
+        what: `recovery deadline (${plan.recovery.within}x the trigger's duration)${deadlineMs > plan.totalMs ? ' — after the observation ends: the verdict will be unmeasured' : ''}`,
+      },
+      { atS: plan.totalMs / 1000, what: 'observation ends; in-flight origins drain' },
+    ],
+    runS,
+    repeat,
+    totalS: runS * repeat,
+  };
+}
+
+/** The dry run as text for a person. */
+export function formatDryRun(plan: RunPlan, d: DryRun): string {
+  const e = plan.experiment;
+  const s = (x: number): string => formatDuration(x * 1000);
+  const n = (x: number | null): string => (x === null ? 'closed loop: depends on the system' : `≈ ${x}`);
+  const out = [
+    `${e.name}: plan of run 1 of ${d.repeat} (seed ${plan.seed}, scale ${plan.scale})`,
+    `  load: ${describeLoad(e.load)}; ${plan.load.meanPerS === null ? '' : `mean ${+plan.load.meanPerS.toFixed(3)}/s, `}peak ${plan.load.peakPerS === null ? '–' : `${+plan.load.peakPerS.toFixed(3)}/s`}`,
+    `  capacity: ${+plan.capacity.nominalPerS.toFixed(3)}/s nominal${plan.capacity.measuredPerS === null ? '' : `, ${+plan.capacity.measuredPerS.toFixed(3)}/s measured (used for % capacity)`}`,
+    `  client: timeout ${formatDuration(e.client.timeout)}, retry ${e.client.retry.policy}${e.client.retry.policy === 'none' ? '' : ` up to ${e.client.retry.maxAttempts} attempts`}`,
+    '  phases:',
+    ...d.phases.map(
+      (p) =>
+        `    ${p.name.padEnd(9)} ${s(p.startS).padStart(8)} → ${s(p.endS).padEnd(8)} expected origin requests ${n(p.expectedOrigins)}`,
+    ),
+    `    total     expected origin requests ${n(d.expectedOrigins)}`,
+    '  trigger timeline:',
+    ...d.trigger.map((t) => `    ${s(t.atS).padStart(8)}  ${t.what}`),
+    `  wall time: ≈ ${s(d.runS)} per run (schedule and drain, plus lab start-up) × ${d.repeat} = ≈ ${s(d.totalS)}`,
+  ];
+  return out.join('\n') + '\n';
+}

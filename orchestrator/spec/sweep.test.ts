@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO, tempDir } from '../../test/helpers/cli.js';
+import { SpecError } from '../errors.js';
+import { parseSet } from './overrides.js';
+import { loadSweepFile } from './sweep.js';
+
+function sweepDir(sweep: string): string {
+  const dir = tempDir('sweepspec');
+  copyFileSync(join(REPO, 'experiments/retry-storm.yaml'), join(dir, 'retry-storm.yaml'));
+  writeFileSync(join(dir, 's.yaml'), sweep);
+  return join(dir, 's.yaml');
+}
+
+function issues(file: string): SpecError['issues'] {
+  try {
+    loadSweepFile(file);
+  } catch (err) {
+    assert.ok(err instanceof SpecError, String(err));
+    return err.issues;
+  }
+  assert.fail('expected the sweep to be refused');
+}
+
+test('a sweep names its experiment relative to itself and takes the reference from it', () => {
+  const f = sweepDir(
+    'name: s\nexperiment: retry-storm.yaml\nfactors:\n  - { path: client.retry.maxAttempts, values: [1, 2, 4] }\n  - { path: load.rate, values: [50% capacity] }\n',
+  );
+  const s = loadSweepFile(f);
+  assert.equal(s.sweep.design, 'one-at-a-time');
+  assert.equal(s.sweep.runtime, 'local');
+  assert.deepEqual(
+    s.factors.map((x) => x.reference),
+    [4, '70% capacity'],
+  );
+  assert.equal(s.points.length, 4);
+  assert.deepEqual(
+    s.experiments.map((e) => [e.client.retry.maxAttempts, e.load.rate]),
+    [
+      [4, { capacityFraction: 0.7 }],
+      [1, { capacityFraction: 0.7 }],
+      [2, { capacityFraction: 0.7 }],
+      [4, { capacityFraction: 0.5 }],
+    ],
+  );
+  // --set moves the reference point too.
+  const set = parseSet('client.retry.maxAttempts=2');
+  assert.ok(set.ok);
+  assert.deepEqual(
+    loadSweepFile(f, [set.value]).points.map((p) => p.values['client.retry.maxAttempts']),
+    [2, 1, 4, 2],
+  );
+});
+
+test('bad sweeps: unknown keys, bad factor values (all of them, once each), missing experiment', () => {
+  const bad = issues(
+    sweepDir(
+      'name: s\nexperiment: retry-storm.yaml\ndesign: factorial\nfactors:\n  - { path: load.rate, values: [fast, 10/s, slow] }\n  - { path: client.timeout, values: [1s, 0ms] }\n',
+    ),
+  );
+  const msgs = bad.map((i) => `${i.path}: ${i.message}`);
+  assert.equal(bad.length, 3, msgs.join('\n'));
+  assert.ok(msgs.some((m) => /load\.rate: "fast" is not a rate.*factor load\.rate="fast"/.test(m)));
+  assert.ok(msgs.some((m) => /client\.timeout: must be greater than zero/.test(m)));
+
+  const typo = issues(
+    sweepDir('name: s\nexperiment: retry-storm.yaml\nfactor:\n  - { path: load.rate, values: [1/s] }\n'),
+  );
+  assert.ok(
+    typo.some((i) => i.path === 'factor' && /did you mean "factors"/.test(i.message) && i.line === 3),
+  );
+
+  const missing = issues(
+    sweepDir('name: s\nexperiment: nope.yaml\nfactors: [{ path: load.rate, values: [1/s] }]\n'),
+  );
+  assert.match(missing[0]!.message, /cannot read the file \(ENOENT\)/);
+
+  const noRef = issues(
+    sweepDir(
+      'name: s\nexperiment: retry-storm.yaml\nfactors: [{ path: client.deadline, values: [1s, 2s] }]\n',
+    ),
+  );
+  assert.match(noRef[0]!.message, /give the reference value/);
+});

@@ -1,0 +1,150 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { writeReport } from '../report/writeReport.js';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { RunSummary } from '../analysis/summary.js';
+import { BenchError } from '../errors.js';
+import { resultsDir, writeJson } from '../results/files.js';
+import { runExperiment } from '../run/runExperiment.js';
+import type { LoadedSweep } from '../spec/sweep.js';
+import { incompletePointDirs, isPointComplete, pendingPoints, pointDir, type SweepPoint } from './planner.js';
+import { sweepCsv, sweepMarkdown, sweepTable, pointVerdict, type PointResult } from './table.js';
+
+export interface SweepOptions {
+  readonly scale: number;
+  readonly out?: string | undefined;
+  readonly resultsRoot?: string;
+  readonly repeat?: number | undefined;
+  readonly quiet?: boolean;
+  readonly stop: AbortSignal;
+  /** The command line's overrides as written (recorded in each point's manifest). */
+  readonly sets: readonly string[];
+  readonly manifestExtra?: Record<string, unknown>;
+}
+
+export interface SweepResult {
+  readonly dir: string;
+  readonly ran: readonly SweepPoint[];
+  readonly skipped: readonly SweepPoint[];
+  readonly results: readonly PointResult[];
+}
+
+const PLAN_FILE = 'sweep-plan.json';
+
+/**
+ * Runs every point of a sweep × its repeat, each point an experiment results folder
+ * (DIR/point-<k>/, written by runExperiment), then the sweep table: DIR/sweep.json (the
+ * report's SweepTable), DIR/sweep.csv and DIR/sweep.md, rewritten after each point.
+ * Resumable: given the folder of an earlier run of the same sweep (--out DIR), points
+ * whose results are complete are skipped and a half-run point is moved aside and rerun.
+ */
+export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<SweepResult> {
+  const repeat = opts.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
+  const plan = {
+    name: s.sweep.name,
+    file: s.file,
+    experimentFile: s.experimentFile,
+    design: s.sweep.design,
+    runtime: s.sweep.runtime,
+    repeat,
+    scale: opts.scale,
+    overrides: opts.sets,
+    factors: s.factors,
+    points: s.points,
+  };
+  const dir = sweepDir(s.sweep.name, opts, plan);
+  writeJson(join(dir, PLAN_FILE), plan);
+
+  const skipped = s.points.filter((p) => isPointComplete(pointDir(dir, p), repeat));
+  for (const d of incompletePointDirs(dir, s.points, repeat)) {
+    let n = 1;
+    while (existsSync(`${d}.incomplete-${n}`)) n++;
+    renameSync(d, `${d}.incomplete-${n}`);
+  }
+  const say = (m: string): void => {
+    if (!opts.quiet) process.stderr.write(`${m}\n`);
+  };
+  say(
+    `metabench sweep ${s.sweep.name}: ${s.points.length} points × ${repeat} run${repeat > 1 ? 's' : ''} (${s.sweep.design}, runtime ${s.sweep.runtime})` +
+      (skipped.length ? `; ${skipped.length} already complete, skipped` : '') +
+      ` → ${dir}`,
+  );
+  const ran: SweepPoint[] = [];
+  for (const p of pendingPoints(dir, s.points, repeat)) {
+    if (opts.stop.aborted) break;
+    say(`point ${p.index}/${s.points.length}: ${describePoint(p)}`);
+    const e = { ...s.experiments[p.index - 1]!, repeat };
+    const r = await runExperiment(e, {
+      scale: opts.scale,
+      out: pointDir(dir, p),
+      quiet: opts.quiet ?? false,
+      stop: opts.stop,
+      sourceFile: s.experimentFile,
+      manifestExtra: {
+        ...opts.manifestExtra,
+        experimentFile: s.experimentFile,
+        sweep: { name: s.sweep.name, file: s.file, point: p.index, values: p.values },
+        overrides: [...opts.sets, ...Object.entries(p.values).map(([k, v]) => `${k}=${JSON.stringify(v)}`)],
+      },
+    });
+    ran.push(p);
+    say(`point ${p.index}: ${pointVerdict(r.runs)}`);
+    writeTables(dir, s);
+  }
+  const results = writeTables(dir, s);
+  // The sweep's report (report.md/html with its figures of merit against each factor).
+  if (results.length > 0) await writeReport(dir);
+  return { dir, ran, skipped, results };
+}
+
+export function describePoint(p: SweepPoint): string {
+  return Object.entries(p.values)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ');
+}
+
+/** The complete points' results, and the three table files made from them. */
+function writeTables(dir: string, s: LoadedSweep): PointResult[] {
+  const plan = JSON.parse(readFileSync(join(dir, PLAN_FILE), 'utf8')) as { repeat: number };
+  const results: PointResult[] = s.points
+    .filter((p) => isPointComplete(pointDir(dir, p), plan.repeat))
+    .map((p) => ({
+      point: p,
+      dir: `point-${p.index}`,
+      runs: Array.from(
+        { length: plan.repeat },
+        (_, i) =>
+          JSON.parse(
+            readFileSync(join(pointDir(dir, p), `run-${i + 1}`, 'summary.json'), 'utf8'),
+          ) as RunSummary,
+      ),
+    }));
+  writeJson(join(dir, 'sweep.json'), sweepTable(s.sweep.design, s.factors, results));
+  writeFileSync(join(dir, 'sweep.csv'), sweepCsv(s.factors, results));
+  writeFileSync(join(dir, 'sweep.md'), sweepMarkdown(s.sweep.name, s.sweep.design, s.factors, results));
+  return results;
+}
+
+/** A new folder, or the folder of an earlier run of the very same sweep plan (to resume it). */
+function sweepDir(name: string, opts: SweepOptions, plan: Record<string, unknown>): string {
+  if (opts.out && existsSync(join(opts.out, PLAN_FILE))) {
+    const before = JSON.parse(readFileSync(join(opts.out, PLAN_FILE), 'utf8')) as Record<string, unknown>;
+    const same = (['design', 'runtime', 'repeat', 'scale', 'overrides', 'factors', 'points'] as const).every(
+      (k) =>
+        isDeepStrictEqual(
+          JSON.parse(JSON.stringify(before[k] ?? null)),
+          JSON.parse(JSON.stringify(plan[k] ?? null)),
+        ),
+    );
+    if (!same)
+      throw new BenchError(
+        'E_USAGE',
+        `${opts.out} holds a different sweep plan (${PLAN_FILE}); it can only be resumed with the same file, --set, --repeat and --scale`,
+        'choose another --out to start a new sweep',
+      );
+    return opts.out;
+  }
+  if (opts.out && existsSync(opts.out) && existsSync(join(opts.out, 'summary.json')))
+    throw new BenchError('E_USAGE', `${opts.out} already holds results of an experiment, not of a sweep`);
+  return resultsDir(name, opts.out, opts.resultsRoot);
+}

@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse } from 'csv-parse/sync';
+import type { RunSummary } from '../analysis/summary.js';
+import { isSweepTable } from '../report/tables.js';
+import { planPoints, type Factor } from './planner.js';
+import { hypothesisVerdicts, pointVerdict, sweepCsv, sweepMarkdown, sweepTable } from './table.js';
+
+function run(
+  metastable: boolean | null,
+  goodputAfter: number,
+  verdict: 'pass' | 'fail' | 'unmeasured',
+): RunSummary {
+  const lat = { samples: 10, mean: 1, p50: 1, p90: 2, p99: 3, max: 4 };
+  return {
+    metastable,
+    recoveryTimeS: metastable === false ? 5 : null,
+    baseline: { goodputPerS: 100, afterTrigger: null, amplification: 1, latencyMs: lat },
+    afterTrigger: { goodputPerS: goodputAfter, amplification: 3, latencyMs: lat },
+    hypothesis: [
+      { metric: 'goodput', window: 'baseline', threshold: '>= 95% offered', value: 1, samples: 10, verdict },
+    ],
+  } as unknown as RunSummary;
+}
+
+test('a point is metastable when most of its measured runs are; unmeasured when none measured', () => {
+  assert.equal(
+    pointVerdict([run(true, 1, 'pass'), run(true, 1, 'pass'), run(false, 1, 'pass')]),
+    'metastable',
+  );
+  assert.equal(
+    pointVerdict([run(false, 1, 'pass'), run(false, 1, 'pass'), run(true, 1, 'pass')]),
+    'recovered',
+  );
+  assert.equal(pointVerdict([run(true, 1, 'pass'), run(false, 1, 'pass')]), 'metastable');
+  assert.equal(pointVerdict([run(null, 1, 'pass'), run(false, 1, 'pass')]), 'recovered');
+  assert.equal(pointVerdict([run(null, 1, 'pass')]), 'unmeasured');
+  assert.deepEqual(hypothesisVerdicts([run(true, 1, 'pass'), run(true, 1, 'fail'), run(true, 1, 'pass')]), {
+    'goodput baseline': 'pass 2/3, fail 1/3',
+  });
+});
+
+test('the sweep table: report shape, means over runs, CSV and markdown rows per point', () => {
+  const f: Factor = {
+    path: 'load.rate',
+    values: ['50% capacity', '90% capacity'],
+    reference: '70% capacity',
+  };
+  const points = planPoints('one-at-a-time', [f]);
+  const results = [
+    { point: points[0]!, dir: 'point-1', runs: [run(true, 10, 'pass'), run(true, 20, 'fail')] },
+    { point: points[1]!, dir: 'point-2', runs: [run(false, 95, 'pass'), run(false, 97, 'pass')] },
+  ];
+  const t = sweepTable('one-at-a-time', [f], results);
+  assert.ok(isSweepTable(t));
+  assert.deepEqual(t.factors, [{ name: 'load.rate', unit: 'as written', reference: '70% capacity' }]);
+  assert.deepEqual(
+    t.rows.map((r) => [
+      r.varied,
+      r.factors['load.rate'],
+      r.verdict,
+      r.figures['goodput after'],
+      r.metastableRuns,
+    ]),
+    [
+      [undefined, '70% capacity', 'metastable', 15, 2],
+      ['load.rate', '50% capacity', 'recovered', 96, 0],
+    ],
+  );
+  const csv = parse(sweepCsv([f], results), { columns: true }) as Record<string, string>[];
+  assert.deepEqual(
+    csv.map((r) => [
+      r['point'],
+      r['load.rate'],
+      r['verdict'],
+      r['metastable'],
+      r['hypothesis goodput baseline'],
+    ]),
+    [
+      ['1', '70% capacity', 'metastable', '2/2', 'pass 1/2, fail 1/2'],
+      ['2', '50% capacity', 'recovered', '0/2', 'pass 2/2'],
+    ],
+  );
+  const md = sweepMarkdown('s', 'one-at-a-time', [f], results);
+  assert.match(md, /\| 2 \| load\.rate \| 50% capacity \| 2 \| recovered \| 0\/2 \|/);
+});

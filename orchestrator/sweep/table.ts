@@ -1,0 +1,152 @@
+import { stringify } from 'csv-stringify/sync';
+import { mean } from 'simple-statistics';
+import type { RunSummary } from '../analysis/summary.js';
+import type { SweepTable, SweepVerdict } from '../report/tables.js';
+import type { Design, Factor, SweepPoint } from './planner.js';
+
+/** The key figures of each point (the mean over its runs). */
+export const SWEEP_FIGURES = [
+  { name: 'goodput baseline', unit: 'req/s', of: (s: RunSummary) => s.baseline.goodputPerS },
+  { name: 'goodput after', unit: 'req/s', of: (s: RunSummary) => s.afterTrigger.goodputPerS },
+  {
+    name: 'amplification after',
+    unit: 'attempts per origin',
+    of: (s: RunSummary) => s.afterTrigger.amplification,
+  },
+  { name: 'p99 after', unit: 'ms', of: (s: RunSummary) => s.afterTrigger.latencyMs.p99 },
+  { name: 'recovery time', unit: 's', of: (s: RunSummary) => s.recoveryTimeS },
+] as const;
+
+/** One point's outcome: its verdicts over its runs and the mean of each key figure. */
+export interface PointResult {
+  readonly point: SweepPoint;
+  readonly dir: string;
+  readonly runs: readonly RunSummary[];
+}
+
+/**
+ * A point's metastable verdict over its runs: the majority of the runs that measured one
+ * (a tie counts as metastable: a collapse seen in half the runs is not a recovery);
+ * unmeasured when no run measured it.
+ */
+export function pointVerdict(runs: readonly RunSummary[]): SweepVerdict {
+  const measured = runs.filter((r) => r.metastable !== null);
+  if (measured.length === 0) return 'unmeasured';
+  const metastable = measured.filter((r) => r.metastable === true).length;
+  return metastable * 2 >= measured.length ? 'metastable' : 'recovered';
+}
+
+/** "pass 2/3" per hypothesis metric and window, over the point's runs. */
+export function hypothesisVerdicts(runs: readonly RunSummary[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const keys = new Map<string, { pass: number; fail: number; unmeasured: number }>();
+  for (const r of runs)
+    for (const h of r.hypothesis) {
+      const k = `${h.metric} ${h.window}`;
+      const c = keys.get(k) ?? { pass: 0, fail: 0, unmeasured: 0 };
+      c[h.verdict]++;
+      keys.set(k, c);
+    }
+  for (const [k, c] of keys) {
+    const n = c.pass + c.fail + c.unmeasured;
+    out[k] = (['pass', 'fail', 'unmeasured'] as const)
+      .filter((v) => c[v] > 0)
+      .map((v) => `${v} ${c[v]}/${n}`)
+      .join(', ');
+  }
+  return out;
+}
+
+function meanOf(xs: readonly (number | null)[]): number | null {
+  const v = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return v.length ? Math.round(mean(v) * 1000) / 1000 : null;
+}
+
+function factorValue(v: unknown): string | number {
+  return typeof v === 'number' ? v : typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** sweep.json, in the shape the report draws (orchestrator/report/tables.ts). */
+export function sweepTable(
+  design: Design,
+  factors: readonly Factor[],
+  results: readonly PointResult[],
+): SweepTable {
+  return {
+    design: design === 'factorial' ? 'grid' : 'one-at-a-time',
+    factors: factors.map((f) => ({
+      name: f.path,
+      unit: f.values.every((v) => typeof v === 'number') ? 'value' : 'as written',
+      ...(f.reference !== undefined ? { reference: factorValue(f.reference) } : {}),
+    })),
+    figures: SWEEP_FIGURES.map((f) => ({ name: f.name, unit: f.unit })),
+    rows: results.map((r) => ({
+      ...(r.point.varied !== undefined ? { varied: r.point.varied } : {}),
+      factors: Object.fromEntries(Object.entries(r.point.values).map(([k, v]) => [k, factorValue(v)])),
+      figures: Object.fromEntries(SWEEP_FIGURES.map((f) => [f.name, meanOf(r.runs.map(f.of))])),
+      verdict: pointVerdict(r.runs),
+      runs: r.runs.length,
+      metastableRuns: r.runs.filter((s) => s.metastable === true).length,
+    })),
+  };
+}
+
+interface FlatRow {
+  readonly cells: Record<string, string | number | null>;
+}
+
+function flatRows(factors: readonly Factor[], results: readonly PointResult[]): FlatRow[] {
+  const hypKeys = [...new Set(results.flatMap((r) => Object.keys(hypothesisVerdicts(r.runs))))];
+  return results.map((r) => {
+    const hyp = hypothesisVerdicts(r.runs);
+    return {
+      cells: {
+        point: r.point.index,
+        varied: r.point.varied ?? (factors.length > 1 && r.point.index === 1 ? 'reference' : ''),
+        ...Object.fromEntries(factors.map((f) => [f.path, factorValue(r.point.values[f.path])])),
+        runs: r.runs.length,
+        verdict: pointVerdict(r.runs),
+        metastable: `${r.runs.filter((s) => s.metastable === true).length}/${r.runs.length}`,
+        ...Object.fromEntries(SWEEP_FIGURES.map((f) => [`${f.name} (${f.unit})`, meanOf(r.runs.map(f.of))])),
+        ...Object.fromEntries(hypKeys.map((k) => [`hypothesis ${k}`, hyp[k] ?? ''])),
+        folder: r.dir,
+      },
+    };
+  });
+}
+
+/** sweep.csv: one row per point, its factor values, verdicts and key figures (means over its runs). */
+export function sweepCsv(factors: readonly Factor[], results: readonly PointResult[]): string {
+  const rows = flatRows(factors, results);
+  if (rows.length === 0) return '';
+  const columns = Object.keys(rows[0]!.cells);
+  return stringify(
+    rows.map((r) => columns.map((c) => r.cells[c] ?? '')),
+    { header: true, columns },
+  );
+}
+
+/** sweep.md: the same table for a person. */
+export function sweepMarkdown(
+  name: string,
+  design: Design,
+  factors: readonly Factor[],
+  results: readonly PointResult[],
+): string {
+  const rows = flatRows(factors, results);
+  const lines = [
+    `# Sweep ${name}`,
+    '',
+    `Design: ${design}${design === 'one-at-a-time' ? ' (the reference point first, then one factor moved at a time)' : ''}; ` +
+      `factors: ${factors.map((f) => `${f.path} ∈ {${f.values.map((v) => String(factorValue(v))).join(', ')}}${f.reference !== undefined ? ` (reference ${String(factorValue(f.reference))})` : ''}`).join('; ')}.`,
+    'Figures are means over the point\'s runs; "after" is the window from the end of the trigger to the end of the observation.',
+    '',
+  ];
+  if (rows.length === 0) return lines.join('\n') + 'No point has finished.\n';
+  const columns = Object.keys(rows[0]!.cells);
+  const esc = (v: unknown): string => String(v ?? '–').replace(/\|/g, '\\|');
+  lines.push(`| ${columns.join(' | ')} |`, `|${columns.map(() => '---').join('|')}|`);
+  for (const r of rows)
+    lines.push(`| ${columns.map((c) => esc(r.cells[c] === null ? '–' : r.cells[c])).join(' | ')} |`);
+  return lines.join('\n') + '\n';
+}

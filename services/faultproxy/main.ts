@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+/**
+ * Entry point of the fault proxy as its own process (the lab spawns this):
+ *   node dist/services/faultproxy/main.js -host 127.0.0.1 -port 8474 -config proxies.json
+ * Prints one JSON line {"event":"listening",...} on stdout when the API accepts requests.
+ */
+import { parseFaultProxyArgs, usage } from './args.js';
+import { runFaultProxy } from './run.js';
+
+try {
+  const args = parseFaultProxyArgs(process.argv.slice(2));
+  if (args.help) process.stdout.write(usage);
+  else {
+    await runFaultProxy(args);
+    process.exit(0);
+  }
+} catch (err) {
+  process.stderr.write(`faultproxy: ${(err as Error).message}\n`);
+  process.exit(1);
+}
