@@ -1,5 +1,5 @@
 /** A part of the lab that a trigger can act on. */
-export type Component = 'api';
+export type Component = 'api' | 'redis' | 'postgres';
 
 /** How to undo an action without the Lab object that applied it (after a crash). */
 export type UndoRecipe =
@@ -8,6 +8,14 @@ export type UndoRecipe =
       readonly pid: number;
       /** The process's start time in clock ticks (/proc/PID/stat field 22), so a reused pid is never signalled. */
       readonly startTicks: number | null;
+      readonly signal: NodeJS.Signals;
+      readonly what: string;
+    }
+  | { readonly kind: 'none'; readonly what: string }
+  | {
+      /** One signal to every process of a tree (a paused Postgres: the postmaster and its backends). */
+      readonly kind: 'signals';
+      readonly targets: readonly { readonly pid: number; readonly startTicks: number | null }[];
       readonly signal: NodeJS.Signals;
       readonly what: string;
     }
@@ -33,8 +41,12 @@ export interface LabTopology {
     name: Component;
     url: string;
     pid: number | null;
+    /** The component's software version (Redis, Postgres), when it has one of its own. */
+    version?: string;
     config: Record<string, unknown>;
   }[];
+  /** Who talks to whom: `from -> to` edges (the api's dependencies). */
+  readonly links?: readonly { from: Component; to: Component; address: string }[];
 }
 
 /**
@@ -54,7 +66,11 @@ export interface Lab {
   resume(c: Component): Promise<void>;
   /** The undo of pause(c), as a recipe that works without this object. */
   pauseUndoRecipe(c: Component): UndoRecipe;
+  /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
+  flushCache(): Promise<void>;
   /** Prometheus text of a component's /metrics; rejects when it does not answer within `timeoutMs`. */
   scrapeText(c: Component, timeoutMs: number): Promise<string>;
   topology(): LabTopology;
+  /** The running processes of the lab (one root per component), for per-process CPU and memory. */
+  processes(): readonly LabProcess[];
 }

@@ -18,7 +18,13 @@ function phaseAt(plan: RunPlan, ms: number): string {
  * timeseries.csv: one row per bucket (second), one column per series. Empty cells
  * mean "not measured" (no success in that second, or no scrape answered), never zero.
  */
-export function timeseriesCsv(plan: RunPlan, r: Recorded, server: ServerSeries | null): string {
+export function timeseriesCsv(
+  plan: RunPlan,
+  r: Recorded,
+  server: ServerSeries | null,
+  /** Per-process resource columns (proc_<component>_cpu, proc_<component>_rss_bytes). */
+  procs?: Record<string, (number | null)[]>,
+): string {
   const s = r.series;
   const cols = [
     't_s',
@@ -54,6 +60,9 @@ export function timeseriesCsv(plan: RunPlan, r: Recorded, server: ServerSeries |
     'breaker_half_open',
     'breaker_opens',
   ];
+  const extraCols = Object.keys(server?.extra ?? {}).sort();
+  const procCols = Object.keys(procs ?? {}).sort();
+  cols.push(...extraCols, ...procCols);
   const p = r.policies;
   const when = (on: boolean, v: number | undefined): string => (on ? cell(v ?? 0) : '');
   const rows = [cols.join(',')];
@@ -94,6 +103,8 @@ export function timeseriesCsv(plan: RunPlan, r: Recorded, server: ServerSeries |
         when(p.breaker, s.breakerOpen[i]),
         when(p.breaker, s.breakerHalfOpen[i]),
         when(p.breaker, s.breakerOpens[i]),
+        ...extraCols.map((c) => cell(server?.extra?.[c]?.[i])),
+        ...procCols.map((c) => cell(procs?.[c]?.[i])),
       ].join(','),
     );
   }

@@ -17,11 +17,13 @@ import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
 import { toDurationDist } from '../spec/fields.js';
+import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
 import type { Journal } from '../trigger/journal.js';
 import { createTrigger } from '../trigger/registry.js';
 import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { Scraper } from '../scrape/scraper.js';
+import { ProcSampler } from '../lab/local/procSampler.js';
 
 export interface RunContext {
   readonly journal: Journal;
@@ -53,6 +55,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
       : {}),
     seed: plan.seed,
+    mitigations: apiMitigations(e.lab.api),
+    ...labCacheConfig(e.lab),
     logFile: join(dir, 'lab.log'),
   });
   const startedAt = new Date();
@@ -62,6 +66,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   let triggerRecord: { startMs: number; endMs: number | null } | undefined;
   let events: NdjsonFile | undefined;
   let scraper: Scraper | undefined;
+  let procSampler: ProcSampler | undefined;
+  let procs: Record<string, (number | null)[]> | undefined;
   let server: ServerSeries | null;
   let transport: HttpTransport | undefined;
   let recorder: Recorder | undefined;
@@ -125,6 +131,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     cancels.push(() => clients.dispose());
     scraper = new Scraper(lab, 'api', clk);
     scraper.start();
+    procSampler = new ProcSampler(() => lab.processes(), clk);
+    procSampler.start();
 
     // The trigger: journaled (on disk) before it is applied, undone on schedule.
     cancels.push(
@@ -208,6 +216,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       await undoTrigger(() => clock?.now() ?? Number.NaN);
     } finally {
       server = scraper ? await scraper.stop() : null;
+      procs = await procSampler?.stop();
       await transport?.close().catch(() => undefined);
       await lab.down();
       await events?.close().catch(() => undefined);
@@ -234,7 +243,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     trigger: trig,
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server));
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, procs));
   writeJson(join(dir, 'summary.json'), summary);
   if (failure !== undefined) throw failure;
   return summary;

@@ -15,13 +15,47 @@ const GAUGES = {
   rssBytes: 'process_resident_memory_bytes',
 } as const;
 
+/**
+ * Optional series, present only when the service exports them; each becomes a
+ * timeseries.csv column of that name. Labelled counters give one column per label
+ * value (`rejected_<reason>`).
+ */
+const EXTRA_COUNTERS = {
+  cache_hits: 'api_cache_hits_total',
+  cache_misses: 'api_cache_misses_total',
+  cache_fill_errors: 'api_cache_fill_errors_total',
+  db_queries: 'api_db_queries_total',
+  cache_errors: 'api_cache_errors_total',
+  timed_out: 'api_timed_out_total',
+} as const;
+const EXTRA_GAUGES = {
+  db_pool_waiting: 'api_db_pool_waiting',
+  db_pool_busy: 'api_db_pool_busy',
+} as const;
+const LABELLED_COUNTERS = [{ metric: 'api_rejected_total', label: 'reason', prefix: 'rejected_' }] as const;
+
 export type ServerSeriesName = keyof typeof COUNTERS | keyof typeof GAUGES;
 /**
  * One value per bucket; null where no scrape answered (e.g. while the api is paused).
  * `span[i]` is how many buckets the counter increases in bucket i cover: 1 normally,
  * k when the k - 1 scrapes before it failed (ratios must divide by the same k buckets).
  */
-export type ServerSeries = Record<ServerSeriesName | 'span', (number | null)[]>;
+export type ServerSeries = Record<ServerSeriesName | 'span', (number | null)[]> & {
+  /** The optional columns the service exported, by column name. */
+  extra?: Record<string, (number | null)[]>;
+};
+
+/** Column name → counter sample key, for the labelled counters present in `now`. */
+function labelledCounterKeys(now: Map<string, number>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const key of now.keys())
+    for (const l of LABELLED_COUNTERS) {
+      if (!key.startsWith(`${l.metric}{`)) continue;
+      const m = new RegExp(`${l.label}="([^"]*)"`).exec(key);
+      if (m?.[1]) out.push([`${l.prefix}${m[1].replace(/[^a-z0-9_]/gi, '_')}`, key]);
+    }
+  return out;
+}
 
 /**
  * Scrapes a component's /metrics once per bucket boundary. A counter's increase since
@@ -36,6 +70,7 @@ export class Scraper {
   private stopped = false;
   private readonly halt = new AbortController();
   private loop: Promise<void> | undefined;
+  private readonly counterCols = new Set<string>();
   scrapes = 0;
   failures = 0;
 
@@ -86,6 +121,18 @@ export class Scraper {
       for (const [k, metric] of Object.entries(GAUGES))
         setAt(this.series[k as ServerSeriesName], bucket, now.get(metric) ?? null);
       setAt(this.series.span, bucket, bucket - this.lastBucket);
+      const extra = (this.series.extra ??= {});
+      const counters: [string, string][] = [
+        ...Object.entries(EXTRA_COUNTERS).filter(([, metric]) => now.has(metric)),
+        ...labelledCounterKeys(now),
+      ];
+      for (const [col, key] of counters) {
+        // A counter that appears later was 0 in every earlier answered bucket.
+        if (!extra[col]) this.counterCols.add(col);
+        setAt((extra[col] ??= []), bucket, Math.max(0, (now.get(key) ?? 0) - (this.last.get(key) ?? 0)));
+      }
+      for (const [col, metric] of Object.entries(EXTRA_GAUGES))
+        if (now.has(metric)) setAt((extra[col] ??= []), bucket, now.get(metric) ?? null);
     }
     this.last = now;
     this.lastBucket = bucket;
@@ -95,6 +142,14 @@ export class Scraper {
     this.stopped = true;
     this.halt.abort();
     await this.loop;
+    const extra = this.series.extra;
+    if (extra)
+      for (const col of this.counterCols) {
+        const arr = extra[col]!;
+        this.series.span.forEach((span, i) => {
+          if (span !== null && (arr[i] === undefined || arr[i] === null)) arr[i] = 0;
+        });
+      }
     return this.series;
   }
 }

@@ -31,6 +31,14 @@ export const experimentSchema = z
     seed: int(0, 2 ** 32 - 1).default(1),
   })
   .superRefine((e, ctx) => {
+    // A trigger on the cache or the database needs them in the lab.
+    const t = e.schedule.trigger;
+    if ((t.target === 'redis' || t.target === 'postgres') && !e.lab.cache)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['schedule', 'trigger', t.kind === 'flush-cache' ? 'kind' : 'target'],
+        message: `${t.kind === 'flush-cache' ? 'flush-cache' : `pausing ${t.target}`} needs a cache in the lab (lab.cache and lab.db)`,
+      });
     // A request class may only ask for a cost class the api declares.
     e.load.mix?.forEach((c, i) => {
       if (c.cost !== undefined && !e.lab.api.costs?.[c.cost])

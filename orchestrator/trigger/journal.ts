@@ -88,6 +88,8 @@ function writeDurably(file: string, text: string): void {
 /** Executes one undo recipe; returns a sentence saying what it did. Throws when it could not. */
 export function runUndo(undo: UndoRecipe): string {
   switch (undo.kind) {
+    case 'none':
+      return `${undo.what}: nothing to undo`;
     case 'signal': {
       if (!isAlive(undo.pid)) return `${undo.what}: process ${undo.pid} is gone, nothing to undo`;
       const ticks = processStartTicks(undo.pid);
@@ -95,6 +97,19 @@ export function runUndo(undo: UndoRecipe): string {
         return `${undo.what}: pid ${undo.pid} now belongs to another process, left alone`;
       process.kill(undo.pid, undo.signal);
       return `${undo.what}: sent ${undo.signal} to pid ${undo.pid}`;
+    }
+    case 'signals': {
+      const sent: number[] = [];
+      for (const t of undo.targets) {
+        if (!isAlive(t.pid)) continue;
+        const ticks = processStartTicks(t.pid);
+        if (t.startTicks !== null && ticks !== null && ticks !== t.startTicks) continue;
+        process.kill(t.pid, undo.signal);
+        sent.push(t.pid);
+      }
+      return sent.length > 0
+        ? `${undo.what}: sent ${undo.signal} to pids ${sent.join(', ')}`
+        : `${undo.what}: the processes are gone, nothing to undo`;
     }
     case 'http':
       return runHttpUndo(undo);

@@ -5,7 +5,8 @@
  * Prints one JSON line {"event":"listening",...} on stdout when it accepts requests.
  */
 import { parseArgs } from 'node:util';
-import { parseDurationDist } from './config.js';
+import { parseDurationDist, parseHostPort, parseMitigations } from './config.js';
+import type { ReadThroughConfig } from './readThrough.js';
 import { startApi } from './server.js';
 
 const { values } = parseArgs({
@@ -17,10 +18,50 @@ const { values } = parseArgs({
     // A named cost class, NAME=DIST (repeatable): --cost heavy=lognormal:200ms:1
     cost: { type: 'string', multiple: true, default: [] },
     seed: { type: 'string', default: '1' },
+    // Server-side mitigations, each off unless given.
+    queue: { type: 'string', default: 'fifo' }, // fifo | lifo
+    'queue-bound': { type: 'string' },
+    'concurrency-limit': { type: 'string' },
+    'shed-queue-time': { type: 'string' }, // ms
+    codel: { type: 'string' }, // TARGET_MS:INTERVAL_MS
+    'deadline-drop': { type: 'boolean', default: false },
+    // Server-side request timeout, ms from arrival (abandons the request and its DB query).
+    'request-timeout': { type: 'string' },
+    // Read-through cache: both addresses are host:port, so a proxy can sit in between.
+    redis: { type: 'string' },
+    postgres: { type: 'string' },
+    'db-user': { type: 'string', default: 'postgres' },
+    'db-name': { type: 'string', default: 'postgres' },
+    'db-pool': { type: 'string', default: '8' },
+    'db-delay': { type: 'string', default: 'constant:10ms' },
+    'cache-ttl': { type: 'string', default: '3600' }, // seconds
     // Exit when stdin closes: the orchestrator's way of never leaving an orphan behind.
     'exit-with-parent': { type: 'boolean', default: false },
   },
 });
+
+function positive(flag: string, v: string): number {
+  const n = Number(v);
+  if (!(n > 0)) throw new Error(`--${flag}: expected a positive number (got "${v}")`);
+  return n;
+}
+
+function cacheConfig(): { cache?: ReadThroughConfig } {
+  if (values.redis === undefined && values.postgres === undefined) return {};
+  if (values.redis === undefined || values.postgres === undefined)
+    throw new Error('a read-through cache needs both --redis and --postgres');
+  return {
+    cache: {
+      redis: parseHostPort('redis', values.redis),
+      postgres: parseHostPort('postgres', values.postgres),
+      dbUser: values['db-user'],
+      dbName: values['db-name'],
+      poolSize: positive('db-pool', values['db-pool']),
+      queryDelay: parseDurationDist(values['db-delay']),
+      ttlS: positive('cache-ttl', values['cache-ttl']),
+    },
+  };
+}
 
 try {
   const api = await startApi({
@@ -36,6 +77,11 @@ try {
       }),
     ),
     seed: Number(values.seed),
+    mitigations: parseMitigations(values),
+    ...(values['request-timeout'] !== undefined
+      ? { requestTimeoutMs: positive('request-timeout', values['request-timeout']) }
+      : {}),
+    ...cacheConfig(),
   });
   process.stdout.write(
     JSON.stringify({ event: 'listening', host: values.host, port: api.port, pid: process.pid }) + '\n',

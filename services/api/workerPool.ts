@@ -1,24 +1,57 @@
+import { createQueue, type JobQueue, type QueueDiscipline } from './queue.js';
+import type { PickupShedder, RejectReason } from './shedding.js';
+
 /**
- * A fixed pool of `c` workers with an unbounded FIFO queue in front: the service
- * whose capacity is c / mean service time. A job holds a worker for as long as its
- * work takes, whether or not its client is still waiting (wasted work is the
- * sustaining effect under study).
+ * A fixed pool of `c` workers with a queue in front: the service whose capacity is
+ * c / mean service time. A job holds a worker for as long as its work takes, whether
+ * or not its client is still waiting (wasted work is the sustaining effect under
+ * study), unless a mitigation is switched on:
+ *   - a bounded queue rejects on arrival when full (queue_full);
+ *   - a concurrency limit rejects on arrival when that many are queued or running (concurrency);
+ *   - deadline-aware dropping rejects at pickup a job whose propagated deadline passed (deadline);
+ *   - a shedder (queue-time limit, CoDel) rejects at pickup by queueing delay.
+ * A rejected job never runs: its worker moves on to the next one at once.
  */
 export interface Job {
-  /** When the job entered the queue (performance.now() ms). */
+  /** When the job entered the queue (ms on the pool's clock). */
   readonly enqueuedMs: number;
+  /** When the job's result stops being useful (ms on the pool's clock); undefined: never. */
+  readonly deadlineMs?: number | undefined;
+  /** The server-side request timeout's expiry (ms on the pool's clock); a job picked up after it is rejected with timeout. */
+  readonly timeoutAtMs?: number | undefined;
   /** Does the job's work; resolves when the worker is free again. */
   run(queueWaitMs: number): Promise<void>;
+  /** The job was refused without doing its work. */
+  reject(reason: RejectReason, queueWaitMs: number): void;
+}
+
+export interface WorkerPoolOptions {
+  readonly queue?: QueueDiscipline;
+  /** Most jobs waiting; more are rejected with queue_full. */
+  readonly queueBound?: number;
+  /** Most jobs admitted (waiting + running); more are rejected with concurrency. */
+  readonly concurrencyLimit?: number;
+  /** Drop, at pickup, jobs whose deadline has passed. */
+  readonly deadlineDrop?: boolean;
+  readonly shedder?: PickupShedder & { onIdle?(): void };
+  /** The clock (ms); performance.now by default, injectable for tests. */
+  readonly now?: () => number;
 }
 
 export class WorkerPool {
   private busy = 0;
-  // Array + head index: O(1) dequeue without shift()'s copying.
-  private queue: (Job | undefined)[] = [];
-  private head = 0;
+  private readonly queue: JobQueue<Job>;
+  private readonly now: () => number;
 
-  constructor(readonly workers: number) {
+  constructor(
+    readonly workers: number,
+    private readonly opts: WorkerPoolOptions = {},
+  ) {
     if (!(workers >= 1)) throw new RangeError(`workers must be >= 1 (got ${workers})`);
+    if (opts.concurrencyLimit !== undefined && !(opts.concurrencyLimit >= 1))
+      throw new RangeError(`concurrency limit must be >= 1 (got ${opts.concurrencyLimit})`);
+    this.queue = createQueue<Job>(opts.queue ?? 'fifo', opts.queueBound);
+    this.now = opts.now ?? (() => performance.now());
   }
 
   get busyWorkers(): number {
@@ -26,32 +59,63 @@ export class WorkerPool {
   }
 
   get queueDepth(): number {
-    return this.queue.length - this.head;
+    return this.queue.length;
   }
 
   submit(job: Job): void {
-    if (this.busy < this.workers) this.start(job);
-    else this.queue.push(job);
+    const limit = this.opts.concurrencyLimit;
+    if (limit !== undefined && this.busy + this.queue.length >= limit) {
+      job.reject('concurrency', 0);
+      return;
+    }
+    if (this.busy < this.workers) {
+      this.pickup(job);
+      return;
+    }
+    if (!this.queue.push(job)) job.reject('queue_full', 0);
   }
 
-  private start(job: Job): void {
+  /** A free worker takes `job`, unless a pickup rule drops it; then it takes the next one. */
+  private pickup(first: Job): void {
+    let job: Job | undefined = first;
+    while (job) {
+      const now = this.now();
+      const waitMs = now - job.enqueuedMs;
+      const reason =
+        job.timeoutAtMs !== undefined && now >= job.timeoutAtMs
+          ? 'timeout'
+          : this.opts.deadlineDrop && job.deadlineMs !== undefined && now >= job.deadlineMs
+            ? 'deadline'
+            : this.opts.shedder?.onPickup(waitMs, now);
+      if (reason === undefined) {
+        this.start(job, waitMs);
+        return;
+      }
+      job.reject(reason, waitMs);
+      job = this.dequeue();
+    }
+  }
+
+  private start(job: Job, waitMs: number): void {
     this.busy++;
-    const wait = performance.now() - job.enqueuedMs;
-    job.run(wait).finally(() => {
-      this.busy--;
-      const next = this.dequeue();
-      if (next) this.start(next);
-    });
+    let ran: Promise<void>;
+    try {
+      ran = job.run(waitMs);
+    } catch (err) {
+      ran = Promise.reject(err as Error);
+    }
+    ran
+      .catch(() => undefined) // a job's failure is its own to report; the worker goes on
+      .finally(() => {
+        this.busy--;
+        const next = this.dequeue();
+        if (next) this.pickup(next);
+      });
   }
 
   private dequeue(): Job | undefined {
-    if (this.head >= this.queue.length) return undefined;
-    const job = this.queue[this.head];
-    this.queue[this.head++] = undefined;
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
+    const job = this.queue.pop();
+    if (job === undefined) this.opts.shedder?.onIdle?.();
     return job;
   }
 }

@@ -19,7 +19,63 @@ const api = z.strictObject({
       durationDist,
     )
     .optional(),
-  queue: z.enum(['fifo']).default('fifo'),
+  /** Queue discipline: fifo (the default) serves the oldest first, lifo the newest. */
+  queue: z.enum(['fifo', 'lifo']).default('fifo'),
+  /** Bounded queue: at most this many waiting; more are refused at once (503 queue_full). */
+  queueLimit: int(0, 1_000_000).optional(),
+  /** At most this many requests admitted, waiting or running; more are refused (503 concurrency). */
+  concurrencyLimit: int(1, 1_000_000).optional(),
+  /** Load shedding by queueing delay, judged when a worker picks a request up. */
+  shed: z
+    .discriminatedUnion('policy', [
+      /** a fixed limit: refuse requests that waited longer (503 queue_time) */
+      z.strictObject({ policy: z.literal('queue-time'), limit: positiveDuration(600_000) }),
+      /** CoDel-style: the limit drops from `interval` to `target` while the minimum delay over an interval stays above target (503 codel) */
+      z.strictObject({
+        policy: z.literal('codel'),
+        target: positiveDuration(600_000),
+        interval: positiveDuration(600_000),
+      }),
+    ])
+    .optional()
+    .superRefine((s, ctx) => {
+      if (s?.policy === 'codel' && s.interval <= s.target)
+        ctx.addIssue({ code: 'custom', path: ['interval'], message: 'must be longer than target' });
+    }),
+  /** Honour the propagated deadline (x-deadline-ms): drop at pickup, without the work, what expired (503 deadline). */
+  deadlineDrop: z.boolean().default(false),
+  /**
+   * Server-side request timeout, from arrival (queue wait included): the request is
+   * abandoned with 504 together with its database query, so nothing is filled from a
+   * query that outlived it (PHP's max_execution_time in the OSDI '22 cache reproducer).
+   */
+  requestTimeout: positiveDuration(600_000).optional(),
 });
 
-export const lab = z.strictObject({ api });
+/** cache: a read-through Redis in front of the database (needs db). */
+const cache = z.strictObject({
+  /** How long a filled key lives. */
+  ttl: positiveDuration().default(3_600_000),
+  /** Fill every key before the run (as the reproducer did), so the cold start is not itself a trigger. */
+  prewarm: z.boolean().default(true),
+});
+
+/** db: Postgres, seeded with a table of `keys` rows; the api reaches it through a pool of `pool` connections. */
+const db = z.strictObject({
+  keys: int(1, 10_000_000),
+  /** Connection pool size p: the database's capacity is p / query time. */
+  pool: int(1, 500),
+  /** Declared cost of a miss query: an indexed lookup plus this server-side delay (pg_sleep). */
+  query: durationDist,
+});
+
+export const lab = z
+  .strictObject({ api, cache: cache.optional(), db: db.optional() })
+  .superRefine((l, ctx) => {
+    if ((l.cache === undefined) !== (l.db === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [l.cache === undefined ? 'cache' : 'db'],
+        message: 'a read-through cache needs both lab.cache and lab.db',
+      });
+  });

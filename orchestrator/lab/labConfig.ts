@@ -1,0 +1,38 @@
+import type { Mitigations } from '../../services/api/server.js';
+import type { Experiment } from '../spec/schema.js';
+import { toDurationDist } from '../spec/fields.js';
+import type { LocalCacheConfig } from './local/LocalLab.js';
+
+/** The api's mitigations as the experiment declares them (lab.api), in the api's terms. */
+export function apiMitigations(api: Experiment['lab']['api']): Mitigations {
+  const shed = api.shed;
+  return {
+    queue: api.queue,
+    ...(api.queueLimit !== undefined ? { queueBound: api.queueLimit } : {}),
+    ...(api.concurrencyLimit !== undefined ? { concurrencyLimit: api.concurrencyLimit } : {}),
+    ...(shed?.policy === 'queue-time' ? { shedQueueTimeMs: shed.limit } : {}),
+    ...(shed?.policy === 'codel' ? { codel: { targetMs: shed.target, intervalMs: shed.interval } } : {}),
+    ...(api.deadlineDrop ? { deadlineDrop: true } : {}),
+  };
+}
+
+/** The lab's cache and database, and the api's request timeout, for the local runtime. */
+export function labCacheConfig(lab: Experiment['lab']): {
+  cache?: LocalCacheConfig;
+  requestTimeoutMs?: number;
+} {
+  return {
+    ...(lab.api.requestTimeout !== undefined ? { requestTimeoutMs: lab.api.requestTimeout } : {}),
+    ...(lab.cache && lab.db
+      ? {
+          cache: {
+            ttlS: Math.max(1, Math.round(lab.cache.ttl / 1000)),
+            prewarm: lab.cache.prewarm,
+            keys: lab.db.keys,
+            pool: lab.db.pool,
+            queryDelay: toDurationDist(lab.db.query),
+          },
+        }
+      : {}),
+  };
+}

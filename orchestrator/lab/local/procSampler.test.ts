@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { VirtualClock } from '../../../bench/clock.js';
+import { ProcSampler } from './procSampler.js';
+import { parseRssBytes, parseStat, readProcUsage, type ProcUsage } from './procUsage.js';
+import type { LabProcess } from '../Lab.js';
+
+test('parseStat reads ppid and the four CPU times after a command name with spaces and parentheses', () => {
+  // fields: pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime ...
+  const stat = '4242 (post gres) (x)) S 17 4242 4242 0 -1 4194560 10 0 0 0 150 50 7 3 20 0 1 0 900 0 0';
+  assert.deepEqual(parseStat(stat), { ppid: 17, ticks: 150 + 50 + 7 + 3 });
+  assert.equal(parseRssBytes('Name:\tredis\nVmRSS:\t    2048 kB\nThreads: 4\n'), 2048 * 1024);
+  assert.equal(parseRssBytes('Name:\tzombie\n'), 0);
+});
+
+test('readProcUsage sees CPU time spent by a process tree, counting a child that exited', async () => {
+  // A shell whose child burns CPU for a while and exits: its CPU moves into the shell's cutime.
+  const sh = spawn(
+    'sh',
+    ['-c', `${process.execPath} -e "const t=Date.now(); while (Date.now()-t < 400);"; sleep 5`],
+    {
+      stdio: 'ignore',
+    },
+  );
+  try {
+    const before = readProcUsage([sh.pid!]).get(sh.pid!);
+    assert.ok(before, 'the shell is readable');
+    await new Promise((r) => setTimeout(r, 900));
+    const after = readProcUsage([sh.pid!]).get(sh.pid!)!;
+    assert.ok(after.cpuSeconds - before.cpuSeconds >= 0.2, `cpu ${before.cpuSeconds} → ${after.cpuSeconds}`);
+    assert.ok(after.rssBytes > 0);
+    assert.equal(readProcUsage([2 ** 22 + 7]).size, 0, 'a pid that does not exist is absent');
+  } finally {
+    sh.kill('SIGKILL');
+  }
+});
+
+test('ProcSampler writes CPU-second deltas and RSS per component and bucket; a new pid restarts the delta', () => {
+  let procs: LabProcess[] = [
+    { component: 'api', pid: 10, command: 'node' },
+    { component: 'redis', pid: 20, command: 'redis-server' },
+  ];
+  const usage = new Map<number, ProcUsage>();
+  const set = (pid: number, cpuSeconds: number, rssBytes: number) => usage.set(pid, { cpuSeconds, rssBytes });
+  const s = new ProcSampler(
+    () => procs,
+    new VirtualClock(),
+    1000,
+    (pids) => {
+      const m = new Map<number, ProcUsage>();
+      for (const p of pids) if (usage.has(p)) m.set(p, usage.get(p)!);
+      return m;
+    },
+  );
+  set(10, 5.0, 100);
+  set(20, 1.0, 50);
+  s.sample(-1);
+  set(10, 5.6, 110);
+  set(20, 1.25, 60);
+  s.sample(0);
+  usage.delete(20); // redis not readable in bucket 1 (gone)
+  set(10, 6.5, 120);
+  s.sample(1);
+  procs = [
+    { component: 'api', pid: 10, command: 'node' },
+    { component: 'redis', pid: 21, command: 'redis-server' },
+  ];
+  set(21, 0.1, 70); // restarted redis: no delta in its first bucket
+  set(10, 6.5, 120);
+  s.sample(2);
+  set(21, 0.4, 70);
+  s.sample(3);
+  return s.stop().then((series) => {
+    const round = (a: (number | null)[] | undefined) =>
+      a?.map((v) => (v === null ? null : Math.round(v * 1000) / 1000));
+    assert.deepEqual(round(series['proc_api_cpu']), [0.6, 0.9, 0, 0]);
+    assert.deepEqual(series['proc_api_rss_bytes'], [110, 120, 120, 120]);
+    assert.deepEqual(round(series['proc_redis_cpu']), [0.25, null, null, 0.3]);
+    assert.deepEqual(series['proc_redis_rss_bytes'], [60, null, 70, 70]);
+  });
+});

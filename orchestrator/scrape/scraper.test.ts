@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VirtualClock } from '../../bench/clock.js';
+import type { Lab } from '../lab/Lab.js';
+import { Scraper } from './scraper.js';
+
+/** A lab whose /metrics answers the next scripted text (or fails on null). */
+function scriptedLab(texts: (string | null)[]): Lab {
+  let i = 0;
+  return {
+    scrapeText: async () => {
+      const t = texts[Math.min(i++, texts.length - 1)];
+      if (t === null || t === undefined) throw new Error('no answer');
+      return t;
+    },
+  } as unknown as Lab;
+}
+
+const text = (o: { received: number; hits?: number; waiting?: number; rejected?: Record<string, number> }) =>
+  [
+    `api_requests_received_total ${o.received}`,
+    ...(o.hits !== undefined ? [`api_cache_hits_total ${o.hits}`, `api_cache_misses_total 0`] : []),
+    ...(o.waiting !== undefined ? [`api_db_pool_waiting ${o.waiting}`] : []),
+    ...Object.entries(o.rejected ?? {}).map(([r, v]) => `api_rejected_total{reason="${r}"} ${v}`),
+  ].join('\n');
+
+test('the scraper turns rejections by reason, cache and DB pool metrics into their own columns', async () => {
+  const clock = new VirtualClock();
+  const lab = scriptedLab([
+    text({ received: 0, hits: 0, waiting: 0 }),
+    text({ received: 100, hits: 90, waiting: 0 }),
+    text({ received: 250, hits: 100, waiting: 12, rejected: { queue_full: 30 } }),
+    null, // paused: no answer
+    text({ received: 400, hits: 110, waiting: 3, rejected: { queue_full: 50, queue_time: 5 } }),
+  ]);
+  const s = new Scraper(lab, 'api', clock);
+  s.start();
+  await clock.advanceTo(4000);
+  const series = await s.stop();
+  assert.deepEqual(series.received, [100, 150, null, 150]);
+  assert.deepEqual(series.span, [1, 1, null, 2]);
+  const x = series.extra!;
+  assert.deepEqual(x['cache_hits'], [90, 10, null, 10]);
+  assert.deepEqual(x['db_pool_waiting'], [0, 12, null, 3]);
+  // A reason's column appears with its first rejection; answered buckets before it are 0.
+  assert.deepEqual(x['rejected_queue_full'], [0, 30, null, 20]);
+  assert.deepEqual(x['rejected_queue_time'], [0, 0, null, 5]);
+});

@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { SpecError } from '../errors.js';
+import { parseExperiment } from './load.js';
+import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
+
+const read = (name: string): string =>
+  readFileSync(new URL(`../../../experiments/${name}`, import.meta.url), 'utf8');
+
+function issuesOf(text: string): { path: string; message: string }[] {
+  try {
+    parseExperiment(text, 'x.yaml');
+  } catch (err) {
+    assert.ok(err instanceof SpecError, `expected a SpecError, got ${String(err)}`);
+    return err.issues.map((i) => ({ path: i.path, message: i.message }));
+  }
+  assert.fail('expected the file to be refused');
+}
+
+test('cache-stampede declares a cache, a database, a request timeout and a flush-cache trigger', () => {
+  const e = parseExperiment(read('cache-stampede.yaml'), 'cache-stampede.yaml');
+  assert.deepEqual(e.schedule.trigger, { kind: 'flush-cache', target: 'redis', duration: 10_000 });
+  assert.deepEqual(labCacheConfig(e.lab), {
+    requestTimeoutMs: 400,
+    cache: { ttlS: 3600, prewarm: true, keys: 300, pool: 8, queryDelay: { dist: 'constant', meanMs: 200 } },
+  });
+  assert.deepEqual(apiMitigations(e.lab.api), { queue: 'fifo' });
+  const m = parseExperiment(read('cache-stampede-mitigated.yaml'), 'm.yaml');
+  assert.deepEqual(apiMitigations(m.lab.api), { queue: 'fifo', shedQueueTimeMs: 50 });
+});
+
+test('every mitigation is off by default and maps to the api when switched on', () => {
+  const base = read('retry-storm.yaml');
+  assert.deepEqual(apiMitigations(parseExperiment(base, 'x.yaml').lab.api), { queue: 'fifo' });
+  const on = base.replace(
+    'queue: fifo }',
+    'queue: lifo, queueLimit: 50, concurrencyLimit: 100, deadlineDrop: true, shed: { policy: codel, target: 5ms, interval: 100ms } }',
+  );
+  assert.deepEqual(apiMitigations(parseExperiment(on, 'x.yaml').lab.api), {
+    queue: 'lifo',
+    queueBound: 50,
+    concurrencyLimit: 100,
+    codel: { targetMs: 5, intervalMs: 100 },
+    deadlineDrop: true,
+  });
+});
+
+test('the schema refuses a cache without a database, a bad CoDel, and cache triggers without a cache', () => {
+  const base = read('cache-stampede.yaml');
+  const noDb = base.replace(/^ {2}db: .*\n/m, '');
+  assert.ok(issuesOf(noDb).some((i) => /needs both lab.cache and lab.db/.test(i.message)));
+  const codel = read('retry-storm.yaml').replace(
+    'queue: fifo }',
+    'queue: fifo, shed: { policy: codel, target: 100ms, interval: 50ms } }',
+  );
+  assert.ok(issuesOf(codel).some((i) => /longer than target/.test(i.message)));
+  const pauseDb = read('retry-storm.yaml').replace('target: api', 'target: postgres');
+  assert.ok(issuesOf(pauseDb).some((i) => /needs a cache in the lab/.test(i.message)));
+  const flushPg = base.replace('kind: flush-cache,', 'kind: flush-cache, target: postgres,');
+  assert.ok(issuesOf(flushPg).some((i) => /flush-cache acts on redis/.test(i.message)));
+});
