@@ -30,7 +30,7 @@ export class HttpTransport implements Transport {
   private readonly path: string;
   private readonly cap: number;
   private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: (() => boolean)[] = [];
   private waitHead = 0;
 
   constructor(private readonly opts: HttpTransportOptions) {
@@ -89,38 +89,42 @@ export class HttpTransport implements Transport {
     }
   }
 
-  /** Waits for a free connection slot; false when `signal` aborted first. */
+  /**
+   * Waits for a free connection slot; false when `signal` aborted first. An aborted
+   * waiter stays in the queue as a no-op (O(1)): thousands of waiters time out at once
+   * in a collapse, and searching the queue for each would starve the generator.
+   */
   private acquire(signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
       let done = false;
-      const grant = (): void => {
-        if (done) return;
+      const grant = (): boolean => {
+        if (done) return false;
         done = true;
         signal.removeEventListener('abort', onAbort);
         resolve(true);
+        return true;
       };
       const onAbort = (): void => {
         if (done) return;
         done = true;
         resolve(false);
-        // The slot it would have taken goes to the next waiter instead.
-        const i = this.waiting.indexOf(grant, this.waitHead);
-        if (i >= 0) this.waiting.splice(i, 1);
       };
       this.waiting.push(grant);
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 
+  /** Passes the slot straight to the next live waiter (`active` unchanged), or frees it. */
   private release(): void {
-    if (this.waitHead < this.waiting.length) {
+    while (this.waitHead < this.waiting.length) {
       const next = this.waiting[this.waitHead++]!;
-      if (this.waitHead > 1024) {
+      if (this.waitHead > 1024 && this.waitHead * 2 > this.waiting.length) {
         this.waiting.splice(0, this.waitHead);
         this.waitHead = 0;
       }
-      next(); // the slot passes straight to the waiter: `active` is unchanged
-    } else this.active--;
+      if (next()) return;
+    }
+    this.active--;
   }
 
   async close(): Promise<void> {

@@ -17,13 +17,20 @@ interface Ran {
   readonly report: string;
 }
 
-async function runExperiment(file: string): Promise<Ran> {
+/**
+ * `reportsWhateverItDid`: the variant only has to run and report (issue 4). A run the
+ * generator could not keep on schedule is then reported as unusable (exit 11), honestly,
+ * rather than failing the test; every origin must still have its outcome.
+ */
+async function runExperiment(file: string, opts: { reportsWhateverItDid?: boolean } = {}): Promise<Ran> {
   const dir = join(tempDir('pol'), 'out');
   const r = await runCli(['run', file, '--scale', '0.2', '--repeat', '1', '--out', dir, '--quiet']);
-  assert.equal(r.code, 0, r.stderr);
-  const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
+  const s0 = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
+  if (opts.reportsWhateverItDid && r.code === 11) assert.equal(s0.usable, false);
+  else assert.equal(r.code, 0, r.stderr);
+  const s = s0;
   assert.equal(s.offered, s.recorded);
-  assert.equal(s.usable, true, s.warnings.join('; '));
+  if (!opts.reportsWhateverItDid) assert.equal(s.usable, true, s.warnings.join('; '));
   const events = readFileSync(join(dir, 'run-1/events.ndjson'), 'utf8')
     .trim()
     .split('\n')
@@ -53,7 +60,9 @@ test('retry-storm-budget recovers, with a client-side amplification after the tr
 });
 
 test('retry-storm-backoff runs and reports what exponential backoff did', async () => {
-  const { s, events } = await runExperiment('experiments/retry-storm-backoff.yaml');
+  const { s, events } = await runExperiment('experiments/retry-storm-backoff.yaml', {
+    reportsWhateverItDid: true,
+  });
   // Retries were sent, spread out by the backoff. The verdict is whatever the lab did
   // (metastable in our runs); a warm-up hiccup on a busy machine can leave it unmeasured.
   assert.ok(s.policies.retries > 0);
