@@ -74,7 +74,20 @@ export function viaTransport(
   };
 }
 
-/** A result for an attempt refused before it was sent (nothing reached the transport). */
-export function refused(attempt: Attempt, kind: AttemptResult['kind'], nowMs: number): AttemptResult {
+/**
+ * Refuses an attempt before it is sent (nothing reaches the transport): emits the
+ * `rejected` event and returns the result, `breaker-open` or `throttled` by who refused.
+ */
+export function refuse(env: PolicyEnv, attempt: Attempt, by: 'breaker' | 'throttle'): AttemptResult {
+  const nowMs = env.clock.now();
+  env.emit({
+    type: 'rejected',
+    client: env.client,
+    origin: attempt.origin.id,
+    number: attempt.number,
+    by,
+    atMs: nowMs,
+  });
+  const kind = by === 'breaker' ? 'breaker-open' : 'throttled';
   return { kind, status: 0, sentMs: nowMs, endMs: nowMs, attempt: attempt.number };
 }

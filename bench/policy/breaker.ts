@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { AttemptResult } from '../outcome.js';
-import { refused, type ClientPolicy } from './ClientPolicy.js';
+import { refuse, type ClientPolicy } from './ClientPolicy.js';
 import type { BreakerState } from './events.js';
 import { SlidingCounts } from './window.js';
 
@@ -200,16 +200,7 @@ export function breaker(b: CircuitBreaker): ClientPolicy {
   return (next, env) => async (attempt, signal) => {
     const pass = b.tryPass();
     if (!pass) {
-      const now = env.clock.now();
-      env.emit({
-        type: 'rejected',
-        client: env.client,
-        origin: attempt.origin.id,
-        number: attempt.number,
-        by: 'breaker',
-        atMs: now,
-      });
-      return refused(attempt, 'breaker-open', now);
+      return refuse(env, attempt, 'breaker');
     }
     const r = await next(attempt, signal);
     b.onResult(pass, r);

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Rng } from '../rng.js';
 import type { AttemptResult } from '../outcome.js';
 import { isBreakerFailure } from './breaker.js';
-import { refused, type ClientPolicy } from './ClientPolicy.js';
+import { refuse, type ClientPolicy } from './ClientPolicy.js';
 import { SlidingCounts } from './window.js';
 
 export interface ThrottleOptions {
@@ -67,16 +67,7 @@ export class AdaptiveThrottle {
 export function throttle(t: AdaptiveThrottle): ClientPolicy {
   return (next, env) => async (attempt, signal) => {
     if (!t.tryPass(env.rng)) {
-      const now = env.clock.now();
-      env.emit({
-        type: 'rejected',
-        client: env.client,
-        origin: attempt.origin.id,
-        number: attempt.number,
-        by: 'throttle',
-        atMs: now,
-      });
-      return refused(attempt, 'throttled', now);
+      return refuse(env, attempt, 'throttle');
     }
     const r = await next(attempt, signal);
     t.onResult(r);
