@@ -63,9 +63,22 @@ export class RealClock implements Clock {
     });
   }
 
+  /**
+   * Never fires before `atMs` either: a timer that fires early (up to 1 ms, see above)
+   * spins out the rest with setImmediate, so a 100 ms latency toxic never delays 99.9.
+   */
   timer(atMs: number, fn: () => void): () => void {
-    const handle = setTimeout(fn, Math.max(0, atMs - this.now()));
-    return () => clearTimeout(handle);
+    let cancelled = false;
+    const check = (): void => {
+      if (cancelled) return;
+      if (this.now() >= atMs) fn();
+      else setImmediate(check);
+    };
+    const handle = setTimeout(check, Math.max(0, atMs - this.now()));
+    return () => {
+      cancelled = true;
+      clearTimeout(handle);
+    };
   }
 }
 
