@@ -5,6 +5,7 @@ import type { ServerSeries } from '../scrape/scraper.js';
 import { connectionCap, type RunPlan, type Span } from '../spec/plan.js';
 import { describeLoad } from '../spec/loadPlan.js';
 import { HYPOTHESIS_METRICS } from '../spec/schema.js';
+import { triggerTarget } from '../spec/sections/schedule.js';
 import { judge, type HypothesisResult } from './hypothesis.js';
 import { analyzeRecovery } from './recovery.js';
 
@@ -14,6 +15,8 @@ export interface TriggerRecord {
   readonly target: string;
   readonly startMs: number;
   readonly endMs: number;
+  /** Why applying it failed (it was undone anyway). */
+  readonly error?: string;
 }
 
 /**
@@ -85,12 +88,21 @@ export interface RunSummary {
   readonly capacity: { readonly nominalPerS: number; readonly measuredPerS: number | null };
   readonly offeredPerS: number;
   readonly baseline: WindowSummary;
+  /** The trigger window (first start to last end); kind and target join those of every trigger. */
   readonly trigger: {
     readonly kind: string;
     readonly target: string;
     readonly startS: number;
     readonly endS: number;
   };
+  /** Each trigger as it happened, with its exact start and end (run clock, s). */
+  readonly triggers: readonly {
+    readonly kind: string;
+    readonly target: string;
+    readonly startS: number;
+    readonly endS: number;
+    readonly error?: string;
+  }[];
   readonly afterTrigger: WindowSummary;
   readonly recovered: boolean;
   readonly recoveryTimeS: number | null;
@@ -107,7 +119,8 @@ export interface SummaryInput {
   readonly runtime: string;
   readonly recorded: Recorded;
   readonly server: ServerSeries | null;
-  readonly trigger: TriggerRecord | null;
+  /** The triggers that were applied (empty when the run stopped before the first). */
+  readonly triggers: readonly TriggerRecord[];
   /** The run was stopped before its schedule ended (Ctrl-C, SIGTERM, an error). */
   readonly interrupted: boolean;
 }
@@ -116,12 +129,7 @@ export function summarizeRun(x: SummaryInput): RunSummary {
   const { plan, recorded } = x;
   const s = recorded.series;
   const bucketS = recorded.bucketMs / 1000;
-  const trig: TriggerRecord = x.trigger ?? {
-    kind: plan.experiment.schedule.trigger.kind,
-    target: plan.experiment.schedule.trigger.target,
-    startMs: plan.phases.trigger.startMs,
-    endMs: plan.phases.trigger.endMs,
-  };
+  const trig = triggerWindow(plan, x.triggers);
   const end = plan.phases.observe.endMs;
   const baseline = windowSummary(recorded, x.server, plan.phases.baseline, 'baseline');
   const after = windowSummary(recorded, x.server, { startMs: trig.endMs, endMs: end }, 'afterTrigger');
@@ -217,6 +225,13 @@ export function summarizeRun(x: SummaryInput): RunSummary {
       startS: round(trig.startMs / 1000, 3),
       endS: round(trig.endMs / 1000, 3),
     },
+    triggers: x.triggers.map((t) => ({
+      kind: t.kind,
+      target: t.target,
+      startS: round(t.startMs / 1000, 3),
+      endS: round(t.endMs / 1000, 3),
+      ...(t.error ? { error: t.error } : {}),
+    })),
     afterTrigger: after,
     recovered: recovery.recovered,
     recoveryTimeS: recovery.recoveryTimeS,
@@ -320,4 +335,22 @@ function round(x: number, d: number): number {
 
 function pct(x: number): string {
   return `${round(x * 100, 2)}%`;
+}
+
+/**
+ * The trigger window the recovery is measured from: the first actual start to the last
+ * actual end; the planned window when no trigger was applied (an interrupted run).
+ */
+export function triggerWindow(plan: RunPlan, applied: readonly TriggerRecord[]): TriggerRecord {
+  const specs =
+    applied.length > 0
+      ? applied
+      : plan.triggers.map((t) => ({ ...t, kind: t.spec.kind, target: triggerTarget(t.spec) }));
+  const join = (xs: string[]): string => [...new Set(xs)].join('+');
+  return {
+    kind: join(specs.map((t) => t.kind)),
+    target: join(specs.map((t) => t.target)),
+    startMs: applied.length > 0 ? Math.min(...applied.map((t) => t.startMs)) : plan.phases.trigger.startMs,
+    endMs: applied.length > 0 ? Math.max(...applied.map((t) => t.endMs)) : plan.phases.trigger.endMs,
+  };
 }

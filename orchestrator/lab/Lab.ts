@@ -1,5 +1,5 @@
 /** A part of the lab that a trigger can act on. */
-export type Component = 'api' | 'redis' | 'postgres';
+export type Component = 'api' | 'redis' | 'postgres' | 'llm';
 
 /** How to undo an action without the Lab object that applied it (after a crash). */
 export type UndoRecipe =
@@ -29,7 +29,8 @@ export type UndoRecipe =
     };
 
 export interface LabProcess {
-  readonly component: Component;
+  /** A component, or the fault proxy that carries the api's dependency links. */
+  readonly component: Component | 'faultproxy';
   readonly pid: number;
   readonly command: string;
 }
@@ -46,7 +47,14 @@ export interface LabTopology {
     config: Record<string, unknown>;
   }[];
   /** Who talks to whom: `from -> to` edges (the api's dependencies). */
-  readonly links?: readonly { from: Component; to: Component; address: string }[];
+  readonly links?: readonly {
+    from: Component;
+    to: Component;
+    /** Where the api connects: the fault proxy's listen address when the link is proxied. */
+    address: string;
+    /** The proxy of this link, and the dependency's own address behind it. */
+    proxy?: { name: string; upstream: string; api: string };
+  }[];
 }
 
 /**
@@ -66,6 +74,20 @@ export interface Lab {
   resume(c: Component): Promise<void>;
   /** The undo of pause(c), as a recipe that works without this object. */
   pauseUndoRecipe(c: Component): UndoRecipe;
+  /** SIGKILL (like `docker kill`): queue and in-flight work are lost; nothing restarts it until start(c). */
+  kill(c: Component): Promise<void>;
+  /** A graceful stop (SIGTERM, like `docker stop`); it stays down until start(c). */
+  stop(c: Component): Promise<void>;
+  /** Starts a killed or stopped component again, on the same address, and waits until it answers. */
+  start(c: Component): Promise<void>;
+  /** The undo of kill(c) or stop(c), as a recipe that works without this object. */
+  startUndoRecipe(c: Component): UndoRecipe;
+  /**
+   * The Toxiproxy-API server that carries the api's dependency links (our fault proxy
+   * locally, Toxiproxy in Docker), with one proxy per link named after the dependency
+   * (`redis`, `postgres`, `llm`); undefined when the lab has no links.
+   */
+  readonly faultProxyApi: string | undefined;
   /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
   flushCache(): Promise<void>;
   /** Prometheus text of a component's /metrics; rejects when it does not answer within `timeoutMs`. */

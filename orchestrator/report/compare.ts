@@ -1,3 +1,4 @@
+import { describeTriggers } from '../spec/sections/schedule.js';
 import { basename, resolve } from 'node:path';
 import { mean } from 'simple-statistics';
 import type { LatencySummary } from '../../bench/record/histogram.js';
@@ -117,13 +118,7 @@ export function compareSections(a: Side, b: Side): Section[] {
         const c = e(d).client;
         return `timeout ${formatDuration(c.timeout)}, retry ${c.retry.policy}${c.retry.policy !== 'none' ? ` ×${c.retry.maxAttempts}` : ''}, deadline ${c.deadline !== undefined ? formatDuration(c.deadline) : 'none'}`;
       }),
-      both(
-        a,
-        b,
-        'trigger',
-        (d) =>
-          `${e(d).schedule.trigger.kind} ${e(d).schedule.trigger.target} ${formatDuration(e(d).schedule.trigger.duration * m(d).scale)}`,
-      ),
+      both(a, b, 'trigger', (d) => describeTriggers(e(d).schedule.triggers, m(d).scale)),
     ].join('\n'),
     figures: [],
   });

@@ -141,8 +141,8 @@ export function loadResults(dir: string): ResultsData {
     const csv = join(d, 'timeseries.csv');
     return {
       index: r.index,
-      manifest: readJson<Manifest>(join(d, 'manifest.json')),
-      summary: readJson<RunSummary>(join(d, 'summary.json')),
+      manifest: upgradeManifest(readJson<Manifest>(join(d, 'manifest.json'))),
+      summary: upgradeSummary(readJson<RunSummary>(join(d, 'summary.json'))),
       series: parseTimeseries(existsSync(csv) ? readFileSync(csv, 'utf8') : ''),
     };
   });
@@ -170,4 +170,24 @@ function hasRuns(dir: string): boolean {
   return readdirSync(dir).some(
     (name) => /^run-\d+$/.test(name) && existsSync(join(dir, name, 'summary.json')),
   );
+}
+
+/**
+ * Results written before schedules had several triggers name one `schedule.trigger`
+ * (resolved, without `atMs`) and no `triggers` list: read them as a list of one, so
+ * older folders still render.
+ */
+function upgradeManifest(m: Manifest): Manifest {
+  const s = m.experiment.schedule as Experiment['schedule'] & { trigger?: Record<string, unknown> };
+  if (s.triggers !== undefined || s.trigger === undefined) return m;
+  const { trigger, ...rest } = s;
+  const triggers = [{ ...trigger, atMs: 0 }] as unknown as Experiment['schedule']['triggers'];
+  return {
+    ...m,
+    experiment: { ...m.experiment, schedule: { ...rest, triggers, writtenAs: 'trigger' } },
+  };
+}
+
+function upgradeSummary(s: RunSummary): RunSummary {
+  return s.triggers !== undefined ? s : { ...s, triggers: [s.trigger] };
 }

@@ -1,3 +1,4 @@
+import { describeTriggers, triggerWindowMs } from '../spec/sections/schedule.js';
 import type { LatencySummary } from '../../bench/record/histogram.js';
 import { describeDuration } from '../../bench/distributions.js';
 import type { Distribution } from '../analysis/aggregate.js';
@@ -82,14 +83,14 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const f = m.scale;
   const w = s.warmup * f;
   const b = s.baseline * f;
-  const d = s.trigger.duration * f;
+  const d = triggerWindowMs(s.triggers) * f;
   const o = s.observe * f;
   section('what-ran', 'What ran', [
     `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s.`,
     `- **Load**: ${describeLoad(e.load)}; ${first.offeredPerS} req/s expected on average.`,
     `- **Client**: ${describeClient(e.client)}.`,
     `- **Phases**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
-    `- **Trigger**: ${s.trigger.kind} ${s.trigger.target} for ${sec(d)} s.`,
+    `- **Trigger${s.triggers.length > 1 ? 's' : ''}**: ${describeTriggers(s.triggers, f)}.`,
     `- **Recovery criterion**: goodput over a trailing ${sec(e.recovery.window * f)} s window at or above ${(1 - e.recovery.tolerance) * 100}% of baseline goodput, held for ${sec(e.recovery.hold * f)} s, within ${e.recovery.within} × the trigger's duration (${sec(e.recovery.within * d)} s).`,
   ]);
 

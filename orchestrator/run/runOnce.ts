@@ -9,7 +9,7 @@ import { arrivalsFor, mixFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../bench/rng.js';
 import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
-import { summarizeRun, type RunSummary, type TriggerRecord } from '../analysis/summary.js';
+import { summarizeRun, type RunSummary } from '../analysis/summary.js';
 import { LocalLab } from '../lab/local/LocalLab.js';
 import type { Lab } from '../lab/Lab.js';
 import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
@@ -19,7 +19,7 @@ import { connectionCap, type RunPlan } from '../spec/plan.js';
 import { toDurationDist } from '../spec/fields.js';
 import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
 import type { Journal } from '../trigger/journal.js';
-import { createTrigger } from '../trigger/registry.js';
+import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { Scraper } from '../scrape/scraper.js';
@@ -60,10 +60,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     logFile: join(dir, 'lab.log'),
   });
   const startedAt = new Date();
-  const trigger = createTrigger(e.schedule.trigger);
-  const triggerId = `run-${plan.run}-${trigger.kind}-${trigger.target}`;
-  let applied: Promise<boolean> | undefined;
-  let triggerRecord: { startMs: number; endMs: number | null } | undefined;
+  const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
   let events: NdjsonFile | undefined;
   let scraper: Scraper | undefined;
   let procSampler: ProcSampler | undefined;
@@ -74,25 +71,6 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   const cancels: (() => void)[] = [];
   let clock: RealClock | undefined;
   let failure: unknown;
-
-  const undoTrigger = async (clockNow: () => number): Promise<void> => {
-    if (!applied) return;
-    const wasApplied = await applied;
-    applied = undefined;
-    if (!wasApplied) return;
-    await trigger.undo(lab);
-    ctx.journal.clear(triggerId);
-    const t = clockNow();
-    if (triggerRecord) triggerRecord.endMs = t;
-    recorder?.note({
-      e: 'trigger',
-      action: 'undo',
-      kind: trigger.kind,
-      target: trigger.target,
-      atMs: round3(t),
-    });
-    ctx.status.say(`  ${trigger.describe()} undone at ${(t / 1000).toFixed(3)} s`);
-  };
 
   try {
     await lab.up();
@@ -134,37 +112,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     procSampler = new ProcSampler(() => lab.processes(), clk);
     procSampler.start();
 
-    // The trigger: journaled (on disk) before it is applied, undone on schedule.
-    cancels.push(
-      clk.timer(plan.phases.trigger.startMs, () => {
-        if (ctx.stop.aborted) return;
-        ctx.journal.record({
-          id: triggerId,
-          appliedAt: new Date().toISOString(),
-          undo: trigger.undoRecipe(lab),
-        });
-        applied = trigger.apply(lab).then(
-          () => {
-            const t = clk.now();
-            triggerRecord = { startMs: t, endMs: null };
-            rec.note({
-              e: 'trigger',
-              action: 'apply',
-              kind: trigger.kind,
-              target: trigger.target,
-              atMs: round3(t),
-            });
-            ctx.status.say(`  ${trigger.describe()} applied at ${(t / 1000).toFixed(3)} s`);
-            return true;
-          },
-          (err: Error) => {
-            ctx.status.say(`  ${trigger.describe()} failed: ${err.message}`);
-            return true; // it may have half-applied: undo anyway
-          },
-        );
-      }),
-    );
-    cancels.push(clk.timer(plan.phases.trigger.endMs, () => void undoTrigger(() => clk.now())));
+    // The triggers: each journaled (on disk) before it is applied, undone on schedule.
+    cancels.push(...triggers.arm(clk, rec, () => ctx.stop.aborted));
 
     // The status line, once a second.
     const label = `[${e.name}${plan.run > 1 || e.repeat > 1 ? ` run ${plan.run}` : ''}]`;
@@ -206,14 +155,18 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         endMs: plan.totalMs,
       });
     else await drive({ ...common, arrivals: arrivalsFor(plan) });
-    await undoTrigger(() => clk.now());
+    await triggers.undoAll(() => clk.now(), rec);
   } catch (err) {
     failure = err;
   } finally {
     for (const cancel of cancels) cancel();
     try {
-      // Every exit path: the fault is undone before anything else is torn down.
-      await undoTrigger(() => clock?.now() ?? Number.NaN);
+      // Every exit path: the faults are undone before anything else is torn down.
+      await triggers
+        .undoAll(() => clock?.now() ?? Number.NaN, recorder)
+        .catch((err: unknown) => {
+          failure ??= err;
+        });
     } finally {
       server = scraper ? await scraper.stop() : null;
       procs = await procSampler?.stop();
@@ -227,20 +180,12 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
   if (!recorder) throw failure;
   const recorded = recorder.close();
-  const trig: TriggerRecord | null = triggerRecord
-    ? {
-        kind: trigger.kind,
-        target: trigger.target,
-        startMs: triggerRecord.startMs,
-        endMs: triggerRecord.endMs ?? plan.phases.trigger.endMs,
-      }
-    : null;
   const summary = summarizeRun({
     plan,
     runtime: lab.runtime,
     recorded,
     server: scraper && scraper.scrapes > 1 ? server : null,
-    trigger: trig,
+    triggers: triggers.records(true),
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
   writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, procs));
@@ -258,8 +203,4 @@ function phaseName(plan: RunPlan, ms: number): string {
       : ms < p.trigger.endMs
         ? 'trigger'
         : 'observe';
-}
-
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

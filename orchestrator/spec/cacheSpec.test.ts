@@ -20,7 +20,9 @@ function issuesOf(text: string): { path: string; message: string }[] {
 
 test('cache-stampede declares a cache, a database, a request timeout and a flush-cache trigger', () => {
   const e = parseExperiment(read('cache-stampede.yaml'), 'cache-stampede.yaml');
-  assert.deepEqual(e.schedule.trigger, { kind: 'flush-cache', target: 'redis', duration: 10_000 });
+  assert.deepEqual(e.schedule.triggers, [
+    { kind: 'flush-cache', target: 'redis', duration: 10_000, atMs: 0 },
+  ]);
   assert.deepEqual(labCacheConfig(e.lab), {
     requestTimeoutMs: 400,
     cache: { ttlS: 3600, prewarm: true, keys: 300, pool: 8, queryDelay: { dist: 'constant', meanMs: 200 } },
@@ -58,5 +60,7 @@ test('the schema refuses a cache without a database, a bad CoDel, and cache trig
   const pauseDb = read('retry-storm.yaml').replace('target: api', 'target: postgres');
   assert.ok(issuesOf(pauseDb).some((i) => /needs a cache in the lab/.test(i.message)));
   const flushPg = base.replace('kind: flush-cache,', 'kind: flush-cache, target: postgres,');
-  assert.ok(issuesOf(flushPg).some((i) => /flush-cache acts on redis/.test(i.message)));
+  assert.ok(
+    issuesOf(flushPg).some((i) => i.path === 'schedule.trigger.target' && /expected "redis"/.test(i.message)),
+  );
 });

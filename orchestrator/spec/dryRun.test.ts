@@ -30,7 +30,8 @@ test('the dry run places every phase, counts expected origins and lays out the t
   assert.equal(d.totalS, 175.5);
   const text = formatDryRun(plan, d);
   assert.match(text, /baseline +6s → 18s +expected origin requests ≈ 3360/);
-  assert.match(text, /apply pause on api/);
+  assert.match(text, /18s +apply pause api for 2 s/);
+  assert.match(text, /20s +undo pause on api/);
 });
 
 test('expected origins integrate ramps exactly, and a short observation is flagged', () => {

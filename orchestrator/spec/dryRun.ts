@@ -1,3 +1,4 @@
+import { describeTrigger, triggerTarget } from './sections/schedule.js';
 import type { ArrivalPlan } from './loadPlan.js';
 import { describeLoad } from './loadPlan.js';
 import type { RunPlan, Span } from './plan.js';
@@ -64,7 +65,6 @@ export function dryRun(plan: RunPlan, repeat: number): DryRun {
   });
   const total = expectedOrigins(a, { startMs: 0, endMs: plan.totalMs });
   const t = plan.phases.trigger;
-  const trig = e.schedule.trigger;
   const deadlineMs = t.endMs + plan.recovery.within * (t.endMs - t.startMs);
   const c = e.client;
   const drainMs =
@@ -74,8 +74,12 @@ export function dryRun(plan: RunPlan, repeat: number): DryRun {
     phases,
     expectedOrigins: total === null ? null : Math.round(total),
     trigger: [
-      { atS: t.startMs / 1000, what: `apply ${trig.kind} on ${trig.target}` },
-      { atS: t.endMs / 1000, what: `undo ${trig.kind} on ${trig.target}` },
+      ...plan.triggers
+        .flatMap((p) => [
+          { atS: p.startMs / 1000, what: `apply ${describeTrigger(p.spec, plan.scale)}` },
+          { atS: p.endMs / 1000, what: `undo ${p.spec.kind} on ${triggerTarget(p.spec)}` },
+        ])
+        .sort((x, y) => x.atS - y.atS),
       {
         atS: deadlineMs / 1000,
         what: `recovery deadline (${plan.recovery.within}x the trigger's duration)${deadlineMs > plan.totalMs ? ' — after the observation ends: the verdict will be unmeasured' : ''}`,

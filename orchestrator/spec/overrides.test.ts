@@ -46,7 +46,7 @@ test('an overridden experiment is validated like the file, and resolves the new 
   );
   assert.deepEqual(e.load.rate, { perS: 40 });
   assert.equal(e.client.retry.policy, 'none');
-  assert.equal(e.schedule.trigger.duration, 2000);
+  assert.equal(e.schedule.triggers[0]!.duration, 2000);
 
   let issues: SpecError['issues'] = [];
   try {

@@ -1,6 +1,8 @@
 import { deriveSeed } from '../../bench/rng.js';
 import type { Experiment } from './schema.js';
+import { RateProfile } from '../../bench/arrival/profile.js';
 import { planLoad, type LoadPlan } from './loadPlan.js';
+import { triggerWindowMs, type TriggerSpec } from './sections/schedule.js';
 
 /**
  * One run's plan: the experiment with capacity resolved, rates in req/s, and every
@@ -27,6 +29,8 @@ export interface RunPlan {
     readonly trigger: Span;
     readonly observe: Span;
   };
+  /** Each trigger placed on the run's timeline (phases.trigger spans them all). */
+  readonly triggers: readonly PlannedTrigger[];
   readonly totalMs: number;
   readonly recovery: {
     readonly within: number;
@@ -36,6 +40,10 @@ export interface RunPlan {
   };
   /** Client deadline per origin, ms after intended time; Infinity when none. */
   readonly deadlineMs: number;
+}
+
+export interface PlannedTrigger extends Span {
+  readonly spec: TriggerSpec;
 }
 
 export interface Span {
@@ -62,14 +70,17 @@ export function planRun(
   const s = e.schedule;
   const warmup = { startMs: 0, endMs: s.warmup * f };
   const baseline = { startMs: warmup.endMs, endMs: warmup.endMs + s.baseline * f };
-  const trigger = { startMs: baseline.endMs, endMs: baseline.endMs + s.trigger.duration * f };
+  const triggers = s.triggers.map((t) => ({
+    spec: t,
+    startMs: baseline.endMs + t.atMs * f,
+    endMs: baseline.endMs + (t.atMs + t.duration) * f,
+  }));
+  const trigger = { startMs: baseline.endMs, endMs: baseline.endMs + triggerWindowMs(s.triggers) * f };
   const observe = { startMs: trigger.endMs, endMs: trigger.endMs + s.observe * f };
-  const load = planLoad(e.load, {
-    nominalPerS: nominal,
-    scale: f,
-    totalMs: observe.endMs,
-    sourceFile: opts.sourceFile,
-  });
+  const load = withLoadSpikes(
+    planLoad(e.load, { nominalPerS: nominal, scale: f, totalMs: observe.endMs, sourceFile: opts.sourceFile }),
+    triggers,
+  );
   return {
     experiment: e,
     scale: f,
@@ -79,6 +90,7 @@ export function planRun(
     ratePerS: load.meanPerS ?? 0,
     load,
     phases: { warmup, baseline, trigger, observe },
+    triggers,
     totalMs: observe.endMs,
     recovery: {
       within: e.recovery.within,
@@ -111,4 +123,24 @@ export function connectionCap(plan: RunPlan): number {
   const attempts = (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * concurrentPerOrigin;
   const inFlight = (plan.load.peakPerS ?? 0) * attempts * (c.timeout / 1000);
   return Math.min(MAX_DERIVED_CONNECTIONS, Math.max(64, Math.ceil(2 * inFlight) + 16));
+}
+
+/**
+ * A load spike is part of the offered load, not an action on the lab: the open loop's
+ * rate profile is multiplied by the factor over the spike's span, so arrivals stay
+ * exact and seeded (the schema admits spikes only on profile-shaped loads).
+ */
+function withLoadSpikes(load: LoadPlan, triggers: readonly PlannedTrigger[]): LoadPlan {
+  const spikes = triggers.filter((t) => t.spec.kind === 'load-spike');
+  if (spikes.length === 0 || load.arrival.kind !== 'profile') return load;
+  let profile = new RateProfile(load.arrival.segments);
+  for (const t of spikes)
+    if (t.spec.kind === 'load-spike') profile = profile.scaled(t.startMs, t.endMs, t.spec.factor);
+  const segments = profile.segments;
+  return {
+    ...load,
+    arrival: { ...load.arrival, segments },
+    meanPerS: profile.endMs > 0 ? profile.total / (profile.endMs / 1000) : 0,
+    peakPerS: Math.max(0, ...segments.map((x) => Math.max(x.fromPerS, x.toPerS))),
+  };
 }

@@ -31,14 +31,32 @@ export const experimentSchema = z
     seed: int(0, 2 ** 32 - 1).default(1),
   })
   .superRefine((e, ctx) => {
-    // A trigger on the cache or the database needs them in the lab.
-    const t = e.schedule.trigger;
-    if ((t.target === 'redis' || t.target === 'postgres') && !e.lab.cache)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['schedule', 'trigger', t.kind === 'flush-cache' ? 'kind' : 'target'],
-        message: `${t.kind === 'flush-cache' ? 'flush-cache' : `pausing ${t.target}`} needs a cache in the lab (lab.cache and lab.db)`,
-      });
+    // A trigger on the cache, the database or their links needs them in the lab.
+    const triggerPath = (i: number): (string | number)[] =>
+      e.schedule.writtenAs === 'trigger' ? ['trigger'] : ['triggers', i];
+    e.schedule.triggers.forEach((t, i) => {
+      const on = 'target' in t ? t.target : 'link' in t ? t.link : undefined;
+      const field = t.kind === 'flush-cache' ? 'kind' : 'target' in t ? 'target' : 'link';
+      if ((on === 'redis' || on === 'postgres') && !e.lab.cache)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['schedule', ...triggerPath(i), field],
+          message: `${t.kind} on ${on} needs a cache in the lab (lab.cache and lab.db)`,
+        });
+      if (on === 'llm' && !('llm' in e.lab))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['schedule', ...triggerPath(i), field],
+          message: `${t.kind} on llm needs an llm provider in the lab`,
+        });
+      const l = e.load;
+      if (t.kind === 'load-spike' && !(l.rate || l.phases || l.replay?.format === 'rates'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['schedule', ...triggerPath(i), 'kind'],
+          message: `a load spike multiplies a flat, phased or per-second-replayed rate; this load is ${l.closedLoop ? 'a closed loop' : l.waves ? 'waves' : l.onOff ? 'onOff' : 'a replay of timestamps'}`,
+        });
+    });
     // A request class may only ask for a cost class the api declares.
     e.load.mix?.forEach((c, i) => {
       if (c.cost !== undefined && !e.lab.api.costs?.[c.cost])

@@ -76,6 +76,7 @@ export function summary(over: Partial<RunSummary> = {}): RunSummary {
       latencyMs: { samples: 3335, mean: 24, p50: 18.2, p90: 52.2, p99: 103.4, max: 167 },
     },
     trigger: { kind: 'pause', target: 'api', startS: 4, endS: 6 },
+    triggers: [{ kind: 'pause', target: 'api', startS: 4, endS: 6 }],
     afterTrigger: {
       seconds: 36,
       offeredPerS: 284,

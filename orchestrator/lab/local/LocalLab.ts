@@ -10,8 +10,9 @@ import { BenchError } from '../../errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
 import { processStartTicks } from './procStat.js';
 import { processTree } from './procUsage.js';
-import { PostgresServer, RedisServer } from './dataServices.js';
+import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
+import { LinkClient } from '../links.js';
 
 export interface LocalLabConfig {
   readonly host: string;
@@ -44,6 +45,7 @@ export interface LocalCacheConfig {
 }
 
 const API_MAIN = fileURLToPath(new URL('../../../services/api/main.js', import.meta.url));
+const FAULTPROXY_MAIN = fileURLToPath(new URL('../../../services/faultproxy/main.js', import.meta.url));
 const START_TIMEOUT_MS = 15_000;
 
 /**
@@ -55,11 +57,15 @@ export class LocalLab implements Lab {
   readonly runtime = 'local' as const;
   private api: ChildProcess | undefined;
   private apiPort = 0;
-  private paused = false;
   private log: WriteStream | undefined;
   private redis: RedisServer | undefined;
   private postgres: PostgresServer | undefined;
   private readonly pausedTrees = new Map<Component, number[]>();
+  private faultProxy: ChildProcess | undefined;
+  faultProxyApi: string | undefined;
+  private readonly linkAddrs = new Map<string, { listen: string; upstream: string }>();
+  /** The api's flags that reach the cache and database (through their links). */
+  private dataArgs: string[] = [];
 
   constructor(private readonly cfg: LocalLabConfig) {}
 
@@ -70,13 +76,18 @@ export class LocalLab implements Lab {
   async up(): Promise<void> {
     if (this.api) return;
     if (this.cfg.logFile) this.log = createWriteStream(this.cfg.logFile, { flags: 'a' });
-    const cacheArgs = this.cfg.cache ? await this.startDataServices(this.cfg.cache) : [];
-    const args = [
+    this.dataArgs = this.cfg.cache ? await this.startDataServices(this.cfg.cache) : [];
+    await this.spawnApi(this.cfg.apiPort);
+  }
+
+  /** The api's command line; `port` 0 lets it pick (the first start), else its old port (a restart). */
+  private apiArgs(port: number): string[] {
+    return [
       API_MAIN,
       '--host',
       this.cfg.host,
       '--port',
-      String(this.cfg.apiPort),
+      String(port),
       '--workers',
       String(this.cfg.workers),
       '--work',
@@ -91,52 +102,56 @@ export class LocalLab implements Lab {
       ...(this.cfg.requestTimeoutMs !== undefined
         ? ['--request-timeout', String(this.cfg.requestTimeoutMs)]
         : []),
-      ...cacheArgs,
+      ...this.dataArgs,
       '--exit-with-parent',
     ];
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  }
+
+  private async spawnApi(port: number): Promise<void> {
+    const child = spawn(process.execPath, this.apiArgs(port), { stdio: ['pipe', 'pipe', 'pipe'] });
     this.api = child;
     child.stderr?.on('data', (d: Buffer) => this.log?.write(`[api] ${d}`));
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new BenchError('E_LAB_PREFLIGHT', `the api did not start within ${START_TIMEOUT_MS / 1000} s`),
-          ),
-        START_TIMEOUT_MS,
-      );
-      const lines = createInterface({ input: child.stdout! });
-      lines.on('line', (line) => {
-        this.log?.write(`[api] ${line}\n`);
-        try {
-          const msg = JSON.parse(line) as { event?: string; port?: number };
-          if (msg.event === 'listening' && typeof msg.port === 'number') {
-            clearTimeout(timer);
-            resolve(msg.port);
-          }
-        } catch {
-          /* not a status line */
-        }
-      });
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(
-          new BenchError(
-            'E_LAB_PREFLIGHT',
-            `the api exited while starting (code ${code}, signal ${signal}); see the lab log`,
-          ),
-        );
-      });
-      child.once('error', (err) => {
-        clearTimeout(timer);
-        reject(new BenchError('E_LAB_PREFLIGHT', `cannot start the api: ${err.message}`));
-      });
-    });
-    this.apiPort = port;
+    const msg = await readyLine(child, 'the api', (line) => this.log?.write(`[api] ${line}\n`));
+    this.apiPort = msg.port;
     const res = await request(`${this.apiUrl}/health`, { headersTimeout: 5000, bodyTimeout: 5000 });
     await res.body.dump();
     if (res.statusCode !== 200)
       throw new BenchError('E_LAB_PREFLIGHT', `the api's health check answered ${res.statusCode}`);
+  }
+
+  /**
+   * The fault proxy (our Toxiproxy-API server) as a child process, with one link per
+   * dependency; the api is given the links' addresses, never the dependencies' own.
+   */
+  private async startFaultProxy(deps: Record<'redis' | 'postgres', string>): Promise<Record<string, string>> {
+    const child = spawn(
+      process.execPath,
+      [
+        FAULTPROXY_MAIN,
+        '-host',
+        this.cfg.host,
+        '-port',
+        '0',
+        '-seed',
+        String(this.cfg.seed),
+        '-exit-with-parent',
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    this.faultProxy = child;
+    child.stderr?.on('data', (d: Buffer) => this.log?.write(`[faultproxy] ${d}`));
+    const msg = await readyLine(child, 'the fault proxy', (line) =>
+      this.log?.write(`[faultproxy] ${line}\n`),
+    );
+    this.faultProxyApi = `http://${this.cfg.host}:${msg.port}`;
+    const links = new LinkClient(this.faultProxyApi);
+    const out: Record<string, string> = {};
+    for (const [name, upstream] of Object.entries(deps)) {
+      const l = await links.ensureLink({ name, listen: `${this.cfg.host}:0`, upstream });
+      this.linkAddrs.set(name, { listen: l.listen, upstream });
+      out[name] = l.listen;
+    }
+    return out;
   }
 
   /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns the api's flags to reach them. */
@@ -153,11 +168,15 @@ export class LocalLab implements Lab {
     );
     await Promise.all([this.redis.start(), this.postgres.start()]);
     if (c.prewarm) await this.prewarm(c);
+    const via = await this.startFaultProxy({
+      redis: `${this.cfg.host}:${this.redis.port}`,
+      postgres: `${this.cfg.host}:${this.postgres.port}`,
+    });
     return [
       '--redis',
-      `${this.cfg.host}:${this.redis.port}`,
+      via.redis!,
       '--postgres',
-      `${this.cfg.host}:${this.postgres.port}`,
+      via.postgres!,
       '--db-user',
       this.postgres.user,
       '--db-name',
@@ -203,21 +222,12 @@ export class LocalLab implements Lab {
   async down(): Promise<void> {
     const child = this.api;
     this.api = undefined;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      try {
-        if (this.paused) child.kill('SIGCONT');
-        child.kill('SIGTERM');
-      } catch {
-        /* already gone */
-      }
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    this.paused = false;
+    if (child) await stopChild(child, 'SIGTERM', 3000);
     for (const [c, pids] of this.pausedTrees) if (c !== 'api') signalAll(pids, 'SIGCONT');
     this.pausedTrees.clear();
+    const fp = this.faultProxy;
+    this.faultProxy = undefined;
+    if (fp) await stopChild(fp, 'SIGTERM', 3000);
     await Promise.all([this.redis?.stop(), this.postgres?.stop()]);
     this.redis = undefined;
     this.postgres = undefined;
@@ -226,9 +236,53 @@ export class LocalLab implements Lab {
   }
 
   private pidOf(c: Component): number {
-    const pid = c === 'api' ? this.api?.pid : c === 'redis' ? this.redis?.pid : this.postgres?.pid;
-    if (!pid) throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
+    const pid =
+      c === 'api'
+        ? this.api?.pid
+        : c === 'redis'
+          ? this.redis?.pid
+          : c === 'postgres'
+            ? this.postgres?.pid
+            : undefined;
+    if (!pid || (c === 'api' && (this.api?.exitCode !== null || this.api?.signalCode !== null)))
+      throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
     return pid;
+  }
+
+  async kill(c: Component): Promise<void> {
+    this.pausedTrees.delete(c);
+    if (c === 'api') {
+      const child = this.api;
+      if (!child) throw new BenchError('E_LAB', 'the api is not running in this lab');
+      await stopChild(child, 'SIGKILL', 0);
+    } else await this.dataService(c).halt('SIGKILL');
+  }
+
+  async stop(c: Component): Promise<void> {
+    this.pausedTrees.delete(c);
+    if (c === 'api') {
+      const child = this.api;
+      if (!child) throw new BenchError('E_LAB', 'the api is not running in this lab');
+      await stopChild(child, 'SIGTERM', 5000);
+    } else await this.dataService(c).halt(c === 'postgres' ? 'SIGINT' : 'SIGTERM');
+  }
+
+  async start(c: Component): Promise<void> {
+    if (c === 'api') {
+      if (this.api && this.api.exitCode === null && this.api.signalCode === null) return;
+      await this.spawnApi(this.apiPort);
+    } else await this.dataService(c).start();
+  }
+
+  /** Locally a killed component dies with the lab, which `lab reset` stops: nothing to start. */
+  startUndoRecipe(c: Component): UndoRecipe {
+    return { kind: 'none', what: `start ${c} again (the local lab is stopped instead)` };
+  }
+
+  private dataService(c: Component): RedisServer | PostgresServer {
+    const d = c === 'redis' ? this.redis : c === 'postgres' ? this.postgres : undefined;
+    if (!d) throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
+    return d;
   }
 
   /**
@@ -246,14 +300,12 @@ export class LocalLab implements Lab {
     const pids = this.pauseTargets(c);
     this.pausedTrees.set(c, pids);
     signalAll(pids, 'SIGSTOP');
-    if (c === 'api') this.paused = true;
   }
 
   async resume(c: Component): Promise<void> {
     const pids = this.pausedTrees.get(c);
     this.pausedTrees.delete(c);
     if (pids) signalAll(pids, 'SIGCONT');
-    if (c === 'api') this.paused = false;
   }
 
   pauseUndoRecipe(c: Component): UndoRecipe {
@@ -288,6 +340,12 @@ export class LocalLab implements Lab {
       out.push({ component: 'api', pid: this.api.pid, command: 'node services/api/main.js' });
     if (this.redis?.pid) out.push({ component: 'redis', pid: this.redis.pid, command: 'redis-server' });
     if (this.postgres?.pid) out.push({ component: 'postgres', pid: this.postgres.pid, command: 'postgres' });
+    if (this.faultProxy?.pid)
+      out.push({
+        component: 'faultproxy',
+        pid: this.faultProxy.pid,
+        command: 'node services/faultproxy/main.js',
+      });
     return out;
   }
 
@@ -348,14 +406,17 @@ export class LocalLab implements Lab {
       ],
       ...(this.redis && this.postgres
         ? {
-            links: [
-              { from: 'api' as const, to: 'redis' as const, address: `${this.cfg.host}:${this.redis.port}` },
-              {
+            links: (['redis', 'postgres'] as const).map((to) => {
+              const l = this.linkAddrs.get(to);
+              return {
                 from: 'api' as const,
-                to: 'postgres' as const,
-                address: `${this.cfg.host}:${this.postgres.port}`,
-              },
-            ],
+                to,
+                address: l?.listen ?? '',
+                ...(l && this.faultProxyApi
+                  ? { proxy: { name: to, upstream: l.upstream, api: this.faultProxyApi } }
+                  : {}),
+              };
+            }),
           }
         : {}),
     };
@@ -369,4 +430,47 @@ function signalAll(pids: readonly number[], signal: NodeJS.Signals): void {
     } catch {
       /* gone */
     }
+}
+
+/** Waits for a child's {"event":"listening","port":N} line on stdout; rejects if it exits or takes too long. */
+function readyLine(
+  child: ChildProcess,
+  what: string,
+  log: (line: string) => void,
+): Promise<{ port: number }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(
+          new BenchError('E_LAB_PREFLIGHT', `${what} did not start within ${START_TIMEOUT_MS / 1000} s`),
+        ),
+      START_TIMEOUT_MS,
+    );
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      log(line);
+      try {
+        const msg = JSON.parse(line) as { event?: string; port?: number };
+        if (msg.event === 'listening' && typeof msg.port === 'number') {
+          clearTimeout(timer);
+          resolve({ port: msg.port });
+        }
+      } catch {
+        /* not a status line */
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(
+        new BenchError(
+          'E_LAB_PREFLIGHT',
+          `${what} exited while starting (code ${code}, signal ${signal}); see the lab log`,
+        ),
+      );
+    });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new BenchError('E_LAB_PREFLIGHT', `cannot start ${what}: ${err.message}`));
+    });
+  });
 }

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { BenchError } from '../../errors.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
+import { processTree } from './procUsage.js';
 
 const READY_TIMEOUT_MS = 30_000;
 
@@ -35,7 +36,7 @@ function pipeLog(child: ChildProcess, name: string, log: Log): void {
 }
 
 /** Stops a child: `signal`, then SIGKILL after `graceMs`; SIGCONT first in case it is paused. */
-async function stopChild(child: ChildProcess, signal: NodeJS.Signals, graceMs = 5000): Promise<void> {
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals, graceMs = 5000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
@@ -92,9 +93,11 @@ export class RedisServer {
     return this.child;
   }
 
+  /** Starts redis-server; a restart (after halt) comes back on the same port, empty. */
   async start(): Promise<void> {
+    if (this.child) return;
     const bin = findRedisServer();
-    this.port = await freePort(this.host);
+    if (this.port === 0) this.port = await freePort(this.host);
     const child = spawn(
       bin,
       [
@@ -145,10 +148,15 @@ export class RedisServer {
     return r;
   }
 
-  async stop(): Promise<void> {
+  /** Stops it with `signal` (SIGKILL: killed; SIGTERM: a clean stop); start() brings it back. */
+  async halt(signal: NodeJS.Signals): Promise<void> {
     const c = this.child;
     this.child = undefined;
-    if (c) await stopChild(c, 'SIGTERM');
+    if (c) await stopChild(c, signal);
+  }
+
+  async stop(): Promise<void> {
+    await this.halt('SIGTERM');
   }
 }
 
@@ -181,9 +189,16 @@ export class PostgresServer {
     return this.child?.pid;
   }
 
+  /**
+   * The first start creates and seeds the database; a restart (after halt) runs the
+   * same data directory on the same port, through Postgres's own crash recovery after a kill.
+   */
   async start(): Promise<void> {
+    if (this.child) return;
     const bin = findPostgresBin();
     const ids = runAsIds();
+    const restart = this.dir !== undefined;
+    if (restart) return this.spawn(bin, ids);
     this.dir = mkdtempSync(join(tmpdir(), 'metabench-pg-'));
     if (ids) chownSync(this.dir, ids.uid, ids.gid);
     const data = join(this.dir, 'data');
@@ -199,6 +214,23 @@ export class PostgresServer {
       throw new BenchError('E_LAB_PREFLIGHT', `initdb failed: ${e.stderr?.toString().trim() || e.message}`);
     }
     this.port = await freePort(this.host);
+    await this.spawn(bin, ids);
+    await this.withClient(async (c) => {
+      this.version = (
+        (await c.query('SHOW server_version')).rows[0] as { server_version: string }
+      ).server_version;
+      await c.query('CREATE TABLE items (id integer PRIMARY KEY, value text NOT NULL)');
+      await c.query('INSERT INTO items SELECT g, md5(g::text) FROM generate_series(0, $1::integer) g', [
+        this.opts.keys,
+      ]);
+      await c.query('ANALYZE items');
+    });
+  }
+
+  private async spawn(bin: string, ids: { uid: number; gid: number } | undefined): Promise<void> {
+    const dir = this.dir!;
+    const data = join(dir, 'data');
+    const asUser = { ...(ids ?? {}), cwd: dir, env: { ...process.env, HOME: dir, LC_ALL: 'C' } };
     const child = spawn(
       join(bin, 'postgres'),
       [
@@ -207,7 +239,7 @@ export class PostgresServer {
         '-p',
         String(this.port),
         '-k',
-        this.dir,
+        dir,
         '-c',
         `listen_addresses=${this.host}`,
         '-c',
@@ -232,16 +264,6 @@ export class PostgresServer {
         await c.query('SELECT 1');
       });
     });
-    await this.withClient(async (c) => {
-      this.version = (
-        (await c.query('SHOW server_version')).rows[0] as { server_version: string }
-      ).server_version;
-      await c.query('CREATE TABLE items (id integer PRIMARY KEY, value text NOT NULL)');
-      await c.query('INSERT INTO items SELECT g, md5(g::text) FROM generate_series(0, $1::integer) g', [
-        this.opts.keys,
-      ]);
-      await c.query('ANALYZE items');
-    });
   }
 
   async withClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -261,11 +283,29 @@ export class PostgresServer {
     }
   }
 
-  async stop(): Promise<void> {
+  /**
+   * SIGINT: fast shutdown (ends the backends). SIGKILL kills the postmaster and every
+   * backend at once, as `docker kill` does to the container (a lone killed postmaster
+   * would leave backends holding its shared memory, and no restart).
+   */
+  async halt(signal: NodeJS.Signals): Promise<void> {
     const c = this.child;
     this.child = undefined;
-    // SIGINT: fast shutdown (ends the backends), then remove the data directory.
-    if (c) await stopChild(c, 'SIGINT', 10_000);
+    if (!c) return;
+    if (signal === 'SIGKILL' && c.pid) {
+      const tree = processTree(c.pid);
+      for (const pid of tree.slice(1))
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+    }
+    await stopChild(c, signal, 10_000);
+  }
+
+  async stop(): Promise<void> {
+    await this.halt('SIGINT');
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
   }
