@@ -43,6 +43,7 @@ export interface RunContext {
 export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Promise<RunSummary> {
   mkdirSync(dir, { recursive: true });
   const e = plan.experiment;
+  const labEntry = `run-${plan.run}-lab`;
   const lab: Lab = new LocalLab({
     host: '127.0.0.1',
     apiPort: 0,
@@ -58,6 +59,9 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     mitigations: apiMitigations(e.lab.api),
     ...labCacheConfig(e.lab),
     logFile: join(dir, 'lab.log'),
+    // The lab's processes are journaled like a fault: a killed orchestrator leaves none behind.
+    onProcessesChanged: () =>
+      ctx.journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: lab.teardownRecipe() }),
   });
   const startedAt = new Date();
   const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
@@ -172,6 +176,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       procs = await procSampler?.stop();
       await transport?.close().catch(() => undefined);
       await lab.down();
+      ctx.journal.clear(labEntry);
       await events?.close().catch(() => undefined);
       ctx.status.done();
     }
