@@ -149,7 +149,11 @@ const DEADLINE = Symbol('deadline');
 function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
   const leftMs = deadlineMs - performance.now();
   if (!Number.isFinite(leftMs)) return p;
-  if (leftMs <= 0) return Promise.reject(DEADLINE);
+  if (leftMs <= 0) {
+    // Too late to wait, but `p` still settles: its rejection (Redis down) must not go unhandled.
+    p.catch(() => undefined);
+    return Promise.reject(DEADLINE);
+  }
   let timer: NodeJS.Timeout;
   return Promise.race([
     p,
