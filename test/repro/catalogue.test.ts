@@ -108,6 +108,16 @@ describe('reproduction suite: the catalogue', { concurrency: 2 }, () => {
     assert.ok(swings >= 3, `goodput after the trigger: ${g.join(' ')}`);
   });
 
+  test("hotos21-retry: the HotOS '21 retry example collapses: amplification near 2, goodput near 0", async () => {
+    const { s } = await runScaled('experiments/hotos21-retry.yaml');
+    assert.equal(s.metastable, true, s.recoveryReason);
+    assert.ok(s.afterTrigger.amplification! >= 1.7, `client amplification ${s.afterTrigger.amplification}`);
+    assert.ok(
+      s.afterTrigger.goodputPerS! < 0.2 * baselineGoodput(s),
+      `goodput ${s.afterTrigger.goodputPerS}/s`,
+    );
+  });
+
   test('soak: recovers from its small pause, with CPU and memory series for every lab process that level off', async () => {
     const { s, rows } = await runScaled('experiments/soak.yaml');
     assert.equal(s.recovered, true, s.recoveryReason);
