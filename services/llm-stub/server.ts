@@ -311,11 +311,15 @@ export async function startLlmStub(cfg: LlmStubConfig): Promise<LlmStub> {
     });
     let i = 0;
     let due = t0 + plan.ttftMs;
+    let started = false;
     const step = (): void => {
       timer = undefined;
       if (res.destroyed) return;
       let out = '';
-      if (i === 0) {
+      if (!started) {
+        // Token 0 is due at TTFT by definition (a timer may fire a little early).
+        started = true;
+        due = performance.now();
         res.writeHead(200, {
           'content-type': 'text/event-stream; charset=utf-8',
           'cache-control': 'no-cache',
