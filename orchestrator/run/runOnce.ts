@@ -17,7 +17,7 @@ import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
 import { toDurationDist } from '../spec/fields.js';
-import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
+import { apiMitigations, labCacheConfig, labLlmConfig } from '../lab/labConfig.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
@@ -57,6 +57,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     seed: plan.seed,
     mitigations: apiMitigations(e.lab.api),
     ...labCacheConfig(e.lab),
+    ...labLlmConfig(e.lab),
     logFile: join(dir, 'lab.log'),
   });
   const startedAt = new Date();
