@@ -24,6 +24,7 @@ import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { Scraper } from '../scrape/scraper.js';
 import { ProcSampler } from '../lab/local/procSampler.js';
+import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
 
 export interface RunContext {
   readonly journal: Journal;
@@ -72,6 +73,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   const cancels: (() => void)[] = [];
   let clock: RealClock | undefined;
   let failure: unknown;
+  /** Attempts on the wire at each second's end (an LLM lab's streams hold connections for seconds). */
+  const openConnections: (number | null)[] = [];
 
   try {
     await lab.up();
@@ -122,6 +125,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       cancels.push(
         clk.timer(n * 1000, () => {
           const now = clk.now();
+          openConnections[n - 1] = transport?.openConnections ?? null;
           ctx.status.update({
             label,
             phase: phaseName(plan, now),
@@ -189,8 +193,18 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     triggers: triggers.records(true),
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, procs));
-  writeJson(join(dir, 'summary.json'), summary);
+  // Per request class and phase, with the classes' thresholds (from events.ndjson).
+  const classes = recorder ? await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null) : null;
+  const upstream = upstreamAmplification(server?.extra);
+  const extraCols = e.lab.llm
+    ? {
+        ...procs,
+        open_connections: openConnections,
+        ...(upstream ? { amplification_llm: upstream } : {}),
+      }
+    : procs;
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, extraCols));
+  writeJson(join(dir, 'summary.json'), classes ? { ...summary, classes } : summary);
   if (failure !== undefined) throw failure;
   return summary;
 }

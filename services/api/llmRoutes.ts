@@ -17,6 +17,17 @@ type Route = 'chat' | 'agent' | 'retrieve' | 'ingest';
 
 function llmMetrics(registry: Registry, pool: WorkerPool) {
   return {
+    // Unlabelled totals, for the per-second series (upstream amplification = attempts / calls).
+    callsAll: new Counter({
+      name: 'api_llm_calls_total',
+      help: 'Provider calls the api began (one per step, whatever its retries).',
+      registers: [registry],
+    }),
+    attemptsAll: new Counter({
+      name: 'api_llm_attempts_total',
+      help: 'Requests the api sent to the provider, retries included.',
+      registers: [registry],
+    }),
     attempts: new Counter({
       name: 'api_llm_upstream_attempts_total',
       help: 'Requests the api sent to the LLM provider, retries included, by route.',
@@ -96,7 +107,9 @@ export function registerLlmRoutes(
     let u = upstreams.get(route);
     if (!u) {
       u = new LlmUpstream(cfg, rng, {
+        call: () => m.callsAll.inc(),
         attempt: (retry) => {
+          m.attemptsAll.inc();
           m.attempts.inc({ route });
           if (retry) m.retries.inc({ route });
         },

@@ -33,6 +33,8 @@ export type UpstreamResult =
     };
 
 export interface UpstreamEvents {
+  /** A call begins (before its first attempt). */
+  call(): void;
   /** Every attempt sent (the first and each retry). */
   attempt(retry: boolean): void;
   /** An attempt that was on the wire when the caller cancelled. */
@@ -76,6 +78,7 @@ export class LlmUpstream {
     const payload = JSON.stringify(body);
     const r = this.cfg.retry;
     let last: UpstreamResult = { ok: false, reason: 'connection', status: 0, attempts: 0 };
+    this.events.call();
     for (let attempt = 1; attempt <= r.maxAttempts; attempt++) {
       if (signal.aborted) return { ok: false, reason: 'aborted', status: 0, attempts: attempt - 1 };
       this.events.attempt(attempt > 1);
