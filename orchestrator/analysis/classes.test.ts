@@ -34,7 +34,7 @@ test('per class and window: counts, nearest-rank percentiles, cancelled streams 
   for (let i = 1; i <= 10; i++)
     ev.push(...origin(id++, 1, 1100 + i, 'ok', 2000, { ttftMs: i * 100, itlMs: 20 }));
   ev.push(...origin(id++, 1, 1200, 'abandoned', 500, { ttftMs: 50 }));
-  ev.push(...origin(id++, 1, 1300, 'abandoned', 500));
+  ev.push(...origin(id, 1, 1300, 'abandoned', 500));
   const s = summarizeClasses(
     ev,
     [

@@ -194,7 +194,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
   // Per request class and phase, with the classes' thresholds (from events.ndjson).
-  const classes = recorder ? await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null) : null;
+  const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
   const upstream = upstreamAmplification(server?.extra);
   const extraCols = e.lab.llm
     ? {
@@ -204,9 +204,10 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       }
     : procs;
   writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, extraCols));
-  writeJson(join(dir, 'summary.json'), classes ? { ...summary, classes } : summary);
+  const full: RunSummary = classes ? Object.assign(summary, { classes }) : summary;
+  writeJson(join(dir, 'summary.json'), full);
   if (failure !== undefined) throw failure;
-  return summary;
+  return full;
 }
 
 function phaseName(plan: RunPlan, ms: number): string {
