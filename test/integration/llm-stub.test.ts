@@ -247,7 +247,7 @@ async function outcomes(
   const one = async (i: number): Promise<void> => {
     const stream = i % 2 === 0;
     const ac = new AbortController();
-    const hang = setTimeout(() => ac.abort(), 1500); // every other answer takes a few ms
+    const hang = setTimeout(() => ac.abort(), 2500); // every other answer takes a few ms
     let key = keyed ? `k${i}` : `?${i}`;
     try {
       const r = await fetch(`${url}/v1/chat/completions`, {
