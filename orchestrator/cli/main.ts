@@ -7,6 +7,7 @@ import { recoverOrphanedFaults } from '../trigger/journal.js';
 import * as compareCmd from './compare.js';
 import * as faultproxyCmd from './faultproxy.js';
 import * as labCmd from './lab.js';
+import * as llmStubCmd from './llmStub.js';
 import * as loadCmd from './load.js';
 import * as reportCmd from './report.js';
 import * as runCmd from './run.js';
@@ -37,6 +38,7 @@ for (const cmd of [
   schemaCmd,
   labCmd,
   faultproxyCmd,
+  llmStubCmd,
 ])
   cmd.register(program);
 

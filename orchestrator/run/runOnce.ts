@@ -17,13 +17,14 @@ import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
 import { toDurationDist } from '../spec/fields.js';
-import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
+import { apiMitigations, labCacheConfig, labLlmConfig } from '../lab/labConfig.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { Scraper } from '../scrape/scraper.js';
 import { ProcSampler } from '../lab/local/procSampler.js';
+import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
 
 export interface RunContext {
   readonly journal: Journal;
@@ -58,6 +59,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     seed: plan.seed,
     mitigations: apiMitigations(e.lab.api),
     ...labCacheConfig(e.lab),
+    ...labLlmConfig(e.lab),
     logFile: join(dir, 'lab.log'),
     // The lab's processes are journaled like a fault: a killed orchestrator leaves none behind.
     onProcessesChanged: () =>
@@ -75,6 +77,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   const cancels: (() => void)[] = [];
   let clock: RealClock | undefined;
   let failure: unknown;
+  /** Attempts on the wire at each second's end (an LLM lab's streams hold connections for seconds). */
+  const openConnections: (number | null)[] = [];
 
   try {
     await lab.up();
@@ -125,6 +129,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       cancels.push(
         clk.timer(n * 1000, () => {
           const now = clk.now();
+          openConnections[n - 1] = transport?.openConnections ?? null;
           ctx.status.update({
             label,
             phase: phaseName(plan, now),
@@ -193,10 +198,21 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     triggers: triggers.records(true),
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, procs));
-  writeJson(join(dir, 'summary.json'), summary);
+  // Per request class and phase, with the classes' thresholds (from events.ndjson).
+  const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
+  const upstream = upstreamAmplification(server?.extra);
+  const extraCols = e.lab.llm
+    ? {
+        ...procs,
+        open_connections: openConnections,
+        ...(upstream ? { amplification_llm: upstream } : {}),
+      }
+    : procs;
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, extraCols));
+  const full: RunSummary = classes ? Object.assign(summary, { classes }) : summary;
+  writeJson(join(dir, 'summary.json'), full);
   if (failure !== undefined) throw failure;
-  return summary;
+  return full;
 }
 
 function phaseName(plan: RunPlan, ms: number): string {
