@@ -19,9 +19,7 @@ test('readProcUsage sees CPU time spent by a process tree, counting a child that
   const sh = spawn(
     'sh',
     ['-c', `${process.execPath} -e "const t=Date.now(); while (Date.now()-t < 400);"; sleep 30`],
-    {
-      stdio: 'ignore',
-    },
+    { stdio: 'ignore', detached: true },
   );
   try {
     const before = readProcUsage([sh.pid!]).get(sh.pid!);
@@ -36,7 +34,7 @@ test('readProcUsage sees CPU time spent by a process tree, counting a child that
     assert.ok(after.rssBytes > 0);
     assert.equal(readProcUsage([2 ** 22 + 7]).size, 0, 'a pid that does not exist is absent');
   } finally {
-    sh.kill('SIGKILL');
+    process.kill(-sh.pid!, 'SIGKILL'); // the shell's group: its sleep too
   }
 });
 
