@@ -5,8 +5,8 @@ import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
 // The reproduction suite: each catalogue experiment (experiments/README.md) at --scale 0.2,
 // asserting the qualitative outcome its file's opening comment promises. The retry-storm
-// family, the cache stampede and hedging have their own files in this folder. Runs two
-// at a time: each is mostly sleeping lab processes, and CI's time is finite.
+// family, the cache stampede and hedging have their own files in this folder; test/run.js
+// runs this folder's files two at a time.
 
 /** Whole seconds of the series inside the trigger window. */
 function triggerSeconds(s: RunSummary): [number, number] {
@@ -24,7 +24,7 @@ function goodputDuringTrigger(s: RunSummary, rows: Row[]): number {
   return sum(rows, 'goodput', a, b) / (b - a);
 }
 
-describe('reproduction suite: the catalogue', { concurrency: 2 }, () => {
+describe('reproduction suite: the catalogue', () => {
   test('lifo-vs-fifo: after the same latency spike, LIFO fails fewer requests and recovers sooner than FIFO', async () => {
     const fifo = await runScaled('experiments/lifo-vs-fifo-fifo.yaml');
     const lifo = await runScaled('experiments/lifo-vs-fifo-lifo.yaml');
