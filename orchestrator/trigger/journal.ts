@@ -14,6 +14,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { UndoRecipe } from '../lab/Lab.js';
 import { isAlive, processStartTicks } from '../lab/local/procStat.js';
+import { runDockerUndo } from '../lab/docker/undo.js';
 
 /**
  * The fault journal: every applied fault is written (and fsynced) here *before* it is
@@ -113,6 +114,8 @@ export function runUndo(undo: UndoRecipe): string {
     }
     case 'http':
       return runHttpUndo(undo);
+    case 'docker':
+      return runDockerUndo(undo);
   }
 }
 
