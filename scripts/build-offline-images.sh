@@ -9,8 +9,9 @@
 #   docker compose --env-file docker/offline.env up -d api redis postgres toxiproxy prometheus
 #   metabench lab up --runtime docker --env-file docker/offline.env
 #
-# An image that exists is kept (REBUILD=1 rebuilds all; the api image is rebuilt whenever
-# REBUILD_API=1). Needs root (debootstrap), docker, debootstrap, and `npm run build` done.
+# An image that exists is kept (REBUILD=1 rebuilds all); the api image (and the stand-in for
+# Toxiproxy built on it) is rebuilt when dist/ changed since it was built: it carries a hash of
+# dist/ as a label. Needs root (debootstrap), docker, debootstrap, and `npm run build` done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,14 +58,20 @@ if ! have "$BASE"; then
   "${NICE[@]}" debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" >/dev/null
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
   say "docker import $BASE"
-  tar -C "$root" -c . | docker import --change 'CMD ["bash"]' - "$BASE" >/dev/null
+  chmod 755 "$root" # mktemp's 0700 would become the image's / and lock non-root users out
+  tar -C "$root" -c . |
+    docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+      --change 'CMD ["bash"]' - "$BASE" >/dev/null
   rm -rf "$root"
 fi
 
 nodebin=$(command -v node)
 have "$NODE_IMAGE" || build "$NODE_IMAGE" node.Dockerfile --build-arg "BASE=$BASE" -- "$(dirname "$nodebin"):$(basename "$nodebin")"
-if [ "${REBUILD_API:-0}" = 1 ] || ! have "$API_IMAGE"; then
-  build "$API_IMAGE" api.Dockerfile --build-arg "NODE_IMAGE=$NODE_IMAGE" -- ".:package.json" ".:node_modules" ".:dist"
+dist_hash=$(find dist package.json -type f ! -name '*.map' ! -name '*.test.js' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+built_hash=$(docker image inspect -f '{{ index .Config.Labels "metabench.dist" }}' "$API_IMAGE" 2>/dev/null || true)
+if [ "$REBUILD" = 1 ] || [ "$built_hash" != "$dist_hash" ]; then
+  build "$API_IMAGE" api.Dockerfile --build-arg "NODE_IMAGE=$NODE_IMAGE" --label "metabench.dist=$dist_hash" -- \
+    ".:package.json" ".:node_modules" ".:dist"
   # The stand-in for Toxiproxy is built on the api image, so it follows it.
   docker image rm -f "$PREFIX/toxiproxy:faultproxy" >/dev/null 2>&1 || true
 fi

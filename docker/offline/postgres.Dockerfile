@@ -7,7 +7,7 @@ RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-ins
     && mkdir -p /var/lib/postgresql/data /var/run/postgresql /docker-entrypoint-initdb.d \
     && chown -R postgres:postgres /var/lib/postgresql /var/run/postgresql
 COPY postgres-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
-ENV PATH=/usr/lib/postgresql/15/bin:$PATH PGDATA=/var/lib/postgresql/data
+ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin PGDATA=/var/lib/postgresql/data
 USER postgres
 EXPOSE 5432
 ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]

@@ -5,6 +5,7 @@ import { ExitCode } from '../exitCodes.js';
 import { metabenchVersion } from '../results/manifest.js';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
 import * as compareCmd from './compare.js';
+import * as exportCmd from './export.js';
 import * as faultproxyCmd from './faultproxy.js';
 import * as labCmd from './lab.js';
 import * as loadCmd from './load.js';
@@ -37,6 +38,7 @@ for (const cmd of [
   schemaCmd,
   labCmd,
   faultproxyCmd,
+  exportCmd,
 ])
   cmd.register(program);
 

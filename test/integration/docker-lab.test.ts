@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type Docker from 'dockerode';
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import { dockerClient, projectContainers } from '../../orchestrator/lab/docker/engine.js';
+import { freePort } from '../../orchestrator/lab/local/dataServices.js';
+import { REPO, runCli, startCli, tempDir } from '../helpers/cli.js';
+
+// The Docker lab end to end, on the offline images (scripts/build-offline-images.sh builds
+// what is missing or stale): lab up, the retry storm at --scale 0.2 with the docker runtime,
+// lab down. Skipped, with the reason, where no Docker engine answers.
+
+const PROJECT = 'metabench-e2e';
+const ENV_FILE = join(REPO, 'docker', 'offline.env');
+
+async function engineAnswers(docker: Docker): Promise<string | undefined> {
+  try {
+    await docker.ping();
+  } catch (err) {
+    return `no Docker engine answers (${(err as Error).message}); .ci/run starts one where it can`;
+  }
+  for (const [bin, args] of [
+    ['docker', ['compose', 'version']],
+    ['docker-compose', ['version']],
+  ] as const)
+    if (spawnSync(bin, args, { stdio: 'ignore' }).status === 0) return undefined;
+  return 'neither `docker compose` nor `docker-compose` is installed';
+}
+
+test('docker lab: the retry storm runs on the Compose lab, its pause going through the Docker API', async (t) => {
+  const docker = dockerClient();
+  const why = await engineAnswers(docker);
+  if (why) {
+    t.diagnostic(`skipped: ${why}`);
+    t.skip(why);
+    return;
+  }
+  const t0 = Date.now();
+  const build = spawnSync(join(REPO, 'scripts', 'build-offline-images.sh'), { cwd: REPO, encoding: 'utf8' });
+  assert.equal(build.status, 0, `build-offline-images.sh: ${build.stderr}`);
+  t.diagnostic(`images ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+
+  // Free loopback ports, so the lab never meets another on this machine.
+  const ports: Record<string, string> = {};
+  for (const s of ['API', 'REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS'])
+    ports[`METABENCH_${s}_PORT`] = String(await freePort('127.0.0.1'));
+  const env = { ...ports, METABENCH_STATE_DIR: tempDir('docker-state') };
+  const common = ['--runtime', 'docker', '--project', PROJECT, '--env-file', ENV_FILE];
+
+  try {
+    const up = await runCli(['lab', 'up', ...common, '--no-grafana'], env);
+    assert.equal(up.code, 0, up.stderr);
+    assert.match(up.stdout, /^api\s+running\s+healthy\s+127\.0\.0\.1:\d+/m);
+    assert.match(up.stdout, /^toxiproxy\s+running\s+healthy/m);
+    const status = await runCli(['lab', 'status', ...common], env);
+    assert.match(status.stdout, /^prometheus\s+running\s+healthy/m);
+    t.diagnostic(`lab up after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+
+    // While the run goes, watch the api container's state through the Engine API.
+    const out = join(tempDir('docker-run'), 'out');
+    const since = Math.floor(Date.now() / 1000);
+    const run = startCli(
+      ['run', 'experiments/retry-storm.yaml', '--scale', '0.2', '--out', out, '--quiet', ...common],
+      env,
+    );
+    const states = new Set<string>();
+    let finished = false;
+    void run.done.then(() => (finished = true));
+    while (!finished) {
+      const api = (await projectContainers(docker, PROJECT)).find((c) => c.service === 'api');
+      if (api) states.add(api.state);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const r = await run.done;
+    assert.equal(r.code, 0, r.stderr);
+    t.diagnostic(`run done after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+
+    const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+    assert.equal(s.usable, true);
+    assert.equal(s.offered, s.recorded);
+    assert.equal(s.trigger.kind, 'pause');
+    assert.equal(s.metastable, true, `verdict: ${s.recoveryReason}`);
+    assert.ok(s.afterTrigger.amplification! >= 2, `amplification ${s.afterTrigger.amplification}`);
+    const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
+      runtime: string;
+      topology: { components: { name: string; config: { project?: string; image?: string } }[] };
+    };
+    assert.equal(manifest.runtime, 'docker');
+    assert.equal(manifest.topology.components[0]!.config.project, PROJECT);
+    assert.ok(existsSync(join(out, 'report.md')));
+
+    // The pause and the resume went through the Docker API: seen paused, and the engine's events.
+    assert.ok(states.has('paused'), `api states seen during the run: ${[...states].join(', ')}`);
+    const api = (await projectContainers(docker, PROJECT)).find((c) => c.service === 'api')!;
+    assert.equal(api.state, 'running', 'resumed at the end');
+    const events = await engineEvents(docker, since, api.id);
+    assert.deepEqual(events, ['pause', 'unpause']);
+
+    // Prometheus (in a container) scraped the orchestrator's live metrics through host-gateway.
+    const q = await fetch(
+      `http://127.0.0.1:${ports.METABENCH_PROMETHEUS_PORT}/api/v1/query?query=${encodeURIComponent('max_over_time(metabench_offered_total[10m])')}`,
+    );
+    const body = (await q.json()) as { data: { result: { value: [number, string] }[] } };
+    assert.ok(
+      Number(body.data.result[0]?.value[1] ?? 0) > 0,
+      `Prometheus saw the run: ${JSON.stringify(body)}`,
+    );
+  } finally {
+    const down = await runCli(['lab', 'down', ...common], env);
+    assert.equal(down.code, 0, down.stderr);
+    const left = await projectContainers(docker, PROJECT);
+    assert.deepEqual(left, [], 'lab down removed every container');
+    t.diagnostic(`wall time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }
+});
+
+/** The pause/unpause events of one container since `since` (epoch s), in order. */
+async function engineEvents(docker: Docker, since: number, id: string): Promise<string[]> {
+  const stream = (await docker.getEvents({
+    since,
+    until: Math.ceil(Date.now() / 1000) + 1,
+    filters: { container: [id], event: ['pause', 'unpause'] },
+  })) as NodeJS.ReadableStream;
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { status?: string; Action?: string }).Action ?? '');
+}
