@@ -38,10 +38,12 @@ build() {
   local members=(-C "$PWD/$OFF" "$file")
   for m in "$@"; do members+=(-C "$(cd "${m%%:*}" && pwd)" "${m#*:}"); done
   say "build $tag"
+  # The repository's files go under app/ (one COPY in api.Dockerfile); heavy dev-only packages stay out.
   tar -cf - --exclude='node_modules/typescript' --exclude='node_modules/prettier' \
     --exclude='node_modules/playwright-core' --exclude='node_modules/eslint' \
     --exclude='node_modules/@typescript-eslint' --exclude='node_modules/autocannon' \
-    --exclude='*.test.js' --exclude='*.map' "${members[@]}" |
+    --exclude='*.test.js' --exclude='*.map' --transform='s,^\(package\.json\|node_modules\|dist\),app/\1,' \
+    "${members[@]}" |
     "${NICE[@]}" docker build --network host -q -t "$tag" -f "$file" "${args[@]}" - >/dev/null
 }
 

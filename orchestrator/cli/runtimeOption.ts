@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_PROJECT, type ComposeOptions } from '../lab/docker/compose.js';
 import { dockerClient, pingEngine, projectContainers } from '../lab/docker/engine.js';
-import { DEFAULT_METRICS_PORT, isLocalAddress, type ObserveOptions } from '../live/observers.js';
+import { DEFAULT_METRICS_PORT, type ObserveOptions } from '../live/observers.js';
 import type { RunContext } from '../run/runOnce.js';
 import { wholeNumber } from './options.js';
 
@@ -72,16 +72,34 @@ export async function runtimeContext(f: RuntimeFlags): Promise<Pick<RunContext, 
   return { docker: composeOptions(f), observe };
 }
 
+/**
+ * The address host-gateway stands for: the default bridge's gateway (IPAM's, or else the
+ * first address of its subnet, which the engine gives docker0: some engines leave the
+ * gateway out of IPAM). Binding it may fail (Docker Desktop, where the engine runs in a
+ * VM and 127.0.0.1 is what counts); the metrics server then says so and goes on.
+ */
 async function bridgeGateway(docker: ReturnType<typeof dockerClient>): Promise<string[]> {
   try {
     const net = (await docker.getNetwork('bridge').inspect()) as {
-      IPAM?: { Config?: { Gateway?: string }[] };
+      IPAM?: { Config?: { Gateway?: string; Subnet?: string }[] };
     };
-    const gw = net.IPAM?.Config?.find((c) => c.Gateway)?.Gateway;
-    return gw && isLocalAddress(gw) ? [gw] : [];
+    const cfg = net.IPAM?.Config?.find((c) => c.Gateway || c.Subnet);
+    const gw = cfg?.Gateway || (cfg?.Subnet ? firstHost(cfg.Subnet) : undefined);
+    return gw ? [gw] : [];
   } catch {
     return [];
   }
+}
+
+/** The first host address of an IPv4 subnet ("172.17.0.0/16" → "172.17.0.1"). */
+export function firstHost(subnet: string): string | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(subnet);
+  if (!m) return undefined;
+  const n = ((Number(m[1]) << 24) | (Number(m[2]) << 16) | (Number(m[3]) << 8) | Number(m[4])) >>> 0;
+  const bits = Number(m[5]);
+  const net = bits === 0 ? 0 : (n & (~0 << (32 - bits))) >>> 0;
+  const h = net + 1;
+  return [h >>> 24, (h >>> 16) & 255, (h >>> 8) & 255, h & 255].join('.');
 }
 
 /** The project's Grafana, when its container runs. */

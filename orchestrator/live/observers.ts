@@ -1,4 +1,3 @@
-import { networkInterfaces } from 'node:os';
 import type { TriggerRecord } from '../analysis/summary.js';
 import { annotateRun } from '../grafana/annotateRun.js';
 import type { Lab } from '../lab/Lab.js';
@@ -20,11 +19,6 @@ export interface ObserveOptions {
 
 /** The default port of the live metrics (prometheus/prometheus.yml scrapes host.docker.internal:9464). */
 export const DEFAULT_METRICS_PORT = 9464;
-
-/** True when `ip` is an address of this host (so binding it works, and stays off other networks). */
-export function isLocalAddress(ip: string): boolean {
-  return Object.values(networkInterfaces()).some((list) => (list ?? []).some((i) => i.address === ip));
-}
 
 export class RunObservers {
   readonly metrics: LiveMetrics | undefined;

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type Docker from 'dockerode';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
-import { dockerClient, projectContainers } from '../../orchestrator/lab/docker/engine.js';
+import {
+  dockerClient,
+  engineAddress,
+  inspectContainer,
+  projectContainers,
+} from '../../orchestrator/lab/docker/engine.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { REPO, runCli, startCli, tempDir } from '../helpers/cli.js';
 
@@ -108,6 +113,39 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
       Number(body.data.result[0]?.value[1] ?? 0) > 0,
       `Prometheus saw the run: ${JSON.stringify(body)}`,
     );
+
+    // After a crash: a journal left by a dead orchestrator is undone through the Engine API.
+    // A killed container stays down despite `restart: unless-stopped` until the recipe starts it.
+    const redis = (await projectContainers(docker, PROJECT)).find((c) => c.service === 'redis')!;
+    await docker.getContainer(api.id).pause();
+    await docker.getContainer(redis.id).kill({ signal: 'SIGKILL' });
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.equal(
+      (await inspectContainer(docker, redis.id)).state,
+      'exited',
+      'no restart after a kill through the API',
+    );
+    const journal = join(env.METABENCH_STATE_DIR, 'journal');
+    mkdirSync(journal, { recursive: true });
+    const engine = engineAddress();
+    const entry = (id: string, action: 'unpause' | 'start', container: string, what: string): object => ({
+      id,
+      appliedAt: new Date().toISOString(),
+      undo: { kind: 'docker', action, container, engine, what },
+    });
+    writeFileSync(
+      join(journal, '999999999.json'),
+      JSON.stringify({
+        owner: { pid: 999_999_999, startTicks: null },
+        entries: [entry('a', 'unpause', api.id, 'resume api'), entry('b', 'start', redis.id, 'start redis')],
+      }),
+    );
+    const reset = await runCli(['lab', 'reset'], env);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.match(reset.stderr, /resume api: docker unpause \(HTTP 204\)/);
+    assert.match(reset.stderr, /start redis: docker start \(HTTP 204\)/);
+    assert.equal((await inspectContainer(docker, api.id)).state, 'running');
+    assert.equal((await inspectContainer(docker, redis.id)).state, 'running');
   } finally {
     const down = await runCli(['lab', 'down', ...common], env);
     assert.equal(down.code, 0, down.stderr);

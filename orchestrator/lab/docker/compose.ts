@@ -78,7 +78,8 @@ export function runCompose(
   const full = [...cli.prefix, ...composeArgs(o), ...args];
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cli.bin, full, {
-      env: { ...process.env, ...opts.env },
+      // Compose v1 gives up on a slow engine after 60 s (creating a container on the vfs driver copies its image).
+      env: { COMPOSE_HTTP_TIMEOUT: '600', ...process.env, ...opts.env },
       stdio: ['ignore', opts.inherit ? 'inherit' : 'pipe', 'pipe'],
     });
     let out = '';

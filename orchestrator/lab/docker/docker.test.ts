@@ -10,6 +10,7 @@ import { dockerApiFlags, flagsString } from './apiFlags.js';
 import { composeArgs, COMPOSE_FILE } from './compose.js';
 import { engineAddress } from './engine.js';
 import { interpolate, parseEnvFile, serviceImages } from './images.js';
+import { firstHost } from '../../cli/runtimeOption.js';
 
 test('the api flags in docker are the local lab’s, with the dependencies behind Toxiproxy’s links', () => {
   const flags = dockerApiFlags({
@@ -141,4 +142,10 @@ test('a docker undo recipe calls the Engine API (POST /containers/{id}/unpause),
     }),
     /the Docker engine is gone/,
   );
+});
+
+test('the bridge gateway, when IPAM leaves it out, is the first host of the subnet', () => {
+  assert.equal(firstHost('172.17.0.0/16'), '172.17.0.1');
+  assert.equal(firstHost('10.1.2.128/25'), '10.1.2.129');
+  assert.equal(firstHost('fd00::/64'), undefined);
 });
