@@ -56,7 +56,7 @@ export class GrafanaClient {
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       throw new BenchError(
-        'E_LAB',
+        'E_LAB_PREFLIGHT',
         `cannot reach Grafana at ${this.base} to ${what} (${e.cause?.code ?? e.message})`,
         'bring the lab up with Grafana (metabench lab up --runtime docker), or pass --grafana-url',
       );

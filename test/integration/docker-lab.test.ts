@@ -112,6 +112,12 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     assert.equal(manifest.runtime, 'docker');
     assert.equal(manifest.topology.components[0]!.config.project, PROJECT);
     assert.ok(existsSync(join(out, 'report.md')));
+    // CPU and memory per container, read from the host's /proc for the containers' processes.
+    const header = readFileSync(join(out, 'run-1', 'timeseries.csv'), 'utf8')
+      .split('\n')[0]!
+      .split(',');
+    for (const col of ['proc_api_cpu', 'proc_api_rss_bytes', 'proc_faultproxy_rss_bytes'])
+      assert.ok(header.includes(col), `timeseries.csv has ${col}`);
 
     // The pause and the resume went through the Docker API: seen paused, and the engine's events.
     assert.ok(states.has('paused'), `api states seen during the run: ${[...states].join(', ')}`);

@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import type Docker from 'dockerode';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -262,7 +262,7 @@ export class DockerLab implements Lab {
       ['faultproxy', 'toxiproxy'],
     ] as const) {
       const c = this.containers.get(service);
-      if (c && c.pid > 0 && !this.halted.has(component as Component))
+      if (c && c.pid > 0 && !this.halted.has(component as Component) && isHostProcessOf(c.pid, c.id))
         out.push({ component, pid: c.pid, command: `container ${c.name} (${c.image})` });
     }
     return out;
@@ -336,5 +336,18 @@ export class DockerLab implements Lab {
           }
         : {}),
     };
+  }
+}
+
+/**
+ * True when `pid` is, on this host's /proc, a process of container `id` (its cgroup names
+ * the container). A remote engine, a VM (Docker Desktop) or another pid namespace gives
+ * pids that mean nothing here, or something else: those are left out.
+ */
+function isHostProcessOf(pid: number, id: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cgroup`, 'utf8').includes(id);
+  } catch {
+    return false;
   }
 }
