@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -67,6 +68,19 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
 
     // While the run goes, watch the api container's state through the Engine API.
     const out = join(tempDir('docker-run'), 'out');
+    // A stand-in Grafana on loopback, to see the annotations the run posts.
+    const annotations: { time: number; timeEnd: number; tags: string[] }[] = [];
+    const grafana = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        if (req.method === 'POST' && req.url === '/api/annotations') annotations.push(JSON.parse(body));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":1}');
+      });
+    });
+    await new Promise<void>((r) => grafana.listen(0, '127.0.0.1', () => r()));
+    const gaddr = grafana.address();
+    const grafanaUrl = `http://127.0.0.1:${typeof gaddr === 'object' && gaddr ? gaddr.port : 0}`;
     // The engine's pause/unpause events of the api, live (its ring buffer is too short for a
     // lookup afterwards: the healthchecks fill it).
     events = await watchEvents(docker);
@@ -83,6 +97,8 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
         '--out',
         out,
         '--quiet',
+        '--grafana-url',
+        grafanaUrl,
         ...common,
       ],
       env,
@@ -96,6 +112,7 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
       await new Promise((r) => setTimeout(r, 200));
     }
     const r = await run.done;
+    grafana.close();
     assert.equal(r.code, 0, r.stderr);
     t.diagnostic(`run done after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
@@ -110,6 +127,20 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
       topology: { components: { name: string; config: { project?: string; image?: string } }[] };
     };
     assert.equal(manifest.runtime, 'docker');
+    // Grafana got the run's span and the pause's window, at the times summary.json gives.
+    assert.deepEqual(
+      annotations.map((a) => a.tags.slice(0, 3)),
+      [
+        ['metabench', 'run', 'retry-storm'],
+        ['metabench', 'trigger', 'pause'],
+      ],
+    );
+    const [span, pause] = annotations as [(typeof annotations)[0], (typeof annotations)[0]];
+    assert.ok(
+      Math.abs(pause.timeEnd - pause.time - (s.trigger.endS - s.trigger.startS) * 1000) < 2,
+      `pause window ${pause.time}..${pause.timeEnd} vs ${JSON.stringify(s.trigger)}`,
+    );
+    assert.ok(Math.abs(pause.time - span.time - s.trigger.startS * 1000) < 2, 'the pause sits in the run');
     assert.equal(manifest.topology.components[0]!.config.project, PROJECT);
     assert.ok(existsSync(join(out, 'report.md')));
     // CPU and memory per container, read from the host's /proc for the containers' processes.
