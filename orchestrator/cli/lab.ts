@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
+import { registerDockerLab } from './labDocker.js';
 
 export function register(program: Command): void {
   const lab = program.command('lab').description('manage the lab');
@@ -12,4 +13,5 @@ export function register(program: Command): void {
       for (const line of more) process.stdout.write(`undid: ${line}\n`);
       process.stdout.write('lab reset: no fault left applied\n');
     });
+  registerDockerLab(lab);
 }

@@ -5,6 +5,7 @@ import { ExitCode } from '../exitCodes.js';
 import { metabenchVersion } from '../results/manifest.js';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
 import * as compareCmd from './compare.js';
+import * as exportCmd from './export.js';
 import * as faultproxyCmd from './faultproxy.js';
 import * as labCmd from './lab.js';
 import * as llmStubCmd from './llmStub.js';
@@ -39,6 +40,7 @@ for (const cmd of [
   labCmd,
   faultproxyCmd,
   llmStubCmd,
+  exportCmd,
 ])
   cmd.register(program);
 

@@ -9,6 +9,7 @@ import { planRun } from '../spec/plan.js';
 import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
 import { positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -31,6 +32,7 @@ export function register(program: Command): void {
     );
   addSetOption(cmd);
   addFailOnOption(cmd);
+  addRuntimeOptions(cmd);
   cmd.action(
     async (
       file: string,
@@ -43,7 +45,7 @@ export function register(program: Command): void {
         dryRun?: boolean;
         set: Override[];
         failOn?: FailOn[];
-      },
+      } & RuntimeFlags,
     ) => {
       const declared = loadExperimentFile(file, o.set);
       const experiment = {
@@ -57,6 +59,7 @@ export function register(program: Command): void {
         return;
       }
 
+      const lab = await runtimeContext(o);
       // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
       const stop = new AbortController();
       let signals = 0;
@@ -83,6 +86,7 @@ export function register(program: Command): void {
           quiet: Boolean(o.quiet),
           stop: stop.signal,
           sourceFile: file,
+          lab,
           manifestExtra: {
             command: process.argv.slice(2),
             experimentFile: file,

@@ -1,3 +1,5 @@
+import type { DockerUndo } from './docker/undo.js';
+
 /** A part of the lab that a trigger can act on. */
 export type Component = 'api' | 'redis' | 'postgres' | 'llm';
 
@@ -38,7 +40,9 @@ export type UndoRecipe =
       readonly url: string;
       readonly body?: Record<string, unknown>;
       readonly what: string;
-    };
+    }
+  /** One Docker Engine API call (unpause, start) on a container of the docker runtime. */
+  | DockerUndo;
 
 export interface LabProcess {
   /** A component, or the fault proxy that carries the api's dependency links. */
@@ -49,7 +53,7 @@ export interface LabProcess {
 
 /** What manifest.json records of the lab. */
 export interface LabTopology {
-  readonly runtime: 'local';
+  readonly runtime: 'local' | 'docker';
   readonly components: readonly {
     name: Component;
     url: string;
@@ -75,7 +79,7 @@ export interface LabTopology {
  * method is safe to call twice; `down` never throws.
  */
 export interface Lab {
-  readonly runtime: 'local';
+  readonly runtime: 'local' | 'docker';
   /** Base URL of the api, for the load generator. */
   readonly apiUrl: string;
   /** Starts every component and waits until each answers; throws BenchError(E_LAB_PREFLIGHT) when it cannot. */

@@ -6,7 +6,7 @@ import { resultsDir, writeJson } from '../results/files.js';
 import { planRun } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
-import { runOnce } from './runOnce.js';
+import { runOnce, type RunContext } from './runOnce.js';
 import { StatusLine } from './status.js';
 
 export interface RunOptions {
@@ -18,6 +18,8 @@ export interface RunOptions {
   readonly manifestExtra?: Record<string, unknown>;
   /** The experiment file, for paths relative to it (a replayed trace). */
   readonly sourceFile?: string | undefined;
+  /** The docker runtime and the run's observers (live /metrics, Grafana annotations). */
+  readonly lab?: Pick<RunContext, 'docker' | 'observe'>;
 }
 
 export interface ExperimentResult {
@@ -44,6 +46,7 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
       journal,
       status,
       stop: opts.stop,
+      ...opts.lab,
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
     });
     runs.push(summary);

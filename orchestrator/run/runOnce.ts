@@ -25,6 +25,10 @@ import type { ServerSeries } from '../scrape/scraper.js';
 import { Scraper } from '../scrape/scraper.js';
 import { ProcSampler } from '../lab/local/procSampler.js';
 import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
+import { DockerLab } from '../lab/docker/DockerLab.js';
+import type { ComposeOptions } from '../lab/docker/compose.js';
+import { LiveRecorder } from '../live/liveMetrics.js';
+import { RunObservers, type ObserveOptions } from '../live/observers.js';
 
 export interface RunContext {
   readonly journal: Journal;
@@ -33,6 +37,10 @@ export interface RunContext {
   readonly stop: AbortSignal;
   /** Extra facts for manifest.json (the command line, overrides). */
   readonly manifestExtra?: Record<string, unknown>;
+  /** The docker runtime's compose project; undefined: the local runtime. */
+  readonly docker?: ComposeOptions | undefined;
+  /** The live /metrics server and Grafana annotations. */
+  readonly observe?: ObserveOptions;
 }
 
 /**
@@ -45,13 +53,11 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   mkdirSync(dir, { recursive: true });
   const e = plan.experiment;
   const labEntry = `run-${plan.run}-lab`;
-  const lab: Lab = new LocalLab({
-    host: '127.0.0.1',
-    apiPort: 0,
+  const apiCfg = {
     workers: e.lab.api.workers,
     work:
       e.lab.api.work.dist === 'lognormal'
-        ? { dist: 'lognormal', meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
+        ? { dist: 'lognormal' as const, meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
         : { dist: e.lab.api.work.dist, meanMs: e.lab.api.work.mean },
     ...(e.lab.api.costs
       ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
@@ -64,7 +70,11 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     // The lab's processes are journaled like a fault: a killed orchestrator leaves none behind.
     onProcessesChanged: () =>
       ctx.journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: lab.teardownRecipe() }),
-  });
+  };
+  const lab: Lab = ctx.docker
+    ? new DockerLab({ ...apiCfg, compose: ctx.docker })
+    : new LocalLab({ host: '127.0.0.1', apiPort: 0, ...apiCfg });
+  const observers = new RunObservers(ctx.observe ?? {}, lab, (l) => ctx.status.say(l));
   const startedAt = new Date();
   const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
   let events: NdjsonFile | undefined;
@@ -97,9 +107,11 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       ...ctx.manifestExtra,
     });
     events = new NdjsonFile(join(dir, 'events.ndjson'));
+    await observers.start();
     clock = new RealClock();
     const clk = clock;
-    recorder = new Recorder(
+    const live = observers.metrics;
+    recorder = new (live ? LiveRecorder : Recorder)(
       {
         windows: [
           { name: 'warmup', ...plan.phases.warmup },
@@ -111,6 +123,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       },
       events,
     );
+    if (live && recorder instanceof LiveRecorder) recorder.observe(live);
     const rec = recorder;
     transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock: clk });
     const clients = buildClient(plan, transport, rec, clk);
@@ -168,6 +181,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   } catch (err) {
     failure = err;
   } finally {
+    const endMs = clock?.now() ?? 0;
     for (const cancel of cancels) cancel();
     try {
       // Every exit path: the faults are undone before anything else is torn down.
@@ -182,6 +196,13 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       await transport?.close().catch(() => undefined);
       await lab.down();
       ctx.journal.clear(labEntry);
+      await observers.finish({
+        experiment: e.name,
+        run: plan.run,
+        originEpochMs: clock?.originEpochMs,
+        endMs,
+        triggers: triggers.records(true),
+      });
       await events?.close().catch(() => undefined);
       ctx.status.done();
     }

@@ -15,6 +15,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { UndoRecipe } from '../lab/Lab.js';
 import { isAlive, processStartTicks } from '../lab/local/procStat.js';
+import { runDockerUndo } from '../lab/docker/undo.js';
 
 /**
  * The fault journal: every applied fault is written (and fsynced) here *before* it is
@@ -125,6 +126,8 @@ export function runUndo(undo: UndoRecipe): string {
       rmSync(path, { recursive: true, force: true });
       return `${undo.what}: removed ${path}`;
     }
+    case 'docker':
+      return runDockerUndo(undo);
   }
 }
 

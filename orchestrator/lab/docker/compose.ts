@@ -1,0 +1,114 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BenchError } from '../../errors.js';
+
+/** The compose file shipped at the package's top level. */
+export const COMPOSE_FILE = fileURLToPath(new URL('../../../../docker-compose.yml', import.meta.url));
+export const DEFAULT_PROJECT = 'metabench';
+
+/** The lab's services by role; llm-stub sits under the compose profile "llm". */
+export const CORE_SERVICES = ['api', 'redis', 'postgres', 'toxiproxy'] as const;
+export const OBSERVE_SERVICES = ['prometheus'] as const;
+export const GRAFANA_SERVICES = ['grafana', 'grafana-image-renderer'] as const;
+
+export interface ComposeOptions {
+  /** Compose project name (its containers carry com.docker.compose.project=<project>). */
+  readonly project: string;
+  /** An env file of image/port overrides (docker/offline.env), passed as --env-file. */
+  readonly envFile?: string | undefined;
+  readonly file?: string;
+}
+
+/** How compose is invoked here: `docker compose` (v2) or `docker-compose` (v1). */
+export interface ComposeCli {
+  readonly bin: string;
+  readonly prefix: readonly string[];
+  readonly version: 'v2' | 'v1';
+}
+
+let detected: ComposeCli | undefined;
+
+/** Finds `docker compose` (v2), else `docker-compose` (v1); throws E_LAB_PREFLIGHT when neither runs. */
+export function composeCli(): ComposeCli {
+  if (detected) return detected;
+  const probes: ComposeCli[] = [
+    { bin: 'docker', prefix: ['compose'], version: 'v2' },
+    { bin: 'docker-compose', prefix: [], version: 'v1' },
+  ];
+  for (const p of probes) {
+    const r = spawnSync(p.bin, [...p.prefix, 'version'], { stdio: 'ignore', timeout: 20_000 });
+    if (r.status === 0) return (detected = p);
+  }
+  throw new BenchError(
+    'E_LAB_PREFLIGHT',
+    'neither `docker compose` (v2) nor `docker-compose` (v1) is installed',
+    'install Docker Compose (Debian: apt-get install docker-compose)',
+  );
+}
+
+/** The compose arguments before the subcommand: file, project, env file. */
+export function composeArgs(o: ComposeOptions): string[] {
+  const file = o.file ?? COMPOSE_FILE;
+  const args = ['-f', file, '-p', o.project];
+  if (o.envFile !== undefined) {
+    const env = resolve(o.envFile);
+    if (!existsSync(env))
+      throw new BenchError(
+        'E_USAGE',
+        `--env-file ${o.envFile}: no such file`,
+        'scripts/build-offline-images.sh writes docker/offline.env',
+      );
+    args.push('--env-file', env);
+  }
+  return args;
+}
+
+/**
+ * Runs one compose command; resolves with its output, rejects with E_LAB carrying the
+ * end of its stderr. `env` adds variables (METABENCH_API_FLAGS) to the environment.
+ */
+export function runCompose(
+  o: ComposeOptions,
+  args: readonly string[],
+  opts: { env?: Record<string, string>; inherit?: boolean; timeoutMs?: number } = {},
+): Promise<string> {
+  const cli = composeCli();
+  const full = [...cli.prefix, ...composeArgs(o), ...args];
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cli.bin, full, {
+      // Compose v1 gives up on a slow engine after 60 s (creating a container on the vfs driver copies its image).
+      env: { COMPOSE_HTTP_TIMEOUT: '600', ...process.env, ...opts.env },
+      stdio: ['ignore', opts.inherit ? 'inherit' : 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (opts.inherit) process.stderr.write(d);
+    });
+    const timer = setTimeout(() => child.kill('SIGTERM'), opts.timeoutMs ?? 600_000);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new BenchError('E_LAB_PREFLIGHT', `cannot run ${cli.bin}: ${e.message}`));
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolvePromise(out);
+      else
+        reject(
+          new BenchError(
+            'E_LAB_PREFLIGHT',
+            `${[cli.bin, ...cli.prefix].join(' ')} ${args.join(' ')} failed (exit ${code}): ${lastLines(err, 6)}`,
+          ),
+        );
+    });
+  });
+}
+
+function lastLines(text: string, n: number): string {
+  const lines = text.trim().split('\n').filter(Boolean);
+  return lines.slice(-n).join(' | ') || 'no message';
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'yaml';
+import { REPO } from '../helpers/cli.js';
+
+// The lab's configuration files as their own tools read them, where those tools are installed.
+
+function has(bin: string, args: string[]): boolean {
+  return spawnSync(bin, args, { stdio: 'ignore' }).status === 0;
+}
+
+function composeConfig(): { bin: string; args: string[] } | undefined {
+  if (has('docker-compose', ['version'])) return { bin: 'docker-compose', args: [] };
+  if (has('docker', ['compose', 'version'])) return { bin: 'docker', args: ['compose'] };
+  return undefined;
+}
+
+test('docker-compose config accepts docker-compose.yml: ports on 127.0.0.1, images overridable, healthchecks', (t) => {
+  const c = composeConfig();
+  if (!c) {
+    t.skip('neither docker-compose nor docker compose is installed');
+    return;
+  }
+  const r = spawnSync(
+    c.bin,
+    [...c.args, '-f', join(REPO, 'docker-compose.yml'), '--profile', 'llm', 'config'],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, METABENCH_REDIS_IMAGE: 'my/redis:1', METABENCH_API_PORT: '18081' },
+    },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const cfg = parse(r.stdout) as {
+    services: Record<
+      string,
+      {
+        image?: string;
+        ports?: (string | { host_ip?: string; published?: string | number })[];
+        healthcheck?: object;
+      }
+    >;
+  };
+  assert.equal(cfg.services.redis?.image, 'my/redis:1', 'METABENCH_REDIS_IMAGE overrides the image');
+  for (const [name, s] of Object.entries(cfg.services)) {
+    for (const p of s.ports ?? []) {
+      const ip = typeof p === 'string' ? p.split(':')[0] : p.host_ip;
+      assert.equal(ip, '127.0.0.1', `${name} publishes ${JSON.stringify(p)} on 127.0.0.1 only`);
+    }
+    if (!['llm-stub', 'grafana-image-renderer'].includes(name))
+      assert.ok(s.healthcheck, `${name} has a healthcheck`);
+  }
+  const api = cfg.services.api!.ports![0]!;
+  assert.match(typeof api === 'string' ? api : String(api.published), /18081/);
+  assert.deepEqual(Object.keys(cfg.services).sort(), [
+    'api',
+    'grafana',
+    'grafana-image-renderer',
+    'llm-stub',
+    'postgres',
+    'prometheus',
+    'redis',
+    'toxiproxy',
+  ]);
+});
+
+test('promtool check config accepts prometheus/prometheus.yml', (t) => {
+  if (!has('promtool', ['--version'])) {
+    t.skip('promtool is not installed (Debian: apt-get install prometheus)');
+    return;
+  }
+  const r = spawnSync('promtool', ['check', 'config', join(REPO, 'prometheus', 'prometheus.yml')], {
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  assert.match(r.stdout, /SUCCESS/);
+});
