@@ -21,6 +21,8 @@ export function addFailOnOption(cmd: Command): Command {
 /**
  * Why the runs fail the gate, or [] when they pass it. A gate is strict: an unmeasured
  * verdict (no samples, or observation too short) fails it, since no samples is never a pass.
+ * `hypothesis` considers every judged threshold: both windows (the baseline and after
+ * recovery, which is unmeasured when the run did not recover) and every request class.
  */
 export function gateFailures(runs: readonly RunSummary[], failOn: readonly FailOn[]): string[] {
   const out: string[] = [];
@@ -28,7 +30,9 @@ export function gateFailures(runs: readonly RunSummary[], failOn: readonly FailO
     if (failOn.includes('hypothesis'))
       for (const h of r.hypothesis)
         if (h.verdict !== 'pass')
-          out.push(`run ${r.run}: hypothesis ${h.metric} ${h.threshold} in the ${h.window}: ${h.verdict}`);
+          out.push(
+            `run ${r.run}: hypothesis ${h.class !== undefined ? `${h.class} ` : ''}${h.metric} ${h.threshold} ${h.window === 'afterRecovery' ? 'after recovery' : `in the ${h.window}`}: ${h.verdict}${h.note ? ` (${h.note})` : ''}`,
+          );
     if (failOn.includes('metastable') && r.metastable !== false)
       out.push(`run ${r.run}: ${r.metastable === null ? 'metastable verdict unmeasured' : 'metastable'}`);
   }

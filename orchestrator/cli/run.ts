@@ -7,7 +7,9 @@ import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../spec/overrides.js';
 import { planRun } from '../spec/plan.js';
 import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
-import { positiveNumber, wholeNumber } from './options.js';
+import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
+import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
+import { addCapacityOption, addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 
 export function register(program: Command): void {
@@ -31,6 +33,8 @@ export function register(program: Command): void {
     );
   addSetOption(cmd);
   addFailOnOption(cmd);
+  addRuntimeOption(cmd);
+  addCapacityOption(cmd);
   cmd.action(
     async (
       file: string,
@@ -43,8 +47,11 @@ export function register(program: Command): void {
         dryRun?: boolean;
         set: Override[];
         failOn?: FailOn[];
+        runtime?: Runtime;
+        capacity?: CapacityMode;
       },
     ) => {
+      const runtime = o.runtime ?? DEFAULT_RUNTIME;
       const declared = loadExperimentFile(file, o.set);
       const experiment = {
         ...declared,
@@ -52,8 +59,13 @@ export function register(program: Command): void {
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
       };
       if (o.dryRun) {
-        const plan = planRun(experiment, { scale: o.scale, run: 1, sourceFile: file });
-        process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat)));
+        const plan = planRun(experiment, {
+          scale: o.scale,
+          run: 1,
+          sourceFile: file,
+          ...capacityFor(experiment, runtime, o.capacity),
+        });
+        process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat), runtime));
         return;
       }
 
@@ -83,6 +95,8 @@ export function register(program: Command): void {
           quiet: Boolean(o.quiet),
           stop: stop.signal,
           sourceFile: file,
+          runtime,
+          capacity: o.capacity,
           manifestExtra: {
             command: process.argv.slice(2),
             experimentFile: file,

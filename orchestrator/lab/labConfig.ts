@@ -1,7 +1,24 @@
 import type { Mitigations } from '../../services/api/server.js';
 import type { Experiment } from '../spec/schema.js';
 import { toDurationDist } from '../spec/fields.js';
-import type { LocalCacheConfig } from './local/LocalLab.js';
+import type { LocalCacheConfig, LocalLabConfig } from './local/LocalLab.js';
+
+/** The local runtime's configuration of an experiment's lab (loopback, free ports). */
+export function localLabConfig(e: Experiment, opts: { seed: number; logFile?: string }): LocalLabConfig {
+  return {
+    host: '127.0.0.1',
+    apiPort: 0,
+    workers: e.lab.api.workers,
+    work: toDurationDist(e.lab.api.work),
+    ...(e.lab.api.costs
+      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
+      : {}),
+    seed: opts.seed,
+    mitigations: apiMitigations(e.lab.api),
+    ...labCacheConfig(e.lab),
+    ...(opts.logFile !== undefined ? { logFile: opts.logFile } : {}),
+  };
+}
 
 /** The api's mitigations as the experiment declares them (lab.api), in the api's terms. */
 export function apiMitigations(api: Experiment['lab']['api']): Mitigations {

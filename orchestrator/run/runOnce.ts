@@ -9,15 +9,14 @@ import { arrivalsFor, mixFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../bench/rng.js';
 import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
-import { summarizeRun, type RunSummary } from '../analysis/summary.js';
-import { LocalLab } from '../lab/local/LocalLab.js';
+import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
+import { createLab } from '../lab/createLab.js';
+import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
 import type { Lab } from '../lab/Lab.js';
 import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
 import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
-import { toDurationDist } from '../spec/fields.js';
-import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
@@ -32,6 +31,8 @@ export interface RunContext {
   readonly stop: AbortSignal;
   /** Extra facts for manifest.json (the command line, overrides). */
   readonly manifestExtra?: Record<string, unknown>;
+  /** The lab's runtime (default: local). */
+  readonly runtime?: Runtime;
 }
 
 /**
@@ -43,20 +44,8 @@ export interface RunContext {
 export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Promise<RunSummary> {
   mkdirSync(dir, { recursive: true });
   const e = plan.experiment;
-  const lab: Lab = new LocalLab({
-    host: '127.0.0.1',
-    apiPort: 0,
-    workers: e.lab.api.workers,
-    work:
-      e.lab.api.work.dist === 'lognormal'
-        ? { dist: 'lognormal', meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
-        : { dist: e.lab.api.work.dist, meanMs: e.lab.api.work.mean },
-    ...(e.lab.api.costs
-      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
-      : {}),
+  const lab: Lab = createLab(ctx.runtime ?? DEFAULT_RUNTIME, e, {
     seed: plan.seed,
-    mitigations: apiMitigations(e.lab.api),
-    ...labCacheConfig(e.lab),
     logFile: join(dir, 'lab.log'),
   });
   const startedAt = new Date();
@@ -84,6 +73,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       run: plan.run,
       seed: plan.seed,
       scale: plan.scale,
+      // Which capacity `% capacity` rates used, and where it came from.
+      capacity: plan.capacity,
       plan: { ...plan, experiment: undefined },
       experiment: e,
       ...ctx.manifestExtra,
@@ -100,6 +91,10 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
           { name: 'afterTrigger', startMs: plan.phases.trigger.endMs, endMs: plan.phases.observe.endMs },
         ],
         policies: policyPresence(clientModel(e.client)),
+        // Per-class counts with a mix; the successes from the baseline on when a hypothesis
+        // is judged (its per-class and after-recovery windows are decided after the run).
+        ...(e.load.mix ? { classes: e.load.mix.map((c) => c.name) } : {}),
+        ...(hasHypothesis(e.hypothesis) ? { retainFromMs: plan.phases.baseline.startMs } : {}),
       },
       events,
     );
