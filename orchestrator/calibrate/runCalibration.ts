@@ -44,6 +44,7 @@ import {
   type StepKind,
   type StepRun,
 } from './steps.js';
+import { Journal } from '../trigger/journal.js';
 import { saveCalibration } from './store.js';
 
 export interface CalibrationOptions {
@@ -189,7 +190,15 @@ export async function runCalibration(
   const peak = OVERLOAD_FACTOR * Math.max(...cp.ladderPerS);
   const se = stepExperiment(e, peak);
   const plan = planRun(se, { scale: 1, run: 1, sourceFile: opts.sourceFile });
-  const lab: Lab = createLab(opts.runtime, e, { seed: e.seed, logFile: join(dir, 'lab.log') });
+  // The lab's processes are journaled like a fault (as a run's): a killed calibrate leaves none behind.
+  const journal = new Journal();
+  const labEntry = 'calibration-lab';
+  const lab: Lab = createLab(opts.runtime, e, {
+    seed: e.seed,
+    logFile: join(dir, 'lab.log'),
+    onProcessesChanged: () =>
+      journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: lab.teardownRecipe() }),
+  });
   const startedAt = new Date();
   status.say(
     `metabench calibrate ${e.name}: ${cp.ladderPerS.length} steps of ${cp.stepMs / 1000} s (${cp.ladderPerS.join(', ')} req/s; nominal capacity ${round(cp.nominalPerS)}/s) → ${dir}`,
@@ -327,6 +336,7 @@ export async function runCalibration(
     procs = await procSampler?.stop();
     await transport?.close().catch(() => undefined);
     await lab.down();
+    journal.clear(labEntry);
     await events?.close().catch(() => undefined);
     status.done();
   }

@@ -20,6 +20,18 @@ export type UndoRecipe =
       readonly what: string;
     }
   | {
+      /** Several undos in order (the teardown of a whole lab after a crash). */
+      readonly kind: 'steps';
+      readonly steps: readonly UndoRecipe[];
+      readonly what: string;
+    }
+  | {
+      /** Removes a directory the lab made (a Postgres data directory under the temp dir). */
+      readonly kind: 'remove';
+      readonly path: string;
+      readonly what: string;
+    }
+  | {
       /** One request to a fault proxy's API (Toxiproxy or ours): remove a toxic, re-enable a link. */
       readonly kind: 'http';
       readonly method: 'DELETE' | 'POST';
@@ -80,6 +92,11 @@ export interface Lab {
   stop(c: Component): Promise<void>;
   /** Starts a killed or stopped component again, on the same address, and waits until it answers. */
   start(c: Component): Promise<void>;
+  /**
+   * How to take the lab down without this object (after the orchestrator is killed):
+   * stop every process it started and remove what it made; `none` when nothing runs.
+   */
+  teardownRecipe(): UndoRecipe;
   /** The undo of kill(c) or stop(c), as a recipe that works without this object. */
   startUndoRecipe(c: Component): UndoRecipe;
   /**

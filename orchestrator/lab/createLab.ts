@@ -5,7 +5,16 @@ import { LocalLab } from './local/LocalLab.js';
 import type { Runtime } from './runtimes.js';
 
 /** The lab of an experiment on a runtime (one case per name of RUNTIMES). */
-export function createLab(runtime: Runtime, e: Experiment, opts: { seed: number; logFile?: string }): Lab {
+export function createLab(
+  runtime: Runtime,
+  e: Experiment,
+  opts: {
+    seed: number;
+    logFile?: string;
+    /** Called whenever the lab's processes change (to journal its teardown recipe). */
+    onProcessesChanged?: () => void;
+  },
+): Lab {
   switch (runtime) {
     case 'local':
       return new LocalLab(localLabConfig(e, opts));

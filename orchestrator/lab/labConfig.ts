@@ -4,7 +4,10 @@ import { toDurationDist } from '../spec/fields.js';
 import type { LocalCacheConfig, LocalLabConfig } from './local/LocalLab.js';
 
 /** The local runtime's configuration of an experiment's lab (loopback, free ports). */
-export function localLabConfig(e: Experiment, opts: { seed: number; logFile?: string }): LocalLabConfig {
+export function localLabConfig(
+  e: Experiment,
+  opts: { seed: number; logFile?: string; onProcessesChanged?: () => void },
+): LocalLabConfig {
   return {
     host: '127.0.0.1',
     apiPort: 0,
@@ -17,6 +20,7 @@ export function localLabConfig(e: Experiment, opts: { seed: number; logFile?: st
     mitigations: apiMitigations(e.lab.api),
     ...labCacheConfig(e.lab),
     ...(opts.logFile !== undefined ? { logFile: opts.logFile } : {}),
+    ...(opts.onProcessesChanged ? { onProcessesChanged: opts.onProcessesChanged } : {}),
   };
 }
 

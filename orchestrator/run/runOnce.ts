@@ -44,9 +44,13 @@ export interface RunContext {
 export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Promise<RunSummary> {
   mkdirSync(dir, { recursive: true });
   const e = plan.experiment;
+  const labEntry = `run-${plan.run}-lab`;
   const lab: Lab = createLab(ctx.runtime ?? DEFAULT_RUNTIME, e, {
     seed: plan.seed,
     logFile: join(dir, 'lab.log'),
+    // The lab's processes are journaled like a fault: a killed orchestrator leaves none behind.
+    onProcessesChanged: () =>
+      ctx.journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: lab.teardownRecipe() }),
   });
   const startedAt = new Date();
   const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
@@ -167,6 +171,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       procs = await procSampler?.stop();
       await transport?.close().catch(() => undefined);
       await lab.down();
+      ctx.journal.clear(labEntry);
       await events?.close().catch(() => undefined);
       ctx.status.done();
     }

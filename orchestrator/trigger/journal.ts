@@ -1,5 +1,6 @@
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -10,8 +11,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { UndoRecipe } from '../lab/Lab.js';
 import { isAlive, processStartTicks } from '../lab/local/procStat.js';
 
@@ -113,6 +114,17 @@ export function runUndo(undo: UndoRecipe): string {
     }
     case 'http':
       return runHttpUndo(undo);
+    case 'steps':
+      return `${undo.what}: ${undo.steps.map(runUndo).join('; ')}`;
+    case 'remove': {
+      // Only ever a directory the lab made under the temp dir.
+      const path = resolve(undo.path);
+      if (!path.startsWith(join(tmpdir(), 'metabench-')))
+        return `${undo.what}: ${path} is not a metabench temporary directory, left alone`;
+      if (!existsSync(path)) return `${undo.what}: ${path} is already gone`;
+      rmSync(path, { recursive: true, force: true });
+      return `${undo.what}: removed ${path}`;
+    }
   }
 }
 
@@ -179,7 +191,8 @@ export function recoverOrphanedFaults(dir = join(stateDir(), 'journal')): string
       isAlive(body.owner.pid) &&
       (body.owner.startTicks === null || processStartTicks(body.owner.pid) === body.owner.startTicks);
     if (ownerAlive) continue;
-    for (const e of body.entries) {
+    // The last applied first, as a run undoes them: a fault before the lab it acts on.
+    for (const e of [...body.entries].reverse()) {
       try {
         said.push(runUndo(e.undo));
       } catch (err) {

@@ -30,6 +30,11 @@ export interface LocalLabConfig {
   readonly cache?: LocalCacheConfig;
   /** Where the components' stdout/stderr go (a file in the run folder); undefined discards them. */
   readonly logFile?: string;
+  /**
+   * Called whenever the lab's set of processes changes (a start, a kill, a restart), so
+   * the caller can journal teardownRecipe(): a killed orchestrator leaves no process behind.
+   */
+  readonly onProcessesChanged?: () => void;
 }
 
 export interface LocalCacheConfig {
@@ -110,6 +115,7 @@ export class LocalLab implements Lab {
   private async spawnApi(port: number): Promise<void> {
     const child = spawn(process.execPath, this.apiArgs(port), { stdio: ['pipe', 'pipe', 'pipe'] });
     this.api = child;
+    this.cfg.onProcessesChanged?.();
     child.stderr?.on('data', (d: Buffer) => this.log?.write(`[api] ${d}`));
     const msg = await readyLine(child, 'the api', (line) => this.log?.write(`[api] ${line}\n`));
     this.apiPort = msg.port;
@@ -139,6 +145,7 @@ export class LocalLab implements Lab {
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     this.faultProxy = child;
+    this.cfg.onProcessesChanged?.();
     child.stderr?.on('data', (d: Buffer) => this.log?.write(`[faultproxy] ${d}`));
     const msg = await readyLine(child, 'the fault proxy', (line) =>
       this.log?.write(`[faultproxy] ${line}\n`),
@@ -166,7 +173,9 @@ export class LocalLab implements Lab {
       { keys: c.keys, maxConnections: Math.max(20, c.pool + 10) },
       log,
     );
-    await Promise.all([this.redis.start(), this.postgres.start()]);
+    await Promise.all([this.redis.start(), this.postgres.start()]).finally(() =>
+      this.cfg.onProcessesChanged?.(),
+    );
     if (c.prewarm) await this.prewarm(c);
     const via = await this.startFaultProxy({
       redis: `${this.cfg.host}:${this.redis.port}`,
@@ -271,7 +280,38 @@ export class LocalLab implements Lab {
     if (c === 'api') {
       if (this.api && this.api.exitCode === null && this.api.signalCode === null) return;
       await this.spawnApi(this.apiPort);
-    } else await this.dataService(c).start();
+    } else {
+      await this.dataService(c).start();
+      this.cfg.onProcessesChanged?.();
+    }
+  }
+
+  /**
+   * SIGKILL to every process the lab started (Postgres's whole tree: its backends would
+   * otherwise hold the shared memory), the paused ones continued first so nothing stays
+   * frozen, then the Postgres data directory removed. The api and the fault proxy also
+   * exit by themselves when the orchestrator dies; Redis and Postgres do not.
+   */
+  teardownRecipe(): UndoRecipe {
+    const targets = this.processes().flatMap((p) =>
+      (p.component === 'postgres' ? processTree(p.pid) : [p.pid]).map((pid) => ({
+        pid,
+        startTicks: processStartTicks(pid),
+      })),
+    );
+    if (targets.length === 0) return { kind: 'none', what: 'the lab (nothing running)' };
+    const dir = this.postgres?.dataDir;
+    return {
+      kind: 'steps',
+      what: `stop the lab (${this.processes()
+        .map((p) => p.component)
+        .join(', ')})`,
+      steps: [
+        { kind: 'signals', targets, signal: 'SIGCONT', what: 'continue' },
+        { kind: 'signals', targets, signal: 'SIGKILL', what: 'kill' },
+        ...(dir ? [{ kind: 'remove' as const, path: dir, what: `remove Postgres's data directory` }] : []),
+      ],
+    };
   }
 
   /** Locally a killed component dies with the lab, which `lab reset` stops: nothing to start. */

@@ -189,6 +189,11 @@ export class PostgresServer {
     return this.child?.pid;
   }
 
+  /** The temporary directory holding the data directory (removed by stop()). */
+  get dataDir(): string | undefined {
+    return this.dir;
+  }
+
   /**
    * The first start creates and seeds the database; a restart (after halt) runs the
    * same data directory on the same port, through Postgres's own crash recovery after a kill.

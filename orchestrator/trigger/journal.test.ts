@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { UndoRecipe } from '../lab/Lab.js';
+import { Journal, recoverOrphanedFaults, runUndo } from './journal.js';
+
+/** A pid that was alive a moment ago and is not now: a dead orchestrator. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
+
+function orphanJournal(entries: { id: string; undo: UndoRecipe }[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-journal-test-'));
+  writeFileSync(
+    join(dir, '1.json'),
+    JSON.stringify({
+      owner: { pid: deadPid(), startTicks: null },
+      entries: entries.map((e) => ({ ...e, appliedAt: new Date().toISOString() })),
+    }),
+  );
+  return dir;
+}
+
+test('an orphaned journal is undone last entry first, then removed', () => {
+  const made = [1, 2].map(() => mkdtempSync(join(tmpdir(), 'metabench-undo-')));
+  const dir = orphanJournal([
+    { id: 'lab', undo: { kind: 'remove', path: made[0]!, what: 'first recorded' } },
+    { id: 'fault', undo: { kind: 'remove', path: made[1]!, what: 'last recorded' } },
+  ]);
+  const said = recoverOrphanedFaults(dir);
+  assert.equal(said.length, 2);
+  assert.match(said[0]!, /^last recorded: removed /);
+  assert.match(said[1]!, /^first recorded: removed /);
+  assert.ok(made.every((d) => !existsSync(d)));
+  assert.deepEqual(readdirSync(dir), []);
+  assert.deepEqual(recoverOrphanedFaults(dir), [], 'nothing is left to undo');
+});
+
+test('a live orchestrator’s journal is left alone', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-journal-live-'));
+  const j = new Journal(dir);
+  const path = mkdtempSync(join(tmpdir(), 'metabench-undo-'));
+  j.record({ id: 'x', appliedAt: new Date().toISOString(), undo: { kind: 'remove', path, what: 'mine' } });
+  assert.deepEqual(recoverOrphanedFaults(dir), []);
+  assert.ok(existsSync(path));
+  j.clear('x');
+  assert.deepEqual(readdirSync(dir), [], 'clearing the last entry removes the file');
+});
+
+test('steps run in order; remove touches only metabench temporary directories', () => {
+  const mine = mkdtempSync(join(tmpdir(), 'metabench-undo-'));
+  const other = join(mkdtempSync(join(tmpdir(), 'someone-else-')), 'data');
+  mkdirSync(other);
+  const said = runUndo({
+    kind: 'steps',
+    what: 'stop the lab',
+    steps: [
+      { kind: 'none', what: 'nothing' },
+      { kind: 'remove', path: other, what: 'theirs' },
+      { kind: 'remove', path: mine, what: 'ours' },
+      { kind: 'remove', path: mine, what: 'ours again' },
+    ],
+  });
+  assert.match(
+    said,
+    /^stop the lab: nothing: nothing to undo; theirs: .* is not a metabench temporary directory, left alone; ours: removed .*; ours again: .* is already gone$/,
+  );
+  assert.ok(existsSync(other));
+  assert.ok(!existsSync(mine));
+});
+
+test('a signal is never sent to a pid that now belongs to another process', () => {
+  const said = runUndo({
+    kind: 'signal',
+    pid: process.pid,
+    startTicks: -1,
+    signal: 'SIGCONT',
+    what: 'resume api',
+  });
+  assert.match(said, /now belongs to another process, left alone/);
+});

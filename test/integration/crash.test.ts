@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { runCli, startCli, tempDir, waitFor } from '../helpers/cli.js';
+import { processState } from '../../orchestrator/lab/local/procStat.js';
+
+// Undo that survives anything: the orchestrator is killed with SIGKILL in the middle of a
+// trigger, and `metabench lab reset` (as any next command would) undoes the fault from the
+// journal on disk and stops the lab processes the dead orchestrator left behind.
+
+interface Topology {
+  components: { name: string; pid: number }[];
+  links?: { proxy?: { api: string } }[];
+}
+
+function gone(pid: number): boolean {
+  const st = processState(pid);
+  return st === null || st === 'Z';
+}
+
+/** Starts a run and SIGKILLs it once its first trigger is applied; returns its lab topology. */
+async function killMidTrigger(name: string, body: string, state: string): Promise<Topology> {
+  const dir = tempDir(`crash-${name}`);
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, `name: ${name}\n${body}`);
+  const out = join(dir, 'out');
+  const run = startCli(['run', file, '--out', out], { METABENCH_STATE_DIR: state });
+  await waitFor('the trigger to be applied', () => / applied at /.test(run.stderrSoFar()), 60_000);
+  const topo = (JSON.parse(readFileSync(join(out, 'run-1/manifest.json'), 'utf8')) as { topology: Topology })
+    .topology;
+  assert.ok(readdirSync(join(state, 'journal')).length > 0, 'the fault is in the journal before the kill');
+  run.child.kill('SIGKILL');
+  await run.done;
+  return topo;
+}
+
+test('SIGKILL of the orchestrator during a pause: lab reset continues the frozen api, and it leaves no process behind', async () => {
+  const state = tempDir('crash-state');
+  const topo = await killMidTrigger(
+    'crash-pause',
+    `lab: { api: { workers: 4, work: { dist: constant, mean: 5ms } } }
+load: { rate: 50/s }
+client: { timeout: 500ms }
+schedule: { warmup: 0s, baseline: 2s, trigger: { kind: pause, target: api, duration: 60s }, observe: 5s }
+recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
+`,
+    state,
+  );
+  const api = topo.components.find((c) => c.name === 'api')!.pid;
+  assert.equal(processState(api), 'T', 'the api is still frozen after the orchestrator died');
+
+  const r = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    new RegExp(`undid a fault left by an earlier run: resume api \\(pid ${api}\\): sent SIGCONT`),
+  );
+  assert.match(r.stdout, /no fault left applied/);
+  // Continued, it is no longer stopped; its parent is gone, so it exits as it was told to.
+  await waitFor('the api to run again and exit', () => processState(api) !== 'T' && gone(api), 10_000);
+  assert.deepEqual(readdirSync(join(state, 'journal')), [], 'the journal is empty');
+  const again = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
+  assert.doesNotMatch(again.stderr, /undid/, 'a second reset has nothing to undo');
+});
+
+test('SIGKILL during a latency trigger on a link: lab reset leaves no toxic, and stops Redis and Postgres', async () => {
+  const state = tempDir('crash-state');
+  const topo = await killMidTrigger(
+    'crash-latency',
+    `lab:
+  api: { workers: 4, work: { dist: constant, mean: 1ms }, requestTimeout: 400ms }
+  cache: { ttl: 1h, prewarm: true }
+  db: { keys: 50, pool: 2, query: { dist: constant, mean: 5ms } }
+load: { rate: 50/s, mix: [{ name: read, share: 100%, key: { dist: uniform, keys: 50 } }] }
+client: { timeout: 500ms }
+schedule:
+  warmup: 0s
+  baseline: 2s
+  trigger: { kind: latency, link: redis, latency: 200ms, duration: 60s }
+  observe: 5s
+recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
+`,
+    state,
+  );
+  const pid = (n: string): number => topo.components.find((c) => c.name === n)!.pid;
+  const [redis, postgres] = [pid('redis'), pid('postgres')];
+  assert.ok(!gone(redis) && !gone(postgres), 'Redis and Postgres outlive the killed orchestrator');
+  const journal = readFileSync(join(state, 'journal', readdirSync(join(state, 'journal'))[0]!), 'utf8');
+  const dataDir = (/"path": "([^"]+)"/.exec(journal) ?? [])[1];
+  assert.ok(dataDir && existsSync(dataDir), `the journal names Postgres's data directory: ${dataDir}`);
+  const proxyApi = topo.links![0]!.proxy!.api;
+
+  const r = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /remove toxic metabench_0_latency from link redis/);
+  assert.match(r.stderr, /stop the lab/);
+  await waitFor('Redis and Postgres to be stopped', () => gone(redis) && gone(postgres), 15_000);
+  assert.ok(!existsSync(dataDir), 'the data directory is removed');
+  // The proxy died with its orchestrator, or answers with no toxic left.
+  const left = await request(`${proxyApi}/proxies/redis/toxics`)
+    .then(async (res) => (await res.body.json()) as unknown[])
+    .catch(() => []);
+  assert.deepEqual(left, []);
+  assert.deepEqual(readdirSync(join(state, 'journal')), []);
+});
