@@ -160,3 +160,25 @@ test('the verdict table names the window (with its span) and, for per-class thre
     /- run 1: no recovery point: not recovered within the observed 36 s: unmeasured after recovery\./,
   );
 });
+
+test('what ran says when % capacity used a measured capacity, and where it came from', () => {
+  const md = renderMarkdown(
+    results([
+      runData(1, undefined, {
+        capacity: {
+          nominalPerS: 400,
+          measuredPerS: 371,
+          usedPerS: 371,
+          source: 'measured',
+          from: 'measured by metabench calibrate on 2026-12-01T10:00:00.000Z (/state/c.json)',
+          calibration: null,
+        },
+      }),
+    ]),
+  );
+  assert.match(
+    md,
+    /nominal capacity 400 req\/s; `% capacity` used the measured 371 req\/s \(measured by metabench calibrate on 2026-12-01T10:00:00\.000Z \(\/state\/c\.json\)\)\./,
+  );
+  assert.doesNotMatch(renderMarkdown(results([runData(1)])), /used the measured/);
+});
