@@ -1,3 +1,4 @@
+import type { StreamTiming } from './transport/sse.js';
 import type { RequestShape } from './workload/mix.js';
 
 /**
@@ -66,6 +67,8 @@ export interface AttemptResult {
   readonly retryAfterMs?: number;
   /** Time this attempt waited inside the client for a connection (0 when it did not). */
   readonly clientWaitMs?: number;
+  /** A streamed answer's client-side timing (bench/transport/sse.ts), when the answer was a stream. */
+  readonly stream?: StreamTiming;
 }
 
 /** The highest attempt number a result accounts for. */

@@ -3,11 +3,16 @@
 // and must not compete with each other for them).
 //   node test/run.js           every test
 //   node test/run.js --unit    only the fast, pure ones (no lab processes)
+//   node test/run.js --repro   only the reproduction suite (test/repro: each catalogue
+//                              experiment, scaled, asserting its qualitative outcome)
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const unitOnly = process.argv.includes('--unit');
+const reproOnly = process.argv.includes('--repro');
+const isLab = (f) => f.startsWith(join('dist', 'test', 'integration')) || isRepro(f);
+const isRepro = (f) => f.startsWith(join('dist', 'test', 'repro'));
 const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir)) {
@@ -17,9 +22,11 @@ const files = [];
   }
 })('dist');
 const picked = files
-  .filter((f) => !unitOnly || !f.startsWith(join('dist', 'test', 'integration')))
+  .filter((f) => (reproOnly ? isRepro(f) : !unitOnly || !isLab(f)))
+  // unit tests first, then the lab's integration tests, then the reproduction suite
   .sort(
-    (a, b) => Number(a.includes('integration')) - Number(b.includes('integration')) || a.localeCompare(b),
+    (a, b) =>
+      Number(isLab(a)) + Number(isRepro(a)) - Number(isLab(b)) - Number(isRepro(b)) || a.localeCompare(b),
   );
 if (picked.length === 0) {
   console.error('no test files found under dist/ (did the build run?)');

@@ -69,7 +69,11 @@ export function viaTransport(
       endMs: clock.now(),
       attempt: attempt.number,
     };
-    const withWait: AttemptResult = wait > 0 ? { ...out, clientWaitMs: wait } : out;
+    const withWait: AttemptResult = {
+      ...out,
+      ...(wait > 0 ? { clientWaitMs: wait } : {}),
+      ...(r.stream ? { stream: r.stream } : {}),
+    };
     return r.retryAfterMs === undefined ? withWait : { ...withWait, retryAfterMs: r.retryAfterMs };
   };
 }

@@ -325,6 +325,13 @@ export class Recorder {
         status: r.status,
         ...(r.clientWaitMs ? { clientWaitMs: round3(r.clientWaitMs) } : {}),
         ...(a.hedge ? { hedge: true } : {}),
+        ...(r.stream
+          ? {
+              tokens: r.stream.tokens,
+              ...(r.stream.ttftMs !== undefined ? { ttftMs: round3(r.stream.ttftMs) } : {}),
+              ...(r.stream.itlMs !== undefined ? { itlMs: round3(r.stream.itlMs) } : {}),
+            }
+          : {}),
       });
   }
 

@@ -1,4 +1,5 @@
 import type { Attempt, OutcomeKind } from '../outcome.js';
+import type { StreamTiming } from './sse.js';
 
 /** What a transport reports for one attempt; timing is taken by the caller's clock. */
 export interface TransportResult {
@@ -8,6 +9,8 @@ export interface TransportResult {
   readonly retryAfterMs?: number;
   /** Time the attempt waited inside the client for a connection before it was sent. */
   readonly clientWaitMs?: number;
+  /** A streamed (SSE) answer: time to first token, inter-token latency, tokens. */
+  readonly stream?: StreamTiming;
 }
 
 /**

@@ -2,6 +2,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { Clock } from '../clock.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { kindOfStatus } from '../outcome.js';
+import { SseMeter, type StreamTiming } from './sse.js';
 import type { Transport, TransportResult } from './Transport.js';
 
 export interface HttpTransportOptions {
@@ -60,8 +61,12 @@ export class HttpTransport implements Transport {
       clientWaitMs = this.opts.clock.now() - t0;
       if (!got) return { kind: 'timeout', status: 0, clientWaitMs };
     } else this.active++;
+    let stream: StreamTiming | undefined;
     try {
       const req = attempt.origin.request;
+      const sentMs = this.opts.clock.now();
+      // A stream the user stops reading is cancelled from here, not by the caller's signal.
+      const cancel = req?.cancelAfterTokens !== undefined ? new AbortController() : undefined;
       const res = await this.pool.request({
         method: req?.method ?? this.method,
         path: req?.path ?? this.path,
@@ -71,8 +76,28 @@ export class HttpTransport implements Transport {
           ...headers,
         },
         body: req?.body ?? null,
-        signal,
+        signal: cancel ? AbortSignal.any([signal, cancel.signal]) : signal,
       });
+      if (res.statusCode === 200 && isEventStream(res.headers['content-type'])) {
+        const meter = new SseMeter(this.opts.clock, sentMs);
+        try {
+          for await (const chunk of res.body) {
+            if (meter.push(chunk as Buffer) >= (req?.cancelAfterTokens ?? Infinity)) {
+              cancel!.abort();
+              break;
+            }
+          }
+        } catch (err) {
+          stream = meter.result();
+          throw err;
+        }
+        stream = meter.result();
+        if (cancel?.signal.aborted && !signal.aborted)
+          return { kind: 'abandoned', status: res.statusCode, clientWaitMs, stream };
+        // Ended without [DONE]: the answer was cut short, whatever the status said.
+        if (!stream.done) return { kind: 'conn-error', status: res.statusCode, clientWaitMs, stream };
+        return { kind: 'ok', status: res.statusCode, clientWaitMs, stream };
+      }
       // Drain the body so the connection can be reused.
       await res.body.dump({ signal, limit: 1 << 20 });
       const shed = res.statusCode === 503 && res.headers['x-shed'] !== undefined;
@@ -83,7 +108,7 @@ export class HttpTransport implements Transport {
       }
       return { kind, status: res.statusCode, clientWaitMs };
     } catch (err) {
-      return { kind: classifyError(err), status: 0, clientWaitMs };
+      return { kind: classifyError(err), status: 0, clientWaitMs, ...(stream ? { stream } : {}) };
     } finally {
       this.release();
     }
@@ -127,6 +152,11 @@ export class HttpTransport implements Transport {
     this.active--;
   }
 
+  /** Attempts on the wire now (each holds a connection). */
+  get openConnections(): number {
+    return this.active;
+  }
+
   async close(): Promise<void> {
     await this.pool.destroy();
   }
@@ -151,6 +181,10 @@ export function classifyError(err: unknown): OutcomeKind {
     default:
       return 'conn-error';
   }
+}
+
+function isEventStream(v: string | string[] | undefined): boolean {
+  return header(v)?.startsWith('text/event-stream') ?? false;
 }
 
 function header(v: string | string[] | undefined): string | undefined {

@@ -94,3 +94,30 @@ test('uniform keys cover 1..keys evenly', () => {
   assert.equal(counts[0], 0);
   for (let k = 1; k <= 10; k++) assert.ok(Math.abs(counts[k]! - 5000) < 300, `key ${k}: ${counts[k]}`);
 });
+
+test('a class with cancel: exactly its share of origins is cancelled, evenly spread', () => {
+  const mix = new WorkloadMix(
+    [
+      { name: 'read', share: 0.5, method: 'GET', path: '/work', bodyBytes: 0 },
+      {
+        name: 'chat',
+        share: 0.5,
+        method: 'POST',
+        path: '/chat',
+        bodyBytes: 0,
+        cancel: { share: 0.2, afterTokens: 7 },
+      },
+    ],
+    (i) => seededRng(1, String(i)),
+  );
+  const chats: (number | undefined)[] = [];
+  for (let i = 0; i < 200; i++) {
+    const r = mix.next();
+    if (r.cls === 1) chats.push(r.cancelAfterTokens);
+    else assert.equal(r.cancelAfterTokens, undefined);
+  }
+  assert.equal(chats.length, 100);
+  assert.equal(chats.filter((c) => c === 7).length, 20);
+  // One in five: every fifth chat.
+  chats.forEach((c, i) => assert.equal(c, (i + 1) % 5 === 0 ? 7 : undefined));
+});

@@ -18,6 +18,8 @@ export interface RequestClass {
   readonly key?: KeyDist;
   /** A cost class the api knows (its work distribution), sent as ?cost=. */
   readonly cost?: string;
+  /** A share of this class's streamed answers the user cancels after `afterTokens` tokens. */
+  readonly cancel?: { readonly share: number; readonly afterTokens: number };
 }
 
 /** What one origin asks for: its class, and the request line and body the transport sends. */
@@ -28,6 +30,8 @@ export interface RequestShape {
   readonly path: string;
   readonly body: Buffer | undefined;
   readonly key: number | undefined;
+  /** The client cancels this origin's stream after this many tokens (a user who stops reading). */
+  readonly cancelAfterTokens?: number;
 }
 
 export const DEFAULT_CLASS: RequestClass = {
@@ -91,6 +95,12 @@ export class WorkloadMix {
     const key = this.keyDraw[best]?.();
     const base = this.bases[best]!;
     const path = key === undefined ? base : `${base}${base.includes('?') ? '&' : '?'}key=${key}`;
-    return { cls: best, method: c.method, path, body: this.bodies[best], key };
+    const shape = { cls: best, method: c.method, path, body: this.bodies[best], key };
+    // The same low-discrepancy rule inside the class: exactly its share of origins, evenly spread.
+    const n = this.counts[best]!;
+    const cancel = c.cancel;
+    return cancel && Math.floor(n * cancel.share) > Math.floor((n - 1) * cancel.share)
+      ? { ...shape, cancelAfterTokens: cancel.afterTokens }
+      : shape;
   }
 }

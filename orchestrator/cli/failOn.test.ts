@@ -93,3 +93,28 @@ test('--fail-on hypothesis considers the after-recovery window and every request
     [],
   );
 });
+
+test('--fail-on hypothesis also gates on the request-class breakdown thresholds (load.mix[].thresholds)', () => {
+  const r = {
+    ...run(false, ['pass']),
+    classes: {
+      judgedOn: 'baseline',
+      definitions: '',
+      verdict: 'fail',
+      classes: [
+        {
+          name: 'chat',
+          windows: {},
+          thresholds: [
+            { metric: 'ttftP95', limit: 1500, value: 2100, samples: 40, verdict: 'fail' },
+            { metric: 'errorRatio', limit: 0.01, value: 0, samples: 40, verdict: 'pass' },
+          ],
+        },
+      ],
+    },
+  } as unknown as RunSummary;
+  assert.deepEqual(gateFailures([r], ['hypothesis']), [
+    'run 1: class chat threshold ttftP95 in the baseline: fail',
+  ]);
+  assert.deepEqual(gateFailures([r], ['metastable']), []);
+});

@@ -8,6 +8,7 @@ import * as calibrateCmd from './calibrate.js';
 import * as compareCmd from './compare.js';
 import * as faultproxyCmd from './faultproxy.js';
 import * as labCmd from './lab.js';
+import * as llmStubCmd from './llmStub.js';
 import * as loadCmd from './load.js';
 import * as reportCmd from './report.js';
 import * as runCmd from './run.js';
@@ -39,6 +40,7 @@ for (const cmd of [
   schemaCmd,
   labCmd,
   faultproxyCmd,
+  llmStubCmd,
 ])
   cmd.register(program);
 

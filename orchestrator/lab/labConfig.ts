@@ -1,7 +1,9 @@
 import type { Mitigations } from '../../services/api/server.js';
 import type { Experiment } from '../spec/schema.js';
 import { toDurationDist } from '../spec/fields.js';
-import type { LocalCacheConfig, LocalLabConfig } from './local/LocalLab.js';
+import { resolve } from 'node:path';
+import { DEFAULT_PROFILE, loadProfile } from '../../services/llm-stub/profile.js';
+import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from './local/LocalLab.js';
 
 /** The local runtime's configuration of an experiment's lab (loopback, free ports). */
 export function localLabConfig(
@@ -19,6 +21,7 @@ export function localLabConfig(
     seed: opts.seed,
     mitigations: apiMitigations(e.lab.api),
     ...labCacheConfig(e.lab),
+    ...labLlmConfig(e.lab),
     ...(opts.logFile !== undefined ? { logFile: opts.logFile } : {}),
     ...(opts.onProcessesChanged ? { onProcessesChanged: opts.onProcessesChanged } : {}),
   };
@@ -55,5 +58,29 @@ export function labCacheConfig(lab: Experiment['lab']): {
           },
         }
       : {}),
+  };
+}
+
+/** The stub LLM provider and the api's policy toward it, for the local runtime; loads the profile (a SpecError names its file and field). */
+export function labLlmConfig(lab: Experiment['lab']): { llm?: LocalLlmConfig } {
+  const l = lab.llm;
+  if (!l) return {};
+  const profileFile = l.profile === 'default' ? DEFAULT_PROFILE : resolve(l.profile);
+  const profile = loadProfile(profileFile);
+  return {
+    llm: {
+      profileFile,
+      profileName: profile.name,
+      rates: {
+        serverError: l.errorRate,
+        hang: l.timeoutRate,
+        rateLimit: l.rateLimitRate,
+        cut: l.cutRate,
+        contextLength: l.contextRate,
+      },
+      slots: l.slots,
+      timeoutMs: l.timeout,
+      retry: { maxAttempts: l.retry.maxAttempts, baseMs: l.retry.base, capMs: l.retry.cap },
+    },
   };
 }

@@ -9,6 +9,7 @@ import { describeLoad } from '../spec/loadPlan.js';
 import type { Figure } from './figures/common.js';
 import type { ResultsData } from './load.js';
 import type { StepTable, SweepTable } from './tables.js';
+import { classLines, classVerdictLines } from './classes.js';
 import { runWarnings } from './warnings.js';
 
 /** One section of the report: the same in report.md and report.html. */
@@ -109,6 +110,9 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
     ),
   ]);
 
+  const classes = classLines(x.runs);
+  if (classes) section('classes', 'Request classes', classes);
+
   const policies = policyLines(x.runs);
   if (policies) section('policies', 'Client policies', policies);
 
@@ -184,6 +188,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
         )}.`,
     );
   }
+  verdicts.push(...classVerdictLines(x.runs));
   section('verdicts', 'Verdicts', verdicts);
   return sections;
 }

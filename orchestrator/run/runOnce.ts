@@ -23,6 +23,7 @@ import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { Scraper } from '../scrape/scraper.js';
 import { ProcSampler } from '../lab/local/procSampler.js';
+import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
 
 export interface RunContext {
   readonly journal: Journal;
@@ -64,6 +65,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   const cancels: (() => void)[] = [];
   let clock: RealClock | undefined;
   let failure: unknown;
+  /** Attempts on the wire at each second's end (an LLM lab's streams hold connections for seconds). */
+  const openConnections: (number | null)[] = [];
 
   try {
     await lab.up();
@@ -120,6 +123,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       cancels.push(
         clk.timer(n * 1000, () => {
           const now = clk.now();
+          openConnections[n - 1] = transport?.openConnections ?? null;
           ctx.status.update({
             label,
             phase: phaseName(plan, now),
@@ -188,10 +192,21 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     triggers: triggers.records(true),
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, procs));
-  writeJson(join(dir, 'summary.json'), summary);
+  // Per request class and phase, with the classes' thresholds (from events.ndjson).
+  const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
+  const upstream = upstreamAmplification(server?.extra);
+  const extraCols = e.lab.llm
+    ? {
+        ...procs,
+        open_connections: openConnections,
+        ...(upstream ? { amplification_llm: upstream } : {}),
+      }
+    : procs;
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, extraCols));
+  const full: RunSummary = classes ? Object.assign(summary, { classes }) : summary;
+  writeJson(join(dir, 'summary.json'), full);
   if (failure !== undefined) throw failure;
-  return summary;
+  return full;
 }
 
 function phaseName(plan: RunPlan, ms: number): string {

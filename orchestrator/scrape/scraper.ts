@@ -27,12 +27,21 @@ const EXTRA_COUNTERS = {
   db_queries: 'api_db_queries_total',
   cache_errors: 'api_cache_errors_total',
   timed_out: 'api_timed_out_total',
+  llm_calls: 'api_llm_calls_total',
+  llm_attempts: 'api_llm_attempts_total',
 } as const;
 const EXTRA_GAUGES = {
   db_pool_waiting: 'api_db_pool_waiting',
   db_pool_busy: 'api_db_pool_busy',
+  llm_streams_open: 'api_llm_streams_open',
+  llm_slots_busy: 'api_llm_slots_busy',
+  llm_queue_depth: 'api_llm_queue_depth',
 } as const;
-const LABELLED_COUNTERS = [{ metric: 'api_rejected_total', label: 'reason', prefix: 'rejected_' }] as const;
+const LABELLED_COUNTERS = [
+  { metric: 'api_rejected_total', label: 'reason', prefix: 'rejected_' },
+  { metric: 'api_client_abandoned_total', label: 'route', prefix: 'client_abandoned_' },
+  { metric: 'api_llm_upstream_aborted_total', label: 'route', prefix: 'llm_aborted_' },
+] as const;
 
 export type ServerSeriesName = keyof typeof COUNTERS | keyof typeof GAUGES;
 /**

@@ -75,6 +75,7 @@ export function planLoad(l: LoadSpec, ctx: LoadContext): LoadPlan {
         bodyBytes: c.body,
         ...(c.key ? { key: c.key } : {}),
         ...(c.cost ? { cost: c.cost } : {}),
+        ...(c.cancel ? { cancel: c.cancel } : {}),
       }))
     : [DEFAULT_CLASS];
   const profile = (segments: RateSegment[], label: string): LoadPlan => {

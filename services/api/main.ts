@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseDurationDist, parseHostPort, parseMitigations } from './config.js';
+import type { LlmRoutesConfig } from './llmRoutes.js';
 import type { ReadThroughConfig } from './readThrough.js';
 import { startApi } from './server.js';
 
@@ -35,6 +36,13 @@ const { values } = parseArgs({
     'db-pool': { type: 'string', default: '8' },
     'db-delay': { type: 'string', default: 'constant:10ms' },
     'cache-ttl': { type: 'string', default: '3600' }, // seconds
+    // An LLM provider, host:port (its link), for /chat, /agent, /retrieve and /ingest.
+    llm: { type: 'string' },
+    'llm-slots': { type: 'string', default: '64' },
+    'llm-timeout': { type: 'string', default: '10000' }, // ms per attempt
+    'llm-retry': { type: 'string', default: '3:200:2000' }, // ATTEMPTS:BASE_MS:CAP_MS
+    'llm-model': { type: 'string', default: 'gpt-4o-mini' },
+    'llm-embedding-model': { type: 'string', default: 'text-embedding-3-small' },
     // Exit when stdin closes: the orchestrator's way of never leaving an orphan behind.
     'exit-with-parent': { type: 'boolean', default: false },
   },
@@ -63,6 +71,23 @@ function cacheConfig(): { cache?: ReadThroughConfig } {
   };
 }
 
+function llmConfig(): { llm?: LlmRoutesConfig } {
+  if (values.llm === undefined) return {};
+  const [attempts, base, cap] = values['llm-retry'].split(':').map(Number);
+  if (!(Number.isInteger(attempts) && attempts! >= 1 && base! >= 0 && cap! >= 0))
+    throw new Error(`--llm-retry: expected ATTEMPTS:BASE_MS:CAP_MS (got "${values['llm-retry']}")`);
+  return {
+    llm: {
+      address: parseHostPort('llm', values.llm),
+      slots: positive('llm-slots', values['llm-slots']),
+      timeoutMs: positive('llm-timeout', values['llm-timeout']),
+      retry: { maxAttempts: attempts!, baseMs: base!, capMs: cap! },
+      model: values['llm-model'],
+      embeddingModel: values['llm-embedding-model'],
+    },
+  };
+}
+
 try {
   const api = await startApi({
     host: values.host,
@@ -82,6 +107,7 @@ try {
       ? { requestTimeoutMs: positive('request-timeout', values['request-timeout']) }
       : {}),
     ...cacheConfig(),
+    ...llmConfig(),
   });
   process.stdout.write(
     JSON.stringify({ event: 'listening', host: values.host, port: api.port, pid: process.pid }) + '\n',

@@ -94,6 +94,24 @@ export class ReadThroughCache {
       return 'hit';
     }
     m.cacheMisses.inc();
+    const got = await this.queryDb(key, deadlineMs);
+    if (typeof got === 'string') return got;
+    const value = got.value;
+    if (performance.now() >= deadlineMs) return 'timeout'; // outlived its request: no fill
+    try {
+      await withDeadline(this.redis.set(cacheKey, value, 'EX', this.cfg.ttlS), deadlineMs);
+    } catch {
+      m.cacheFillErrors.inc();
+    }
+    return 'miss';
+  }
+
+  /**
+   * Queries row `key` in Postgres through the pool (no cache): its value, or how it
+   * failed. Neither the pool wait nor the query outlives `deadlineMs`.
+   */
+  async queryDb(key: number, deadlineMs: number): Promise<{ value: string } | 'timeout' | 'error'> {
+    const m = this.metrics;
     const waitStart = performance.now();
     const client = await this.pool.acquire(deadlineMs);
     m.dbPoolWait.observe((performance.now() - waitStart) / 1000);
@@ -119,23 +137,15 @@ export class ReadThroughCache {
         m.dbQueryTime.observe((performance.now() - t0) / 1000);
         this.pool.release(client);
       });
-    let value: string;
     try {
       const res = await withDeadline(query, deadlineMs);
-      value = res[1]?.rows[0]?.value ?? '';
       m.dbQueries.inc({ result: 'ok' });
+      return { value: res[1]?.rows[0]?.value ?? '' };
     } catch (err) {
       const timedOut = err === DEADLINE || (err as { code?: string }).code === QUERY_CANCELED;
       m.dbQueries.inc({ result: timedOut ? 'cancelled' : 'error' });
       return timedOut ? 'timeout' : 'error';
     }
-    if (performance.now() >= deadlineMs) return 'timeout'; // outlived its request: no fill
-    try {
-      await withDeadline(this.redis.set(cacheKey, value, 'EX', this.cfg.ttlS), deadlineMs);
-    } catch {
-      m.cacheFillErrors.inc();
-    }
-    return 'miss';
   }
 
   /** Empties the cache (the flush-cache trigger does this from outside, too). */
@@ -149,7 +159,11 @@ const DEADLINE = Symbol('deadline');
 function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
   const leftMs = deadlineMs - performance.now();
   if (!Number.isFinite(leftMs)) return p;
-  if (leftMs <= 0) return Promise.reject(DEADLINE);
+  if (leftMs <= 0) {
+    // Too late to wait, but `p` still settles: its rejection (Redis down) must not go unhandled.
+    p.catch(() => undefined);
+    return Promise.reject(DEADLINE);
+  }
   let timer: NodeJS.Timeout;
   return Promise.race([
     p,

@@ -9,6 +9,7 @@ import { CodelShedder, QueueTimeShedder, type RejectReason } from './shedding.js
 import type { QueueDiscipline } from './queue.js';
 import { ReadThroughCache, type ReadThroughConfig } from './readThrough.js';
 import { createApiMetrics } from './metrics.js';
+import { registerLlmRoutes, type LlmRoutesConfig } from './llmRoutes.js';
 
 export interface ApiConfig {
   readonly host: string;
@@ -29,6 +30,8 @@ export interface ApiConfig {
    * abandoned with 504, together with its database query. Absent: none.
    */
   readonly requestTimeoutMs?: number;
+  /** An LLM provider (through its link): the /chat, /agent, /retrieve and /ingest routes. */
+  readonly llm?: LlmRoutesConfig;
 }
 
 export interface Mitigations {
@@ -164,6 +167,10 @@ export async function startApi(cfg: ApiConfig): Promise<ApiService> {
     });
   });
 
+  const llm = cfg.llm
+    ? registerLlmRoutes(app, cfg.llm, metrics, metrics.registry, seededRng(cfg.seed, 'api-llm'), () => cache)
+    : undefined;
+
   const server = createServer(app);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -178,6 +185,8 @@ export async function startApi(cfg: ApiConfig): Promise<ApiService> {
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }).then(() => cache?.close()),
+      })
+        .then(() => llm?.close())
+        .then(() => cache?.close()),
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { startCli, tempDir } from '../helpers/cli.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import { readSeries, sum, type Row } from '../helpers/experiment.js';
 
 // Every trigger kind's observable effect on a running local lab (api, Redis and Postgres
 // behind the fault proxy). Each run lays several triggers in sequence with a quiet second
@@ -24,31 +25,6 @@ load:
 client: { timeout: 600ms, retry: { policy: none } }
 recovery: { within: 1x, tolerance: 20%, window: 1s, hold: 1s }
 `;
-
-interface Row {
-  [column: string]: number | string | null;
-}
-
-function rows(dir: string): Row[] {
-  const [head, ...body] = readFileSync(join(dir, 'run-1/timeseries.csv'), 'utf8').trim().split('\n');
-  const cols = head!.split(',');
-  return body.map((line) => {
-    const cells = line.split(',');
-    return Object.fromEntries(
-      cols.map((c, i) => [
-        c,
-        cells[i] === '' ? null : Number.isNaN(Number(cells[i])) ? cells[i] : Number(cells[i]),
-      ]),
-    ) as Row;
-  });
-}
-
-/** Sum of a column over the seconds [fromS, toS). */
-function sum(rs: Row[], col: string, fromS: number, toS: number): number {
-  return rs
-    .filter((r) => (r.t_s as number) >= fromS && (r.t_s as number) < toS)
-    .reduce((a, r) => a + Number(r[col] ?? 0), 0);
-}
 
 interface ProxyView {
   name: string;
@@ -100,7 +76,7 @@ async function runWatched(
   const r = await run.done;
   assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
-  return { out, s, rs: rows(out), seen };
+  return { out, s, rs: readSeries(out), seen };
 }
 
 /** The trigger's window in whole seconds of the series: from its start to its end. */

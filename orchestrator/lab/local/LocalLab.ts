@@ -13,6 +13,8 @@ import { processTree } from './procUsage.js';
 import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { LinkClient } from '../links.js';
+import type { FaultRates } from '../../../services/llm-stub/faults.js';
+import type { UpstreamRetry } from '../../../services/api/llmUpstream.js';
 
 export interface LocalLabConfig {
   readonly host: string;
@@ -28,6 +30,8 @@ export interface LocalLabConfig {
   readonly requestTimeoutMs?: number;
   /** A read-through cache (redis-server) in front of a database (postgres), both started by the lab. */
   readonly cache?: LocalCacheConfig;
+  /** The stub LLM provider, started by the lab and reached by the api through its `llm` link. */
+  readonly llm?: LocalLlmConfig;
   /** Where the components' stdout/stderr go (a file in the run folder); undefined discards them. */
   readonly logFile?: string;
   /**
@@ -49,6 +53,17 @@ export interface LocalCacheConfig {
   readonly queryDelay: DurationDist;
 }
 
+export interface LocalLlmConfig {
+  readonly profileFile: string;
+  readonly profileName: string;
+  readonly rates: FaultRates;
+  /** The api's provider slots, per-attempt timeout and retry policy toward the provider. */
+  readonly slots: number;
+  readonly timeoutMs: number;
+  readonly retry: UpstreamRetry;
+}
+
+const LLM_STUB_MAIN = fileURLToPath(new URL('../../../services/llm-stub/main.js', import.meta.url));
 const API_MAIN = fileURLToPath(new URL('../../../services/api/main.js', import.meta.url));
 const FAULTPROXY_MAIN = fileURLToPath(new URL('../../../services/faultproxy/main.js', import.meta.url));
 const START_TIMEOUT_MS = 15_000;
@@ -67,6 +82,8 @@ export class LocalLab implements Lab {
   private postgres: PostgresServer | undefined;
   private readonly pausedTrees = new Map<Component, number[]>();
   private faultProxy: ChildProcess | undefined;
+  private llmStub: ChildProcess | undefined;
+  private llmPort = 0;
   faultProxyApi: string | undefined;
   private readonly linkAddrs = new Map<string, { listen: string; upstream: string }>();
   /** The api's flags that reach the cache and database (through their links). */
@@ -82,6 +99,7 @@ export class LocalLab implements Lab {
     if (this.api) return;
     if (this.cfg.logFile) this.log = createWriteStream(this.cfg.logFile, { flags: 'a' });
     this.dataArgs = this.cfg.cache ? await this.startDataServices(this.cfg.cache) : [];
+    if (this.cfg.llm) this.dataArgs.push(...(await this.startLlmStub(this.cfg.llm)));
     await this.spawnApi(this.cfg.apiPort);
   }
 
@@ -129,7 +147,19 @@ export class LocalLab implements Lab {
    * The fault proxy (our Toxiproxy-API server) as a child process, with one link per
    * dependency; the api is given the links' addresses, never the dependencies' own.
    */
-  private async startFaultProxy(deps: Record<'redis' | 'postgres', string>): Promise<Record<string, string>> {
+  private async startFaultProxy(deps: Record<string, string>): Promise<Record<string, string>> {
+    if (!this.faultProxyApi) await this.spawnFaultProxy();
+    const links = new LinkClient(this.faultProxyApi!);
+    const out: Record<string, string> = {};
+    for (const [name, upstream] of Object.entries(deps)) {
+      const l = await links.ensureLink({ name, listen: `${this.cfg.host}:0`, upstream });
+      this.linkAddrs.set(name, { listen: l.listen, upstream });
+      out[name] = l.listen;
+    }
+    return out;
+  }
+
+  private async spawnFaultProxy(): Promise<void> {
     const child = spawn(
       process.execPath,
       [
@@ -151,14 +181,53 @@ export class LocalLab implements Lab {
       this.log?.write(`[faultproxy] ${line}\n`),
     );
     this.faultProxyApi = `http://${this.cfg.host}:${msg.port}`;
-    const links = new LinkClient(this.faultProxyApi);
-    const out: Record<string, string> = {};
-    for (const [name, upstream] of Object.entries(deps)) {
-      const l = await links.ensureLink({ name, listen: `${this.cfg.host}:0`, upstream });
-      this.linkAddrs.set(name, { listen: l.listen, upstream });
-      out[name] = l.listen;
-    }
-    return out;
+  }
+
+  /** The stub LLM provider as a child process behind its `llm` link; returns the api's flags to reach it. */
+  private async startLlmStub(c: LocalLlmConfig): Promise<string[]> {
+    const r = c.rates;
+    const child = spawn(
+      process.execPath,
+      [
+        LLM_STUB_MAIN,
+        '--host',
+        this.cfg.host,
+        '--port',
+        '0',
+        '--profile',
+        c.profileFile,
+        '--seed',
+        String(this.cfg.seed),
+        '--error-rate',
+        String(r.serverError),
+        '--timeout-rate',
+        String(r.hang),
+        '--rate-limit-rate',
+        String(r.rateLimit),
+        '--cut-rate',
+        String(r.cut),
+        '--context-rate',
+        String(r.contextLength),
+        '--exit-with-parent',
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    this.llmStub = child;
+    this.cfg.onProcessesChanged?.();
+    child.stderr?.on('data', (d: Buffer) => this.log?.write(`[llm] ${d}`));
+    const msg = await readyLine(child, 'the llm stub', (line) => this.log?.write(`[llm] ${line}\n`));
+    this.llmPort = msg.port;
+    const via = await this.startFaultProxy({ llm: `${this.cfg.host}:${msg.port}` });
+    return [
+      '--llm',
+      via.llm!,
+      '--llm-slots',
+      String(c.slots),
+      '--llm-timeout',
+      String(c.timeoutMs),
+      '--llm-retry',
+      `${c.retry.maxAttempts}:${c.retry.baseMs}:${c.retry.capMs}`,
+    ];
   }
 
   /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns the api's flags to reach them. */
@@ -234,6 +303,9 @@ export class LocalLab implements Lab {
     if (child) await stopChild(child, 'SIGTERM', 3000);
     for (const [c, pids] of this.pausedTrees) if (c !== 'api') signalAll(pids, 'SIGCONT');
     this.pausedTrees.clear();
+    const stub = this.llmStub;
+    this.llmStub = undefined;
+    if (stub) await stopChild(stub, 'SIGTERM', 3000);
     const fp = this.faultProxy;
     this.faultProxy = undefined;
     if (fp) await stopChild(fp, 'SIGTERM', 3000);
@@ -252,7 +324,7 @@ export class LocalLab implements Lab {
           ? this.redis?.pid
           : c === 'postgres'
             ? this.postgres?.pid
-            : undefined;
+            : this.llmStub?.pid;
     if (!pid || (c === 'api' && (this.api?.exitCode !== null || this.api?.signalCode !== null)))
       throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
     return pid;
@@ -380,6 +452,8 @@ export class LocalLab implements Lab {
       out.push({ component: 'api', pid: this.api.pid, command: 'node services/api/main.js' });
     if (this.redis?.pid) out.push({ component: 'redis', pid: this.redis.pid, command: 'redis-server' });
     if (this.postgres?.pid) out.push({ component: 'postgres', pid: this.postgres.pid, command: 'postgres' });
+    if (this.llmStub?.pid)
+      out.push({ component: 'llm', pid: this.llmStub.pid, command: 'node services/llm-stub/main.js' });
     if (this.faultProxy?.pid)
       out.push({
         component: 'faultproxy',
@@ -443,20 +517,39 @@ export class LocalLab implements Lab {
               },
             ]
           : []),
+        ...(this.llmStub && this.cfg.llm
+          ? [
+              {
+                name: 'llm' as const,
+                url: `http://${this.cfg.host}:${this.llmPort}`,
+                pid: this.llmStub.pid ?? null,
+                config: {
+                  profile: this.cfg.llm.profileName,
+                  profileFile: this.cfg.llm.profileFile,
+                  rates: this.cfg.llm.rates,
+                  apiSlots: this.cfg.llm.slots,
+                  apiTimeoutMs: this.cfg.llm.timeoutMs,
+                  apiRetry: this.cfg.llm.retry,
+                },
+              },
+            ]
+          : []),
       ],
-      ...(this.redis && this.postgres
+      ...(this.linkAddrs.size > 0
         ? {
-            links: (['redis', 'postgres'] as const).map((to) => {
-              const l = this.linkAddrs.get(to);
-              return {
-                from: 'api' as const,
-                to,
-                address: l?.listen ?? '',
-                ...(l && this.faultProxyApi
-                  ? { proxy: { name: to, upstream: l.upstream, api: this.faultProxyApi } }
-                  : {}),
-              };
-            }),
+            links: (['redis', 'postgres', 'llm'] as const)
+              .filter((to) => this.linkAddrs.has(to))
+              .map((to) => {
+                const l = this.linkAddrs.get(to);
+                return {
+                  from: 'api' as const,
+                  to,
+                  address: l?.listen ?? '',
+                  ...(l && this.faultProxyApi
+                    ? { proxy: { name: to, upstream: l.upstream, api: this.faultProxyApi } }
+                    : {}),
+                };
+              }),
           }
         : {}),
     };

@@ -28,6 +28,7 @@ import {
  *   cache          cache_hit_ratio, or cache_hit* / cache_miss* counts
  *   db             db_pool_waiting* (requests waiting for a DB connection)
  *   breaker        breaker_* (state as a number or a name, and breaker counters)
+ *   llm            open_connections, llm_streams_open, amplification_llm (an LLM lab)
  *   processes      proc_<name>_cpu (CPU seconds in the bucket), proc_<name>_rss_bytes;
  *                  without those, the api's server_cpu_seconds / server_rss_bytes
  *
@@ -54,6 +55,7 @@ export function runFigures(run: RunData, prefix: string): Figure[] {
     cache(ctx),
     db(ctx),
     breaker(ctx),
+    llm(ctx),
     processes(ctx),
   ].filter((f): f is Figure => f !== null);
 }
@@ -340,6 +342,27 @@ function breaker(c: Ctx): Figure | null {
     'Circuit breaker',
     'The client circuit breaker over time: its state and counters.',
     panels,
+  );
+}
+
+function llm(c: Ctx): Figure | null {
+  const defs = (cols: readonly [string, string][]): SeriesDef[] =>
+    cols.filter(([col]) => hasData(c.ts, col)).map(([col, label]) => ({ label, values: numbers(c.ts, col) }));
+  return panelsFigure(
+    c,
+    'llm',
+    'Open connections and the api retrying the provider',
+    "The client's attempts on the wire at each second's end (a streamed answer holds one for seconds) and the chat streams the api is passing through; the api's attempts to the provider per call it wanted (1: no retries).",
+    [
+      {
+        defs: defs([
+          ['open_connections', 'client connections open'],
+          ['llm_streams_open', 'api streams open'],
+        ]),
+        yTitle: 'open (connections)',
+      },
+      { defs: defs([['amplification_llm', 'api → provider']]), yTitle: 'attempts per call' },
+    ],
   );
 }
 

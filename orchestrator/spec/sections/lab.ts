@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationDist, int, positiveDuration } from '../fields.js';
+import { durationDist, fraction, int, positiveDuration } from '../fields.js';
 
 /** lab: the system under test. */
 const work = z.strictObject({
@@ -69,8 +69,45 @@ const db = z.strictObject({
   query: durationDist,
 });
 
+/**
+ * llm: the stub LLM provider (services/llm-stub), reached by the api through its own
+ * link; it enables the api's /chat, /agent, /retrieve and /ingest routes.
+ */
+const llm = z
+  .strictObject({
+    /** A latency profile file (relative to the working directory), or `default`: the shipped one. */
+    profile: z.string().min(1).default('default'),
+    /** Shares of the provider's answers that fail, each decided per request from the seed. */
+    errorRate: fraction.default(0),
+    timeoutRate: fraction.default(0),
+    rateLimitRate: fraction.default(0),
+    cutRate: fraction.default(0),
+    contextRate: fraction.default(0),
+    /** Requests that may use the provider at once in the api (more wait for a slot). */
+    slots: int(1, 100_000).default(64),
+    /** The api's per-attempt timeout toward the provider (to the headers of a stream). */
+    timeout: positiveDuration(600_000).default(10_000),
+    /** The api's own retries toward the provider: exponential backoff with full jitter, Retry-After honoured. */
+    retry: z
+      .strictObject({
+        maxAttempts: int(1, 20).default(3),
+        base: positiveDuration(60_000).default(200),
+        cap: positiveDuration(600_000).default(2_000),
+      })
+      .default({ maxAttempts: 3, base: 200, cap: 2_000 }),
+  })
+  .superRefine((l, ctx) => {
+    const sum = l.errorRate + l.timeoutRate + l.rateLimitRate + l.cutRate + l.contextRate;
+    if (sum > 1 + 1e-9)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['errorRate'],
+        message: `the failure rates add up to ${+(sum * 100).toFixed(4)}%, more than 100%`,
+      });
+  });
+
 export const lab = z
-  .strictObject({ api, cache: cache.optional(), db: db.optional() })
+  .strictObject({ api, cache: cache.optional(), db: db.optional(), llm: llm.optional() })
   .superRefine((l, ctx) => {
     if ((l.cache === undefined) !== (l.db === undefined))
       ctx.addIssue({

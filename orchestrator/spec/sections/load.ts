@@ -35,6 +35,19 @@ const requestClass = z.strictObject({
   key: keyDist.optional(),
   /** a cost class declared in lab.api.costs */
   cost: z.string().max(40).optional(),
+  /** streamed answers (SSE) only: this share of the class's origins is cancelled by the user after `afterTokens` tokens */
+  cancel: z.strictObject({ share: fraction, afterTokens: int(1, 1_000_000) }).optional(),
+  /** per-class thresholds, judged on the baseline window (no samples: unmeasured) */
+  thresholds: z
+    .strictObject({
+      /** p95 of the response time of successful origins */
+      p95: positiveDuration(600_000).optional(),
+      /** failed origins / origins (cancelled by the user: not failures) */
+      errorRatio: fraction.optional(),
+      /** p95 of the client-side time to first token of successful streamed attempts */
+      ttftP95: positiveDuration(600_000).optional(),
+    })
+    .optional(),
 });
 
 export const RATE_SHAPES = ['rate', 'phases', 'waves', 'onOff', 'replay', 'closedLoop'] as const;

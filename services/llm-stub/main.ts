@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+/**
+ * Entry point of the stub LLM provider as its own process (the lab spawns this):
+ *   node dist/services/llm-stub/main.js --port 0 --profile FILE --seed 1 --error-rate 0.15
+ * The same flags as `metabench llm-stub`.
+ */
+import { parseArgs } from 'node:util';
+import { isBenchError } from '../../orchestrator/errors.js';
+import { parseRateFlag, runLlmStub } from './run.js';
+
+try {
+  const { values } = parseArgs({
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8000' },
+      profile: { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      'error-rate': { type: 'string' },
+      'timeout-rate': { type: 'string' },
+      'rate-limit-rate': { type: 'string' },
+      'context-rate': { type: 'string' },
+      'cut-rate': { type: 'string' },
+      'exit-with-parent': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port takes a whole number from 0 to 65535 (got "${values.port}")`);
+  const seed = Number(values.seed);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new Error(`--seed takes a whole number (got "${values.seed}")`);
+  const rate = (flag: keyof typeof values): number =>
+    values[flag] === undefined ? 0 : parseRateFlag(`--${flag}`, String(values[flag]));
+  await runLlmStub({
+    host: values.host,
+    port,
+    profile: values.profile,
+    seed,
+    rates: {
+      serverError: rate('error-rate'),
+      hang: rate('timeout-rate'),
+      rateLimit: rate('rate-limit-rate'),
+      contextLength: rate('context-rate'),
+      cut: rate('cut-rate'),
+    },
+    exitWithParent: values['exit-with-parent'],
+  });
+  process.exit(0);
+} catch (err) {
+  process.stderr.write(`llm-stub: ${(err as Error).message}\n`);
+  process.exit(isBenchError(err) ? err.exitCode : 1);
+}

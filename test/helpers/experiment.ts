@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import { runCli, tempDir } from './cli.js';
+
+/** One row of run-1/timeseries.csv: numbers, strings (phase), null for an empty cell. */
+export type Row = Record<string, number | string | null>;
+
+export function readSeries(dir: string): Row[] {
+  const [head, ...body] = readFileSync(join(dir, 'run-1/timeseries.csv'), 'utf8').trim().split('\n');
+  const cols = head!.split(',');
+  return body.map((line) => {
+    const cells = line.split(',');
+    return Object.fromEntries(
+      cols.map((c, i) => {
+        const v = cells[i] ?? '';
+        return [c, v === '' ? null : Number.isNaN(Number(v)) ? v : Number(v)];
+      }),
+    );
+  });
+}
+
+/** The rows of the seconds [fromS, toS). */
+export function between(rows: Row[], fromS: number, toS: number): Row[] {
+  return rows.filter((r) => (r['t_s'] as number) >= fromS && (r['t_s'] as number) < toS);
+}
+
+/** Sum of a column over the seconds [fromS, toS) (empty cells count 0). */
+export function sum(rows: Row[], col: string, fromS: number, toS: number): number {
+  return between(rows, fromS, toS).reduce((a, r) => a + Number(r[col] ?? 0), 0);
+}
+
+export interface ScaledRun {
+  readonly out: string;
+  readonly s: RunSummary;
+  readonly rows: Row[];
+  readonly stderr: string;
+}
+
+/**
+ * `metabench run FILE --scale 0.2 --repeat 1` into a fresh folder; asserts it exited 0,
+ * is usable and reconciles offered with recorded, and returns its summary and series.
+ */
+export async function runScaled(
+  file: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ScaledRun> {
+  const out = join(tempDir('exp'), 'out');
+  const r = await runCli(
+    ['run', file, '--scale', '0.2', '--repeat', '1', '--out', out, '--quiet', ...extra],
+    env,
+  );
+  assert.equal(r.code, 0, `${file}: exit ${r.code}\n${r.stderr}`);
+  const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+  assert.equal(s.offered, s.recorded, `${file}: every origin offered has its outcome`);
+  assert.equal(s.usable, true, `${file}: ${s.warnings.join('; ')}`);
+  return { out, s, rows: readSeries(out), stderr: r.stderr };
+}
+
+/** Failed origins of a run, all kinds together. */
+export function failures(s: RunSummary): number {
+  return Object.entries(s.outcomes)
+    .filter(([k]) => k !== 'ok')
+    .reduce((a, [, v]) => a + (v as number), 0);
+}

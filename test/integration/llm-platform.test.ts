@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClassesSummary } from '../../orchestrator/analysis/classes.js';
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import type { LabTopology } from '../../orchestrator/lab/Lab.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+// Issue 11: the LLM-platform scenario on the local lab (stub provider behind its link,
+// redis, postgres), scaled down, with the provider failing 15%: the per-class results,
+// the user-cancelled streams, and the api's retries in the upstream amplification series.
+// No latency is asserted (this machine is shared): only what was counted.
+
+test('llm-platform-failing at scale 0.1: classes per phase, cancelled streams, the api retrying the provider', async () => {
+  const out = join(tempDir('llm-platform'), 'out');
+  const r = await runCli([
+    'run',
+    'experiments/llm-platform-failing.yaml',
+    '--scale',
+    '0.1',
+    '--out',
+    out,
+    '--quiet',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary & {
+    classes: ClassesSummary;
+  };
+  assert.equal(s.usable, true);
+  assert.equal(s.offered, s.recorded);
+
+  const names = s.classes.classes.map((c) => c.name);
+  assert.deepEqual(names, ['api_read', 'chat_stream', 'agent_run', 'rag_query', 'ingest']);
+  for (const c of s.classes.classes) {
+    assert.ok(c.windows.baseline.origins > 0, `${c.name} has baseline origins`);
+    assert.ok(c.thresholds.length > 0);
+    for (const t of c.thresholds)
+      assert.ok(['pass', 'fail'].includes(t.verdict), `${c.name} ${t.metric} measured`);
+  }
+  // One chat in five is cancelled by the user after 20 tokens: recorded apart from errors.
+  const chat = s.classes.classes.find((c) => c.name === 'chat_stream')!;
+  const windows = Object.values(chat.windows);
+  const chats = windows.reduce((a, w) => a + w.origins, 0);
+  const cancelled = windows.reduce((a, w) => a + w.cancelled, 0);
+  assert.equal(cancelled, Math.floor(chats / 5));
+  assert.ok(chat.windows.baseline.ttftMs.samples > 0 && chat.windows.baseline.itlMs.samples > 0);
+
+  const [header, ...rows] = readFileSync(join(out, 'run-1/timeseries.csv'), 'utf8').trim().split('\n');
+  const cols = header!.split(',');
+  const column = (name: string): number[] => {
+    const i = cols.indexOf(name);
+    assert.ok(i >= 0, `timeseries.csv has ${name}`);
+    return rows.map((row) => Number(row.split(',')[i] || 0));
+  };
+  const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+  const calls = sum(column('llm_calls'));
+  const attempts = sum(column('llm_attempts'));
+  // 15% of the provider's answers fail and the api tries up to 3 times: ≈ 1.18 attempts a call.
+  assert.ok(calls > 50, `${calls} provider calls`);
+  assert.ok(attempts / calls > 1.05 && attempts / calls < 1.4, `upstream amplification ${attempts / calls}`);
+  assert.ok(Math.max(...column('amplification_llm')) > 1);
+  assert.ok(Math.max(...column('open_connections')) > 0);
+  // The user's cancellations reached the api, which cancelled its upstream calls.
+  assert.ok(sum(column('client_abandoned_chat')) > 0);
+  assert.ok(sum(column('llm_aborted_chat')) > 0);
+
+  const manifest = JSON.parse(readFileSync(join(out, 'run-1/manifest.json'), 'utf8')) as {
+    topology: LabTopology;
+  };
+  const llm = manifest.topology.components.find((c) => c.name === 'llm');
+  assert.equal(llm?.config['profile'], 'default');
+  assert.deepEqual(
+    manifest.topology.links?.map((l) => `${l.from}->${l.to}`),
+    ['api->redis', 'api->postgres', 'api->llm'],
+  );
+  const report = readFileSync(join(out, 'report.md'), 'utf8');
+  assert.match(report, /## Request classes/);
+  assert.match(report, /ITL: \(last token − first token\) \/ \(tokens − 1\)/);
+});

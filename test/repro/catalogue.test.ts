@@ -1,0 +1,141 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { between, failures, runScaled, sum, type Row } from '../helpers/experiment.js';
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+
+// The reproduction suite: each catalogue experiment (experiments/README.md) at --scale 0.2,
+// asserting the qualitative outcome its file's opening comment promises. The retry-storm
+// family, the cache stampede and hedging have their own files in this folder. Runs two
+// at a time: each is mostly sleeping lab processes, and CI's time is finite.
+
+/** Whole seconds of the series inside the trigger window. */
+function triggerSeconds(s: RunSummary): [number, number] {
+  return [Math.ceil(s.trigger.startS), Math.floor(s.trigger.endS)];
+}
+
+function baselineGoodput(s: RunSummary): number {
+  assert.ok(s.baseline.goodputPerS !== null && s.baseline.goodputPerS > 0, 'a baseline goodput');
+  return s.baseline.goodputPerS;
+}
+
+/** Mean goodput per second inside the trigger window. */
+function goodputDuringTrigger(s: RunSummary, rows: Row[]): number {
+  const [a, b] = triggerSeconds(s);
+  return sum(rows, 'goodput', a, b) / (b - a);
+}
+
+describe('reproduction suite: the catalogue', { concurrency: 2 }, () => {
+  test('lifo-vs-fifo: after the same latency spike, LIFO fails fewer requests and recovers sooner than FIFO', async () => {
+    const fifo = await runScaled('experiments/lifo-vs-fifo-fifo.yaml');
+    const lifo = await runScaled('experiments/lifo-vs-fifo-lifo.yaml');
+    assert.equal(fifo.s.recovered, true, fifo.s.recoveryReason);
+    assert.equal(lifo.s.recovered, true, lifo.s.recoveryReason);
+    assert.ok(
+      failures(lifo.s) < failures(fifo.s),
+      `failed origins: LIFO ${failures(lifo.s)}, FIFO ${failures(fifo.s)}`,
+    );
+    assert.ok(
+      lifo.s.recoveryTimeS! <= fifo.s.recoveryTimeS!,
+      `recovery: LIFO ${lifo.s.recoveryTimeS} s, FIFO ${fifo.s.recoveryTimeS} s`,
+    );
+  });
+
+  test('kill-restart: a killed api refuses connections, restarts empty and recovers from the retrying client', async () => {
+    const { s } = await runScaled('experiments/kill-restart.yaml');
+    assert.ok(s.outcomes['conn-refused'] > 0, 'the kill was felt as refused connections');
+    assert.equal(s.metastable, false, s.recoveryReason);
+    assert.equal(s.recovered, true);
+  });
+
+  test('load-spike: 4x the load offered over the spike; the backlog drains and the recovery time is reported', async () => {
+    const { s, rows } = await runScaled('experiments/load-spike.yaml');
+    const t = s.triggers[0]!;
+    const inSpike =
+      sum(rows, 'offered', Math.ceil(t.startS), Math.floor(t.endS)) /
+      (Math.floor(t.endS) - Math.ceil(t.startS));
+    assert.ok(
+      inSpike > 3 * s.baseline.offeredPerS!,
+      `offered ${inSpike}/s in the spike vs ${s.baseline.offeredPerS}/s`,
+    );
+    assert.equal(s.recovered, true, s.recoveryReason);
+    assert.ok(s.recoveryTimeS! > 1, `the backlog took time to drain: ${s.recoveryTimeS} s`);
+  });
+
+  test('closed-loop-pause: the closed loop, labelled closed, reports no collapse after the pause that collapses the open loop', async () => {
+    const { s, out } = await runScaled('experiments/closed-loop-pause.yaml');
+    assert.equal(s.load?.model, 'closed');
+    assert.ok(
+      s.warnings.some((w) => /closed/i.test(w)),
+      s.warnings.join('; '),
+    );
+    assert.equal(s.metastable, false, s.recoveryReason);
+    assert.ok(out);
+  });
+
+  for (const name of ['db-pause', 'db-partition', 'db-latency'])
+    test(`${name}: the database fault is felt through the misses (a degraded mode), and the run recovers`, async () => {
+      const { s, rows } = await runScaled(`experiments/${name}.yaml`);
+      const [a, b] = triggerSeconds(s);
+      const during = goodputDuringTrigger(s, rows);
+      const failed = sum(rows, 'failed_http_5xx', a, b) + sum(rows, 'failed_timeout', a, b);
+      assert.ok(
+        failed > 0 || during < 0.9 * baselineGoodput(s),
+        `${name}: goodput ${during}/s, ${failed} failures`,
+      );
+      assert.ok(sum(rows, 'cache_hits', a, b) > 0, 'hits are still served');
+      assert.equal(s.recovered, true, s.recoveryReason);
+    });
+
+  test('cache-outage: no degraded mode while Redis is down, and the restarted empty cache leaves it metastable', async () => {
+    const { s, rows } = await runScaled('experiments/cache-outage.yaml');
+    assert.ok(
+      goodputDuringTrigger(s, rows) < 0.5 * baselineGoodput(s),
+      'goodput collapses during the outage',
+    );
+    assert.ok(s.outcomes['conn-refused'] === 0, 'the api itself stays up');
+    assert.equal(s.metastable, true, s.recoveryReason);
+  });
+
+  test('shed-breaker-oscillation: the breaker reopens again and again after the trigger, goodput swinging', async () => {
+    const { s, rows } = await runScaled('experiments/shed-breaker-oscillation.yaml');
+    const after = between(rows, Math.ceil(s.trigger.endS), Math.floor(s.trigger.endS) + 12);
+    const opens = after.reduce((n, r) => n + Number(r['breaker_opens'] ?? 0), 0);
+    assert.ok(opens >= 3, `breaker opens after the trigger: ${opens}`);
+    const base = baselineGoodput(s);
+    const g = after.map((r) => Number(r['goodput'] ?? 0));
+    // A swing: a second near nothing, then one near full, then near nothing again.
+    const swings = g.filter((x, i) => i > 0 && x < 0.2 * base !== g[i - 1]! < 0.2 * base).length;
+    assert.ok(swings >= 3, `goodput after the trigger: ${g.join(' ')}`);
+  });
+
+  test("hotos21-retry: the HotOS '21 retry example collapses: amplification near 2, goodput near 0", async () => {
+    const { s } = await runScaled('experiments/hotos21-retry.yaml');
+    assert.equal(s.metastable, true, s.recoveryReason);
+    assert.ok(s.afterTrigger.amplification! >= 1.7, `client amplification ${s.afterTrigger.amplification}`);
+    assert.ok(
+      s.afterTrigger.goodputPerS! < 0.2 * baselineGoodput(s),
+      `goodput ${s.afterTrigger.goodputPerS}/s`,
+    );
+  });
+
+  test('soak: recovers from its small pause, with CPU and memory series for every lab process that level off', async () => {
+    const { s, rows } = await runScaled('experiments/soak.yaml');
+    assert.equal(s.recovered, true, s.recoveryReason);
+    for (const c of ['api', 'redis', 'postgres', 'faultproxy']) {
+      const rss = rows.map((r) => r[`proc_${c}_rss_bytes`]).filter((v): v is number => typeof v === 'number');
+      assert.ok(rss.length > rows.length / 2, `proc_${c}_rss_bytes is recorded`);
+      assert.ok(
+        rows.some((r) => typeof r[`proc_${c}_cpu`] === 'number'),
+        `proc_${c}_cpu is recorded`,
+      );
+    }
+    const api = rows
+      .filter((r) => r['phase'] === 'observe')
+      .map((r) => r['proc_api_rss_bytes'])
+      .filter((v): v is number => typeof v === 'number');
+    const half = Math.floor(api.length / 2);
+    const early = Math.max(...api.slice(0, half));
+    const late = Math.max(...api.slice(half));
+    assert.ok(late < 1.25 * early, `api RSS: ${early} early, ${late} late in the observation`);
+  });
+});
