@@ -5,6 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startApi, type ApiService } from '../../services/api/server.js';
 import type { UpstreamRetry } from '../../services/api/llmUpstream.js';
 import { fastProfile, fastStub, setStubState } from '../helpers/llmStub.js';
+import { LocalLab } from '../../orchestrator/lab/local/LocalLab.js';
+import { NO_FAULTS } from '../../services/llm-stub/faults.js';
+import { DEFAULT_PROFILE } from '../../services/llm-stub/profile.js';
 
 async function apiFor(stubPort: number, retry: UpstreamRetry): Promise<ApiService & { url: string }> {
   const api = await startApi({
@@ -139,5 +142,41 @@ test('a stream the provider cuts is cut for the client too (an error, not a clea
   } finally {
     await api.close();
     await stub.close();
+  }
+});
+
+test('in the local lab the llm stub is a component: killed, the chat route fails; started again on its port, behind the same link, it serves', async () => {
+  const lab = new LocalLab({
+    host: '127.0.0.1',
+    apiPort: 0,
+    workers: 2,
+    work: { dist: 'constant', meanMs: 1 },
+    seed: 3,
+    llm: {
+      profileFile: DEFAULT_PROFILE,
+      profileName: 'default',
+      rates: NO_FAULTS,
+      slots: 4,
+      timeoutMs: 2000,
+      retry: NO_RETRY,
+    },
+  });
+  try {
+    await lab.up();
+    const chat = async (): Promise<number> => {
+      const r = await fetch(`${lab.apiUrl}/chat?prompt=10`, { method: 'POST' });
+      await r.text().catch(() => '');
+      return r.status;
+    };
+    assert.equal(await chat(), 200);
+    const before = lab.processes().find((p) => p.component === 'llm')!.pid;
+    await lab.kill('llm');
+    assert.notEqual(await chat(), 200, 'no provider, no chat');
+    await lab.start('llm');
+    const after = lab.processes().find((p) => p.component === 'llm')!.pid;
+    assert.notEqual(after, before, 'a new stub process');
+    assert.equal(await chat(), 200, 'the restarted stub serves through the same link');
+  } finally {
+    await lab.down();
   }
 });

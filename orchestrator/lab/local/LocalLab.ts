@@ -185,6 +185,22 @@ export class LocalLab implements Lab {
 
   /** The stub LLM provider as a child process behind its `llm` link; returns the api's flags to reach it. */
   private async startLlmStub(c: LocalLlmConfig): Promise<string[]> {
+    await this.spawnLlmStub(c, 0);
+    const via = await this.startFaultProxy({ llm: `${this.cfg.host}:${this.llmPort}` });
+    return [
+      '--llm',
+      via.llm!,
+      '--llm-slots',
+      String(c.slots),
+      '--llm-timeout',
+      String(c.timeoutMs),
+      '--llm-retry',
+      `${c.retry.maxAttempts}:${c.retry.baseMs}:${c.retry.capMs}`,
+    ];
+  }
+
+  /** Spawns the stub; `port` 0 lets it pick (the first start), else its old port (a restart behind the same link). */
+  private async spawnLlmStub(c: LocalLlmConfig, port: number): Promise<void> {
     const r = c.rates;
     const child = spawn(
       process.execPath,
@@ -193,7 +209,7 @@ export class LocalLab implements Lab {
         '--host',
         this.cfg.host,
         '--port',
-        '0',
+        String(port),
         '--profile',
         c.profileFile,
         '--seed',
@@ -217,17 +233,6 @@ export class LocalLab implements Lab {
     child.stderr?.on('data', (d: Buffer) => this.log?.write(`[llm] ${d}`));
     const msg = await readyLine(child, 'the llm stub', (line) => this.log?.write(`[llm] ${line}\n`));
     this.llmPort = msg.port;
-    const via = await this.startFaultProxy({ llm: `${this.cfg.host}:${msg.port}` });
-    return [
-      '--llm',
-      via.llm!,
-      '--llm-slots',
-      String(c.slots),
-      '--llm-timeout',
-      String(c.timeoutMs),
-      '--llm-retry',
-      `${c.retry.maxAttempts}:${c.retry.baseMs}:${c.retry.capMs}`,
-    ];
   }
 
   /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns the api's flags to reach them. */
@@ -330,28 +335,31 @@ export class LocalLab implements Lab {
     return pid;
   }
 
+  /** The api or the llm stub: node children of this lab, restarted on their old port. */
+  private nodeChild(c: 'api' | 'llm'): ChildProcess {
+    const child = c === 'api' ? this.api : this.llmStub;
+    if (!child) throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
+    return child;
+  }
+
   async kill(c: Component): Promise<void> {
     this.pausedTrees.delete(c);
-    if (c === 'api') {
-      const child = this.api;
-      if (!child) throw new BenchError('E_LAB', 'the api is not running in this lab');
-      await stopChild(child, 'SIGKILL', 0);
-    } else await this.dataService(c).halt('SIGKILL');
+    if (c === 'api' || c === 'llm') await stopChild(this.nodeChild(c), 'SIGKILL', 0);
+    else await this.dataService(c).halt('SIGKILL');
   }
 
   async stop(c: Component): Promise<void> {
     this.pausedTrees.delete(c);
-    if (c === 'api') {
-      const child = this.api;
-      if (!child) throw new BenchError('E_LAB', 'the api is not running in this lab');
-      await stopChild(child, 'SIGTERM', 5000);
-    } else await this.dataService(c).halt(c === 'postgres' ? 'SIGINT' : 'SIGTERM');
+    if (c === 'api' || c === 'llm') await stopChild(this.nodeChild(c), 'SIGTERM', 5000);
+    else await this.dataService(c).halt(c === 'postgres' ? 'SIGINT' : 'SIGTERM');
   }
 
   async start(c: Component): Promise<void> {
-    if (c === 'api') {
-      if (this.api && this.api.exitCode === null && this.api.signalCode === null) return;
-      await this.spawnApi(this.apiPort);
+    if (c === 'api' || c === 'llm') {
+      const child = this.nodeChild(c);
+      if (child.exitCode === null && child.signalCode === null) return;
+      if (c === 'api') await this.spawnApi(this.apiPort);
+      else await this.spawnLlmStub(this.cfg.llm!, this.llmPort);
     } else {
       await this.dataService(c).start();
       this.cfg.onProcessesChanged?.();

@@ -18,21 +18,23 @@ test('readProcUsage sees CPU time spent by a process tree, counting a child that
   // A shell whose child burns CPU for a while and exits: its CPU moves into the shell's cutime.
   const sh = spawn(
     'sh',
-    ['-c', `${process.execPath} -e "const t=Date.now(); while (Date.now()-t < 400);"; sleep 5`],
-    {
-      stdio: 'ignore',
-    },
+    ['-c', `${process.execPath} -e "const t=Date.now(); while (Date.now()-t < 400);"; sleep 30`],
+    { stdio: 'ignore', detached: true },
   );
   try {
     const before = readProcUsage([sh.pid!]).get(sh.pid!);
     assert.ok(before, 'the shell is readable');
-    await new Promise((r) => setTimeout(r, 900));
-    const after = readProcUsage([sh.pid!]).get(sh.pid!)!;
+    // Poll rather than wait a fixed time: on a busy machine the burn takes longer than 400 ms.
+    let after = readProcUsage([sh.pid!]).get(sh.pid!)!;
+    for (let i = 0; i < 150 && after.cpuSeconds - before.cpuSeconds < 0.2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = readProcUsage([sh.pid!]).get(sh.pid!)!;
+    }
     assert.ok(after.cpuSeconds - before.cpuSeconds >= 0.2, `cpu ${before.cpuSeconds} → ${after.cpuSeconds}`);
     assert.ok(after.rssBytes > 0);
     assert.equal(readProcUsage([2 ** 22 + 7]).size, 0, 'a pid that does not exist is absent');
   } finally {
-    sh.kill('SIGKILL');
+    process.kill(-sh.pid!, 'SIGKILL'); // the shell's group: its sleep too
   }
 });
 

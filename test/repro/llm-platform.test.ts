@@ -12,13 +12,13 @@ import { runCli, tempDir } from '../helpers/cli.js';
 // the user-cancelled streams, and the api's retries in the upstream amplification series.
 // No latency is asserted (this machine is shared): only what was counted.
 
-test('llm-platform-failing at scale 0.1: classes per phase, cancelled streams, the api retrying the provider', async () => {
+test('llm-platform-failing at scale 0.2: classes per phase, cancelled streams, the api retrying the provider', async () => {
   const out = join(tempDir('llm-platform'), 'out');
   const r = await runCli([
     'run',
     'experiments/llm-platform-failing.yaml',
     '--scale',
-    '0.1',
+    '0.2',
     '--out',
     out,
     '--quiet',
@@ -77,4 +77,22 @@ test('llm-platform-failing at scale 0.1: classes per phase, cancelled streams, t
   const report = readFileSync(join(out, 'report.md'), 'utf8');
   assert.match(report, /## Request classes/);
   assert.match(report, /ITL: \(last token − first token\) \/ \(tokens − 1\)/);
+});
+
+test('llm-platform at scale 0.2 passes every class threshold of its sustained phase', async () => {
+  const out = join(tempDir('llm-platform'), 'out');
+  const r = await runCli(['run', 'experiments/llm-platform.yaml', '--scale', '0.2', '--out', out, '--quiet']);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary & {
+    classes: ClassesSummary;
+  };
+  assert.equal(s.usable, true, s.warnings.join('; '));
+  const verdicts = s.classes.classes.flatMap((c) =>
+    c.thresholds.map((t) => `${c.name} ${t.metric}: ${t.verdict}`),
+  );
+  assert.ok(verdicts.length >= 5, verdicts.join('; '));
+  assert.deepEqual(
+    verdicts.filter((v) => !v.endsWith(': pass')),
+    [],
+  );
 });
