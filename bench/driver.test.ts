@@ -9,6 +9,9 @@ import { retry } from './policy/retry.js';
 import { attemptTimeout } from './policy/timeout.js';
 import { Recorder } from './record/Recorder.js';
 import { seededRng } from './rng.js';
+import { profiledArrivals } from './arrival/profiled.js';
+import { RateProfile } from './arrival/profile.js';
+import { WorkloadMix } from './workload/mix.js';
 import { ScriptedTransport } from '../test/helpers/fakeTransport.js';
 
 /** A service that answers in 10 ms, except that it stops answering between 2 s and 3 s. */
@@ -141,4 +144,73 @@ test('a generator that falls more than maxLag behind gives origins up as unsent 
   // Origins intended in [1.0, 2.5) s were more than 500 ms late by 3 s: never sent.
   assert.equal(r.totals.outcomes.unsent, 150);
   assert.equal(transport.sent.length, 350);
+});
+
+test('successive drives on one Recorder (a step test): origin ids go on, earlier buckets keep their in-flight counts, classes and the success log are kept', async () => {
+  const clock = new VirtualClock();
+  // Class 1 (heavy) takes 300 ms, class 0 takes 10 ms.
+  const transport = new ScriptedTransport(clock, (a) => (a.origin.request?.cls === 1 ? 300 : 10));
+  const lines: { e: string; origin?: number }[] = [];
+  const recorder = new Recorder(
+    { classes: ['light', 'heavy'], retainFromMs: 0 },
+    { write: (e) => lines.push(e as { e: string }), close: () => Promise.resolve() },
+  );
+  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const mix = new WorkloadMix(
+    [
+      { name: 'light', share: 0.5, method: 'GET', path: '/work', bodyBytes: 0 },
+      { name: 'heavy', share: 0.5, method: 'GET', path: '/work', bodyBytes: 0, cost: 'heavy' },
+    ],
+    (c) => seededRng(1, `k${c}`),
+  );
+  const step = async (startMs: number, ratePerS: number, firstOriginId: number) => {
+    const done = drive({
+      clock,
+      arrivals: profiledArrivals(
+        new RateProfile([{ durationMs: 1000, fromPerS: ratePerS, toPerS: ratePerS }], startMs),
+        'constant',
+        seededRng(2),
+      ),
+      send,
+      recorder,
+      deadlineMs: Infinity,
+      drainMs: 1000,
+      mix,
+      firstOriginId,
+    });
+    await clock.runUntilIdle();
+    await done;
+  };
+  await step(0, 100, 0);
+  const inFlightAfterFirst = [...recorder.peek().series.inFlight];
+  await clock.advanceTo(3000);
+  await step(3000, 200, 100);
+  const r = recorder.close();
+  // The second drive did not re-tick buckets 0-2.
+  assert.deepEqual(r.series.inFlight.slice(0, inFlightAfterFirst.length), inFlightAfterFirst);
+  assert.equal(r.totals.offered, 300);
+  assert.deepEqual(r.series.offered.slice(0, 4), [100, 0, 0, 200]);
+  // Origin ids are unique across the drives.
+  const ids = lines.filter((l) => l.e === 'outcome').map((l) => l.origin);
+  assert.equal(new Set(ids).size, 300);
+  // Per class: half each, by intended time; heavy ones complete 300 ms later.
+  assert.deepEqual(r.classes!['light']!.offered.slice(0, 4), [50, 0, 0, 100]);
+  assert.deepEqual(r.classes!['heavy']!.offered.slice(0, 4), [50, 0, 0, 100]);
+  assert.equal(
+    r.classes!['heavy']!.goodput.reduce((a, b) => a + b, 0),
+    150,
+  );
+  assert.equal(
+    r.classes!['light']!.failed.reduce((a, b) => a + b, 0),
+    0,
+  );
+  // The success log answers any window, per class.
+  const heavy = r.successes!.latency(3000, 5000, r.classIndex!['heavy']);
+  assert.equal(heavy.samples, 100);
+  assert.ok(Math.abs(heavy.p99! - 300) < 1, `heavy p99 ${heavy.p99}`);
+  const light = r.successes!.latency(3000, 5000, r.classIndex!['light']);
+  assert.equal(light.samples, 100);
+  assert.ok(Math.abs(light.max! - 10) < 0.1);
+  assert.equal(r.successes!.latency(0, 10_000).samples, 300);
+  assert.equal(r.successes!.latency(1500, 2900).samples, 0);
 });

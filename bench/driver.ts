@@ -26,6 +26,8 @@ export interface DriveOptions {
    * how much of the offered load it failed to apply, instead of running on for ever.
    */
   readonly maxLagMs?: number;
+  /** The first origin's id (default 0); successive drives on one Recorder (a step test) keep ids unique. */
+  readonly firstOriginId?: number;
 }
 
 export const DEFAULT_MAX_LAG_MS = 5000;
@@ -62,8 +64,10 @@ export async function drive(opts: DriveOptions): Promise<void> {
     });
   };
 
-  let nextTickMs = 1000;
-  let id = 0;
+  // The next bucket boundary after now: a drive that starts mid-run (a step test's next
+  // step) does not re-tick the buckets before it.
+  let nextTickMs = (Math.floor(clock.now() / 1000) + 1) * 1000;
+  let id = opts.firstOriginId ?? 0;
   const maxLagMs = opts.maxLagMs ?? DEFAULT_MAX_LAG_MS;
   for (let t = arrivals.next(); t !== undefined; t = arrivals.next()) {
     if (opts.stop?.aborted) break;

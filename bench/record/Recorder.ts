@@ -10,6 +10,7 @@ import {
   type LatencyHistogram,
   type LatencySummary,
 } from './histogram.js';
+import { SuccessLog } from './successLog.js';
 
 /** A named interval of the run (warm-up, baseline, trigger, after trigger), ms since run start. */
 export interface RecordWindow {
@@ -89,6 +90,16 @@ export interface WindowLatency {
   readonly service: LatencySummary;
 }
 
+/** One request class's per-bucket counts (only when the workload declares a mix). */
+export interface ClassSeries {
+  /** Origins of the class by intended time. */
+  readonly offered: number[];
+  /** Its successes within the deadline, by completion time. */
+  readonly goodput: number[];
+  /** Its failed origins (any kind), by completion time. */
+  readonly failed: number[];
+}
+
 export interface Recorded {
   readonly bucketMs: number;
   readonly buckets: number;
@@ -111,6 +122,12 @@ export interface Recorded {
     readonly lastFirstSendMs: number;
   };
   readonly policies: PolicyPresence;
+  /** Per request class, by name (only when the Recorder was given the mix's classes). */
+  readonly classes?: Readonly<Record<string, ClassSeries>>;
+  /** Every success from `retainFromMs` on, for latency over windows decided after the run (and per class). */
+  readonly successes?: SuccessLog;
+  /** The index of each class name in `successes` (the mix's order). */
+  readonly classIndex?: Readonly<Record<string, number>>;
 }
 
 /** Counts since the previous `takeLive()`, for the status line and live metrics. */
@@ -174,6 +191,11 @@ export class Recorder {
   private lastFirstSendMs = 0;
   /** False with no event log: the hot path then builds no event objects at all. */
   private readonly logging: boolean;
+  /** Per-class counts, indexed like the mix (undefined without a mix). */
+  private readonly classNames: readonly string[] | undefined;
+  private readonly perClass: ClassSeries[] | undefined;
+  private readonly successLog: SuccessLog | undefined;
+  private readonly retainFromMs: number;
 
   constructor(
     opts: {
@@ -182,12 +204,23 @@ export class Recorder {
       policies?: PolicyPresence;
       /** Sees each bucket's response-time histogram (µs) before it is reset, e.g. for an HdrHistogram interval log. */
       onBucketClosed?: (bucket: number, response: LatencyHistogram) => void;
+      /**
+       * The workload mix's class names, by class index: per-class counts per bucket and
+       * per-class latency are kept (a few array bumps a request). Omit without a mix.
+       */
+      classes?: readonly string[];
+      /** Keep every success that completes from this time on (SuccessLog), for windows decided after the run. */
+      retainFromMs?: number;
     },
     private readonly events: EventSink = nullSink,
   ) {
     this.bucketMs = opts.bucketMs ?? 1000;
     this.onBucketClosed = opts.onBucketClosed;
     this.logging = events !== nullSink;
+    this.classNames = opts.classes && opts.classes.length > 0 ? opts.classes : undefined;
+    this.perClass = this.classNames?.map(() => ({ offered: [], goodput: [], failed: [] }));
+    this.retainFromMs = opts.retainFromMs ?? Number.POSITIVE_INFINITY;
+    this.successLog = opts.retainFromMs !== undefined ? new SuccessLog() : undefined;
     this.presence = opts.policies ?? {
       clients: 1,
       budget: false,
@@ -235,6 +268,10 @@ export class Recorder {
   /** An origin request was created at its intended time. */
   offered(o: Origin): void {
     bump(this.s.offered, this.bucket(o.intendedMs));
+    if (this.perClass && o.request) {
+      const c = this.perClass[o.request.cls];
+      if (c) bump(c.offered, this.bucket(o.intendedMs));
+    }
     this.offeredTotal++;
     this.inFlight++;
     this.live.offered++;
@@ -388,10 +425,14 @@ export class Recorder {
     this.recordedTotal++;
     this.inFlight--;
     this.outcomes[kind]++;
+    const cls = this.perClass && o.request ? this.perClass[o.request.cls] : undefined;
     if (kind === 'ok') {
       bump(this.s.goodput, b);
+      if (cls) bump(cls.goodput, b);
       this.live.goodput++;
       const responseMs = r.endMs - o.intendedMs;
+      if (this.successLog && r.endMs >= this.retainFromMs)
+        this.successLog.push(r.endMs, responseMs, cls ? o.request!.cls : -1);
       recordMs(this.overall.response, responseMs);
       for (const w of this.windows)
         if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) recordMs(w.lat.response, responseMs);
@@ -399,6 +440,7 @@ export class Recorder {
       if (b === this.curBucket) recordMs(this.curHist, responseMs);
     } else {
       bump(this.s.failures[kind], b);
+      if (cls) bump(cls.failed, b);
       this.live.failed++;
     }
     if (this.logging)
@@ -456,6 +498,18 @@ export class Recorder {
     this.events.write(event);
   }
 
+  /**
+   * The counts so far, live (not copies; buckets not yet filled may be missing): a step
+   * test reads the figures of a finished step while the Recorder goes on.
+   */
+  peek(): Pick<Recorded, 'bucketMs' | 'series' | 'successes'> {
+    return {
+      bucketMs: this.bucketMs,
+      series: this.s,
+      ...(this.successLog ? { successes: this.successLog } : {}),
+    };
+  }
+
   close(): Recorded {
     this.rotate(Number.MAX_SAFE_INTEGER);
     for (const st of this.breakerState) this.accrueBreaker(st, this.lastTickMs);
@@ -481,6 +535,8 @@ export class Recorder {
     for (const arr of [s.breakerOpen, s.breakerHalfOpen])
       for (let i = 0; i < arr.length; i++) arr[i] = Math.min(1, Math.round(arr[i]! * 1e6) / 1e6);
     for (const arr of [s.responseP50, s.responseP99, s.responseMax]) fill(arr, buckets, null);
+    for (const c of this.perClass ?? [])
+      for (const arr of [c.offered, c.goodput, c.failed]) fill(arr, buckets, 0);
     const windows: Record<string, WindowLatency> = {};
     for (const w of this.windows)
       windows[w.def.name] = { response: summarize(w.lat.response), service: summarize(w.lat.service) };
@@ -503,6 +559,13 @@ export class Recorder {
         lastFirstSendMs: this.lastFirstSendMs,
       },
       policies: this.presence,
+      ...(this.classNames && this.perClass
+        ? {
+            classes: Object.fromEntries(this.classNames.map((n, i) => [n, this.perClass![i]!])),
+            classIndex: Object.fromEntries(this.classNames.map((n, i) => [n, i])),
+          }
+        : {}),
+      ...(this.successLog ? { successes: this.successLog } : {}),
     };
   }
 }

@@ -70,6 +70,7 @@ export function aggregateRuns(runs: readonly RunSummary[]) {
   const hypothesis = first.hypothesis.map((h, i) => ({
     metric: h.metric,
     window: h.window,
+    ...(h.class !== undefined ? { class: h.class } : {}),
     threshold: h.threshold,
     value: distribution(runs.map((s) => s.hypothesis[i]?.value ?? null)),
     verdicts: {

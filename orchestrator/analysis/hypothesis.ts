@@ -4,9 +4,22 @@ import { parseThreshold } from '../spec/threshold.js';
 /** A verdict: no samples is never a pass. */
 export type Verdict = 'pass' | 'fail' | 'unmeasured';
 
+/**
+ * The windows a hypothesis is judged in: the baseline (the steady state before the
+ * trigger), and after recovery (from the recovery point to the end of the observation),
+ * so a system that "recovers" to a worse steady state does not pass.
+ */
+export type HypothesisWindow = 'baseline' | 'afterRecovery';
+
 export interface HypothesisResult {
   readonly metric: string;
   readonly window: string;
+  /** The request class (a load.mix name) for a per-class threshold; absent for the global ones. */
+  readonly class?: string;
+  /** The window's span (s since run start); null when there is none (the run did not recover). */
+  readonly span?: { readonly startS: number; readonly endS: number } | null;
+  /** Why the verdict is unmeasured, when it is not for want of samples alone. */
+  readonly note?: string;
   readonly threshold: string;
   readonly value: number | null;
   readonly samples: number;

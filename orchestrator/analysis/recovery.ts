@@ -28,6 +28,8 @@ export interface RecoveryInput {
 export interface RecoveryResult {
   readonly recovered: boolean;
   readonly recoveryTimeS: number | null;
+  /** The recovery point (s since run start, a whole-second boundary); null when not recovered. */
+  readonly recoveredAtS: number | null;
   readonly recoveryDeadlineS: number;
   /** true, false, or null when unmeasured. */
   readonly metastable: boolean | null;
@@ -48,6 +50,7 @@ export function analyzeRecovery(x: RecoveryInput): RecoveryResult {
       ...base,
       recovered: false,
       recoveryTimeS: null,
+      recoveredAtS: null,
       metastable: null,
       thresholdPerS: null,
       reason: 'no baseline goodput to recover to (unmeasured)',
@@ -83,6 +86,7 @@ export function analyzeRecovery(x: RecoveryInput): RecoveryResult {
       ...base,
       recovered: true,
       recoveryTimeS: round(rt),
+      recoveredAtS: recoveredAt,
       metastable,
       thresholdPerS: round(threshold),
       reason: metastable
@@ -95,6 +99,7 @@ export function analyzeRecovery(x: RecoveryInput): RecoveryResult {
       ...base,
       recovered: false,
       recoveryTimeS: null,
+      recoveredAtS: null,
       metastable: true,
       thresholdPerS: round(threshold),
       reason: `not recovered within the observed ${round(observedAfterS)} s after the trigger (deadline ${round(deadline)} s)`,
@@ -104,6 +109,7 @@ export function analyzeRecovery(x: RecoveryInput): RecoveryResult {
     ...base,
     recovered: false,
     recoveryTimeS: null,
+    recoveredAtS: null,
     metastable: null,
     thresholdPerS: round(threshold),
     reason: `not recovered within the observed ${round(observedAfterS)} s, which is shorter than the deadline ${round(deadline)} s plus the hold ${hold} s (unmeasured)`,

@@ -2,12 +2,14 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import type { Recorded } from '../../bench/record/Recorder.js';
 import { FAILURE_KINDS, type OutcomeKind } from '../../bench/outcome.js';
 import type { ServerSeries } from '../scrape/scraper.js';
-import { connectionCap, type RunPlan, type Span } from '../spec/plan.js';
+import { connectionCap, type PlannedCapacity, type RunPlan, type Span } from '../spec/plan.js';
 import { describeLoad } from '../spec/loadPlan.js';
 import { HYPOTHESIS_METRICS } from '../spec/schema.js';
 import { triggerTarget } from '../spec/sections/schedule.js';
-import { judge, type HypothesisResult } from './hypothesis.js';
-import { analyzeRecovery } from './recovery.js';
+import type { Experiment } from '../spec/schema.js';
+import type { Thresholds } from '../spec/sections/hypothesis.js';
+import { judge, type HypothesisResult, type HypothesisWindow, type WindowFigures } from './hypothesis.js';
+import { analyzeRecovery, type RecoveryResult } from './recovery.js';
 
 /** A trigger as it actually happened (times from the run's clock). */
 export interface TriggerRecord {
@@ -85,7 +87,9 @@ export interface RunSummary {
   /** Attempts that waited inside the client for a connection, and how long (only those). */
   readonly clientWait?: LatencySummary;
   readonly outcomes: Record<OutcomeKind, number>;
-  readonly capacity: { readonly nominalPerS: number; readonly measuredPerS: number | null };
+  /** The capacity `% capacity` used and its source (usedPerS, source, from, calibration: absent in older summaries). */
+  readonly capacity: Pick<PlannedCapacity, 'nominalPerS' | 'measuredPerS'> &
+    Partial<Omit<PlannedCapacity, 'nominalPerS' | 'measuredPerS'>>;
   readonly offeredPerS: number;
   readonly baseline: WindowSummary;
   /** The trigger window (first start to last end); kind and target join those of every trigger. */
@@ -145,24 +149,8 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     within: plan.recovery.within,
   });
 
-  const hypothesis: HypothesisResult[] = [];
+  const hypothesis = judgeHypotheses(plan, recorded, recovery, end);
   const bw = recorded.windows['baseline'];
-  const offeredInBaseline = sumSpan(s.offered, plan.phases.baseline, recorded.bucketMs);
-  for (const metric of HYPOTHESIS_METRICS) {
-    const threshold = plan.experiment.hypothesis[metric];
-    if (threshold === undefined) continue;
-    hypothesis.push(
-      judge(metric, threshold, 'baseline', {
-        offered: offeredInBaseline,
-        goodput: sumSpan(s.goodput, plan.phases.baseline, recorded.bucketMs),
-        failed: FAILURE_KINDS.reduce(
-          (a, k) => a + sumSpan(s.failures[k], plan.phases.baseline, recorded.bucketMs),
-          0,
-        ),
-        latencyMs: bw?.response ?? emptyLatency(),
-      }),
-    );
-  }
 
   const t = recorded.totals;
   const warnings: string[] = [];
@@ -242,6 +230,94 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     hypothesis,
     policies: policySummary(recorded),
   };
+}
+
+/** Whether the experiment declares any threshold (global or per class). */
+export function hasHypothesis(h: Experiment['hypothesis']): boolean {
+  return (
+    HYPOTHESIS_METRICS.some((m) => h[m] !== undefined) ||
+    Object.values(h.classes ?? {}).some((c) => HYPOTHESIS_METRICS.some((m) => c[m] !== undefined))
+  );
+}
+
+/**
+ * Every threshold judged in each window: the global ones on every origin, then each
+ * class's on that class's origins alone, first in the baseline and then after recovery
+ * (from the recovery point to the end of the observation). When the run did not
+ * recover there is no after-recovery window: those verdicts are unmeasured, never a
+ * pass. The same entries in the same order for every run, so repetitions line up.
+ *
+ * Counts (offered, goodput, failures) are whole buckets, as the window tables; latency
+ * is the successes that completed in the same buckets.
+ */
+export function judgeHypotheses(
+  plan: RunPlan,
+  recorded: Recorded,
+  recovery: RecoveryResult,
+  endMs: number,
+): HypothesisResult[] {
+  const h = plan.experiment.hypothesis;
+  const s = recorded.series;
+  const bucketMs = recorded.bucketMs;
+  const sets: { cls?: string; thresholds: Thresholds }[] = [
+    { thresholds: h },
+    ...Object.entries(h.classes ?? {}).map(([cls, thresholds]) => ({ cls, thresholds })),
+  ];
+  const windows: { name: HypothesisWindow; span: Span | null; note?: string }[] = [
+    { name: 'baseline', span: plan.phases.baseline },
+    recovery.recoveredAtS !== null
+      ? { name: 'afterRecovery', span: { startMs: recovery.recoveredAtS * 1000, endMs } }
+      : { name: 'afterRecovery', span: null, note: `no recovery point: ${recovery.reason}` },
+  ];
+  const none: WindowFigures = { offered: 0, goodput: 0, failed: 0, latencyMs: emptyLatency() };
+  const figures = (span: Span | null, name: HypothesisWindow, cls: string | undefined): WindowFigures => {
+    if (span === null) return none;
+    const [a, b] = bucketRange(span, bucketMs);
+    const sum = (arr: readonly number[] | undefined): number => {
+      let x = 0;
+      for (let i = a; i < b; i++) x += arr?.[i] ?? 0;
+      return x;
+    };
+    const log = recorded.successes;
+    if (cls === undefined)
+      return {
+        offered: sum(s.offered),
+        goodput: sum(s.goodput),
+        failed: FAILURE_KINDS.reduce((x, k) => x + sum(s.failures[k]), 0),
+        // The baseline is a window the Recorder kept whole; the others come from the success log.
+        latencyMs:
+          name === 'baseline'
+            ? (recorded.windows['baseline']?.response ?? emptyLatency())
+            : (log?.latency(a * bucketMs, b * bucketMs) ?? emptyLatency()),
+      };
+    const c = recorded.classes?.[cls];
+    const idx = recorded.classIndex?.[cls];
+    return {
+      offered: sum(c?.offered),
+      goodput: sum(c?.goodput),
+      failed: sum(c?.failed),
+      latencyMs: log && idx !== undefined ? log.latency(a * bucketMs, b * bucketMs, idx) : emptyLatency(),
+    };
+  };
+  const out: HypothesisResult[] = [];
+  for (const w of windows)
+    for (const set of sets) {
+      const metrics = HYPOTHESIS_METRICS.filter((m) => set.thresholds[m] !== undefined);
+      if (metrics.length === 0) continue;
+      const f = figures(w.span, w.name, set.cls);
+      for (const metric of metrics) {
+        const r = judge(metric, set.thresholds[metric]!, w.name, f);
+        out.push({
+          ...r,
+          ...(set.cls !== undefined ? { class: set.cls } : {}),
+          span: w.span
+            ? { startS: round(w.span.startMs / 1000, 3), endS: round(w.span.endMs / 1000, 3) }
+            : null,
+          ...(w.note ? { note: w.note } : {}),
+        });
+      }
+    }
+  return out;
 }
 
 export function policySummary(r: Recorded): PolicySummary {

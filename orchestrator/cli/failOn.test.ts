@@ -5,16 +5,22 @@ import { BenchError } from '../errors.js';
 import { ExitCode } from '../exitCodes.js';
 import { enforceGate, gateFailures } from './failOn.js';
 
-const run = (metastable: boolean | null, verdicts: ('pass' | 'fail' | 'unmeasured')[]): RunSummary =>
+type V = 'pass' | 'fail' | 'unmeasured';
+
+const run = (
+  metastable: boolean | null,
+  verdicts: V[],
+  after: V[] = [],
+  extra: Record<string, unknown>[] = [],
+): RunSummary =>
   ({
     run: 1,
     metastable,
-    hypothesis: verdicts.map((verdict) => ({
-      metric: 'p99',
-      window: 'baseline',
-      threshold: '<= 1s',
-      verdict,
-    })),
+    hypothesis: [
+      ...verdicts.map((verdict) => ({ metric: 'p99', window: 'baseline', threshold: '<= 1s', verdict })),
+      ...after.map((verdict) => ({ metric: 'p99', window: 'afterRecovery', threshold: '<= 1s', verdict })),
+      ...extra,
+    ],
   }) as unknown as RunSummary;
 
 test('--fail-on gates on hypotheses and metastability; unmeasured is never a pass', () => {
@@ -29,4 +35,86 @@ test('--fail-on gates on hypotheses and metastability; unmeasured is never a pas
     () => enforceGate([run(true, ['pass'])], ['metastable']),
     (e: unknown) => e instanceof BenchError && e.exitCode === ExitCode.verdict,
   );
+});
+
+test('--fail-on hypothesis considers the after-recovery window and every request class', () => {
+  // A pass in the baseline but a failure after recovery fails the gate.
+  const after = gateFailures([run(false, ['pass'], ['fail'])], ['hypothesis']);
+  assert.equal(after.length, 1);
+  assert.match(after[0]!, /p99 <= 1s after recovery: fail/);
+  // A run that did not recover has no after-recovery window: unmeasured, which fails the gate.
+  const none = gateFailures(
+    [
+      run(
+        true,
+        ['pass'],
+        [],
+        [
+          {
+            metric: 'p99',
+            window: 'afterRecovery',
+            threshold: '<= 1s',
+            verdict: 'unmeasured',
+            note: 'no recovery point: not recovered',
+          },
+        ],
+      ),
+    ],
+    ['hypothesis'],
+  );
+  assert.equal(none.length, 1);
+  assert.match(none[0]!, /after recovery: unmeasured \(no recovery point/);
+  // A class's threshold is named with its class.
+  const cls = gateFailures(
+    [
+      run(
+        false,
+        ['pass'],
+        ['pass'],
+        [{ metric: 'errorRatio', window: 'baseline', class: 'heavy', threshold: '<= 1%', verdict: 'fail' }],
+      ),
+    ],
+    ['hypothesis'],
+  );
+  assert.deepEqual(cls, ['run 1: hypothesis heavy errorRatio <= 1% in the baseline: fail']);
+  // Every entry passing, in both windows and for every class, passes the gate.
+  assert.deepEqual(
+    gateFailures(
+      [
+        run(
+          false,
+          ['pass'],
+          ['pass'],
+          [{ metric: 'p99', window: 'afterRecovery', class: 'heavy', threshold: '<= 2s', verdict: 'pass' }],
+        ),
+      ],
+      ['hypothesis'],
+    ),
+    [],
+  );
+});
+
+test('--fail-on hypothesis also gates on the request-class breakdown thresholds (load.mix[].thresholds)', () => {
+  const r = {
+    ...run(false, ['pass']),
+    classes: {
+      judgedOn: 'baseline',
+      definitions: '',
+      verdict: 'fail',
+      classes: [
+        {
+          name: 'chat',
+          windows: {},
+          thresholds: [
+            { metric: 'ttftP95', limit: 1500, value: 2100, samples: 40, verdict: 'fail' },
+            { metric: 'errorRatio', limit: 0.01, value: 0, samples: 40, verdict: 'pass' },
+          ],
+        },
+      ],
+    },
+  } as unknown as RunSummary;
+  assert.deepEqual(gateFailures([r], ['hypothesis']), [
+    'run 1: class chat threshold ttftP95 in the baseline: fail',
+  ]);
+  assert.deepEqual(gateFailures([r], ['metastable']), []);
 });

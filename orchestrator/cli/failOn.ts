@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import type { ClassesSummary } from '../analysis/classes.js';
 import type { RunSummary } from '../analysis/summary.js';
 import { BenchError } from '../errors.js';
 
@@ -21,14 +22,24 @@ export function addFailOnOption(cmd: Command): Command {
 /**
  * Why the runs fail the gate, or [] when they pass it. A gate is strict: an unmeasured
  * verdict (no samples, or observation too short) fails it, since no samples is never a pass.
+ * `hypothesis` considers every judged threshold: both windows (the baseline and after
+ * recovery, which is unmeasured when the run did not recover) and every request class.
  */
 export function gateFailures(runs: readonly RunSummary[], failOn: readonly FailOn[]): string[] {
   const out: string[] = [];
   for (const r of runs) {
-    if (failOn.includes('hypothesis'))
+    if (failOn.includes('hypothesis')) {
       for (const h of r.hypothesis)
         if (h.verdict !== 'pass')
-          out.push(`run ${r.run}: hypothesis ${h.metric} ${h.threshold} in the ${h.window}: ${h.verdict}`);
+          out.push(
+            `run ${r.run}: hypothesis ${h.class !== undefined ? `${h.class} ` : ''}${h.metric} ${h.threshold} ${h.window === 'afterRecovery' ? 'after recovery' : `in the ${h.window}`}: ${h.verdict}${h.note ? ` (${h.note})` : ''}`,
+          );
+      // The request-class breakdown's own thresholds (load.mix[].thresholds, baseline only) count too.
+      for (const k of (r as { classes?: ClassesSummary }).classes?.classes ?? [])
+        for (const t of k.thresholds)
+          if (t.verdict !== 'pass')
+            out.push(`run ${r.run}: class ${k.name} threshold ${t.metric} in the baseline: ${t.verdict}`);
+    }
     if (failOn.includes('metastable') && r.metastable !== false)
       out.push(`run ${r.run}: ${r.metastable === null ? 'metastable verdict unmeasured' : 'metastable'}`);
   }

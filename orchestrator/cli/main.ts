@@ -4,6 +4,7 @@ import { isBenchError, SpecError } from '../errors.js';
 import { ExitCode } from '../exitCodes.js';
 import { metabenchVersion } from '../results/manifest.js';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
+import * as calibrateCmd from './calibrate.js';
 import * as compareCmd from './compare.js';
 import * as exportCmd from './export.js';
 import * as faultproxyCmd from './faultproxy.js';
@@ -32,6 +33,7 @@ program
 for (const cmd of [
   runCmd,
   sweepCmd,
+  calibrateCmd,
   loadCmd,
   reportCmd,
   compareCmd,

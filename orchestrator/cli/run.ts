@@ -7,7 +7,9 @@ import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../spec/overrides.js';
 import { planRun } from '../spec/plan.js';
 import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
-import { positiveNumber, wholeNumber } from './options.js';
+import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
+import { DEFAULT_RUNTIME } from '../lab/runtimes.js';
+import { addCapacityOption, positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
 
@@ -33,6 +35,7 @@ export function register(program: Command): void {
   addSetOption(cmd);
   addFailOnOption(cmd);
   addRuntimeOptions(cmd);
+  addCapacityOption(cmd);
   cmd.action(
     async (
       file: string,
@@ -45,8 +48,10 @@ export function register(program: Command): void {
         dryRun?: boolean;
         set: Override[];
         failOn?: FailOn[];
+        capacity?: CapacityMode;
       } & RuntimeFlags,
     ) => {
+      const runtime = o.runtime ?? DEFAULT_RUNTIME;
       const declared = loadExperimentFile(file, o.set);
       const experiment = {
         ...declared,
@@ -54,8 +59,13 @@ export function register(program: Command): void {
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
       };
       if (o.dryRun) {
-        const plan = planRun(experiment, { scale: o.scale, run: 1, sourceFile: file });
-        process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat)));
+        const plan = planRun(experiment, {
+          scale: o.scale,
+          run: 1,
+          sourceFile: file,
+          ...capacityFor(experiment, runtime, o.capacity),
+        });
+        process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat), runtime));
         return;
       }
 
@@ -86,7 +96,9 @@ export function register(program: Command): void {
           quiet: Boolean(o.quiet),
           stop: stop.signal,
           sourceFile: file,
+          runtime,
           lab,
+          capacity: o.capacity,
           manifestExtra: {
             command: process.argv.slice(2),
             experimentFile: file,

@@ -4,9 +4,10 @@ import { dockerClient, pingEngine, projectContainers } from '../lab/docker/engin
 import { DEFAULT_METRICS_PORT, type ObserveOptions } from '../live/observers.js';
 import type { RunContext } from '../run/runOnce.js';
 import { wholeNumber } from './options.js';
+import { RUNTIMES, type Runtime } from '../lab/runtimes.js';
 
 export interface RuntimeFlags {
-  runtime: 'local' | 'docker';
+  runtime: Runtime;
   project: string;
   envFile?: string;
   metricsPort?: number;
@@ -19,7 +20,7 @@ export function addRuntimeOptions(cmd: Command, watch = true): Command {
   cmd
     .addOption(
       new Option('--runtime <RUNTIME>', 'where the lab runs: child processes, or the Docker Compose lab')
-        .choices(['local', 'docker'])
+        .choices([...RUNTIMES])
         .default('local'),
     )
     .option(
@@ -55,7 +56,7 @@ export function composeOptions(f: Pick<RuntimeFlags, 'project' | 'envFile'>): Co
  * be unreachable from the Prometheus container on Linux.
  */
 export async function runtimeContext(f: RuntimeFlags): Promise<Pick<RunContext, 'docker' | 'observe'>> {
-  if (f.runtime === 'local')
+  if (f.runtime !== 'docker')
     return {
       observe: {
         ...(f.metrics && f.metricsPort !== undefined ? { metricsPort: f.metricsPort } : {}),

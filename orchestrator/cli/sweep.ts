@@ -6,7 +6,9 @@ import { dryRun } from '../spec/dryRun.js';
 import { planRun } from '../spec/plan.js';
 import { loadSweepFile } from '../spec/sweep.js';
 import { describePoint, runSweep } from '../sweep/runSweep.js';
-import { positiveNumber, wholeNumber } from './options.js';
+import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
+import type { Runtime } from '../lab/runtimes.js';
+import { addCapacityOption, addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 
 export function register(program: Command): void {
@@ -29,24 +31,43 @@ export function register(program: Command): void {
     .option('--repeat <N>', 'runs per point (overrides the sweep file)', wholeNumber('--repeat', 1, 1000))
     .option('--dry-run', 'print the points and the time they would take, and exit')
     .option('--quiet', 'no status line');
+  addRuntimeOption(cmd, "the sweep's labs");
+  addCapacityOption(cmd);
   addSetOption(cmd).action(
     async (
       file: string,
-      o: { scale: number; out?: string; repeat?: number; dryRun?: boolean; quiet?: boolean; set: Override[] },
+      o: {
+        scale: number;
+        out?: string;
+        repeat?: number;
+        dryRun?: boolean;
+        quiet?: boolean;
+        set: Override[];
+        runtime?: Runtime;
+        capacity?: CapacityMode;
+      },
     ) => {
       const s = loadSweepFile(file, o.set);
+      // --runtime overrides the sweep file's runtime.
+      const runtime: Runtime = o.runtime ?? s.sweep.runtime;
       const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
       if (o.dryRun) {
         let totalS = 0;
         const lines = [
-          `${s.sweep.name}: ${s.points.length} points × ${repeat} runs (${s.sweep.design}, runtime ${s.sweep.runtime})`,
+          `${s.sweep.name}: ${s.points.length} points × ${repeat} runs (${s.sweep.design}, runtime ${runtime})`,
         ];
         for (const p of s.points) {
           const e = s.experiments[p.index - 1]!;
-          const d = dryRun(planRun(e, { scale: o.scale, run: 1, sourceFile: s.experimentFile }), repeat);
+          const plan = planRun(e, {
+            scale: o.scale,
+            run: 1,
+            sourceFile: s.experimentFile,
+            ...capacityFor(e, runtime, o.capacity),
+          });
+          const d = dryRun(plan, repeat);
           totalS += d.totalS;
           lines.push(
-            `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${Math.round(d.totalS)} s`,
+            `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${Math.round(d.totalS)} s; capacity ${+plan.capacity.usedPerS.toFixed(3)}/s ${plan.capacity.source}`,
           );
         }
         lines.push(`  wall time: ≈ ${Math.round(totalS)} s (plus lab start-up per run)`);
@@ -73,6 +94,8 @@ export function register(program: Command): void {
           quiet: Boolean(o.quiet),
           stop: stop.signal,
           sets: describeOverrides(o.set),
+          runtime,
+          capacity: o.capacity,
           manifestExtra: { command: process.argv.slice(2) },
         });
         process.stdout.write(`${r.dir}\n`);

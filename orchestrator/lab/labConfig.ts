@@ -3,7 +3,29 @@ import type { Experiment } from '../spec/schema.js';
 import { toDurationDist } from '../spec/fields.js';
 import { resolve } from 'node:path';
 import { DEFAULT_PROFILE, loadProfile } from '../../services/llm-stub/profile.js';
-import type { LocalCacheConfig, LocalLlmConfig } from './local/LocalLab.js';
+import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from './local/LocalLab.js';
+
+/** The local runtime's configuration of an experiment's lab (loopback, free ports). */
+export function localLabConfig(
+  e: Experiment,
+  opts: { seed: number; logFile?: string; onProcessesChanged?: () => void },
+): LocalLabConfig {
+  return {
+    host: '127.0.0.1',
+    apiPort: 0,
+    workers: e.lab.api.workers,
+    work: toDurationDist(e.lab.api.work),
+    ...(e.lab.api.costs
+      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
+      : {}),
+    seed: opts.seed,
+    mitigations: apiMitigations(e.lab.api),
+    ...labCacheConfig(e.lab),
+    ...labLlmConfig(e.lab),
+    ...(opts.logFile !== undefined ? { logFile: opts.logFile } : {}),
+    ...(opts.onProcessesChanged ? { onProcessesChanged: opts.onProcessesChanged } : {}),
+  };
+}
 
 /** The api's mitigations as the experiment declares them (lab.api), in the api's terms. */
 export function apiMitigations(api: Experiment['lab']['api']): Mitigations {

@@ -166,8 +166,12 @@ export function compareSections(a: Side, b: Side): Section[] {
         perRun(
           d,
           (s) =>
-            s.hypothesis.map((h) => `${h.metric} ${h.verdict} (n=${h.samples})`).join('; ') ||
-            'none declared',
+            s.hypothesis
+              .map(
+                (h) =>
+                  `${h.class !== undefined ? `${h.class} ` : ''}${h.metric}${h.window === 'afterRecovery' ? ' after recovery' : ''} ${h.verdict} (n=${h.samples})`,
+              )
+              .join('; ') || 'none declared',
         ),
       ),
       both(a, b, 'usable', (d) => perRun(d, (s) => (s.usable ? 'yes' : '**no**'))),

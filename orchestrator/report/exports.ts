@@ -78,8 +78,14 @@ export function dataFiles(x: ResultsData, figures: readonly Figure[]): OutFile[]
   ];
   if (x.aggregate) files.push({ path: 'data/aggregate.csv', content: rowsToCsv([flatten(x.aggregate)]) });
   if (x.sweep) files.push({ path: 'data/sweep.csv', content: rowsToCsv(sweepRows(x.sweep)) });
+  return [...files, ...dataFilesOf({ steps: x.steps, figures })];
+}
+
+/** The step table as CSV (when given), and every figure's data and Vega-Lite spec. */
+export function dataFilesOf(x: { steps: StepTable | null; figures: readonly Figure[] }): OutFile[] {
+  const files: OutFile[] = [];
   if (x.steps) files.push({ path: 'data/steps.csv', content: rowsToCsv(stepRows(x.steps)) });
-  for (const f of figures) {
+  for (const f of x.figures) {
     files.push({ path: `figures/${f.id}.csv`, content: rowsToCsv(f.data) });
     files.push({ path: `figures/${f.id}.vl.json`, content: json(f.spec) });
   }

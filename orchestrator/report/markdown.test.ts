@@ -105,3 +105,80 @@ test('a run without policy counters (a summary from before them) has no client p
   ).map((s) => s.id);
   assert.ok(!ids.includes('policies'));
 });
+
+test('the verdict table names the window (with its span) and, for per-class thresholds, the class', () => {
+  const md = renderMarkdown(
+    results([
+      runData(1, undefined, {
+        hypothesis: [
+          {
+            metric: 'p99',
+            window: 'baseline',
+            threshold: '<= 400ms',
+            value: 103.4,
+            samples: 3335,
+            verdict: 'pass',
+            span: { startS: 2, endS: 4 },
+          },
+          {
+            metric: 'errorRatio',
+            window: 'baseline',
+            class: 'heavy',
+            threshold: '<= 1%',
+            value: 0.002,
+            samples: 600,
+            verdict: 'pass',
+            span: { startS: 2, endS: 4 },
+          },
+          {
+            metric: 'p99',
+            window: 'afterRecovery',
+            threshold: '<= 400ms',
+            value: null,
+            samples: 0,
+            verdict: 'unmeasured',
+            span: null,
+            note: 'no recovery point: not recovered within the observed 36 s',
+          },
+        ],
+      }),
+    ]),
+  );
+  const v = md.slice(md.indexOf('## Verdicts'));
+  assert.match(v, /\| run \| metric \| class \| window \| threshold \| value \| samples \| verdict \|/);
+  assert.match(
+    v,
+    /\| 1 \| p99 \| all \| baseline \(2–4 s\) \| `<= 400ms` \| 103\.4 \| 3335 \| \*\*pass\*\* \|/,
+  );
+  assert.match(
+    v,
+    /\| 1 \| errorRatio \| heavy \| baseline \(2–4 s\) \| `<= 1%` \| 0\.002 \| 600 \| \*\*pass\*\* \|/,
+  );
+  assert.match(v, /\| 1 \| p99 \| all \| after recovery \| `<= 400ms` \| – \| 0 \| \*\*unmeasured\*\* \|/);
+  assert.match(
+    v,
+    /- run 1: no recovery point: not recovered within the observed 36 s: unmeasured after recovery\./,
+  );
+});
+
+test('what ran says when % capacity used a measured capacity, and where it came from', () => {
+  const md = renderMarkdown(
+    results([
+      runData(1, undefined, {
+        capacity: {
+          nominalPerS: 400,
+          measuredPerS: 371,
+          usedPerS: 371,
+          source: 'measured',
+          from: 'measured by metabench calibrate on 2026-12-01T10:00:00.000Z (/state/c.json)',
+          calibration: null,
+        },
+      }),
+    ]),
+  );
+  assert.match(
+    md,
+    /nominal capacity 400 req\/s; `% capacity` used the measured 371 req\/s \(measured by metabench calibrate on 2026-12-01T10:00:00\.000Z \(\/state\/c\.json\)\)\./,
+  );
+  assert.doesNotMatch(renderMarkdown(results([runData(1)])), /used the measured/);
+});

@@ -87,7 +87,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const d = triggerWindowMs(s.triggers) * f;
   const o = s.observe * f;
   section('what-ran', 'What ran', [
-    `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s.`,
+    `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s${first.capacity.source === 'measured' ? `; \`% capacity\` used the measured ${first.capacity.usedPerS} req/s (${first.capacity.from})` : ''}.`,
     `- **Load**: ${describeLoad(e.load)}; ${first.offeredPerS} req/s expected on average.`,
     `- **Client**: ${describeClient(e.client)}.`,
     `- **Phases**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
@@ -151,16 +151,22 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
 
   const verdicts: string[] = [];
   if (runs.some((r) => r.hypothesis.length > 0)) {
+    // A class column only when a threshold is per request class (load.mix).
+    const classes = runs.some((r) => r.hypothesis.some((h) => h.class !== undefined));
     verdicts.push(
-      '| run | metric | window | threshold | value | samples | verdict |',
-      '|---|---|---|---|---|---|---|',
+      `| run | metric |${classes ? ' class |' : ''} window | threshold | value | samples | verdict |`,
+      `|---|---|${classes ? '---|' : ''}---|---|---|---|---|`,
     );
+    const notes = new Set<string>();
     for (const { index, summary: r } of x.runs)
-      for (const h of r.hypothesis)
+      for (const h of r.hypothesis) {
+        if (h.note) notes.add(`run ${index}: ${h.note}`);
         verdicts.push(
-          `| ${index} | ${h.metric} | ${h.window} | \`${h.threshold}\` | ${h.value ?? '–'} | ${h.samples} | **${h.verdict}** |`,
+          `| ${index} | ${h.metric} |${classes ? ` ${h.class ?? 'all'} |` : ''} ${windowName(h.window)}${h.span ? ` (${h.span.startS}–${h.span.endS} s)` : ''} | \`${h.threshold}\` | ${h.value ?? '–'} | ${h.samples} | **${h.verdict}** |`,
         );
+      }
     verdicts.push('');
+    if (notes.size > 0) verdicts.push(...[...notes].map((n) => `- ${n}: unmeasured after recovery.`), '');
   } else verdicts.push('No steady-state hypothesis was declared.', '');
   for (const { index, summary: r } of x.runs) {
     const v = r.metastable === null ? 'unmeasured' : r.metastable ? 'metastable' : 'not metastable';
@@ -290,6 +296,11 @@ function stepLines(t: StepTable): string[] {
         `| ${s.offeredPerS} | ${s.goodputPerS ?? 'unmeasured'} | ${l(s.latencyMs.p50, s.latencyMs.samples)} | ${l(s.latencyMs.p99, s.latencyMs.samples)} |`,
     ),
   ];
+}
+
+/** A hypothesis window as a reader says it. */
+function windowName(w: string): string {
+  return w === 'afterRecovery' ? 'after recovery' : w;
 }
 
 /** A percentile with its sample count, or "unmeasured" when the window had no sample. */

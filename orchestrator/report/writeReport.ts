@@ -1,5 +1,6 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { calibrationReportFiles, clearDerived, isCalibrationDir, loadCalibration } from './calibration.js';
 import { dataFiles, type OutFile } from './exports.js';
 import type { Figure } from './figures/common.js';
 import { repetitionFigures } from './figures/repetitions.js';
@@ -70,10 +71,12 @@ export function writeFiles(dir: string, files: readonly OutFile[]): void {
  * both come here, so a folder copied elsewhere renders the same report.
  */
 export async function writeReport(dir: string): Promise<string[]> {
-  const files = await reportFiles(loadResults(dir));
+  // A calibration folder (metabench calibrate) has a report of its own: the step test.
+  const files = isCalibrationDir(dir)
+    ? await calibrationReportFiles(loadCalibration(dir), (f) => svgFiles(f))
+    : await reportFiles(loadResults(dir));
   // figures/ and data/ are derived: clear them so no figure of an older rendering lingers.
-  rmSync(join(dir, 'figures'), { recursive: true, force: true });
-  rmSync(join(dir, 'data'), { recursive: true, force: true });
+  clearDerived(dir);
   writeFiles(dir, files);
   return files.map((f) => f.path);
 }

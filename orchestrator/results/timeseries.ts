@@ -24,6 +24,8 @@ export function timeseriesCsv(
   server: ServerSeries | null,
   /** Per-process resource columns (proc_<component>_cpu, proc_<component>_rss_bytes). */
   procs?: Record<string, (number | null)[]>,
+  /** The `phase` column (default: the run's phases; a step test names its steps). */
+  phaseOf: (ms: number) => string = (ms) => phaseAt(plan, ms),
 ): string {
   const s = r.series;
   const cols = [
@@ -75,7 +77,7 @@ export function timeseriesCsv(
     rows.push(
       [
         (i * r.bucketMs) / 1000,
-        phaseAt(plan, i * r.bucketMs),
+        phaseOf(i * r.bucketMs),
         offered,
         s.attempts[i] ?? 0,
         s.goodput[i] ?? 0,

@@ -6,6 +6,8 @@ import { resultsDir, writeJson } from '../results/files.js';
 import { planRun } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
+import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
+import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
 import { runOnce, type RunContext } from './runOnce.js';
 import { StatusLine } from './status.js';
 
@@ -18,8 +20,12 @@ export interface RunOptions {
   readonly manifestExtra?: Record<string, unknown>;
   /** The experiment file, for paths relative to it (a replayed trace). */
   readonly sourceFile?: string | undefined;
-  /** The docker runtime and the run's observers (live /metrics, Grafana annotations). */
+  /** The lab's runtime (default: local). */
+  readonly runtime?: Runtime | undefined;
+  /** The docker runtime's compose project and the run's observers (live /metrics, Grafana annotations). */
   readonly lab?: Pick<RunContext, 'docker' | 'observe'>;
+  /** Which capacity `% capacity` uses (default auto: the measured one when this lab was calibrated on this machine). */
+  readonly capacity?: CapacityMode | undefined;
 }
 
 export interface ExperimentResult {
@@ -35,17 +41,27 @@ export interface ExperimentResult {
  *   DIR/report.md, DIR/report.html, DIR/figures/, DIR/data/   (orchestrator/report/writeReport.ts)
  */
 export async function runExperiment(e: Experiment, opts: RunOptions): Promise<ExperimentResult> {
+  const runtime = opts.runtime ?? DEFAULT_RUNTIME;
+  // Before any folder is made: --capacity measured without a calibration stops here.
+  const capacity = capacityFor(e, runtime, opts.capacity);
   const dir = resultsDir(e.name, opts.out, opts.resultsRoot);
   const status = new StatusLine(process.stderr, opts.quiet ?? false);
   const journal = new Journal();
   const runs: RunSummary[] = [];
-  status.say(`metabench: ${e.name} → ${dir}`);
+  const first = planRun(e, { scale: opts.scale, run: 1, sourceFile: opts.sourceFile, ...capacity }).capacity;
+  status.say(
+    `metabench: ${e.name} → ${dir}` +
+      (JSON.stringify(e.load).includes('capacityFraction')
+        ? ` (% capacity of ${+first.usedPerS.toFixed(3)}/s, ${first.source})`
+        : ''),
+  );
   for (let i = 1; i <= e.repeat && !opts.stop.aborted; i++) {
-    const plan = planRun(e, { scale: opts.scale, run: i, sourceFile: opts.sourceFile });
+    const plan = planRun(e, { scale: opts.scale, run: i, sourceFile: opts.sourceFile, ...capacity });
     const summary = await runOnce(plan, join(dir, `run-${i}`), {
       journal,
       status,
       stop: opts.stop,
+      runtime,
       ...opts.lab,
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
     });

@@ -9,15 +9,14 @@ import { arrivalsFor, mixFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../bench/rng.js';
 import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
-import { summarizeRun, type RunSummary } from '../analysis/summary.js';
-import { LocalLab } from '../lab/local/LocalLab.js';
+import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
+import { createLab } from '../lab/createLab.js';
+import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
 import type { Lab } from '../lab/Lab.js';
 import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
 import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
-import { toDurationDist } from '../spec/fields.js';
-import { apiMitigations, labCacheConfig, labLlmConfig } from '../lab/labConfig.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
@@ -25,7 +24,6 @@ import type { ServerSeries } from '../scrape/scraper.js';
 import { Scraper } from '../scrape/scraper.js';
 import { ProcSampler } from '../lab/local/procSampler.js';
 import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
-import { DockerLab } from '../lab/docker/DockerLab.js';
 import type { ComposeOptions } from '../lab/docker/compose.js';
 import { LiveRecorder } from '../live/liveMetrics.js';
 import { RunObservers, type ObserveOptions } from '../live/observers.js';
@@ -37,7 +35,9 @@ export interface RunContext {
   readonly stop: AbortSignal;
   /** Extra facts for manifest.json (the command line, overrides). */
   readonly manifestExtra?: Record<string, unknown>;
-  /** The docker runtime's compose project; undefined: the local runtime. */
+  /** The lab's runtime (default: local). */
+  readonly runtime?: Runtime;
+  /** The docker runtime's compose project (default: the default project). */
   readonly docker?: ComposeOptions | undefined;
   /** The live /metrics server and Grafana annotations. */
   readonly observe?: ObserveOptions;
@@ -53,27 +53,14 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   mkdirSync(dir, { recursive: true });
   const e = plan.experiment;
   const labEntry = `run-${plan.run}-lab`;
-  const apiCfg = {
-    workers: e.lab.api.workers,
-    work:
-      e.lab.api.work.dist === 'lognormal'
-        ? { dist: 'lognormal' as const, meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
-        : { dist: e.lab.api.work.dist, meanMs: e.lab.api.work.mean },
-    ...(e.lab.api.costs
-      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
-      : {}),
+  const lab: Lab = createLab(ctx.runtime ?? DEFAULT_RUNTIME, e, {
     seed: plan.seed,
-    mitigations: apiMitigations(e.lab.api),
-    ...labCacheConfig(e.lab),
-    ...labLlmConfig(e.lab),
     logFile: join(dir, 'lab.log'),
     // The lab's processes are journaled like a fault: a killed orchestrator leaves none behind.
     onProcessesChanged: () =>
       ctx.journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: lab.teardownRecipe() }),
-  };
-  const lab: Lab = ctx.docker
-    ? new DockerLab({ ...apiCfg, compose: ctx.docker })
-    : new LocalLab({ host: '127.0.0.1', apiPort: 0, ...apiCfg });
+    ...(ctx.docker ? { docker: ctx.docker } : {}),
+  });
   const observers = new RunObservers(ctx.observe ?? {}, lab, (l) => ctx.status.say(l));
   const startedAt = new Date();
   const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
@@ -102,6 +89,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       run: plan.run,
       seed: plan.seed,
       scale: plan.scale,
+      // Which capacity `% capacity` rates used, and where it came from.
+      capacity: plan.capacity,
       plan: { ...plan, experiment: undefined },
       experiment: e,
       ...ctx.manifestExtra,
@@ -120,6 +109,10 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
           { name: 'afterTrigger', startMs: plan.phases.trigger.endMs, endMs: plan.phases.observe.endMs },
         ],
         policies: policyPresence(clientModel(e.client)),
+        // Per-class counts with a mix; the successes from the baseline on when a hypothesis
+        // is judged (its per-class and after-recovery windows are decided after the run).
+        ...(e.load.mix ? { classes: e.load.mix.map((c) => c.name) } : {}),
+        ...(hasHypothesis(e.hypothesis) ? { retainFromMs: plan.phases.baseline.startMs } : {}),
       },
       events,
     );

@@ -92,15 +92,28 @@ export function dryRun(plan: RunPlan, repeat: number): DryRun {
   };
 }
 
+/** Which capacity `% capacity` rates use, and where it came from. */
+function capacityLines(plan: RunPlan): string[] {
+  const c = plan.capacity;
+  const f = (x: number): string => `${+x.toFixed(3)}/s`;
+  const usesPercent = JSON.stringify(plan.experiment.load).includes('capacityFraction');
+  return [
+    `  capacity: ${f(c.nominalPerS)} nominal${c.measuredPerS === null ? '' : `, ${f(c.measuredPerS)} measured`}; ${f(c.usedPerS)} used for % capacity${usesPercent ? '' : ' (no rate here is written as % capacity)'}`,
+    `    from: ${c.from}`,
+    ...(c.calibration ? [`    measured on: ${c.calibration.machine}`] : []),
+    ...(c.calibration?.note ? [`    note: ${c.calibration.note}`] : []),
+  ];
+}
+
 /** The dry run as text for a person. */
-export function formatDryRun(plan: RunPlan, d: DryRun): string {
+export function formatDryRun(plan: RunPlan, d: DryRun, runtime?: string): string {
   const e = plan.experiment;
   const s = (x: number): string => formatDuration(x * 1000);
   const n = (x: number | null): string => (x === null ? 'closed loop: depends on the system' : `≈ ${x}`);
   const out = [
-    `${e.name}: plan of run 1 of ${d.repeat} (seed ${plan.seed}, scale ${plan.scale})`,
+    `${e.name}: plan of run 1 of ${d.repeat} (seed ${plan.seed}, scale ${plan.scale}${runtime ? `, runtime ${runtime}` : ''})`,
     `  load: ${describeLoad(e.load)}; ${plan.load.meanPerS === null ? '' : `mean ${+plan.load.meanPerS.toFixed(3)}/s, `}peak ${plan.load.peakPerS === null ? '–' : `${+plan.load.peakPerS.toFixed(3)}/s`}`,
-    `  capacity: ${+plan.capacity.nominalPerS.toFixed(3)}/s nominal${plan.capacity.measuredPerS === null ? '' : `, ${+plan.capacity.measuredPerS.toFixed(3)}/s measured (used for % capacity)`}`,
+    ...capacityLines(plan),
     `  client: timeout ${formatDuration(e.client.timeout)}, retry ${e.client.retry.policy}${e.client.retry.policy === 'none' ? '' : ` up to ${e.client.retry.maxAttempts} attempts`}`,
     '  phases:',
     ...d.phases.map(

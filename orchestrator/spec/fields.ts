@@ -82,6 +82,18 @@ export const rate = unit(
         : undefined,
   UNIT_PATTERNS.rate,
 );
+/** An absolute rate (280/s, 600/m), never a fraction of capacity: a measured figure such as a production peak. */
+export const absoluteRate = unit(
+  'an absolute rate such as 300/s',
+  parseRate,
+  (r) =>
+    'perS' in r
+      ? r.perS <= 0 || r.perS > 1_000_000
+        ? `must be greater than 0/s and at most 1000000/s (got ${r.perS}/s)`
+        : undefined
+      : 'must be an absolute rate such as 300/s, not a fraction of capacity',
+  String.raw`^\s*\d+(?:\.\d+)?\s*/\s*(?:s|m)\s*$`,
+);
 export const fraction = unit(
   'a percentage such as 10%',
   parsePercent,

@@ -3,7 +3,10 @@ import { LineCounter, parseDocument, isMap, isNode, type Document } from 'yaml';
 import type { z } from 'zod';
 import { SpecError, type SpecIssue } from '../errors.js';
 import { applyOverrides, overrideAt, type Override } from './overrides.js';
+import { didYouMean } from './didYouMean.js';
 import { experimentSchema, type Experiment } from './schema.js';
+
+export { didYouMean } from './didYouMean.js';
 
 /** Files larger than this are refused before parsing: an experiment is a page of YAML. */
 const MAX_FILE_BYTES = 1 << 20;
@@ -179,9 +182,15 @@ function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
   let s: unknown = schema;
   for (const seg of path) {
     s = unwrap(s);
-    const element = (s as { _zod?: { def?: { type?: string; element?: unknown } } })._zod?.def;
+    const element = (s as { _zod?: { def?: { type?: string; element?: unknown; valueType?: unknown } } })._zod
+      ?.def;
     if (typeof seg === 'number' && element?.type === 'array') {
       s = element.element;
+      continue;
+    }
+    // A record (hypothesis.classes): any key leads to its value's schema.
+    if (typeof seg === 'string' && element?.type === 'record') {
+      s = element.valueType;
       continue;
     }
     const shape = (s as { shape?: Record<string, unknown> }).shape;
@@ -202,34 +211,6 @@ function unwrap(s: unknown): unknown {
     else return s;
   }
   return s;
-}
-
-/** The closest known key within an edit distance of 2 (or a case-insensitive match). */
-export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestD = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
-    const d = c.toLowerCase() === word.toLowerCase() ? 0 : levenshtein(word, c);
-    if (d < bestD) {
-      bestD = d;
-      best = c;
-    }
-  }
-  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-function levenshtein(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
 }
 
 function firstLine(s: string): string {

@@ -45,15 +45,16 @@ export interface LoadPlan {
 }
 
 export interface LoadContext {
-  readonly nominalPerS: number;
+  /** The capacity `% capacity` rates are fractions of (nominal, or measured by calibrate). */
+  readonly capacityPerS: number;
   readonly scale: number;
   readonly totalMs: number;
   /** The experiment file, for resolving a trace's relative path. */
   readonly sourceFile?: string | undefined;
 }
 
-export function resolveRate(r: RateSpec, nominalPerS: number): number {
-  return 'perS' in r ? r.perS : r.capacityFraction * nominalPerS;
+export function resolveRate(r: RateSpec, capacityPerS: number): number {
+  return 'perS' in r ? r.perS : r.capacityFraction * capacityPerS;
 }
 
 /**
@@ -63,7 +64,7 @@ export function resolveRate(r: RateSpec, nominalPerS: number): number {
  * (the rates stay as declared).
  */
 export function planLoad(l: LoadSpec, ctx: LoadContext): LoadPlan {
-  const rate = (r: RateSpec): number => resolveRate(r, ctx.nominalPerS);
+  const rate = (r: RateSpec): number => resolveRate(r, ctx.capacityPerS);
   const f = ctx.scale;
   const mix: RequestClass[] = l.mix
     ? l.mix.map((c) => ({

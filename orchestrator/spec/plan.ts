@@ -19,7 +19,7 @@ export interface RunPlan {
   readonly run: number;
   /** This run's seed, derived from the experiment seed and the run index. */
   readonly seed: number;
-  readonly capacity: { readonly nominalPerS: number; readonly measuredPerS: number | null };
+  readonly capacity: PlannedCapacity;
   /** Expected origins per second over the run (open loop); for a closed loop, 0. */
   readonly ratePerS: number;
   readonly load: LoadPlan;
@@ -42,6 +42,37 @@ export interface RunPlan {
   readonly deadlineMs: number;
 }
 
+/**
+ * The capacity `% capacity` rates were resolved against, and where it came from: the
+ * lab's declaration (nominal), or a step test's saturation point stored by `metabench
+ * calibrate` for this lab configuration on this machine (measured).
+ */
+export interface PlannedCapacity {
+  readonly nominalPerS: number;
+  readonly measuredPerS: number | null;
+  /** The capacity used for `% capacity` rates. */
+  readonly usedPerS: number;
+  readonly source: 'nominal' | 'measured';
+  /** Where it came from, in words. */
+  readonly from: string;
+  /** The calibration behind a measured capacity (null when nominal). */
+  readonly calibration: MeasuredCapacity | null;
+}
+
+/** A measured capacity, as the calibration store gives it (orchestrator/calibrate/store.ts). */
+export interface MeasuredCapacity {
+  readonly perS: number;
+  /** The calibration file it was read from. */
+  readonly file: string;
+  readonly measuredAt: string;
+  /** The calibration's results folder (steps.json, report.md). */
+  readonly resultsDir: string;
+  /** The machine it was measured on, in one line. */
+  readonly machine: string;
+  /** What differs from when it was measured (another Node or kernel), if anything. */
+  readonly note?: string;
+}
+
 export interface PlannedTrigger extends Span {
   readonly spec: TriggerSpec;
 }
@@ -51,9 +82,49 @@ export interface Span {
   readonly endMs: number;
 }
 
-/** Nominal capacity μ = c / S of the worker-pool api (DESIGN.md §2). */
+/**
+ * Nominal capacity μ = c / S of the worker-pool api (DESIGN.md §2), with S the mean
+ * declared work per request: with a mix whose classes ask for cost classes, the mean
+ * over the mix (Σ share × that class's mean work).
+ */
 export function nominalCapacityPerS(e: Experiment): number {
-  return e.lab.api.workers / (e.lab.api.work.mean / 1000);
+  return e.lab.api.workers / (meanWorkMs(e) / 1000);
+}
+
+function meanWorkMs(e: Experiment): number {
+  const api = e.lab.api;
+  if (!e.load.mix) return api.work.mean;
+  return e.load.mix.reduce(
+    (a, c) =>
+      a + c.share * (c.cost !== undefined ? (api.costs?.[c.cost]?.mean ?? api.work.mean) : api.work.mean),
+    0,
+  );
+}
+
+/** The capacity a run uses for `% capacity`: the measured one when given, else the nominal one. */
+export function planCapacity(
+  e: Experiment,
+  measured: MeasuredCapacity | null | undefined,
+  nominalWhy = 'no calibration of this lab on this machine',
+): PlannedCapacity {
+  const nominalPerS = nominalCapacityPerS(e);
+  if (measured)
+    return {
+      nominalPerS,
+      measuredPerS: measured.perS,
+      usedPerS: measured.perS,
+      source: 'measured',
+      from: `measured by metabench calibrate on ${measured.measuredAt} (${measured.file})`,
+      calibration: measured,
+    };
+  return {
+    nominalPerS,
+    measuredPerS: null,
+    usedPerS: nominalPerS,
+    source: 'nominal',
+    from: `nominal: ${e.lab.api.workers} workers / ${+meanWorkMs(e).toFixed(3)} ms mean work (${nominalWhy})`,
+    calibration: null,
+  };
 }
 
 /** The run seed: run 1 of a single run uses the experiment seed itself, so a seed reproduces. */
@@ -63,10 +134,18 @@ export function runSeed(seed: number, run: number): number {
 
 export function planRun(
   e: Experiment,
-  opts: { scale: number; run: number; sourceFile?: string | undefined },
+  opts: {
+    scale: number;
+    run: number;
+    sourceFile?: string | undefined;
+    /** A measured capacity for this lab on this machine (calibrate); `% capacity` then uses it. */
+    capacity?: MeasuredCapacity | null | undefined;
+    /** Why the nominal capacity is used, when it is (default: no calibration found). */
+    nominalWhy?: string | undefined;
+  },
 ): RunPlan {
   const f = opts.scale;
-  const nominal = nominalCapacityPerS(e);
+  const capacity = planCapacity(e, opts.capacity, opts.nominalWhy);
   const s = e.schedule;
   const warmup = { startMs: 0, endMs: s.warmup * f };
   const baseline = { startMs: warmup.endMs, endMs: warmup.endMs + s.baseline * f };
@@ -78,7 +157,12 @@ export function planRun(
   const trigger = { startMs: baseline.endMs, endMs: baseline.endMs + triggerWindowMs(s.triggers) * f };
   const observe = { startMs: trigger.endMs, endMs: trigger.endMs + s.observe * f };
   const load = withLoadSpikes(
-    planLoad(e.load, { nominalPerS: nominal, scale: f, totalMs: observe.endMs, sourceFile: opts.sourceFile }),
+    planLoad(e.load, {
+      capacityPerS: capacity.usedPerS,
+      scale: f,
+      totalMs: observe.endMs,
+      sourceFile: opts.sourceFile,
+    }),
     triggers,
   );
   return {
@@ -86,7 +170,7 @@ export function planRun(
     scale: f,
     run: opts.run,
     seed: runSeed(e.seed, opts.run),
-    capacity: { nominalPerS: nominal, measuredPerS: null },
+    capacity,
     ratePerS: load.meanPerS ?? 0,
     load,
     phases: { warmup, baseline, trigger, observe },

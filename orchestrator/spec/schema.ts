@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { didYouMean } from './didYouMean.js';
 import { int } from './fields.js';
 import { client } from './sections/client.js';
 import { hypothesis } from './sections/hypothesis.js';
@@ -57,6 +58,19 @@ export const experimentSchema = z
           message: `a load spike multiplies a flat, phased or per-second-replayed rate; this load is ${l.closedLoop ? 'a closed loop' : l.waves ? 'waves' : l.onOff ? 'onOff' : 'a replay of timestamps'}`,
         });
     });
+    // Per-class thresholds name request classes of the mix.
+    const classes = e.load.mix?.map((c) => c.name) ?? [];
+    for (const name of Object.keys(e.hypothesis.classes ?? {})) {
+      if (classes.includes(name)) continue;
+      const guess = didYouMean(name, classes);
+      ctx.addIssue({
+        code: 'custom',
+        path: ['hypothesis', 'classes', name],
+        message: classes.length
+          ? `no request class "${name}" in load.mix${guess ? `; did you mean "${guess}"?` : ` (declared: ${classes.join(', ')})`}`
+          : `per-class thresholds need request classes: declare load.mix (no class "${name}")`,
+      });
+    }
     // A request class may only ask for a cost class the api declares.
     e.load.mix?.forEach((c, i) => {
       if (c.cost !== undefined && !e.lab.api.costs?.[c.cost])

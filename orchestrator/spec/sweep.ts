@@ -2,13 +2,14 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { SpecError, formatIssue, type SpecIssue } from '../errors.js';
 import { planPoints, type Factor, type SweepPoint } from '../sweep/planner.js';
+import { RUNTIMES } from '../lab/runtimes.js';
 import { int } from './fields.js';
 import { parseYamlFile, readSpecFile, toSpecIssues, validateExperiment, type ParsedYaml } from './load.js';
 import { parsePath, type Override } from './overrides.js';
 import type { Experiment } from './schema.js';
 
-/** Runtimes a sweep can run its points on (the lab's runtime). */
-export const SWEEP_RUNTIMES = ['local'] as const;
+/** Runtimes a sweep can run its points on (the lab's runtimes, orchestrator/lab/runtimes.ts). */
+export const SWEEP_RUNTIMES = RUNTIMES;
 
 const MAX_POINTS = 1000;
 
@@ -61,7 +62,10 @@ export const sweepSchema = z
       .min(1)
       .max(10),
     repeat: int(1, 1000).optional().describe("runs per point (default: the experiment's repeat)"),
-    runtime: z.enum(SWEEP_RUNTIMES).default('local').describe('where the points run'),
+    runtime: z
+      .enum(SWEEP_RUNTIMES)
+      .default('local')
+      .describe(`where the points run: ${SWEEP_RUNTIMES.join(' | ')} (--runtime overrides it)`),
   })
   .superRefine((s, ctx) => {
     const seen = new Set<string>();

@@ -36,13 +36,13 @@ export function pointVerdict(runs: readonly RunSummary[]): SweepVerdict {
   return metastable * 2 >= measured.length ? 'metastable' : 'recovered';
 }
 
-/** "pass 2/3" per hypothesis metric and window, over the point's runs. */
+/** "pass 2/3" per hypothesis metric and window (and request class), over the point's runs. */
 export function hypothesisVerdicts(runs: readonly RunSummary[]): Record<string, string> {
   const out: Record<string, string> = {};
   const keys = new Map<string, { pass: number; fail: number; unmeasured: number }>();
   for (const r of runs)
     for (const h of r.hypothesis) {
-      const k = `${h.metric} ${h.window}`;
+      const k = `${h.class !== undefined ? `${h.class} ` : ''}${h.metric} ${h.window}`;
       const c = keys.get(k) ?? { pass: 0, fail: 0, unmeasured: 0 };
       c[h.verdict]++;
       keys.set(k, c);

@@ -12,9 +12,33 @@ const threshold = (metric: HypothesisMetric) =>
     if (!r.ok) ctx.addIssue({ code: 'custom', message: r.message });
   });
 
-export const hypothesis = z.strictObject(
+const thresholdShape = () =>
   Object.fromEntries(HYPOTHESIS_METRICS.map((m) => [m, threshold(m).optional()])) as Record<
     HypothesisMetric,
     z.ZodOptional<ReturnType<typeof threshold>>
-  >,
-);
+  >;
+
+/** The thresholds of one request class (a `load.mix` name), judged on that class's origins alone. */
+const classThresholds = z.strictObject(thresholdShape());
+
+/**
+ * Global thresholds (every origin), and optionally per request class:
+ *   hypothesis:
+ *     p99: "<= 400ms"
+ *     classes:
+ *       heavy: { p99: "<= 2s", errorRatio: "<= 1%" }
+ * Each is judged in the baseline and again after recovery (analysis/summary.ts). A class
+ * must be one of `load.mix` (checked in schema.ts, with a did-you-mean).
+ */
+export const hypothesis = z.strictObject({
+  ...thresholdShape(),
+  classes: z
+    .record(
+      z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'a request class name of load.mix'),
+      classThresholds,
+    )
+    .optional(),
+});
+
+export type HypothesisSpec = z.output<typeof hypothesis>;
+export type Thresholds = { readonly [M in HypothesisMetric]?: string | undefined };

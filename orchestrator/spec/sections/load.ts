@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationDist, fraction, int, positiveDuration, rate } from '../fields.js';
+import { absoluteRate, durationDist, fraction, int, positiveDuration, rate } from '../fields.js';
 
 /**
  * load: the arrival process (open loop unless `closedLoop` is given) and the workload
@@ -72,6 +72,11 @@ export const load = z
     /** N virtual users, each sending its next request a think time after the last answer. For comparison only. */
     closedLoop: z.strictObject({ users: int(1, 100_000), think: durationDist }).optional(),
     mix: z.array(requestClass).min(1).max(100).optional(),
+    /**
+     * The highest rate production has seen (e.g. over the last 90 days), an absolute
+     * rate: `metabench calibrate` reports the margin saturation point / this peak.
+     */
+    productionPeak: absoluteRate.optional(),
   })
   .superRefine((l, ctx) => {
     const given = RATE_SHAPES.filter((k) => l[k] !== undefined);

@@ -1,0 +1,196 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AttemptResult, Origin } from '../../bench/outcome.js';
+import { Recorder } from '../../bench/record/Recorder.js';
+import { gateFailures } from '../cli/failOn.js';
+import { SpecError } from '../errors.js';
+import { parseExperiment } from '../spec/load.js';
+import { planRun } from '../spec/plan.js';
+import { aggregateRuns } from './aggregate.js';
+import { summarizeRun, type RunSummary } from './summary.js';
+
+const FILE = (hypothesis: string, mix = true) =>
+  [
+    'name: classes',
+    'lab:',
+    '  api:',
+    '    workers: 4',
+    '    work: { dist: constant, mean: 10ms }',
+    '    costs: { heavy: { dist: constant, mean: 200ms } }',
+    'load:',
+    '  rate: 10/s',
+    ...(mix
+      ? ['  mix:', '    - { name: read, share: 80% }', '    - { name: heavy, share: 20%, cost: heavy }']
+      : []),
+    'client: { timeout: 3s }',
+    'hypothesis:',
+    ...hypothesis.split('\n').map((l) => `  ${l}`),
+    'schedule:',
+    '  warmup: 2s',
+    '  baseline: 10s',
+    '  trigger: { kind: pause, target: api, duration: 2s }',
+    '  observe: 20s',
+    'recovery: { within: 5x, tolerance: 10%, window: 2s, hold: 2s }',
+  ].join('\n');
+
+const HYP = [
+  "goodput: '>= 95% offered'",
+  "p99: '<= 400ms'",
+  'classes:',
+  "  heavy: { p99: '<= 2s', errorRatio: '<= 5%' }",
+].join('\n');
+
+function issues(text: string): SpecError['issues'] {
+  try {
+    parseExperiment(text, 'x.yaml');
+  } catch (err) {
+    assert.ok(err instanceof SpecError);
+    return err.issues;
+  }
+  assert.fail('expected the file to be refused');
+}
+
+test('per-class thresholds name classes of load.mix: an unknown one is refused with a did-you-mean', () => {
+  const e = parseExperiment(FILE(HYP), 'x.yaml');
+  assert.deepEqual(e.hypothesis.classes, { heavy: { p99: '<= 2s', errorRatio: '<= 5%' } });
+
+  const typo = issues(FILE(HYP.replace('heavy: {', 'hevy: {')));
+  assert.equal(typo.length, 1);
+  assert.equal(typo[0]!.path, 'hypothesis.classes.hevy');
+  assert.match(typo[0]!.message, /no request class "hevy" in load\.mix; did you mean "heavy"\?/);
+  assert.ok(typo[0]!.line !== undefined && typo[0]!.line > 10, 'located in the file');
+
+  const noMix = issues(
+    FILE(HYP, false).replace('    costs: { heavy: { dist: constant, mean: 200ms } }\n', ''),
+  );
+  assert.match(noMix[0]!.message, /per-class thresholds need request classes: declare load\.mix/);
+
+  // A metric typo inside a class is an unknown field, with its did-you-mean.
+  const metric = issues(FILE(HYP.replace("p99: '<= 2s'", "pp99: '<= 2s'")));
+  assert.equal(metric[0]!.path, 'hypothesis.classes.heavy.pp99');
+  assert.match(metric[0]!.message, /did you mean "p99"/);
+  // A class's threshold is checked like a global one.
+  assert.match(
+    issues(FILE(HYP.replace("errorRatio: '<= 5%'", "errorRatio: '<= 5ms'")))[0]!.message,
+    /percentage/,
+  );
+});
+
+/**
+ * A synthetic run of the experiment above, fed straight into a Recorder: 10 origins a
+ * second (8 read, 2 heavy), read answered in 50 ms and heavy in `heavyMs`; during the
+ * trigger (12-14 s) and, when `collapse`, ever after, every origin times out; after
+ * the trigger, `heavyFail` of the heavy origins fail.
+ */
+function syntheticRun(opts: { heavyMs: number; heavyFail: number; collapse: boolean }): RunSummary {
+  const e = parseExperiment(FILE(HYP), 'x.yaml');
+  const plan = planRun(e, { scale: 1, run: 1 });
+  const rec = new Recorder({
+    windows: [
+      { name: 'warmup', ...plan.phases.warmup },
+      { name: 'baseline', ...plan.phases.baseline },
+      { name: 'trigger', ...plan.phases.trigger },
+      { name: 'afterTrigger', startMs: plan.phases.trigger.endMs, endMs: plan.phases.observe.endMs },
+    ],
+    classes: ['read', 'heavy'],
+    retainFromMs: plan.phases.baseline.startMs,
+  });
+  let heavySeen = 0;
+  const events: { at: number; f: () => void }[] = [];
+  for (let i = 0; i < plan.totalMs / 100; i++) {
+    const t = i * 100;
+    const cls = i % 5 === 4 ? 1 : 0;
+    const o: Origin = {
+      id: i,
+      intendedMs: t,
+      deadlineMs: Infinity,
+      request: { cls, method: 'GET', path: '/work', body: undefined, key: undefined },
+    };
+    rec.offered(o);
+    const down = (t >= 12_000 && t < 14_000) || (opts.collapse && t >= 12_000);
+    const fail = down || (cls === 1 && t >= 14_000 && heavySeen++ % Math.round(1 / opts.heavyFail) === 0);
+    const ms = fail ? 3000 : cls === 1 ? opts.heavyMs : 50;
+    const r: AttemptResult = {
+      kind: fail ? 'timeout' : 'ok',
+      status: fail ? 0 : 200,
+      sentMs: t,
+      endMs: t + ms,
+      attempt: 1,
+    };
+    events.push({ at: t + ms, f: () => rec.outcome(o, r) });
+  }
+  events.sort((a, b) => a.at - b.at).forEach((x) => x.f());
+  rec.tick(plan.totalMs + 3000);
+  return summarizeRun({
+    plan,
+    runtime: 'local',
+    recorded: rec.close(),
+    server: null,
+    triggers: [{ kind: 'pause', target: 'api', startMs: 12_000, endMs: 14_000 }],
+    interrupted: false,
+  });
+}
+
+test('each threshold is judged in the baseline and after recovery, globally and per request class', () => {
+  const s = syntheticRun({ heavyMs: 1500, heavyFail: 0.1, collapse: false });
+  assert.equal(s.recovered, true);
+  const key = (h: RunSummary['hypothesis'][number]) => `${h.window} ${h.class ?? 'all'} ${h.metric}`;
+  assert.deepEqual(
+    s.hypothesis.map((h) => `${key(h)}: ${h.verdict}`),
+    [
+      'baseline all goodput: pass',
+      // heavy takes 1.5 s: 20% of origins above 400 ms, so the global p99 fails...
+      'baseline all p99: fail',
+      // ...while heavy's own threshold is 2 s.
+      'baseline heavy p99: pass',
+      'baseline heavy errorRatio: pass',
+      'afterRecovery all goodput: pass',
+      'afterRecovery all p99: fail',
+      'afterRecovery heavy p99: pass',
+      // After the trigger 1 in 10 heavy origins fails: 10% > 5%.
+      'afterRecovery heavy errorRatio: fail',
+    ],
+  );
+  const by = (k: string) => s.hypothesis.find((h) => key(h) === k)!;
+  // Per-class figures are that class's alone: heavy's p99 is its 1.5 s, its samples its 2 a second.
+  assert.ok(Math.abs(by('baseline heavy p99').value! - 1500) < 1); // HdrHistogram: 3 significant digits
+  assert.equal(by('baseline heavy p99').samples, 20);
+  assert.equal(by('baseline all p99').samples, 100);
+  const ratio = by('afterRecovery heavy errorRatio').value!;
+  assert.ok(ratio > 0.08 && ratio < 0.13, `about 1 in 10: ${ratio}`); // by completion time in the window
+  // The after-recovery window runs from the recovery point to the end of the observation.
+  const span = by('afterRecovery all p99').span!;
+  assert.equal(span.endS, 34);
+  assert.equal(span.startS, 14 + s.recoveryTimeS!);
+  assert.deepEqual(by('baseline all p99').span, { startS: 2, endS: 12 });
+  // --fail-on hypothesis names the class and the window.
+  assert.deepEqual(gateFailures([s], ['hypothesis']), [
+    'run 1: hypothesis p99 <= 400ms in the baseline: fail',
+    'run 1: hypothesis p99 <= 400ms after recovery: fail',
+    'run 1: hypothesis heavy errorRatio <= 5% after recovery: fail',
+  ]);
+  // Repetitions line up by entry, class included.
+  const a = aggregateRuns([s, s]);
+  assert.equal(a.hypothesis.length, 8);
+  assert.deepEqual(a.hypothesis[7]!.verdicts, { pass: 0, fail: 2, unmeasured: 0, of: 2 });
+  assert.equal((a.hypothesis[7] as { class?: string }).class, 'heavy');
+});
+
+test('a run that does not recover has no after-recovery window: those verdicts are unmeasured, never a pass', () => {
+  const s = syntheticRun({ heavyMs: 100, heavyFail: 0.1, collapse: true });
+  assert.equal(s.recovered, false);
+  const after = s.hypothesis.filter((h) => h.window === 'afterRecovery');
+  assert.equal(after.length, 4);
+  for (const h of after) {
+    assert.equal(h.verdict, 'unmeasured');
+    assert.equal(h.samples, 0);
+    assert.equal(h.value, null);
+    assert.equal(h.span, null);
+    assert.match(h.note ?? '', /no recovery point/);
+  }
+  // The baseline is still judged (heavy at 100 ms: every global threshold passes).
+  assert.ok(s.hypothesis.filter((h) => h.window === 'baseline').every((h) => h.verdict === 'pass'));
+  const gate = gateFailures([s], ['hypothesis']);
+  assert.equal(gate.length, 4);
+  assert.ok(gate.every((g) => /after recovery: unmeasured/.test(g)));
+});

@@ -1,0 +1,565 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { profiledArrivals } from '../../bench/arrival/profiled.js';
+import { RateProfile } from '../../bench/arrival/profile.js';
+import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
+import { RealClock } from '../../bench/clock.js';
+import { drive } from '../../bench/driver.js';
+import { NdjsonFile } from '../../bench/record/eventLog.js';
+import { Recorder } from '../../bench/record/Recorder.js';
+import { seededRng } from '../../bench/rng.js';
+import { HttpTransport } from '../../bench/transport/http.js';
+import { BenchError } from '../errors.js';
+import type { Lab } from '../lab/Lab.js';
+import { ProcSampler } from '../lab/local/procSampler.js';
+import { createLab } from '../lab/createLab.js';
+import type { Runtime } from '../lab/runtimes.js';
+import { writeReport } from '../report/writeReport.js';
+import type { StepTable } from '../report/tables.js';
+import { resultsDir, writeJson } from '../results/files.js';
+import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
+import { timeseriesCsv } from '../results/timeseries.js';
+import { buildClient, clientModel, describeClient, policyPresence, worstOriginMs } from '../run/client.js';
+import { mixFor } from '../run/load.js';
+import { StatusLine } from '../run/status.js';
+import { parsePrometheusText } from '../scrape/prometheusText.js';
+import { Scraper, type ServerSeries } from '../scrape/scraper.js';
+import { resolveRate } from '../spec/loadPlan.js';
+import { connectionCap, nominalCapacityPerS, planRun } from '../spec/plan.js';
+import type { Experiment } from '../spec/schema.js';
+import type { RateSpec } from '../spec/units.js';
+import { DEFAULT_RULE, judgeSteps, type SaturationResult, type SaturationRule } from './saturation.js';
+import {
+  DEFAULT_LADDER,
+  DEFAULT_REFINE,
+  DEFAULT_SETTLE_MS,
+  DEFAULT_STEP_MS,
+  measureStep,
+  OVERLOAD_FACTOR,
+  round,
+  stepExperiment,
+  wholeSeconds,
+  type StepDetail,
+  type StepKind,
+  type StepRun,
+} from './steps.js';
+import { Journal } from '../trigger/journal.js';
+import { saveCalibration } from './store.js';
+
+export interface CalibrationOptions {
+  readonly scale: number;
+  readonly out?: string | undefined;
+  readonly resultsRoot?: string;
+  /** The ladder's rates (absolute, or % of the nominal capacity); default DEFAULT_LADDER. */
+  readonly steps?: readonly RateSpec[] | undefined;
+  /** Each step's length and settling time, before `--scale`. */
+  readonly stepMs?: number | undefined;
+  readonly settleMs?: number | undefined;
+  /** Bisections between the saturation step and the step above it. */
+  readonly refine?: number | undefined;
+  readonly rule?: SaturationRule | undefined;
+  readonly runtime: Runtime;
+  readonly quiet?: boolean;
+  readonly stop: AbortSignal;
+  readonly sourceFile?: string | undefined;
+  readonly manifestExtra?: Record<string, unknown>;
+  /** Store the capacity found (default true). */
+  readonly store?: boolean;
+  /** The state directory for the store (default: stateDir()). */
+  readonly storeRoot?: string | undefined;
+}
+
+/** The step test's plan, resolved (what `--dry-run` prints). */
+export interface CalibrationPlan {
+  readonly ladderPerS: readonly number[];
+  readonly stepMs: number;
+  readonly settleMs: number;
+  readonly refine: number;
+  readonly rule: SaturationRule;
+  readonly nominalPerS: number;
+  /** The longest the test can take: every step, refinement and the overload probe, without drains or lab start-up. */
+  readonly maxWallMs: number;
+}
+
+export function planCalibration(
+  e: Experiment,
+  o: Omit<CalibrationOptions, 'runtime' | 'stop'>,
+): CalibrationPlan {
+  const nominalPerS = nominalCapacityPerS(e);
+  const specs = o.steps ?? DEFAULT_LADDER.map((capacityFraction) => ({ capacityFraction }));
+  const ladderPerS = [...new Set(specs.map((r) => round(resolveRate(r, nominalPerS))))].sort((a, b) => a - b);
+  const stepMs = wholeSeconds((o.stepMs ?? DEFAULT_STEP_MS) * o.scale, 2);
+  const settleMs = Math.min(wholeSeconds((o.settleMs ?? DEFAULT_SETTLE_MS) * o.scale, 1), stepMs - 1000);
+  const refine = o.refine ?? DEFAULT_REFINE;
+  return {
+    ladderPerS,
+    stepMs,
+    settleMs,
+    refine,
+    rule: o.rule ?? DEFAULT_RULE,
+    nominalPerS,
+    maxWallMs: (ladderPerS.length + refine + 1) * stepMs,
+  };
+}
+
+/** calibration.json: everything the step test found, and how. */
+export interface CalibrationResult {
+  readonly experiment: string;
+  readonly experimentFile: string | null;
+  readonly runtime: Runtime;
+  readonly startedAt: string;
+  readonly scale: number;
+  readonly seed: number;
+  readonly usable: boolean;
+  readonly warnings: string[];
+  readonly load: { readonly arrival: string; readonly description: string };
+  readonly client: string;
+  readonly plan: {
+    readonly stepS: number;
+    readonly settleS: number;
+    readonly refine: number;
+    readonly ladderPerS: readonly number[];
+  };
+  readonly rule: SaturationRule & { readonly definition: string };
+  readonly nominalCapacityPerS: number;
+  readonly referenceP99Ms: number | null;
+  readonly status: SaturationResult['status'] | 'interrupted';
+  readonly reason: string;
+  /** The saturation point: the capacity. Null unless status is "saturated". */
+  readonly saturation: {
+    readonly offeredPerS: number;
+    readonly measuredOfferedPerS: number | null;
+    readonly goodputPerS: number | null;
+    readonly p99Ms: number | null;
+  } | null;
+  /** Not reached: the capacity is at least this; below the lowest step: at most this. */
+  readonly bound: { readonly atLeastPerS?: number; readonly belowPerS?: number } | null;
+  readonly peakGoodput: { readonly offeredPerS: number; readonly goodputPerS: number } | null;
+  /** The margin against the declared production peak (load.productionPeak): saturation / peak. */
+  readonly margin: {
+    readonly productionPeakPerS: number | null;
+    readonly ratio: number | null;
+    readonly note: string;
+  };
+  /** Goodput at 150% of the saturation point (its own step, after a drain). */
+  readonly overload: {
+    readonly offeredPerS: number;
+    readonly goodputPerS: number | null;
+    /** Goodput there as a fraction of goodput at the saturation point. */
+    readonly ofSaturationGoodput: number | null;
+    /** Goodput there as a fraction of what was offered there. */
+    readonly ofOffered: number | null;
+    readonly p99Ms: number | null;
+    readonly failures: StepDetail['failures'];
+  } | null;
+  readonly overloadNote: string | null;
+  /** Unsustained steps below the saturation point (noise), by rate. */
+  readonly anomaliesPerS: readonly number[];
+  /** Every step in the order it ran, with its judgement (the overload probe is not judged). */
+  readonly steps: readonly (StepDetail & { readonly sustained: boolean | null; readonly why: string[] })[];
+  /** Where the capacity was stored, or why it was not. */
+  readonly stored: { readonly file: string } | { readonly notStored: string };
+}
+
+export const RULE_DEFINITION =
+  "a step is sustained when goodput >= (1 - tolerance) x offered and p99 <= latencyFactor x the lowest step's p99 " +
+  '(both over the step after its settling time); the saturation point is the highest sustained step with no sustained step above it';
+
+/**
+ * `metabench calibrate`: a step test on the experiment's lab. One lab, one client, one
+ * Recorder for the whole test (the run machinery of `metabench run`: the local runtime,
+ * the open-loop driver, the recorder and the scraper); each step a flat open-loop rate
+ * for `stepMs`, starting on a whole second once the api has drained the previous step
+ * (no queued or running request), so every step is measured from an idle system rather
+ * than from the hangover of the step before it. The ladder runs in increasing order;
+ * then `refine` bisections between the saturation step and the step above it; then one
+ * step at 150% of the saturation point. Writes DIR/calibration.json, DIR/steps.json (the
+ * report's StepTable), DIR/manifest.json, DIR/timeseries.csv, DIR/events.ndjson,
+ * DIR/lab.log and the report, and stores the capacity found (store.ts).
+ */
+export async function runCalibration(
+  e: Experiment,
+  opts: CalibrationOptions,
+): Promise<{ dir: string; result: CalibrationResult }> {
+  const cp = planCalibration(e, opts);
+  if (cp.ladderPerS.length < 2)
+    throw new BenchError('E_USAGE', 'a step test needs at least two steps of different rates');
+  const dir = resultsDir(`${e.name}-calibration`, opts.out, opts.resultsRoot);
+  const status = new StatusLine(process.stderr, opts.quiet ?? false);
+  const peak = OVERLOAD_FACTOR * Math.max(...cp.ladderPerS);
+  const se = stepExperiment(e, peak);
+  const plan = planRun(se, { scale: 1, run: 1, sourceFile: opts.sourceFile });
+  // The lab's processes are journaled like a fault (as a run's): a killed calibrate leaves none behind.
+  const journal = new Journal();
+  const labEntry = 'calibration-lab';
+  const lab: Lab = createLab(opts.runtime, e, {
+    seed: e.seed,
+    logFile: join(dir, 'lab.log'),
+    onProcessesChanged: () =>
+      journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: lab.teardownRecipe() }),
+  });
+  const startedAt = new Date();
+  status.say(
+    `metabench calibrate ${e.name}: ${cp.ladderPerS.length} steps of ${cp.stepMs / 1000} s (${cp.ladderPerS.join(', ')} req/s; nominal capacity ${round(cp.nominalPerS)}/s) → ${dir}`,
+  );
+
+  const runs: StepRun[] = [];
+  let recorder: Recorder | undefined;
+  let events: NdjsonFile | undefined;
+  let scraper: Scraper | undefined;
+  let procSampler: ProcSampler | undefined;
+  let transport: HttpTransport | undefined;
+  let server: ServerSeries | null;
+  let procs: Record<string, (number | null)[]> | undefined;
+  let failure: unknown;
+  const cancels: (() => void)[] = [];
+  try {
+    await lab.up();
+    writeJson(join(dir, 'manifest.json'), {
+      metabench: metabenchVersion(),
+      gitRevision: gitRevision(),
+      startedAt: startedAt.toISOString(),
+      machine: describeMachine(),
+      runtime: lab.runtime,
+      topology: lab.topology(),
+      kind: 'calibration',
+      seed: e.seed,
+      scale: opts.scale,
+      calibration: { ...cp, client: se.client },
+      experiment: e,
+      ...opts.manifestExtra,
+    });
+    events = new NdjsonFile(join(dir, 'events.ndjson'));
+    const clock = new RealClock();
+    const rec = new Recorder(
+      {
+        policies: policyPresence(clientModel(se.client)),
+        ...(e.load.mix ? { classes: e.load.mix.map((c) => c.name) } : {}),
+        retainFromMs: 0,
+      },
+      events,
+    );
+    recorder = rec;
+    transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock });
+    const clients = buildClient(plan, transport, rec, clock);
+    cancels.push(() => clients.dispose());
+    scraper = new Scraper(lab, 'api', clock);
+    scraper.start();
+    procSampler = new ProcSampler(() => lab.processes(), clock);
+    procSampler.start();
+    const mix = mixFor(plan);
+    let nextId = 0;
+    let phase = 'starting';
+    const tick = (n: number): void => {
+      cancels.push(
+        clock.timer(n * 1000, () => {
+          const now = clock.now();
+          status.update({
+            label: `[${e.name} calibrate]`,
+            phase,
+            elapsedS: now / 1000,
+            totalS: Math.max(cp.maxWallMs, now) / 1000,
+            live: rec.takeLive(),
+            p99Ms: rec.p99BeforeMs(now),
+          });
+          tick(n + 1);
+        }),
+      );
+    };
+    tick(1);
+
+    const runStep = async (ratePerS: number, kind: StepKind): Promise<StepDetail> => {
+      const backlog = await drained(lab, Math.max(30_000, 3 * cp.stepMs), opts.stop);
+      const startMs = (Math.floor(clock.now() / 1000) + 1) * 1000;
+      const step: StepRun = {
+        index: runs.length + 1,
+        kind,
+        ratePerS,
+        startMs,
+        endMs: startMs + cp.stepMs,
+        measureFromMs: startMs + cp.settleMs,
+        backlogAtStart: backlog,
+      };
+      runs.push(step);
+      phase = `step ${step.index} ${round(ratePerS)}/s`;
+      rec.note({ e: 'step', ...step });
+      const arrivals = counted(
+        profiledArrivals(
+          new RateProfile([{ durationMs: cp.stepMs, fromPerS: ratePerS, toPerS: ratePerS }], startMs),
+          e.load.arrival,
+          seededRng(e.seed, `arrivals-step-${step.index}`),
+          `step ${step.index}`,
+        ),
+      );
+      await drive({
+        clock,
+        arrivals,
+        send: clients.send,
+        recorder: rec,
+        deadlineMs: plan.deadlineMs,
+        drainMs: worstOriginMs(se.client) + 500,
+        stop: opts.stop,
+        firstOriginId: nextId,
+        ...(mix ? { mix } : {}),
+      });
+      nextId += arrivals.count();
+      const d = measureStep(rec.peek(), step);
+      status.say(
+        `  step ${step.index} (${kind}) ${round(ratePerS)}/s: goodput ${d.goodputPerS ?? '–'}/s of ${d.offeredPerS ?? '–'}/s offered, p99 ${d.latencyMs.p99 ?? '–'} ms (n=${d.latencyMs.samples})`,
+      );
+      return d;
+    };
+
+    const judged: StepDetail[] = [];
+    for (const r of cp.ladderPerS) {
+      if (opts.stop.aborted) break;
+      judged.push(await runStep(r, 'ladder'));
+    }
+    for (let k = 0; k < cp.refine && !opts.stop.aborted; k++) {
+      const j = judgeSteps(judged, cp.rule);
+      if (j.status !== 'saturated' || j.saturationIndex === null || j.aboveIndex === null) break;
+      const lo = judged[j.saturationIndex]!.ratePerS;
+      const hi = judged[j.aboveIndex]!.ratePerS;
+      const mid = round((lo + hi) / 2);
+      if (hi - lo < Math.max(1, 0.02 * lo)) break; // fine enough
+      judged.push(await runStep(mid, 'refine'));
+    }
+    const j = judgeSteps(judged, cp.rule);
+    if (j.status === 'saturated' && j.saturationIndex !== null && !opts.stop.aborted)
+      await runStep(round(OVERLOAD_FACTOR * judged[j.saturationIndex]!.ratePerS), 'overload');
+  } catch (err) {
+    failure = err;
+  } finally {
+    for (const c of cancels) c();
+    server = scraper ? await scraper.stop() : null;
+    procs = await procSampler?.stop();
+    await transport?.close().catch(() => undefined);
+    await lab.down();
+    journal.clear(labEntry);
+    await events?.close().catch(() => undefined);
+    status.done();
+  }
+  if (!recorder) throw failure;
+
+  const recorded = recorder.close();
+  const details = runs.map((s) => measureStep(recorded, s));
+  const phaseOf = (ms: number): string => {
+    const s = runs.find((x) => ms >= x.startMs && ms < x.endMs);
+    if (!s) return 'drain';
+    return `step-${s.index}${ms < s.measureFromMs ? '-settle' : ''}`;
+  };
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, procs, phaseOf));
+  const interrupted = opts.stop.aborted || failure !== undefined;
+  const result = summarize(e, se, cp, opts, details, startedAt, interrupted);
+  let stored: CalibrationResult['stored'] = {
+    notStored: interrupted
+      ? 'the step test was interrupted'
+      : opts.store === false
+        ? '--no-store'
+        : `no saturation point (${result.status})`,
+  };
+  if (!interrupted && opts.store !== false && result.saturation)
+    stored = {
+      file: saveCalibration(
+        e,
+        opts.runtime,
+        {
+          capacityPerS: result.saturation.offeredPerS,
+          goodputAtSaturationPerS: result.saturation.goodputPerS,
+          experimentFile: opts.sourceFile ?? null,
+          resultsDir: dir,
+          scale: opts.scale,
+          measuredAt: startedAt,
+        },
+        opts.storeRoot !== undefined ? { root: opts.storeRoot } : {},
+      ),
+    };
+  const final: CalibrationResult = { ...result, stored };
+  writeJson(join(dir, 'calibration.json'), final);
+  writeJson(join(dir, 'steps.json'), stepTable(final));
+  await writeReport(dir);
+  if (failure !== undefined) throw failure;
+  return { dir, result: final };
+}
+
+function summarize(
+  e: Experiment,
+  se: Experiment,
+  cp: CalibrationPlan,
+  opts: CalibrationOptions,
+  details: readonly StepDetail[],
+  startedAt: Date,
+  interrupted: boolean,
+): Omit<CalibrationResult, 'stored'> {
+  const judgedSteps = details.filter((d) => d.kind !== 'overload');
+  const j = judgeSteps(judgedSteps, cp.rule);
+  const verdictOf = new Map(judgedSteps.map((d, i) => [d, j.judgements[i]!]));
+  const sat = j.saturationIndex !== null && !interrupted ? judgedSteps[j.saturationIndex]! : null;
+  const overloadStep = details.find((d) => d.kind === 'overload') ?? null;
+  const warnings: string[] = [];
+  if (interrupted) warnings.push('the step test was interrupted; its figures cover only the steps that ran');
+  // As in a run: more than 0.1% of origins sent over 1 ms late means the generator did not keep its schedule.
+  const late = details.filter((d) => d.offered > 0 && d.lateSends / d.offered > 0.001);
+  if (late.length)
+    warnings.push(
+      `late sends at step ${late.map((d) => `${d.index} (${d.ratePerS}/s: ${round((100 * d.lateSends) / d.offered)}%)`).join(', ')}: the load generator did not keep its schedule (a busy machine?), so those steps' response times include its lag`,
+    );
+  for (const d of details)
+    if (d.backlogAtStart > 0)
+      warnings.push(
+        `step ${d.index} (${d.ratePerS}/s) started with ${d.backlogAtStart} requests still queued or running at the api (the drain gave up)`,
+      );
+  const anomalies = j.anomalies.map((i) => judgedSteps[i]!.ratePerS);
+  if (anomalies.length)
+    warnings.push(
+      `steps at ${anomalies.join(', ')} req/s were not sustained though a higher step was (noise: take longer steps, --step-duration)`,
+    );
+  const peakProd =
+    e.load.productionPeak && 'perS' in e.load.productionPeak ? e.load.productionPeak.perS : null;
+  const ratio = sat && peakProd ? round(sat.ratePerS / peakProd) : null;
+  const margin = {
+    productionPeakPerS: peakProd,
+    ratio,
+    note:
+      peakProd === null
+        ? 'no production peak declared (load.productionPeak, e.g. --set load.productionPeak=300/s)'
+        : sat === null
+          ? 'no saturation point to compare the production peak with'
+          : ratio! < 1
+            ? `the production peak (${peakProd}/s) is above the saturation point (${sat.ratePerS}/s): no margin`
+            : `saturation ${sat.ratePerS}/s / production peak ${peakProd}/s = ${ratio}x`,
+  };
+  const overload =
+    sat && overloadStep
+      ? {
+          offeredPerS: overloadStep.ratePerS,
+          goodputPerS: overloadStep.goodputPerS,
+          ofSaturationGoodput:
+            overloadStep.goodputPerS !== null && sat.goodputPerS
+              ? round(overloadStep.goodputPerS / sat.goodputPerS)
+              : null,
+          ofOffered: overloadStep.goodputRatio,
+          p99Ms: overloadStep.latencyMs.p99,
+          failures: overloadStep.failures,
+        }
+      : null;
+  if (sat && overloadStep) {
+    const o = judgeSteps([...judgedSteps, overloadStep], cp.rule);
+    if (o.judgements.at(-1)?.sustained)
+      warnings.push(
+        `the step at 150% of the saturation point (${overloadStep.ratePerS}/s) was sustained: the steps above the saturation point were noise, and the capacity is higher (take longer steps)`,
+      );
+  }
+  const peakI = j.peakGoodputIndex;
+  return {
+    experiment: e.name,
+    experimentFile: opts.sourceFile ?? null,
+    runtime: opts.runtime,
+    startedAt: startedAt.toISOString(),
+    scale: opts.scale,
+    seed: e.seed,
+    usable: !interrupted,
+    warnings,
+    load: {
+      arrival: e.load.arrival,
+      description: `open loop, ${e.load.arrival} arrivals at a flat rate per step${e.load.mix ? `; mix ${e.load.mix.map((c) => `${c.name} ${round(c.share * 100)}%`).join(', ')}` : ''}`,
+    },
+    client: describeClient(se.client),
+    plan: {
+      stepS: cp.stepMs / 1000,
+      settleS: cp.settleMs / 1000,
+      refine: cp.refine,
+      ladderPerS: cp.ladderPerS,
+    },
+    rule: { ...cp.rule, definition: RULE_DEFINITION },
+    nominalCapacityPerS: round(cp.nominalPerS),
+    referenceP99Ms: j.referenceP99Ms,
+    status: interrupted ? 'interrupted' : j.status,
+    reason: interrupted ? 'the step test was interrupted' : j.reason,
+    saturation: sat
+      ? {
+          offeredPerS: sat.ratePerS,
+          measuredOfferedPerS: sat.offeredPerS,
+          goodputPerS: sat.goodputPerS,
+          p99Ms: sat.latencyMs.p99,
+        }
+      : null,
+    bound:
+      interrupted || j.status === 'saturated'
+        ? null
+        : j.status === 'not-reached'
+          ? { atLeastPerS: judgedSteps[j.highestSustainedIndex!]!.ratePerS }
+          : judgedSteps.length
+            ? { belowPerS: Math.min(...judgedSteps.map((d) => d.ratePerS)) }
+            : null,
+    peakGoodput:
+      peakI !== null
+        ? { offeredPerS: judgedSteps[peakI]!.ratePerS, goodputPerS: judgedSteps[peakI]!.goodputPerS! }
+        : null,
+    margin,
+    overload,
+    overloadNote: overload
+      ? null
+      : sat
+        ? 'the step at 150% of the saturation point did not run (interrupted)'
+        : 'no saturation point: there is no 150% of it to measure',
+    anomaliesPerS: anomalies,
+    steps: details.map((d) => {
+      const v = verdictOf.get(d);
+      return { ...d, sustained: v ? v.sustained : null, why: v ? v.why : [] };
+    }),
+  };
+}
+
+/** steps.json: the StepTable the report draws (orchestrator/report/tables.ts), every step by rate. */
+export function stepTable(r: CalibrationResult): StepTable {
+  return {
+    steps: [...r.steps]
+      .sort((a, b) => a.ratePerS - b.ratePerS)
+      .map((s) => ({
+        offeredPerS: s.ratePerS,
+        goodputPerS: s.goodputPerS,
+        latencyMs: { samples: s.latencyMs.samples, p50: s.latencyMs.p50, p99: s.latencyMs.p99 },
+      })),
+    saturation: r.saturation
+      ? { offeredPerS: r.saturation.offeredPerS, goodputPerS: r.saturation.goodputPerS }
+      : null,
+  };
+}
+
+/** Counts the arrivals it yields (the next step's origin ids start after them). */
+function counted(a: ArrivalProcess): ArrivalProcess & { count(): number } {
+  let n = 0;
+  return {
+    next() {
+      const t = a.next();
+      if (t !== undefined) n++;
+      return t;
+    },
+    rate: (t) => a.rate(t),
+    describe: () => a.describe(),
+    count: () => n,
+  };
+}
+
+/**
+ * Waits until the api has no request queued or running (the previous step's backlog is
+ * gone), polling its metrics every 100 ms; returns 0, or the backlog left when it gave
+ * up after `maxMs` (or when the metrics do not answer).
+ */
+async function drained(lab: Lab, maxMs: number, stop: AbortSignal): Promise<number> {
+  const t0 = Date.now();
+  for (;;) {
+    let backlog = 0; // unknown when the metrics do not answer
+    try {
+      const m = parsePrometheusText(await lab.scrapeText('api', 1000));
+      backlog = (m.get('api_queue_depth') ?? 0) + (m.get('api_busy_workers') ?? 0);
+      if (backlog === 0) return 0;
+    } catch {
+      // the api did not answer its metrics: try again until maxMs
+    }
+    if (Date.now() - t0 > maxMs || stop.aborted) return backlog;
+    await sleep(100);
+  }
+}

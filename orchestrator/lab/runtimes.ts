@@ -1,0 +1,18 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * The runtimes a lab can run on: `local` (child processes on loopback) and `docker` (the
+ * Docker Compose lab); a new runtime is one name here and one case in createLab. Sweep files
+ * (`runtime:`) and `--runtime` on run, sweep and calibrate accept exactly these names,
+ * and manifest.json records the one used.
+ */
+export const RUNTIMES = ['local', 'docker'] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+export const DEFAULT_RUNTIME: Runtime = 'local';
+
+/** `--runtime <name>` on a command: validated against RUNTIMES (exit code 2 otherwise). */
+export function parseRuntime(v: string): Runtime {
+  if (!(RUNTIMES as readonly string[]).includes(v))
+    throw new InvalidArgumentError(`--runtime takes ${RUNTIMES.join(' or ')} (got "${v}")`);
+  return v as Runtime;
+}
