@@ -9,11 +9,13 @@ import { planRun } from '../spec/plan.js';
 import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
 import { positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { addRuntimeOption } from './runtimeOption.js';
+import type { Runtime } from '../lab/runtimes.js';
 
 export function register(program: Command): void {
   const cmd = program
     .command('run')
-    .description('run an experiment on the lab and write its results folder')
+    .description('run an experiment on the lab (or simulate it) and write its results folder')
     .argument('<file>', 'experiment file (YAML)')
     .option(
       '--scale <F>',
@@ -29,6 +31,7 @@ export function register(program: Command): void {
       '--dry-run',
       'print the resolved plan (phases, expected origins, trigger timeline, wall time) and exit',
     );
+  addRuntimeOption(cmd, 'where to run it: the local lab (the default) or a simulation of it in virtual time');
   addSetOption(cmd);
   addFailOnOption(cmd);
   cmd.action(
@@ -43,6 +46,7 @@ export function register(program: Command): void {
         dryRun?: boolean;
         set: Override[];
         failOn?: FailOn[];
+        runtime?: Runtime;
       },
     ) => {
       const declared = loadExperimentFile(file, o.set);
@@ -83,6 +87,7 @@ export function register(program: Command): void {
           quiet: Boolean(o.quiet),
           stop: stop.signal,
           sourceFile: file,
+          runtime: o.runtime ?? 'local',
           manifestExtra: {
             command: process.argv.slice(2),
             experimentFile: file,

@@ -8,6 +8,8 @@ import { loadSweepFile } from '../spec/sweep.js';
 import { describePoint, runSweep } from '../sweep/runSweep.js';
 import { positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { addRuntimeOption } from './runtimeOption.js';
+import type { Runtime } from '../lab/runtimes.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -29,17 +31,29 @@ export function register(program: Command): void {
     .option('--repeat <N>', 'runs per point (overrides the sweep file)', wholeNumber('--repeat', 1, 1000))
     .option('--dry-run', 'print the points and the time they would take, and exit')
     .option('--quiet', 'no status line');
+  addRuntimeOption(
+    cmd,
+    "where the points run (overrides the sweep file's runtime: local, the default, or sim)",
+  );
   addSetOption(cmd).action(
     async (
       file: string,
-      o: { scale: number; out?: string; repeat?: number; dryRun?: boolean; quiet?: boolean; set: Override[] },
+      o: {
+        scale: number;
+        out?: string;
+        repeat?: number;
+        dryRun?: boolean;
+        quiet?: boolean;
+        set: Override[];
+        runtime?: Runtime;
+      },
     ) => {
       const s = loadSweepFile(file, o.set);
       const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
       if (o.dryRun) {
         let totalS = 0;
         const lines = [
-          `${s.sweep.name}: ${s.points.length} points × ${repeat} runs (${s.sweep.design}, runtime ${s.sweep.runtime})`,
+          `${s.sweep.name}: ${s.points.length} points × ${repeat} runs (${s.sweep.design}, runtime ${o.runtime ?? s.sweep.runtime})`,
         ];
         for (const p of s.points) {
           const e = s.experiments[p.index - 1]!;
@@ -70,6 +84,7 @@ export function register(program: Command): void {
           scale: o.scale,
           out: o.out,
           repeat: o.repeat,
+          runtime: o.runtime,
           quiet: Boolean(o.quiet),
           stop: stop.signal,
           sets: describeOverrides(o.set),

@@ -7,6 +7,7 @@ import { planRun } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
 import { runOnce } from './runOnce.js';
+import type { Runtime } from '../lab/runtimes.js';
 import { StatusLine } from './status.js';
 
 export interface RunOptions {
@@ -18,6 +19,8 @@ export interface RunOptions {
   readonly manifestExtra?: Record<string, unknown>;
   /** The experiment file, for paths relative to it (a replayed trace). */
   readonly sourceFile?: string | undefined;
+  /** The local lab (the default) or the simulation. */
+  readonly runtime?: Runtime;
 }
 
 export interface ExperimentResult {
@@ -45,6 +48,7 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
       status,
       stop: opts.stop,
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
+      ...(opts.runtime ? { runtime: opts.runtime } : {}),
     });
     runs.push(summary);
     status.say(

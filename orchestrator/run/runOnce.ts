@@ -1,29 +1,26 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RealClock } from '../../bench/clock.js';
+import type { Clock } from '../../bench/clock.js';
 import { drive } from '../../bench/driver.js';
 import { NdjsonFile } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
-import { HttpTransport } from '../../bench/transport/http.js';
+import type { Transport } from '../../bench/transport/Transport.js';
 import { arrivalsFor, mixFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../bench/rng.js';
 import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
 import { summarizeRun, type RunSummary } from '../analysis/summary.js';
-import { LocalLab } from '../lab/local/LocalLab.js';
 import type { Lab } from '../lab/Lab.js';
+import type { Runtime } from '../lab/runtimes.js';
 import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
 import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
-import { connectionCap, type RunPlan } from '../spec/plan.js';
-import { toDurationDist } from '../spec/fields.js';
-import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
+import type { RunPlan } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
-import { Scraper } from '../scrape/scraper.js';
-import { ProcSampler } from '../lab/local/procSampler.js';
+import { makeRuntime, type ServerSource } from './runtime.js';
 
 export interface RunContext {
   readonly journal: Journal;
@@ -32,44 +29,34 @@ export interface RunContext {
   readonly stop: AbortSignal;
   /** Extra facts for manifest.json (the command line, overrides). */
   readonly manifestExtra?: Record<string, unknown>;
+  /** Where the run happens: the local lab (the default) or the simulation. */
+  readonly runtime?: Runtime;
 }
 
 /**
- * One run on the local lab: start the lab, drive the open-loop load through the client
- * policies, apply and undo the trigger on schedule, scrape the service every second,
- * then write manifest.json, events.ndjson, timeseries.csv and summary.json into `dir`.
+ * One run: start the lab, drive the open-loop load through the client policies, apply
+ * and undo the trigger on schedule, read the service's series every second, then
+ * write manifest.json, events.ndjson, timeseries.csv and summary.json into `dir`.
  * Whatever happens, the trigger is undone and the lab stopped before this returns.
+ * The local lab runs it in real time; the simulation (ctx.runtime 'sim') in virtual
+ * time, with the same recorder, client policies, driver and triggers (run/runtime.ts).
  */
 export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Promise<RunSummary> {
   mkdirSync(dir, { recursive: true });
   const e = plan.experiment;
-  const lab: Lab = new LocalLab({
-    host: '127.0.0.1',
-    apiPort: 0,
-    workers: e.lab.api.workers,
-    work:
-      e.lab.api.work.dist === 'lognormal'
-        ? { dist: 'lognormal', meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
-        : { dist: e.lab.api.work.dist, meanMs: e.lab.api.work.mean },
-    ...(e.lab.api.costs
-      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
-      : {}),
-    seed: plan.seed,
-    mitigations: apiMitigations(e.lab.api),
-    ...labCacheConfig(e.lab),
-    logFile: join(dir, 'lab.log'),
-  });
+  const rt = makeRuntime(ctx.runtime ?? 'local', plan, dir);
+  const lab: Lab = rt.lab;
   const startedAt = new Date();
   const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
   let events: NdjsonFile | undefined;
-  let scraper: Scraper | undefined;
-  let procSampler: ProcSampler | undefined;
+  let scraper: ServerSource | undefined;
+  let procSampler: ReturnType<typeof rt.procSampler>;
   let procs: Record<string, (number | null)[]> | undefined;
   let server: ServerSeries | null;
-  let transport: HttpTransport | undefined;
+  let transport: Transport | undefined;
   let recorder: Recorder | undefined;
   const cancels: (() => void)[] = [];
-  let clock: RealClock | undefined;
+  let clock: Clock | undefined;
   let failure: unknown;
 
   try {
@@ -86,10 +73,11 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       scale: plan.scale,
       plan: { ...plan, experiment: undefined },
       experiment: e,
+      ...(rt.manifest ?? {}),
       ...ctx.manifestExtra,
     });
     events = new NdjsonFile(join(dir, 'events.ndjson'));
-    clock = new RealClock();
+    clock = rt.clock();
     const clk = clock;
     recorder = new Recorder(
       {
@@ -104,13 +92,13 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       events,
     );
     const rec = recorder;
-    transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock: clk });
-    const clients = buildClient(plan, transport, rec, clk);
+    transport = rt.transport(clk);
+    const clients = buildClient(plan, transport, rec, clk, rt.newController);
     cancels.push(() => clients.dispose());
-    scraper = new Scraper(lab, 'api', clk);
+    scraper = rt.serverSource(clk);
     scraper.start();
-    procSampler = new ProcSampler(() => lab.processes(), clk);
-    procSampler.start();
+    procSampler = rt.procSampler(clk);
+    procSampler?.start();
 
     // The triggers: each journaled (on disk) before it is applied, undone on schedule.
     cancels.push(...triggers.arm(clk, rec, () => ctx.stop.aborted));
@@ -133,7 +121,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         }),
       );
     };
-    tick(1);
+    if (rt.liveStatus) tick(1);
 
     const mix = mixFor(plan);
     const common = {
@@ -142,31 +130,32 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       recorder: rec,
       deadlineMs: plan.deadlineMs,
       drainMs: worstOriginMs(e.client) + 500,
-      stop: ctx.stop,
+      stop: rt.stopSignal(ctx.stop),
       ...(mix ? { mix } : {}),
+      ...(rt.newController ? { newController: rt.newController } : {}),
     };
     const a = plan.load.arrival;
     if (a.kind === 'closed')
-      await driveClosed({
-        ...common,
-        users: a.users,
-        think: a.think,
-        rng: seededRng(plan.seed, 'think'),
-        endMs: plan.totalMs,
-      });
-    else await drive({ ...common, arrivals: arrivalsFor(plan) });
-    await triggers.undoAll(() => clk.now(), rec);
+      await rt.settle(
+        driveClosed({
+          ...common,
+          users: a.users,
+          think: a.think,
+          rng: seededRng(plan.seed, 'think'),
+          endMs: plan.totalMs,
+        }),
+      );
+    else await rt.settle(drive({ ...common, arrivals: arrivalsFor(plan) }));
+    await rt.settle(triggers.undoAll(() => clk.now(), rec));
   } catch (err) {
     failure = err;
   } finally {
     for (const cancel of cancels) cancel();
     try {
       // Every exit path: the faults are undone before anything else is torn down.
-      await triggers
-        .undoAll(() => clock?.now() ?? Number.NaN, recorder)
-        .catch((err: unknown) => {
-          failure ??= err;
-        });
+      await rt.settle(triggers.undoAll(() => clock?.now() ?? Number.NaN, recorder)).catch((err: unknown) => {
+        failure ??= err;
+      });
     } finally {
       server = scraper ? await scraper.stop() : null;
       procs = await procSampler?.stop();

@@ -6,9 +6,10 @@ import { int } from './fields.js';
 import { parseYamlFile, readSpecFile, toSpecIssues, validateExperiment, type ParsedYaml } from './load.js';
 import { parsePath, type Override } from './overrides.js';
 import type { Experiment } from './schema.js';
+import { RUNTIMES } from '../lab/runtimes.js';
 
 /** Runtimes a sweep can run its points on (the lab's runtime). */
-export const SWEEP_RUNTIMES = ['local'] as const;
+export const SWEEP_RUNTIMES = RUNTIMES;
 
 const MAX_POINTS = 1000;
 
@@ -23,7 +24,7 @@ const MAX_POINTS = 1000;
  *     - { path: load.rate, values: [50% capacity, 70% capacity, 90% capacity] }
  *     - { path: client.retry.maxAttempts, values: [1, 2, 4, 8] }
  *   repeat: 3                    # runs per point (default: the experiment's repeat)
- *   runtime: local
+ *   runtime: local               # or sim (the simulation)
  */
 export const sweepSchema = z
   .strictObject({

@@ -7,6 +7,7 @@ import { BenchError } from '../errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { runExperiment } from '../run/runExperiment.js';
 import type { LoadedSweep } from '../spec/sweep.js';
+import type { Runtime } from '../lab/runtimes.js';
 import { incompletePointDirs, isPointComplete, pendingPoints, pointDir, type SweepPoint } from './planner.js';
 import { sweepCsv, sweepMarkdown, sweepTable, pointVerdict, type PointResult } from './table.js';
 
@@ -15,6 +16,8 @@ export interface SweepOptions {
   readonly out?: string | undefined;
   readonly resultsRoot?: string;
   readonly repeat?: number | undefined;
+  /** Overrides the sweep file's runtime. */
+  readonly runtime?: Runtime | undefined;
   readonly quiet?: boolean;
   readonly stop: AbortSignal;
   /** The command line's overrides as written (recorded in each point's manifest). */
@@ -40,12 +43,13 @@ const PLAN_FILE = 'sweep-plan.json';
  */
 export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<SweepResult> {
   const repeat = opts.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
+  const runtime = opts.runtime ?? s.sweep.runtime;
   const plan = {
     name: s.sweep.name,
     file: s.file,
     experimentFile: s.experimentFile,
     design: s.sweep.design,
-    runtime: s.sweep.runtime,
+    runtime,
     repeat,
     scale: opts.scale,
     overrides: opts.sets,
@@ -65,7 +69,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
     if (!opts.quiet) process.stderr.write(`${m}\n`);
   };
   say(
-    `metabench sweep ${s.sweep.name}: ${s.points.length} points × ${repeat} run${repeat > 1 ? 's' : ''} (${s.sweep.design}, runtime ${s.sweep.runtime})` +
+    `metabench sweep ${s.sweep.name}: ${s.points.length} points × ${repeat} run${repeat > 1 ? 's' : ''} (${s.sweep.design}, runtime ${runtime})` +
       (skipped.length ? `; ${skipped.length} already complete, skipped` : '') +
       ` → ${dir}`,
   );
@@ -80,6 +84,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
       quiet: opts.quiet ?? false,
       stop: opts.stop,
       sourceFile: s.experimentFile,
+      runtime,
       manifestExtra: {
         ...opts.manifestExtra,
         experimentFile: s.experimentFile,
