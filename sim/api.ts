@@ -60,6 +60,9 @@ export class ApiCounters {
   cacheFillErrors = 0;
   dbQueries = 0;
   readonly rejected: Partial<Record<RejectReason, number>> = {};
+  /** api_queue_wait_seconds' sum (ms here) and count: the wait of every request a worker took. */
+  queueWaitMsSum = 0;
+  queueWaitCount = 0;
 }
 
 /** One HTTP request (one attempt) as the api sees it; the transport implements it. */
@@ -104,6 +107,8 @@ export class SimApi {
   onDied: (() => void) | undefined;
   /** How many times it was started (1 for the first start). */
   starts = 0;
+  /** Sees each request's queue wait when a worker takes it (validation against closed forms). */
+  observeQueueWait: ((ms: number) => void) | undefined;
 
   constructor(
     private readonly clock: SimClock,
@@ -220,22 +225,36 @@ export class SimApi {
         m.completed++;
         this.respond(req, 503, reason);
       },
-      run: () => this.run(req, work, timeoutAtMs),
+      run: (queueWaitMs) => {
+        m.queueWaitMsSum += queueWaitMs;
+        m.queueWaitCount++;
+        this.observeQueueWait?.(queueWaitMs);
+        return this.run(req, work, timeoutAtMs);
+      },
     });
   }
 
-  private async run(req: SimRequest, work: DurationDist, timeoutAtMs: number): Promise<void> {
-    const m = this.counters;
-    if (this.dbPool && req.key !== undefined) {
-      const got = await this.lookup(req.key, timeoutAtMs);
-      if (got === 'timeout') return this.timedOut(req);
-      if (got === 'error') {
-        m.completed++;
-        this.respond(req, 500);
-        return;
-      }
+  private run(req: SimRequest, work: DurationDist, timeoutAtMs: number): Promise<void> {
+    // Without a cache lookup the handler is only the work: no async frame for it.
+    if (!(this.dbPool && req.key !== undefined))
+      return this.sleep(sampleDuration(work, this.rng)).then(() => this.worked(req));
+    return this.runWithLookup(req, work, timeoutAtMs);
+  }
+
+  private async runWithLookup(req: SimRequest, work: DurationDist, timeoutAtMs: number): Promise<void> {
+    const got = await this.lookup(req.key!, timeoutAtMs);
+    if (got === 'timeout') return this.timedOut(req);
+    if (got === 'error') {
+      this.counters.completed++;
+      this.respond(req, 500);
+      return;
     }
     await this.sleep(sampleDuration(work, this.rng));
+    this.worked(req);
+  }
+
+  private worked(req: SimRequest): void {
+    const m = this.counters;
     m.completed++;
     // The work is done even when nobody is waiting for it any more.
     if (req.gone) {

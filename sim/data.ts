@@ -76,17 +76,20 @@ interface RedisCmd {
 export class RedisUnavailable extends Error {}
 
 /**
- * The api's ioredis client: one connection, commands pipelined in order. When the
- * connection is lost it reconnects after min(n × 50 ms, 2 s); commands issued (or in
- * flight) meanwhile wait in the offline queue, are sent if the next attempt connects,
- * and fail if it does not (maxRetriesPerRequest: 1, roughly).
+ * The api's ioredis client: one connection, commands pipelined in order, and
+ * ioredis's reconnection as configured in the api (retryStrategy default
+ * min(n × 50 ms, 2 s), maxRetriesPerRequest 1, offline queue on). Each `close` (the
+ * connection lost, or a reconnection attempt that failed) counts one retry attempt;
+ * every second one flushes the waiting commands with an error; a connection that
+ * comes up resets the count and sends what waited (the commands in flight when it was
+ * lost included). So while redis is unreachable a command fails after 50 ms to a few
+ * seconds, and a link that resets every connection keeps commands waiting for ever.
  */
 export class SimRedisClient {
   private conn: LinkConn | undefined;
   private inFlight: RedisCmd[] = [];
-  private offline: RedisCmd[] = [];
-  private attempts = 0;
-  private reconnecting = false;
+  private waiting: RedisCmd[] = [];
+  private retryAttempts = 0;
 
   constructor(
     private readonly api: SimProcess,
@@ -94,7 +97,7 @@ export class SimRedisClient {
   ) {}
 
   open(): void {
-    if (!this.tryConnect()) this.lost();
+    if (!this.tryConnect()) this.closed();
   }
 
   get(key: number): Promise<boolean> {
@@ -109,7 +112,7 @@ export class SimRedisClient {
     return new Promise((resolve, reject) => {
       const cmd: RedisCmd = { run, resolve, reject, done: false };
       if (this.conn) this.send(cmd);
-      else this.offline.push(cmd);
+      else this.waiting.push(cmd);
     });
   }
 
@@ -135,18 +138,18 @@ export class SimRedisClient {
 
   private tryConnect(): boolean {
     if (this.server.proc.state === 'down') return false;
-    const c = this.server.link.connect((why) => this.api.deliver(() => this.onClose(c!, why)));
+    const c = this.server.link.connect(() => this.api.deliver(() => this.onClose(c!)));
     if (!c) return false;
     this.conn = c;
     return true;
   }
 
-  private onClose(c: LinkConn, _why: string): void {
+  private onClose(c: LinkConn): void {
     if (this.conn !== c) return;
     this.conn = undefined;
-    this.offline = [...this.inFlight.filter((x) => !x.done), ...this.offline];
+    this.waiting = [...this.inFlight.filter((x) => !x.done), ...this.waiting];
     this.inFlight = [];
-    this.lost();
+    this.closed();
   }
 
   /** The server died under this connection (kill, stop): as a close. */
@@ -154,32 +157,27 @@ export class SimRedisClient {
     const c = this.conn;
     if (!c) return;
     this.server.link.release(c);
-    this.api.deliver(() => this.onClose(c, 'server'));
+    this.api.deliver(() => this.onClose(c));
   }
 
-  private lost(): void {
-    if (this.reconnecting) return;
-    this.reconnecting = true;
-    this.attempts = 0;
-    this.scheduleAttempt();
-  }
-
-  private scheduleAttempt(): void {
-    this.attempts++;
-    this.api.at(this.api.now() + redisReconnectDelayMs(this.attempts), () => {
-      const queued = this.offline;
-      this.offline = [];
-      if (this.tryConnect()) {
-        this.reconnecting = false;
-        for (const cmd of queued) if (!cmd.done) this.send(cmd);
-        return;
-      }
-      for (const cmd of queued)
+  /** ioredis's close handler: count the attempt, flush every second time, reconnect later. */
+  private closed(): void {
+    this.retryAttempts++;
+    if (this.retryAttempts % 2 === 0) {
+      const failed = this.waiting;
+      this.waiting = [];
+      for (const cmd of failed)
         if (!cmd.done) {
           cmd.done = true;
-          cmd.reject(new RedisUnavailable('redis is unreachable'));
+          cmd.reject(new RedisUnavailable('Reached the max retries per request limit (which is 1)'));
         }
-      this.scheduleAttempt();
+    }
+    this.api.at(this.api.now() + redisReconnectDelayMs(this.retryAttempts), () => {
+      if (!this.tryConnect()) return this.closed();
+      this.retryAttempts = 0;
+      const queued = this.waiting;
+      this.waiting = [];
+      for (const cmd of queued) if (!cmd.done) this.send(cmd);
     });
   }
 }

@@ -17,7 +17,10 @@ import { SimTransport } from './transport.js';
  * own counters for its series. runOnce runs the recorder, client policies, driver and
  * triggers over them exactly as over the local lab.
  */
-export function simRuntime(plan: RunPlan, dir: string): RunRuntime {
+export function simRuntime(
+  plan: RunPlan,
+  dir?: string,
+): RunRuntime & { readonly sim: { clock: SimClock; lab: SimLab } } {
   const e = plan.experiment;
   const clock = new SimClock();
   const cache = labCacheConfig(e.lab).cache;
@@ -45,9 +48,11 @@ export function simRuntime(plan: RunPlan, dir: string): RunRuntime {
   const classes = plan.load.mix;
   // Virtual time may run a little past the schedule (the drain, Retry-After); never for ever.
   const limitMs = plan.totalMs + worstOriginMs(e.client) + 600_000;
-  writeFileSync(join(dir, 'lab.log'), 'simulated lab (runtime sim): no processes, no output\n');
+  if (dir !== undefined)
+    writeFileSync(join(dir, 'lab.log'), 'simulated lab (runtime sim): no processes, no output\n');
   return {
     lab,
+    sim: { clock, lab },
     clock: () => clock,
     transport: () =>
       new SimTransport(clock, lab.api, {

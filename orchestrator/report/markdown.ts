@@ -48,15 +48,22 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const section = (id: string, title: string, lines: readonly string[], figures: readonly Figure[] = []) =>
     sections.push({ id, title, body: lines.join('\n'), figures });
 
+  const simulated = m.runtime === 'sim';
   section('header', e.name, [
     ...(e.description ? [e.description, ''] : []),
+    ...(simulated
+      ? [
+          '> **Simulated**: these figures come from a discrete-event simulation of the lab in virtual time (runtime sim), not from a measurement.',
+          '',
+        ]
+      : []),
     '| | |',
     '|---|---|',
     `| date | ${m.startedAt} |`,
     `| machine | ${m.machine.cpuModel}, ${m.machine.cpus} cores, ${(m.machine.memoryBytes / 2 ** 30).toFixed(1)} GiB |`,
     `| OS | ${m.machine.os} |`,
     `| Node | ${m.machine.node} |`,
-    `| runtime | ${m.runtime} |`,
+    `| runtime | ${simulated ? 'sim (simulated)' : m.runtime} |`,
     `| lab topology | ${topologyLine(m.topology)} |`,
     `| seed | ${e.seed}${many ? ` (runs: ${runs.map((r) => r.seed).join(', ')})` : ''} |`,
     `| scale | ${m.scale} |`,

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../bench/clock.js';
 import { drive } from '../../bench/driver.js';
-import { NdjsonFile } from '../../bench/record/eventLog.js';
-import { Recorder } from '../../bench/record/Recorder.js';
+import { NdjsonFile, type EventSink } from '../../bench/record/eventLog.js';
+import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import { arrivalsFor, mixFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
@@ -20,7 +20,7 @@ import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
-import { makeRuntime, type ServerSource } from './runtime.js';
+import { makeRuntime, type RunRuntime, type ServerSource } from './runtime.js';
 
 export interface RunContext {
   readonly journal: Journal;
@@ -43,12 +43,66 @@ export interface RunContext {
  */
 export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Promise<RunSummary> {
   mkdirSync(dir, { recursive: true });
-  const e = plan.experiment;
   const rt = makeRuntime(ctx.runtime ?? 'local', plan, dir);
-  const lab: Lab = rt.lab;
   const startedAt = new Date();
-  const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
   let events: NdjsonFile | undefined;
+  const x = await executeRun(plan, rt, {
+    ...ctx,
+    onLabUp: () => {
+      writeJson(join(dir, 'manifest.json'), {
+        metabench: metabenchVersion(),
+        gitRevision: gitRevision(),
+        startedAt: startedAt.toISOString(),
+        machine: describeMachine(),
+        runtime: rt.lab.runtime,
+        topology: rt.lab.topology(),
+        run: plan.run,
+        seed: plan.seed,
+        scale: plan.scale,
+        plan: { ...plan, experiment: undefined },
+        experiment: plan.experiment,
+        ...(rt.manifest ?? {}),
+        ...ctx.manifestExtra,
+      });
+      events = new NdjsonFile(join(dir, 'events.ndjson'));
+      return events;
+    },
+  });
+  // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
+  if (!x.recorded) throw x.failure;
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, x.procs));
+  writeJson(join(dir, 'summary.json'), x.summary);
+  if (x.failure !== undefined) throw x.failure;
+  return x.summary!;
+}
+
+export interface ExecuteContext {
+  readonly journal: Pick<Journal, 'record' | 'clear'>;
+  readonly status: StatusLine;
+  readonly stop: AbortSignal;
+  /** Once the lab is up, before the run's clock starts; returns where the events go. */
+  readonly onLabUp: () => EventSink;
+}
+
+/** What a run produced (whatever happened: `failure` says what went wrong, if anything). */
+export interface Executed {
+  readonly recorded: Recorded | undefined;
+  readonly summary: RunSummary | undefined;
+  readonly server: ServerSeries | null;
+  readonly procs: Record<string, (number | null)[]> | undefined;
+  readonly failure: unknown;
+}
+
+/**
+ * The run itself, on a runtime, writing nothing but the events it is given: what runOnce
+ * does between starting and stopping the lab, and what the simulation's own callers
+ * (metabench model, the tests) run without a results folder.
+ */
+export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteContext): Promise<Executed> {
+  const e = plan.experiment;
+  const lab: Lab = rt.lab;
+  const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
+  let events: EventSink | undefined;
   let scraper: ServerSource | undefined;
   let procSampler: ReturnType<typeof rt.procSampler>;
   let procs: Record<string, (number | null)[]> | undefined;
@@ -61,22 +115,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
 
   try {
     await lab.up();
-    writeJson(join(dir, 'manifest.json'), {
-      metabench: metabenchVersion(),
-      gitRevision: gitRevision(),
-      startedAt: startedAt.toISOString(),
-      machine: describeMachine(),
-      runtime: lab.runtime,
-      topology: lab.topology(),
-      run: plan.run,
-      seed: plan.seed,
-      scale: plan.scale,
-      plan: { ...plan, experiment: undefined },
-      experiment: e,
-      ...(rt.manifest ?? {}),
-      ...ctx.manifestExtra,
-    });
-    events = new NdjsonFile(join(dir, 'events.ndjson'));
+    events = ctx.onLabUp();
     clock = rt.clock();
     const clk = clock;
     recorder = new Recorder(
@@ -166,8 +205,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     }
   }
 
-  // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
-  if (!recorder) throw failure;
+  if (!recorder) return { recorded: undefined, summary: undefined, server, procs, failure };
   const recorded = recorder.close();
   const summary = summarizeRun({
     plan,
@@ -177,10 +215,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     triggers: triggers.records(true),
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, procs));
-  writeJson(join(dir, 'summary.json'), summary);
-  if (failure !== undefined) throw failure;
-  return summary;
+  return { recorded, summary, server, procs, failure };
 }
 
 function phaseName(plan: RunPlan, ms: number): string {
