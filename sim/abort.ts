@@ -3,14 +3,20 @@
  * (`signal.aborted`, `addEventListener('abort', fn, { once })`, `removeEventListener`,
  * `abort()`), with the same semantics for it: listeners run once, in the order added,
  * a listener added twice runs once, one removed during the dispatch does not run, and
- * one added to an already aborted signal never runs. Node's AbortController costs
+ * one added to an already aborted signal never runs; a listener may be a function or an
+ * object with handleEvent (no closure per listener). Node's AbortController costs
  * several microseconds to create (an EventTarget with its maps); a simulated origin
  * makes two or more, so this is most of what a simulated origin would otherwise cost.
  * Not an EventTarget: bench/ checks before handing a signal to node:events.
  */
-type Listener = () => void;
+type Listener = (() => void) | { handleEvent(): void };
 
 const REASON = Object.freeze({ name: 'AbortError', message: 'This operation was aborted' });
+
+function call(f: Listener): void {
+  if (typeof f === 'function') f();
+  else f.handleEvent();
+}
 
 class LeanSignal {
   aborted = false;
@@ -18,12 +24,11 @@ class LeanSignal {
   private listeners: Listener[] | null = null;
   onabort: ((this: LeanSignal, ev: unknown) => unknown) | null = null;
 
-  addEventListener(type: string, fn: Listener | { handleEvent(): void } | null): void {
+  addEventListener(type: string, fn: Listener | null): void {
     if (type !== 'abort' || fn === null || this.aborted) return;
-    const f = typeof fn === 'function' ? fn : () => fn.handleEvent();
     const l = (this.listeners ??= []);
-    if (typeof fn === 'function' && l.includes(f)) return;
-    l.push(f);
+    if (l.length > 0 && l.includes(fn)) return;
+    l.push(fn);
   }
 
   removeEventListener(type: string, fn: Listener): void {
@@ -48,12 +53,12 @@ class LeanSignal {
     this.onabort?.call(this, { type: 'abort' });
     if (!l) return;
     if (l.length === 1) {
-      l[0]!();
+      call(l[0]!);
       return;
     }
     // Kept reachable during the dispatch, so a listener removed by an earlier one does not run.
     this.listeners = l;
-    for (const f of l.slice()) if (l.includes(f)) f();
+    for (const f of l.slice()) if (l.includes(f)) call(f);
     this.listeners = null;
   }
 }

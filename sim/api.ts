@@ -3,7 +3,7 @@ import { seededRng, type Rng } from '../bench/rng.js';
 import type { Mitigations } from '../services/api/server.js';
 import { poolOptions } from '../services/api/server.js';
 import type { RejectReason } from '../services/api/shedding.js';
-import { WorkerPool } from '../services/api/workerPool.js';
+import { WorkerPool, type Job } from '../services/api/workerPool.js';
 import type { SimClock } from './clock.js';
 import {
   PG_LOOKUP_MS,
@@ -89,6 +89,35 @@ export interface SimRequest {
 export type Lookup = 'hit' | 'miss' | 'timeout' | 'error';
 
 const DEADLINE = Symbol('deadline');
+
+/**
+ * One request as the WorkerPool's job (services/api/workerPool.ts's Job, built as the
+ * handler builds it): queued at its arrival, with the request timeout's expiry and the
+ * propagated deadline. A class rather than closures: a collapsed api queues hundreds of
+ * thousands of them.
+ */
+class ApiJob implements Job {
+  readonly deadlineMs: number | undefined;
+
+  constructor(
+    private readonly api: SimApi,
+    private readonly req: SimRequest,
+    private readonly work: DurationDist,
+    readonly enqueuedMs: number,
+    readonly timeoutAtMs: number | undefined,
+    remainingMs: number | undefined,
+  ) {
+    this.deadlineMs = remainingMs !== undefined ? enqueuedMs + remainingMs : undefined;
+  }
+
+  run(queueWaitMs: number): Promise<void> {
+    return this.api.started(this.req, this.work, this.timeoutAtMs ?? Infinity, queueWaitMs);
+  }
+
+  reject(reason: RejectReason): void {
+    this.api.rejected(this.req, reason);
+  }
+}
 
 export class SimApi {
   readonly proc: SimProcess;
@@ -213,25 +242,34 @@ export class SimApi {
     this.live.add(req);
     const arrivedMs = this.clock.now();
     const rt = this.cfg.requestTimeoutMs;
-    const timeoutAtMs = rt === undefined ? Infinity : arrivedMs + rt;
-    const remainingMs = req.deadlineHeaderMs;
-    this.pool.submit({
-      enqueuedMs: arrivedMs,
-      deadlineMs: remainingMs !== undefined ? arrivedMs + remainingMs : undefined,
-      timeoutAtMs: rt === undefined ? undefined : timeoutAtMs,
-      reject: (reason: RejectReason) => {
-        if (reason === 'timeout') return this.timedOut(req);
-        m.rejected[reason] = (m.rejected[reason] ?? 0) + 1;
-        m.completed++;
-        this.respond(req, 503, reason);
-      },
-      run: (queueWaitMs) => {
-        m.queueWaitMsSum += queueWaitMs;
-        m.queueWaitCount++;
-        this.observeQueueWait?.(queueWaitMs);
-        return this.run(req, work, timeoutAtMs);
-      },
-    });
+    this.pool.submit(
+      new ApiJob(
+        this,
+        req,
+        work,
+        arrivedMs,
+        rt === undefined ? undefined : arrivedMs + rt,
+        req.deadlineHeaderMs,
+      ),
+    );
+  }
+
+  /** The pool refused the job without running it. */
+  rejected(req: SimRequest, reason: RejectReason): void {
+    if (reason === 'timeout') return this.timedOut(req);
+    const m = this.counters;
+    m.rejected[reason] = (m.rejected[reason] ?? 0) + 1;
+    m.completed++;
+    this.respond(req, 503, reason);
+  }
+
+  /** A worker took the job. */
+  started(req: SimRequest, work: DurationDist, timeoutAtMs: number, queueWaitMs: number): Promise<void> {
+    const m = this.counters;
+    m.queueWaitMsSum += queueWaitMs;
+    m.queueWaitCount++;
+    this.observeQueueWait?.(queueWaitMs);
+    return this.run(req, work, timeoutAtMs);
   }
 
   private run(req: SimRequest, work: DurationDist, timeoutAtMs: number): Promise<void> {
@@ -263,7 +301,7 @@ export class SimApi {
     } else this.respond(req, 200);
   }
 
-  private timedOut(req: SimRequest): void {
+  timedOut(req: SimRequest): void {
     this.counters.timedOut++;
     this.counters.completed++;
     this.respond(req, 504);

@@ -135,15 +135,14 @@ class SimCall implements SimRequest {
   readonly deadlineHeaderMs: number | undefined;
   gone = false;
   private settled = false;
-  private readonly onAbort: () => void;
 
   constructor(
     private readonly t: SimTransport,
     attempt: Attempt,
     headers: Record<string, string> | undefined,
-    private readonly signal: AbortSignal,
+    private signal: AbortSignal | undefined,
     private readonly waitMs: number,
-    private readonly resolve: (r: TransportResult) => void,
+    private resolve: ((r: TransportResult) => void) | undefined,
   ) {
     const r = attempt.origin.request;
     if (r) {
@@ -158,20 +157,25 @@ class SimCall implements SimRequest {
     }
     const d = headers?.[DEADLINE_HEADER];
     this.deadlineHeaderMs = d === undefined ? undefined : Number(d);
-    // The caller gave up (its timeout): undici aborts, destroys the socket, and settles.
-    this.onAbort = () => {
-      this.gone = true;
-      this.finish('timeout', 0, false);
-    };
-    signal.addEventListener('abort', this.onAbort, { once: true });
+    signal!.addEventListener('abort', this, { once: true });
+  }
+
+  /** The caller gave up (its timeout): undici aborts, destroys the socket, and settles. */
+  handleEvent(): void {
+    this.gone = true;
+    this.finish('timeout', 0, false);
   }
 
   private finish(kind: OutcomeKind, status: number, keep: boolean): void {
     if (this.settled) return;
     this.settled = true;
-    if (!this.gone) this.signal.removeEventListener('abort', this.onAbort);
+    if (!this.gone) this.signal!.removeEventListener('abort', this);
+    const resolve = this.resolve!;
+    // A collapsed api keeps the requests of clients long gone: let their promises go.
+    this.signal = undefined;
+    this.resolve = undefined;
     this.t.ended(keep);
-    this.resolve(this.waitMs > 0 ? { kind, status, clientWaitMs: this.waitMs } : { kind, status });
+    resolve(this.waitMs > 0 ? { kind, status, clientWaitMs: this.waitMs } : { kind, status });
   }
 
   answer(status: number, shed?: string): void {
