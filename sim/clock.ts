@@ -8,6 +8,21 @@ interface Entry {
 
 /** Immediates queued per turn of the event loop (see `run`). */
 const BATCH = 512;
+/** A delay (to the µs) seen this many times in a row of its detector slot gets a lane. */
+const LANE_AFTER = 32;
+const SLOTS = 8;
+const MAX_LANES = 16;
+
+/**
+ * Timers set at the same delay from "now" (every attempt's timeout, 500 ms after it is
+ * sent) come due in the order they were set: a FIFO holds them sorted for free. Only
+ * the irregular ones (service times, arrivals) go through the heap.
+ */
+interface Lane {
+  readonly delayMs: number;
+  items: Entry[];
+  head: number;
+}
 
 /**
  * The simulator's clock: virtual time that moves from one timer to the next. Timers
@@ -31,6 +46,11 @@ export class SimClock implements Clock {
   private t = 0;
   private seq = 0;
   private readonly heap: Entry[] = [];
+  private readonly lanes: Lane[] = [];
+  private readonly laneOf = new Map<number, Lane>();
+  /** A small detector of frequent delays: µs keys and their counts, the rarest slot replaced. */
+  private readonly slotKey = new Float64Array(SLOTS).fill(-1);
+  private readonly slotCount = new Int32Array(SLOTS);
   /** Timers fired so far: the simulation's events. */
   fired = 0;
 
@@ -40,10 +60,43 @@ export class SimClock implements Clock {
 
   timer(atMs: number, fn: () => void): () => void {
     const e: Entry = { atMs: atMs > this.t ? atMs : this.t, seq: this.seq++, fn };
+    const d = e.atMs - this.t;
+    if (d > 0) {
+      const key = Math.round(d * 1000);
+      const lane = this.laneOf.get(key) ?? this.maybeLane(key);
+      // A lane must stay sorted: (t + d) for a rounded d can step back by an ulp.
+      const last = lane?.items[lane.items.length - 1];
+      if (lane && (last === undefined || last.atMs <= e.atMs)) {
+        lane.items.push(e);
+        return () => {
+          e.fn = undefined;
+        };
+      }
+    }
     this.push(e);
     return () => {
       e.fn = undefined;
     };
+  }
+
+  /** Counts a delay (µs); one that keeps coming gets a lane. */
+  private maybeLane(key: number): Lane | undefined {
+    let rarest = 0;
+    for (let i = 0; i < SLOTS; i++) {
+      if (this.slotKey[i] === key) {
+        if (++this.slotCount[i]! < LANE_AFTER || this.lanes.length >= MAX_LANES) return undefined;
+        this.slotKey[i] = -1;
+        this.slotCount[i] = 0;
+        const lane: Lane = { delayMs: key / 1000, items: [], head: 0 };
+        this.lanes.push(lane);
+        this.laneOf.set(key, lane);
+        return lane;
+      }
+      if (this.slotCount[i]! < this.slotCount[rarest]!) rarest = i;
+    }
+    this.slotKey[rarest] = key;
+    this.slotCount[rarest] = 1;
+    return undefined;
   }
 
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
@@ -67,7 +120,9 @@ export class SimClock implements Clock {
 
   /** Timers still to fire (cancelled ones excluded). O(n): for tests. */
   get pendingTimers(): number {
-    return this.heap.filter((e) => e.fn !== undefined).length;
+    let n = this.heap.filter((e) => e.fn !== undefined).length;
+    for (const l of this.lanes) for (let i = l.head; i < l.items.length; i++) if (l.items[i]!.fn) n++;
+    return n;
   }
 
   /**
@@ -122,7 +177,7 @@ export class SimClock implements Clock {
       const one = (): void => {
         if (stopped) return;
         if (settled) return finish();
-        const top = this.heap[0];
+        const top = this.peek();
         if (top !== undefined && top.atMs > limitMs) {
           stopped = true;
           reject(new Error(`the simulation went past ${limitMs} ms of virtual time without the run ending`));
@@ -143,11 +198,45 @@ export class SimClock implements Clock {
     });
   }
 
+  /** The next timer (cancelled ones included), from the heap or the lanes, in (time, creation) order. */
+  private peek(): Entry | undefined {
+    let best = this.heap[0];
+    for (const l of this.lanes) {
+      const e = l.items[l.head];
+      if (e !== undefined && (best === undefined || before(e, best))) best = e;
+    }
+    return best;
+  }
+
+  /** Takes the next timer out (cancelled ones included); undefined when none is left. */
+  private take(): Entry | undefined {
+    let best = this.heap[0];
+    let from: Lane | undefined;
+    for (const l of this.lanes) {
+      const e = l.items[l.head];
+      if (e !== undefined && (best === undefined || before(e, best))) {
+        best = e;
+        from = l;
+      }
+    }
+    if (best === undefined) return undefined;
+    if (!from) return this.pop();
+    from.items[from.head++] = undefined as unknown as Entry;
+    if (from.head === from.items.length) {
+      from.items = [];
+      from.head = 0;
+    } else if (from.head > 4096 && from.head * 2 > from.items.length) {
+      from.items = from.items.slice(from.head);
+      from.head = 0;
+    }
+    return best;
+  }
+
   /** Fires the next live timer; false when there is none. */
   private fireNext(): boolean {
-    const h = this.heap;
-    while (h.length > 0) {
-      const e = this.pop();
+    for (;;) {
+      const e = this.take();
+      if (e === undefined) return false;
       const fn = e.fn;
       if (fn === undefined) continue;
       e.fn = undefined;
@@ -156,7 +245,6 @@ export class SimClock implements Clock {
       fn();
       return true;
     }
-    return false;
   }
 
   private push(e: Entry): void {
