@@ -78,7 +78,6 @@ async function measure(name: Scenario): Promise<Measured> {
   const s = SCENARIOS[name];
   const plan = planOf(experiment(s, SECONDS));
   const c0 = process.cpuUsage();
-  // eslint-disable-next-line no-restricted-properties -- the benchmark's own wall time
   const t0 = performance.now();
   let summary;
   let events: number;
@@ -100,7 +99,6 @@ async function measure(name: Scenario): Promise<Measured> {
     summary = r.summary;
     events = r.clock.fired;
   }
-  // eslint-disable-next-line no-restricted-properties
   const wallS = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   return {
