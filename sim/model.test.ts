@@ -1,5 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../test/helpers/cli.js';
 import { bistableRange, healthyState, timeoutProbability } from './model/fluid.js';
 import { mmcSojournTail } from './model/queueing.js';
 import { simulate } from './simulate.js';
@@ -83,4 +87,49 @@ test('λ sweep in simulation: a pause leaves the system collapsed inside the pre
       }
     }
   }
+});
+
+test('metabench model: the fluid prediction, and a simulated map written with its figure', async () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'metabench-model-')), 'm');
+  const r = await runCli([
+    'model',
+    'experiments/retry-storm.yaml',
+    '--rates',
+    '60/s,280/s',
+    '--durations',
+    '5s',
+    '--scale',
+    '0.5',
+    '--out',
+    out,
+    '--quiet',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /bistable range: 100 ≤ λ < 387\.15 origins\/s/);
+  assert.match(r.stdout, /offered load λ: 280 origins\/s: inside the bistable range/);
+  const model = JSON.parse(readFileSync(join(out, 'model.json'), 'utf8')) as {
+    fluid: { region: string; range: { lowerPerS: number } };
+    map: { rows: { factors: Record<string, number>; verdict: string }[] };
+  };
+  assert.equal(model.fluid.region, 'bistable');
+  assert.deepEqual(
+    model.map.rows.map((x) => [x.factors['offered load'], x.factors['trigger duration'], x.verdict]),
+    [
+      [60, 2.5, 'recovered'],
+      [280, 2.5, 'metastable'],
+    ],
+  );
+  for (const f of ['model.md', 'map.csv', 'figures/sweep-map.svg', 'figures/sweep-map.vl.json'])
+    assert.ok(existsSync(join(out, f)), f);
+  assert.match(readFileSync(join(out, 'model.md'), 'utf8'), /## Simulated map of the metastable region/);
+  const noMap = await runCli([
+    'model',
+    'experiments/retry-storm-no-retry.yaml',
+    '--no-map',
+    '--out',
+    `${out}-2`,
+  ]);
+  assert.equal(noMap.code, 0, noMap.stderr);
+  assert.match(noMap.stdout, /bistable range: empty/);
+  assert.match(noMap.stdout, /below cμ\/m: \*\*stable\*\*/);
 });

@@ -8,6 +8,7 @@ import * as compareCmd from './compare.js';
 import * as faultproxyCmd from './faultproxy.js';
 import * as labCmd from './lab.js';
 import * as loadCmd from './load.js';
+import * as modelCmd from './model.js';
 import * as reportCmd from './report.js';
 import * as runCmd from './run.js';
 import * as schemaCmd from './schema.js';
@@ -33,6 +34,7 @@ for (const cmd of [
   loadCmd,
   reportCmd,
   compareCmd,
+  modelCmd,
   validateCmd,
   schemaCmd,
   labCmd,
