@@ -93,7 +93,6 @@ export function register(program: Command): void {
             `${e.name}: note: with trigger durations of ${tooShort.map((ms) => `${(ms * o.scale) / 1000} s`).join(', ')} the recovery deadline (${e.recovery.within} × D) is under 2 s, shorter than the verdict's one-second resolution`,
           );
         say(`${e.name}: simulating ${rates.length} loads × ${durationsMs.length} trigger durations`);
-        // eslint-disable-next-line no-restricted-properties
         const t0 = performance.now();
         map = await simulatedMap(file, {
           rates,
@@ -105,7 +104,6 @@ export function register(program: Command): void {
               `  ${i}/${n}: load ${row.factors['offered load']}/s, trigger ${row.factors['trigger duration']} s: ${row.verdict} (${Math.round(ms)} ms)`,
             ),
         });
-        // eslint-disable-next-line no-restricted-properties
         wallS = (performance.now() - t0) / 1000;
         process.stdout.write(
           `\nsimulated map (M metastable, R recovered):\n${mapTable(map, prediction.range).join('\n')}\n`,
