@@ -7,7 +7,7 @@ import type { Experiment } from '../spec/schema.js';
 import { describeClient } from '../run/client.js';
 import { describeLoad } from '../spec/loadPlan.js';
 import type { Figure } from './figures/common.js';
-import type { ResultsData } from './load.js';
+import { TWIN_DIR, type ResultsData } from './load.js';
 import type { StepTable, SweepTable } from './tables.js';
 import { runWarnings } from './warnings.js';
 
@@ -115,6 +115,8 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
         `| ${index} | ${r.trigger.startS}–${r.trigger.endS} | ${r.recovered ? 'yes' : 'no'} | ${r.recoveryTimeS !== null ? `${r.recoveryTimeS} s` : 'not recovered'} | ${r.recoveryDeadlineS} s | ${r.observedAfterS} s |`,
     ),
   ]);
+
+  if (x.twin) section('twin', 'Model vs bench', twinLines(x, x.twin));
 
   const policies = policyLines(x.runs);
   if (policies) section('policies', 'Client policies', policies);
@@ -333,4 +335,59 @@ function pct(x: number): string {
 
 function sec(ms: number): string {
   return String(Math.round(ms) / 1000);
+}
+
+/**
+ * The run beside its simulated twin (twin/: the same file, seed and scale in virtual
+ * time): the verdict, recovery time, amplification and goodput after the trigger, each
+ * with the difference. Several runs: means, and metastable runs out of runs.
+ */
+function twinLines(bench: ResultsData, sim: ResultsData): string[] {
+  const a = bench.runs.map((r) => r.summary);
+  const b = sim.runs.map((r) => r.summary);
+  const mean = (xs: readonly RunSummary[], f: (s: RunSummary) => number | null): number | null => {
+    const v = xs.map(f).filter((n): n is number => typeof n === 'number' && Number.isFinite(n));
+    return v.length ? Math.round((v.reduce((p, q) => p + q, 0) / v.length) * 1000) / 1000 : null;
+  };
+  const verdict = (xs: readonly RunSummary[]): string => {
+    if (xs.length === 1) {
+      const m = xs[0]!.metastable;
+      return m === null ? 'unmeasured' : m ? 'metastable' : 'recovered';
+    }
+    return `metastable ${xs.filter((s) => s.metastable === true).length}/${xs.length}`;
+  };
+  const row = (what: string, f: (s: RunSummary) => number | null, unit = ''): string => {
+    const x = mean(a, f);
+    const y = mean(b, f);
+    const d =
+      x === null || y === null
+        ? '–'
+        : `${Math.round((y - x) * 1000) / 1000}${unit}${x !== 0 ? ` (${y - x >= 0 ? '+' : ''}${Math.round(((y - x) / Math.abs(x)) * 1000) / 10}%)` : ''}`;
+    return `| ${what} | ${x ?? '–'}${x !== null ? unit : ''} | ${y ?? '–'}${y !== null ? unit : ''} | ${d} |`;
+  };
+  const va = verdict(a);
+  const vb = verdict(b);
+  const recovery = (xs: readonly RunSummary[]): string =>
+    xs.length === 1
+      ? xs[0]!.recoveryTimeS !== null
+        ? `${xs[0]!.recoveryTimeS} s`
+        : 'not recovered'
+      : `${xs.filter((s) => s.recovered).length}/${xs.length} recovered${mean(xs, (s) => s.recoveryTimeS) !== null ? `, mean ${mean(xs, (s) => s.recoveryTimeS)} s` : ''}`;
+  const ra = mean(a, (s) => s.recoveryTimeS);
+  const rb = mean(b, (s) => s.recoveryTimeS);
+  const runtime = bench.runs[0]!.manifest.runtime;
+  return [
+    `The same experiment file, seed${a.length > 1 ? 's' : ''} and scale, simulated in virtual time (\`${TWIN_DIR}/\`, its own report in \`${TWIN_DIR}/report.md\`). A difference is the model's error, or something the simulation leaves out (its assumptions are in \`${TWIN_DIR}/run-1/manifest.json\`, \`simulation\`).`,
+    '',
+    `| | bench (${runtime}) | simulation | difference (simulation − bench) |`,
+    '|---|---|---|---|',
+    `| verdict | **${va}** | **${vb}** | ${va === vb ? 'the same' : '**they differ**'} |`,
+    `| recovery time | ${recovery(a)} | ${recovery(b)} | ${ra !== null && rb !== null ? `${Math.round((rb - ra) * 1000) / 1000} s` : '–'} |`,
+    row('goodput in the baseline (req/s)', (s) => s.baseline.goodputPerS),
+    row('goodput after the trigger (req/s)', (s) => s.afterTrigger.goodputPerS),
+    row('amplification after the trigger (client)', (s) => s.afterTrigger.amplification),
+    row('amplification after the trigger (server)', (s) => s.afterTrigger.amplificationServer),
+    row('p99 after the trigger (ms)', (s) => s.afterTrigger.latencyMs.p99),
+    row('attempts (whole run)', (s) => s.attempts),
+  ];
 }
