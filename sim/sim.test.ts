@@ -179,3 +179,22 @@ test('mitigations are the api’s own: a bounded queue sheds (503 x-shed) when t
   // Clients of the pause's first second had left; those still waiting read the 503s.
   assert.ok(r.summary.outcomes.shed > 50, JSON.stringify(r.summary.outcomes));
 });
+
+test('the connection cap: attempts beyond it wait for a connection (reported), even when the api refuses everything at once', async () => {
+  const yaml = small('{ kind: pause, target: api, duration: 1s }', {
+    load: '{ arrival: constant, rate: 2000/s }',
+    client: '{ timeout: 1s, retry: { policy: immediate, maxAttempts: 4 }, connections: 2 }',
+  }).replace(
+    'work: { dist: constant, mean: 10ms } }',
+    'work: { dist: constant, mean: 10ms }, queueLimit: 0 }',
+  );
+  const r = await simulate(planOf(yaml));
+  const s = r.summary;
+  assert.ok(s.clientWait!.samples > 1000, JSON.stringify(s.clientWait));
+  assert.ok(
+    s.warnings.some((w) => /connection cap \(2\)/.test(w)),
+    s.warnings.join('; '),
+  );
+  assert.ok(s.outcomes.shed > 0);
+  assert.equal(s.offered, s.recorded);
+});

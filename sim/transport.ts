@@ -109,6 +109,16 @@ export class SimTransport implements Transport {
   /** An attempt ended: its connection goes back idle (`keep`) or is gone; its slot passes on. */
   ended(keep: boolean): void {
     if (keep) this.idle.push(this.clock.now());
+    if (this.waitHead < this.waiting.length) {
+      // The next waiter goes on as its own event: an api that answers at once (a shed, a
+      // refusal) would otherwise pass slot after slot down one call stack.
+      this.clock.timer(this.clock.now(), () => this.passSlot());
+      return;
+    }
+    this.active--;
+  }
+
+  private passSlot(): void {
     while (this.waitHead < this.waiting.length) {
       const next = this.waiting[this.waitHead++]!;
       if (this.waitHead > 1024 && this.waitHead * 2 > this.waiting.length) {
