@@ -91,6 +91,27 @@ export type Lookup = 'hit' | 'miss' | 'timeout' | 'error';
 const DEADLINE = Symbol('deadline');
 
 /**
+ * The end of a job's work as WorkerPool sees it (it only calls `then(free, free)` on
+ * what `run` returns): the callbacks run synchronously when the work is done.
+ */
+class WorkDone {
+  private cbs: (() => void)[] | undefined;
+  private settled = false;
+
+  then(onDone: () => void): void {
+    if (this.settled) onDone();
+    else (this.cbs ??= []).push(onDone);
+  }
+
+  settle(): void {
+    this.settled = true;
+    const cbs = this.cbs;
+    this.cbs = undefined;
+    if (cbs) for (const f of cbs) f();
+  }
+}
+
+/**
  * One request as the WorkerPool's job (services/api/workerPool.ts's Job, built as the
  * handler builds it): queued at its arrival, with the request timeout's expiry and the
  * propagated deadline. A class rather than closures: a collapsed api queues hundreds of
@@ -273,9 +294,18 @@ export class SimApi {
   }
 
   private run(req: SimRequest, work: DurationDist, timeoutAtMs: number): Promise<void> {
-    // Without a cache lookup the handler is only the work: no async frame for it.
-    if (!(this.dbPool && req.key !== undefined))
-      return this.sleep(sampleDuration(work, this.rng)).then(() => this.worked(req));
+    if (!(this.dbPool && req.key !== undefined)) {
+      // Without a cache lookup the handler is only the work. Its worker is freed right
+      // after the answer, at the same instant and before anything the answer sets off
+      // at the client (which, in the lab, is another process): a settled-at-once
+      // thenable instead of a promise, so no microtask comes between.
+      const done = new WorkDone();
+      this.proc.at(this.clock.now() + sampleDuration(work, this.rng), () => {
+        this.worked(req);
+        done.settle();
+      });
+      return done as unknown as Promise<void>;
+    }
     return this.runWithLookup(req, work, timeoutAtMs);
   }
 
