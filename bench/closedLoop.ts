@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { isEventTarget } from './abort.js';
 import type { Clock } from './clock.js';
 import { sampleDuration, type DurationDist } from './distributions.js';
 import type { Origin } from './outcome.js';
@@ -33,7 +34,7 @@ export async function driveClosed(o: ClosedLoopOptions): Promise<void> {
   const { clock, recorder } = o;
   const run = new AbortController();
   setMaxListeners(0, run.signal);
-  if (o.stop) setMaxListeners(0, o.stop);
+  if (isEventTarget(o.stop)) setMaxListeners(0, o.stop);
   let id = 0;
   const stopAt = (): boolean => clock.now() >= o.endMs || (o.stop?.aborted ?? false);
   let nextTickMs = 1000;

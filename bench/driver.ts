@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { isEventTarget, nodeController, type NewController } from './abort.js';
 import type { Clock } from './clock.js';
 import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
 import type { Origin } from './outcome.js';
@@ -28,6 +29,8 @@ export interface DriveOptions {
   readonly maxLagMs?: number;
   /** The first origin's id (default 0); successive drives on one Recorder (a step test) keep ids unique. */
   readonly firstOriginId?: number;
+  /** Makes each origin's AbortController (Node's by default; the simulator passes a lean one). */
+  readonly newController?: NewController;
 }
 
 export const DEFAULT_MAX_LAG_MS = 5000;
@@ -49,7 +52,8 @@ export async function drive(opts: DriveOptions): Promise<void> {
   // removing a listener costs O(listeners): during a storm that alone starves the loop.
   const live = new Set<AbortController>();
   let ended = false;
-  if (opts.stop) setMaxListeners(0, opts.stop);
+  if (isEventTarget(opts.stop)) setMaxListeners(0, opts.stop);
+  const newController = opts.newController ?? nodeController;
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
@@ -94,7 +98,7 @@ export async function drive(opts: DriveOptions): Promise<void> {
       : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
     recorder.offered(origin);
     inFlight++;
-    const ctl = new AbortController();
+    const ctl = newController();
     live.add(ctl);
     settle(origin, ctl, send({ origin, number: 1 }, ctl.signal));
   }

@@ -3,6 +3,7 @@ import type { Rng } from '../rng.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
 import type { Transport } from '../transport/Transport.js';
 import type { PolicyEvent } from './events.js';
+import type { NewController } from '../abort.js';
 
 /**
  * Sends one attempt and settles with its result; never rejects. `signal` is the
@@ -22,6 +23,12 @@ export interface PolicyEnv {
   readonly client: number;
   /** Where policies report what they decided (the Recorder subscribes). Must not block. */
   readonly emit: (event: PolicyEvent) => void;
+  /**
+   * Makes the AbortControllers the policies cancel their layers with. Node's own is the
+   * default; the simulator passes a lean one (Node's costs microseconds to create, the
+   * largest single cost of a simulated origin). See bench/abort.ts.
+   */
+  readonly newController?: NewController;
 }
 
 /** An env for a stack; events are dropped unless `emit` is given. */

@@ -21,7 +21,7 @@ export function abandon(o: AbandonOptions): ClientPolicy {
   return (next, env) => async (first, signal) => {
     if (o.fraction === 0 || env.rng.next() >= o.fraction) return next(first, signal);
     const patienceMs = sampleDuration(o.patience, env.rng);
-    const ctl = new AbortController();
+    const ctl = env.newController?.() ?? new AbortController();
     let gaveUpMs = -1;
     const cancel = env.clock.timer(first.origin.intendedMs + patienceMs, () => {
       gaveUpMs = env.clock.now();

@@ -1,3 +1,4 @@
+import type { NewController } from '../abort.js';
 import type { Clock } from '../clock.js';
 import type { DurationDist } from '../distributions.js';
 import type { Rng } from '../rng.js';
@@ -182,6 +183,8 @@ export function buildClients(
     readonly rngFor: (client: number) => Rng;
     readonly emit: (e: PolicyEvent) => void;
     readonly observe: ClientPolicy;
+    /** The AbortControllers' maker (Node's by default; the simulator's lean one). */
+    readonly newController?: NewController;
   },
 ): Clients {
   const k = model.instances;
@@ -194,7 +197,13 @@ export function buildClients(
         model,
         i,
         base,
-        { clock: ctx.clock, rng: ctx.rngFor(i), client: i, emit: ctx.emit },
+        {
+          clock: ctx.clock,
+          rng: ctx.rngFor(i),
+          client: i,
+          emit: ctx.emit,
+          ...(ctx.newController ? { newController: ctx.newController } : {}),
+        },
         ctx.observe,
       ),
     );

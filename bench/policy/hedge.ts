@@ -51,7 +51,7 @@ export function hedge(o: HedgeOptions): ClientPolicy {
       };
 
       const launch = (a: Attempt): void => {
-        const ctl = new AbortController();
+        const ctl = env.newController?.() ?? new AbortController();
         inFlight.add(ctl);
         void next(a, ctl.signal).then((r) => {
           inFlight.delete(ctl);

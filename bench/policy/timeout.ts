@@ -11,7 +11,7 @@ export function attemptTimeout(timeoutMs: number): ClientPolicy {
     const startMs = env.clock.now();
     const limitMs = Math.min(startMs + timeoutMs, attempt.origin.deadlineMs);
     const byDeadline = attempt.origin.deadlineMs < startMs + timeoutMs;
-    const ctl = new AbortController();
+    const ctl = env.newController?.() ?? new AbortController();
     let firedAtMs = -1;
     const cancel = env.clock.timer(limitMs, () => {
       firedAtMs = env.clock.now();

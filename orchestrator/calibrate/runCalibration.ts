@@ -193,6 +193,8 @@ export async function runCalibration(
   // The lab's processes are journaled like a fault (as a run's): a killed calibrate leaves none behind.
   const journal = new Journal();
   const labEntry = 'calibration-lab';
+  if (opts.runtime === 'sim')
+    throw new BenchError('E_USAGE', 'calibrate measures a real lab: use --runtime local or docker');
   const lab: Lab = createLab(opts.runtime, e, {
     seed: e.seed,
     logFile: join(dir, 'lab.log'),

@@ -11,6 +11,7 @@ import * as faultproxyCmd from './faultproxy.js';
 import * as labCmd from './lab.js';
 import * as llmStubCmd from './llmStub.js';
 import * as loadCmd from './load.js';
+import * as modelCmd from './model.js';
 import * as reportCmd from './report.js';
 import * as runCmd from './run.js';
 import * as schemaCmd from './schema.js';
@@ -37,6 +38,7 @@ for (const cmd of [
   loadCmd,
   reportCmd,
   compareCmd,
+  modelCmd,
   validateCmd,
   schemaCmd,
   labCmd,

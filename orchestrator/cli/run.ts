@@ -12,11 +12,14 @@ import { DEFAULT_RUNTIME } from '../lab/runtimes.js';
 import { addCapacityOption, positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
+import { join } from 'node:path';
+import { TWIN_DIR } from '../report/load.js';
+import { writeReport } from '../report/writeReport.js';
 
 export function register(program: Command): void {
   const cmd = program
     .command('run')
-    .description('run an experiment on the lab and write its results folder')
+    .description('run an experiment on the lab (or simulate it) and write its results folder')
     .argument('<file>', 'experiment file (YAML)')
     .option(
       '--scale <F>',
@@ -28,6 +31,10 @@ export function register(program: Command): void {
     .option('--repeat <N>', 'override the number of repetitions', wholeNumber('--repeat', 1, 1000))
     .option('--seed <N>', 'override the experiment seed', wholeNumber('--seed', 0, 2 ** 32 - 1))
     .option('--quiet', 'no status line')
+    .option(
+      '--twin',
+      "also simulate the same experiment (same seed and scale) into DIR/twin/; report.md then shows the lab's figures beside the simulation's, with the difference",
+    )
     .option(
       '--dry-run',
       'print the resolved plan (phases, expected origins, trigger timeline, wall time) and exit',
@@ -49,9 +56,15 @@ export function register(program: Command): void {
         set: Override[];
         failOn?: FailOn[];
         capacity?: CapacityMode;
+        twin?: boolean;
       } & RuntimeFlags,
     ) => {
       const runtime = o.runtime ?? DEFAULT_RUNTIME;
+      if (o.twin && runtime === 'sim')
+        throw new BenchError(
+          'E_USAGE',
+          '--twin simulates a lab run: it goes with the local or docker runtime, not --runtime sim',
+        );
       const declared = loadExperimentFile(file, o.set);
       const experiment = {
         ...declared,
@@ -105,6 +118,25 @@ export function register(program: Command): void {
             overrides: describeOverrides(o.set),
           },
         });
+        if (o.twin && !stop.signal.aborted) {
+          // The simulated twin: the same file, seed and scale in virtual time, then the
+          // lab's report again, now with the comparison.
+          await runExperiment(experiment, {
+            scale: o.scale,
+            out: join(result.dir, TWIN_DIR),
+            quiet: Boolean(o.quiet),
+            stop: stop.signal,
+            sourceFile: file,
+            runtime: 'sim',
+            manifestExtra: {
+              command: process.argv.slice(2),
+              experimentFile: file,
+              overrides: describeOverrides(o.set),
+              twinOf: result.dir,
+            },
+          });
+          await writeReport(result.dir);
+        }
         process.stdout.write(`${result.dir}\n`);
         if (stop.signal.aborted)
           throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);

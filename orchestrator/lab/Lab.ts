@@ -1,4 +1,6 @@
 import type { DockerUndo } from './docker/undo.js';
+import type { LinkControl } from './links.js';
+import type { Runtime } from './runtimes.js';
 
 /** A part of the lab that a trigger can act on. */
 export type Component = 'api' | 'redis' | 'postgres' | 'llm';
@@ -53,7 +55,7 @@ export interface LabProcess {
 
 /** What manifest.json records of the lab. */
 export interface LabTopology {
-  readonly runtime: 'local' | 'docker';
+  readonly runtime: Runtime;
   readonly components: readonly {
     name: Component;
     url: string;
@@ -75,11 +77,11 @@ export interface LabTopology {
 
 /**
  * What the orchestrator can do to the system under test. Implemented by the local
- * runtime (child processes), and later by the docker and simulation runtimes. Every
- * method is safe to call twice; `down` never throws.
+ * runtime (child processes) and the simulation (sim/SimLab.ts), and later by the docker
+ * runtime. Every method is safe to call twice; `down` never throws.
  */
 export interface Lab {
-  readonly runtime: 'local' | 'docker';
+  readonly runtime: Runtime;
   /** Base URL of the api, for the load generator. */
   readonly apiUrl: string;
   /** Starts every component and waits until each answers; throws BenchError(E_LAB_PREFLIGHT) when it cannot. */
@@ -109,6 +111,11 @@ export interface Lab {
    * (`redis`, `postgres`, `llm`); undefined when the lab has no links.
    */
   readonly faultProxyApi: string | undefined;
+  /**
+   * The dependency links' controls when the lab drives them itself (the simulation);
+   * absent, the triggers drive `faultProxyApi` over the Toxiproxy HTTP API.
+   */
+  readonly linkControl?: LinkControl | undefined;
   /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
   flushCache(): Promise<void>;
   /** Prometheus text of a component's /metrics; rejects when it does not answer within `timeoutMs`. */

@@ -8,7 +8,7 @@ import { DEFAULT_PROJECT, type ComposeOptions } from './docker/compose.js';
 
 /** The lab of an experiment on a runtime (one case per name of RUNTIMES). */
 export function createLab(
-  runtime: Runtime,
+  runtime: Exclude<Runtime, 'sim'>,
   e: Experiment,
   opts: {
     seed: number;

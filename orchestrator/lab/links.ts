@@ -49,7 +49,18 @@ export interface ToxicState {
   readonly attributes: Readonly<Record<string, number>>;
 }
 
-export class LinkClient {
+/** What the triggers do to a link (orchestrator/trigger/link.ts): LinkClient over HTTP, or the simulation's links. */
+export interface LinkControl {
+  listToxics(link: string): Promise<ToxicState[]>;
+  addToxic(link: string, spec: ToxicSpec): Promise<{ toxic: ToxicState; undo: UndoRecipe }>;
+  removeToxic(link: string, name: string): Promise<void>;
+  disable(link: string): Promise<UndoRecipe>;
+  enable(link: string): Promise<void>;
+  removeToxicRecipe(link: string, toxic: string): UndoRecipe;
+  enableRecipe(link: string): UndoRecipe;
+}
+
+export class LinkClient implements LinkControl {
   private readonly tp: Toxiproxy;
 
   /** `apiUrl`: the fault proxy's API, e.g. http://127.0.0.1:8474 */

@@ -1,12 +1,13 @@
 import { InvalidArgumentError } from 'commander';
 
 /**
- * The runtimes a lab can run on: `local` (child processes on loopback) and `docker` (the
- * Docker Compose lab); a new runtime is one name here and one case in createLab. Sweep files
+ * The runtimes a lab can run on: `local` (child processes on loopback), `docker` (the
+ * Docker Compose lab) and `sim` (a discrete-event simulation of the same lab in virtual
+ * time, sim/); a new runtime is one name here and one case where labs are built. Sweep files
  * (`runtime:`) and `--runtime` on run, sweep and calibrate accept exactly these names,
  * and manifest.json records the one used.
  */
-export const RUNTIMES = ['local', 'docker'] as const;
+export const RUNTIMES = ['local', 'docker', 'sim'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 export const DEFAULT_RUNTIME: Runtime = 'local';
 

@@ -54,6 +54,8 @@ export interface ResultsData {
   readonly sweep: SweepTable | null;
   /** DIR/steps.json when the folder holds a step test (see tables.ts). */
   readonly steps: StepTable | null;
+  /** DIR/twin/: the same experiment simulated (`metabench run --twin`), when there is one. */
+  readonly twin?: ResultsData | null;
 }
 
 export function parseTimeseries(text: string): Timeseries {
@@ -157,14 +159,20 @@ export function loadResults(dir: string): ResultsData {
     throw new BenchError('E_USAGE', `${sweepFile} is not a sweep table (see orchestrator/report/tables.ts)`);
   if (steps !== null && !isStepTable(steps))
     throw new BenchError('E_USAGE', `${stepsFile} is not a step table (see orchestrator/report/tables.ts)`);
+  const twinDir = join(dir, TWIN_DIR);
+  const twin = existsSync(twinDir) && hasRuns(twinDir) ? loadResults(twinDir) : null;
   return {
     experiment: runs[0]!.manifest.experiment,
     runs,
     aggregate,
     sweep,
     steps,
+    ...(twin ? { twin } : {}),
   };
 }
+
+/** Where `metabench run --twin` puts the simulation of a lab run, inside its results folder. */
+export const TWIN_DIR = 'twin';
 
 function hasRuns(dir: string): boolean {
   return readdirSync(dir).some(

@@ -7,7 +7,7 @@ import type { Experiment } from '../spec/schema.js';
 import { describeClient } from '../run/client.js';
 import { describeLoad } from '../spec/loadPlan.js';
 import type { Figure } from './figures/common.js';
-import type { ResultsData } from './load.js';
+import { TWIN_DIR, type ResultsData } from './load.js';
 import type { StepTable, SweepTable } from './tables.js';
 import { classLines, classVerdictLines } from './classes.js';
 import { runWarnings } from './warnings.js';
@@ -49,15 +49,22 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const section = (id: string, title: string, lines: readonly string[], figures: readonly Figure[] = []) =>
     sections.push({ id, title, body: lines.join('\n'), figures });
 
+  const simulated = m.runtime === 'sim';
   section('header', e.name, [
     ...(e.description ? [e.description, ''] : []),
+    ...(simulated
+      ? [
+          '> **Simulated**: these figures come from a discrete-event simulation of the lab in virtual time (runtime sim), not from a measurement.',
+          '',
+        ]
+      : []),
     '| | |',
     '|---|---|',
     `| date | ${m.startedAt} |`,
     `| machine | ${m.machine.cpuModel}, ${m.machine.cpus} cores, ${(m.machine.memoryBytes / 2 ** 30).toFixed(1)} GiB |`,
     `| OS | ${m.machine.os} |`,
     `| Node | ${m.machine.node} |`,
-    `| runtime | ${m.runtime} |`,
+    `| runtime | ${simulated ? 'sim (simulated)' : m.runtime} |`,
     `| lab topology | ${topologyLine(m.topology)} |`,
     `| seed | ${e.seed}${many ? ` (runs: ${runs.map((r) => r.seed).join(', ')})` : ''} |`,
     `| scale | ${m.scale} |`,
@@ -112,6 +119,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
 
   const classes = classLines(x.runs);
   if (classes) section('classes', 'Request classes', classes);
+  if (x.twin) section('twin', 'Model vs bench', twinLines(x, x.twin));
 
   const policies = policyLines(x.runs);
   if (policies) section('policies', 'Client policies', policies);
@@ -342,4 +350,59 @@ function pct(x: number): string {
 
 function sec(ms: number): string {
   return String(Math.round(ms) / 1000);
+}
+
+/**
+ * The run beside its simulated twin (twin/: the same file, seed and scale in virtual
+ * time): the verdict, recovery time, amplification and goodput after the trigger, each
+ * with the difference. Several runs: means, and metastable runs out of runs.
+ */
+function twinLines(bench: ResultsData, sim: ResultsData): string[] {
+  const a = bench.runs.map((r) => r.summary);
+  const b = sim.runs.map((r) => r.summary);
+  const mean = (xs: readonly RunSummary[], f: (s: RunSummary) => number | null): number | null => {
+    const v = xs.map(f).filter((n): n is number => typeof n === 'number' && Number.isFinite(n));
+    return v.length ? Math.round((v.reduce((p, q) => p + q, 0) / v.length) * 1000) / 1000 : null;
+  };
+  const verdict = (xs: readonly RunSummary[]): string => {
+    if (xs.length === 1) {
+      const m = xs[0]!.metastable;
+      return m === null ? 'unmeasured' : m ? 'metastable' : 'recovered';
+    }
+    return `metastable ${xs.filter((s) => s.metastable === true).length}/${xs.length}`;
+  };
+  const row = (what: string, f: (s: RunSummary) => number | null, unit = ''): string => {
+    const x = mean(a, f);
+    const y = mean(b, f);
+    const d =
+      x === null || y === null
+        ? '–'
+        : `${Math.round((y - x) * 1000) / 1000}${unit}${x !== 0 ? ` (${y - x >= 0 ? '+' : ''}${Math.round(((y - x) / Math.abs(x)) * 1000) / 10}%)` : ''}`;
+    return `| ${what} | ${x ?? '–'}${x !== null ? unit : ''} | ${y ?? '–'}${y !== null ? unit : ''} | ${d} |`;
+  };
+  const va = verdict(a);
+  const vb = verdict(b);
+  const recovery = (xs: readonly RunSummary[]): string =>
+    xs.length === 1
+      ? xs[0]!.recoveryTimeS !== null
+        ? `${xs[0]!.recoveryTimeS} s`
+        : 'not recovered'
+      : `${xs.filter((s) => s.recovered).length}/${xs.length} recovered${mean(xs, (s) => s.recoveryTimeS) !== null ? `, mean ${mean(xs, (s) => s.recoveryTimeS)} s` : ''}`;
+  const ra = mean(a, (s) => s.recoveryTimeS);
+  const rb = mean(b, (s) => s.recoveryTimeS);
+  const runtime = bench.runs[0]!.manifest.runtime;
+  return [
+    `The same experiment file, seed${a.length > 1 ? 's' : ''} and scale, simulated in virtual time (\`${TWIN_DIR}/\`, its own report in \`${TWIN_DIR}/report.md\`). A difference is the model's error, or something the simulation leaves out (its assumptions are in \`${TWIN_DIR}/run-1/manifest.json\`, \`simulation\`).`,
+    '',
+    `| | bench (${runtime}) | simulation | difference (simulation − bench) |`,
+    '|---|---|---|---|',
+    `| verdict | **${va}** | **${vb}** | ${va === vb ? 'the same' : '**they differ**'} |`,
+    `| recovery time | ${recovery(a)} | ${recovery(b)} | ${ra !== null && rb !== null ? `${Math.round((rb - ra) * 1000) / 1000} s` : '–'} |`,
+    row('goodput in the baseline (req/s)', (s) => s.baseline.goodputPerS),
+    row('goodput after the trigger (req/s)', (s) => s.afterTrigger.goodputPerS),
+    row('amplification after the trigger (client)', (s) => s.afterTrigger.amplification),
+    row('amplification after the trigger (server)', (s) => s.afterTrigger.amplificationServer),
+    row('p99 after the trigger (ms)', (s) => s.afterTrigger.latencyMs.p99),
+    row('attempts (whole run)', (s) => s.attempts),
+  ];
 }

@@ -1,3 +1,4 @@
+import type { NewController } from '../../bench/abort.js';
 import type { Clock } from '../../bench/clock.js';
 import type { DurationDist } from '../../bench/distributions.js';
 import { viaTransport } from '../../bench/policy/ClientPolicy.js';
@@ -87,10 +88,17 @@ export function policyPresence(m: ClientModel): PolicyPresence {
  * policy stack (order in bench/policy/compose.ts), each with its own random stream and
  * its own budget, breaker and throttle state; policy events go to the Recorder.
  */
-export function buildClient(plan: RunPlan, transport: Transport, recorder: Recorder, clock: Clock): Clients {
+export function buildClient(
+  plan: RunPlan,
+  transport: Transport,
+  recorder: Recorder,
+  clock: Clock,
+  newController?: NewController,
+): Clients {
   const model = clientModel(plan.experiment.client);
   return buildClients(model, viaTransport(transport, clock), {
     clock,
+    ...(newController ? { newController } : {}),
     // Client 0 keeps the stream the single client always had.
     rngFor: (k) => seededRng(plan.seed, k === 0 ? 'client' : `client-${k}`),
     emit: (e) => recorder.policy(e),

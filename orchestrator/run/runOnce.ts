@@ -1,32 +1,30 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RealClock } from '../../bench/clock.js';
+import type { Clock } from '../../bench/clock.js';
 import { drive } from '../../bench/driver.js';
-import { NdjsonFile } from '../../bench/record/eventLog.js';
-import { Recorder } from '../../bench/record/Recorder.js';
-import { HttpTransport } from '../../bench/transport/http.js';
+import { NdjsonFile, type EventSink } from '../../bench/record/eventLog.js';
+import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
+import type { Transport } from '../../bench/transport/Transport.js';
 import { arrivalsFor, mixFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../bench/rng.js';
 import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
 import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
-import { createLab } from '../lab/createLab.js';
-import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
-import type { Lab } from '../lab/Lab.js';
-import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
-import { writeJson } from '../results/files.js';
-import { timeseriesCsv } from '../results/timeseries.js';
-import { connectionCap, type RunPlan } from '../spec/plan.js';
-import type { Journal } from '../trigger/journal.js';
-import { TriggerSchedule } from './triggers.js';
-import type { StatusLine } from './status.js';
-import type { ServerSeries } from '../scrape/scraper.js';
-import { Scraper } from '../scrape/scraper.js';
-import { ProcSampler } from '../lab/local/procSampler.js';
 import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
 import type { ComposeOptions } from '../lab/docker/compose.js';
 import { LiveRecorder } from '../live/liveMetrics.js';
 import { RunObservers, type ObserveOptions } from '../live/observers.js';
+import type { Lab } from '../lab/Lab.js';
+import type { Runtime } from '../lab/runtimes.js';
+import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
+import { writeJson } from '../results/files.js';
+import { timeseriesCsv } from '../results/timeseries.js';
+import type { RunPlan } from '../spec/plan.js';
+import type { Journal } from '../trigger/journal.js';
+import { TriggerSchedule } from './triggers.js';
+import type { StatusLine } from './status.js';
+import type { ServerSeries } from '../scrape/scraper.js';
+import { makeRuntime, type RunRuntime, type ServerSource } from './runtime.js';
 
 export interface RunContext {
   readonly journal: Journal;
@@ -35,7 +33,7 @@ export interface RunContext {
   readonly stop: AbortSignal;
   /** Extra facts for manifest.json (the command line, overrides). */
   readonly manifestExtra?: Record<string, unknown>;
-  /** The lab's runtime (default: local). */
+  /** Where the run happens: the local lab (the default), the docker lab or the simulation. */
   readonly runtime?: Runtime;
   /** The docker runtime's compose project (default: the default project). */
   readonly docker?: ComposeOptions | undefined;
@@ -44,62 +42,125 @@ export interface RunContext {
 }
 
 /**
- * One run on the local lab: start the lab, drive the open-loop load through the client
- * policies, apply and undo the trigger on schedule, scrape the service every second,
- * then write manifest.json, events.ndjson, timeseries.csv and summary.json into `dir`.
+ * One run: start the lab, drive the open-loop load through the client policies, apply
+ * and undo the trigger on schedule, read the service's series every second, then
+ * write manifest.json, events.ndjson, timeseries.csv and summary.json into `dir`.
  * Whatever happens, the trigger is undone and the lab stopped before this returns.
+ * The local lab runs it in real time; the simulation (ctx.runtime 'sim') in virtual
+ * time, with the same recorder, client policies, driver and triggers (run/runtime.ts).
  */
 export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Promise<RunSummary> {
   mkdirSync(dir, { recursive: true });
-  const e = plan.experiment;
   const labEntry = `run-${plan.run}-lab`;
-  const lab: Lab = createLab(ctx.runtime ?? DEFAULT_RUNTIME, e, {
-    seed: plan.seed,
-    logFile: join(dir, 'lab.log'),
+  const rt = makeRuntime(ctx.runtime ?? 'local', plan, dir, {
     // The lab's processes are journaled like a fault: a killed orchestrator leaves none behind.
     onProcessesChanged: () =>
-      ctx.journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: lab.teardownRecipe() }),
+      ctx.journal.record({
+        id: labEntry,
+        appliedAt: new Date().toISOString(),
+        undo: rt.lab.teardownRecipe(),
+      }),
     ...(ctx.docker ? { docker: ctx.docker } : {}),
   });
-  const observers = new RunObservers(ctx.observe ?? {}, lab, (l) => ctx.status.say(l));
   const startedAt = new Date();
-  const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
   let events: NdjsonFile | undefined;
-  let scraper: Scraper | undefined;
-  let procSampler: ProcSampler | undefined;
+  const x = await executeRun(plan, rt, {
+    ...ctx,
+    labEntry,
+    observers: new RunObservers(ctx.observe ?? {}, rt.lab, (l) => ctx.status.say(l)),
+    onLabUp: () => {
+      writeJson(join(dir, 'manifest.json'), {
+        metabench: metabenchVersion(),
+        gitRevision: gitRevision(),
+        startedAt: startedAt.toISOString(),
+        machine: describeMachine(),
+        runtime: rt.lab.runtime,
+        topology: rt.lab.topology(),
+        run: plan.run,
+        seed: plan.seed,
+        scale: plan.scale,
+        // Which capacity `% capacity` rates used, and where it came from.
+        capacity: plan.capacity,
+        plan: { ...plan, experiment: undefined },
+        experiment: plan.experiment,
+        ...(rt.manifest ?? {}),
+        ...ctx.manifestExtra,
+      });
+      events = new NdjsonFile(join(dir, 'events.ndjson'));
+      return events;
+    },
+  });
+  // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
+  if (!x.recorded) throw x.failure;
+  const e = plan.experiment;
+  // Per request class and phase, with the classes' thresholds (from events.ndjson).
+  const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
+  const upstream = upstreamAmplification(x.server?.extra);
+  const extraCols = e.lab.llm
+    ? {
+        ...x.procs,
+        open_connections: x.openConnections,
+        ...(upstream ? { amplification_llm: upstream } : {}),
+      }
+    : x.procs;
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, extraCols));
+  const full: RunSummary = classes ? Object.assign(x.summary!, { classes }) : x.summary!;
+  writeJson(join(dir, 'summary.json'), full);
+  if (x.failure !== undefined) throw x.failure;
+  return full;
+}
+
+export interface ExecuteContext {
+  readonly journal: Pick<Journal, 'record' | 'clear'>;
+  readonly status: StatusLine;
+  readonly stop: AbortSignal;
+  /** Once the lab is up, before the run's clock starts; returns where the events go. */
+  readonly onLabUp: () => EventSink;
+  /** The journal entry of the lab itself, cleared once the lab is down. */
+  readonly labEntry?: string;
+  /** The live /metrics server and Grafana annotations, when the run has them. */
+  readonly observers?: RunObservers;
+}
+
+/** What a run produced (whatever happened: `failure` says what went wrong, if anything). */
+export interface Executed {
+  readonly recorded: Recorded | undefined;
+  readonly summary: RunSummary | undefined;
+  readonly server: ServerSeries | null;
+  readonly procs: Record<string, (number | null)[]> | undefined;
+  /** Attempts on the wire at each second's end (an LLM lab's streams hold connections for seconds). */
+  readonly openConnections: (number | null)[];
+  readonly failure: unknown;
+}
+
+/**
+ * The run itself, on a runtime, writing nothing but the events it is given: what runOnce
+ * does between starting and stopping the lab, and what the simulation's own callers
+ * (metabench model, the tests) run without a results folder.
+ */
+export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteContext): Promise<Executed> {
+  const e = plan.experiment;
+  const lab: Lab = rt.lab;
+  const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
+  let events: EventSink | undefined;
+  let scraper: ServerSource | undefined;
+  let procSampler: ReturnType<typeof rt.procSampler>;
   let procs: Record<string, (number | null)[]> | undefined;
   let server: ServerSeries | null;
-  let transport: HttpTransport | undefined;
+  let transport: Transport | undefined;
   let recorder: Recorder | undefined;
   const cancels: (() => void)[] = [];
-  let clock: RealClock | undefined;
+  let clock: Clock | undefined;
   let failure: unknown;
-  /** Attempts on the wire at each second's end (an LLM lab's streams hold connections for seconds). */
   const openConnections: (number | null)[] = [];
 
   try {
     await lab.up();
-    writeJson(join(dir, 'manifest.json'), {
-      metabench: metabenchVersion(),
-      gitRevision: gitRevision(),
-      startedAt: startedAt.toISOString(),
-      machine: describeMachine(),
-      runtime: lab.runtime,
-      topology: lab.topology(),
-      run: plan.run,
-      seed: plan.seed,
-      scale: plan.scale,
-      // Which capacity `% capacity` rates used, and where it came from.
-      capacity: plan.capacity,
-      plan: { ...plan, experiment: undefined },
-      experiment: e,
-      ...ctx.manifestExtra,
-    });
-    events = new NdjsonFile(join(dir, 'events.ndjson'));
-    await observers.start();
-    clock = new RealClock();
+    events = ctx.onLabUp();
+    await ctx.observers?.start();
+    clock = rt.clock();
     const clk = clock;
-    const live = observers.metrics;
+    const live = ctx.observers?.metrics;
     recorder = new (live ? LiveRecorder : Recorder)(
       {
         windows: [
@@ -118,13 +179,13 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     );
     if (live && recorder instanceof LiveRecorder) recorder.observe(live);
     const rec = recorder;
-    transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock: clk });
-    const clients = buildClient(plan, transport, rec, clk);
+    transport = rt.transport(clk);
+    const clients = buildClient(plan, transport, rec, clk, rt.newController);
     cancels.push(() => clients.dispose());
-    scraper = new Scraper(lab, 'api', clk);
+    scraper = rt.serverSource(clk);
     scraper.start();
-    procSampler = new ProcSampler(() => lab.processes(), clk);
-    procSampler.start();
+    procSampler = rt.procSampler(clk);
+    procSampler?.start();
 
     // The triggers: each journaled (on disk) before it is applied, undone on schedule.
     cancels.push(...triggers.arm(clk, rec, () => ctx.stop.aborted));
@@ -135,7 +196,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       cancels.push(
         clk.timer(n * 1000, () => {
           const now = clk.now();
-          openConnections[n - 1] = transport?.openConnections ?? null;
+          openConnections[n - 1] =
+            (transport as { openConnections?: number } | undefined)?.openConnections ?? null;
           ctx.status.update({
             label,
             phase: phaseName(plan, now),
@@ -148,7 +210,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         }),
       );
     };
-    tick(1);
+    if (rt.liveStatus) tick(1);
 
     const mix = mixFor(plan);
     const common = {
@@ -157,20 +219,23 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       recorder: rec,
       deadlineMs: plan.deadlineMs,
       drainMs: worstOriginMs(e.client) + 500,
-      stop: ctx.stop,
+      stop: rt.stopSignal(ctx.stop),
       ...(mix ? { mix } : {}),
+      ...(rt.newController ? { newController: rt.newController } : {}),
     };
     const a = plan.load.arrival;
     if (a.kind === 'closed')
-      await driveClosed({
-        ...common,
-        users: a.users,
-        think: a.think,
-        rng: seededRng(plan.seed, 'think'),
-        endMs: plan.totalMs,
-      });
-    else await drive({ ...common, arrivals: arrivalsFor(plan) });
-    await triggers.undoAll(() => clk.now(), rec);
+      await rt.settle(
+        driveClosed({
+          ...common,
+          users: a.users,
+          think: a.think,
+          rng: seededRng(plan.seed, 'think'),
+          endMs: plan.totalMs,
+        }),
+      );
+    else await rt.settle(drive({ ...common, arrivals: arrivalsFor(plan) }));
+    await rt.settle(triggers.undoAll(() => clk.now(), rec));
   } catch (err) {
     failure = err;
   } finally {
@@ -178,21 +243,19 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     for (const cancel of cancels) cancel();
     try {
       // Every exit path: the faults are undone before anything else is torn down.
-      await triggers
-        .undoAll(() => clock?.now() ?? Number.NaN, recorder)
-        .catch((err: unknown) => {
-          failure ??= err;
-        });
+      await rt.settle(triggers.undoAll(() => clock?.now() ?? Number.NaN, recorder)).catch((err: unknown) => {
+        failure ??= err;
+      });
     } finally {
       server = scraper ? await scraper.stop() : null;
       procs = await procSampler?.stop();
       await transport?.close().catch(() => undefined);
       await lab.down();
-      ctx.journal.clear(labEntry);
-      await observers.finish({
+      if (ctx.labEntry) ctx.journal.clear(ctx.labEntry);
+      await ctx.observers?.finish({
         experiment: e.name,
         run: plan.run,
-        originEpochMs: clock?.originEpochMs,
+        originEpochMs: (clock as { originEpochMs?: number } | undefined)?.originEpochMs,
         endMs,
         triggers: triggers.records(true),
       });
@@ -201,8 +264,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     }
   }
 
-  // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
-  if (!recorder) throw failure;
+  if (!recorder) return { recorded: undefined, summary: undefined, server, procs, openConnections, failure };
   const recorded = recorder.close();
   const summary = summarizeRun({
     plan,
@@ -212,21 +274,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     triggers: triggers.records(true),
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
-  // Per request class and phase, with the classes' thresholds (from events.ndjson).
-  const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
-  const upstream = upstreamAmplification(server?.extra);
-  const extraCols = e.lab.llm
-    ? {
-        ...procs,
-        open_connections: openConnections,
-        ...(upstream ? { amplification_llm: upstream } : {}),
-      }
-    : procs;
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, extraCols));
-  const full: RunSummary = classes ? Object.assign(summary, { classes }) : summary;
-  writeJson(join(dir, 'summary.json'), full);
-  if (failure !== undefined) throw failure;
-  return full;
+  return { recorded, summary, server, procs, openConnections, failure };
 }
 
 function phaseName(plan: RunPlan, ms: number): string {

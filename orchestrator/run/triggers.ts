@@ -30,7 +30,7 @@ export class TriggerSchedule {
     planned: readonly PlannedTrigger[],
     run: number,
     private readonly lab: Lab,
-    private readonly journal: Journal,
+    private readonly journal: Pick<Journal, 'record' | 'clear'>,
     private readonly say: (line: string) => void,
   ) {
     this.slots = planned.map((p, i) => {

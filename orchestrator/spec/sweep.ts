@@ -24,7 +24,7 @@ const MAX_POINTS = 1000;
  *     - { path: load.rate, values: [50% capacity, 70% capacity, 90% capacity] }
  *     - { path: client.retry.maxAttempts, values: [1, 2, 4, 8] }
  *   repeat: 3                    # runs per point (default: the experiment's repeat)
- *   runtime: local
+ *   runtime: local               # or sim (the simulation)
  */
 export const sweepSchema = z
   .strictObject({

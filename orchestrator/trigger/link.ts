@@ -1,9 +1,10 @@
 import { BenchError } from '../errors.js';
 import type { Lab } from '../lab/Lab.js';
-import { LinkClient, type ToxicSpec } from '../lab/links.js';
+import { LinkClient, type LinkControl, type ToxicSpec } from '../lab/links.js';
 import type { Trigger } from './Trigger.js';
 
-function linksOf(lab: Lab, link: string): LinkClient {
+function linksOf(lab: Lab, link: string): LinkControl {
+  if (lab.linkControl) return lab.linkControl;
   if (!lab.faultProxyApi)
     throw new BenchError('E_LAB', `this lab has no fault proxy, so no link ${link} to act on`);
   return new LinkClient(lab.faultProxyApi);

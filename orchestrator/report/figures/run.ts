@@ -294,7 +294,8 @@ function cache(c: Ctx): Figure | null {
       });
     }
   }
-  if (ratio === null) return null;
+  // The api exports its cache counters even without a cache: no lookup at all, no figure.
+  if (ratio === null || ratio.every((v) => v === null)) return null;
   return panelsFigure(
     c,
     'cache',

@@ -1,0 +1,15 @@
+/**
+ * Where bench/ gets its AbortControllers. The policies and the driver cancel what runs
+ * below them through AbortSignals, using only `aborted`, `addEventListener('abort', fn,
+ * { once })`, `removeEventListener` and `abort()`. Node's AbortController is the default;
+ * the simulator injects a lean implementation of that subset (sim/abort.ts), because
+ * creating Node's costs several microseconds, a quarter of a simulated origin's CPU.
+ */
+export type NewController = () => AbortController;
+
+export const nodeController: NewController = () => new AbortController();
+
+/** Whether `s` is a real EventTarget (Node's AbortSignal), e.g. before node:events' setMaxListeners. */
+export function isEventTarget(s: unknown): s is EventTarget {
+  return s instanceof EventTarget;
+}

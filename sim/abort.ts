@@ -1,0 +1,75 @@
+/**
+ * A lean AbortController for virtual time: the subset of the DOM's that bench/ uses
+ * (`signal.aborted`, `addEventListener('abort', fn, { once })`, `removeEventListener`,
+ * `abort()`), with the same semantics for it: listeners run once, in the order added,
+ * a listener added twice runs once, one removed during the dispatch does not run, and
+ * one added to an already aborted signal never runs; a listener may be a function or an
+ * object with handleEvent (no closure per listener). Node's AbortController costs
+ * several microseconds to create (an EventTarget with its maps); a simulated origin
+ * makes two or more, so this is most of what a simulated origin would otherwise cost.
+ * Not an EventTarget: bench/ checks before handing a signal to node:events.
+ */
+type Listener = (() => void) | { handleEvent(): void };
+
+const REASON = Object.freeze({ name: 'AbortError', message: 'This operation was aborted' });
+
+function call(f: Listener): void {
+  if (typeof f === 'function') f();
+  else f.handleEvent();
+}
+
+class LeanSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: Listener[] | null = null;
+  onabort: ((this: LeanSignal, ev: unknown) => unknown) | null = null;
+
+  addEventListener(type: string, fn: Listener | null): void {
+    if (type !== 'abort' || fn === null || this.aborted) return;
+    const l = (this.listeners ??= []);
+    if (l.length > 0 && l.includes(fn)) return;
+    l.push(fn);
+  }
+
+  removeEventListener(type: string, fn: Listener): void {
+    if (type !== 'abort') return;
+    const l = this.listeners;
+    if (!l) return;
+    const i = l.indexOf(fn);
+    if (i >= 0) l.splice(i, 1);
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  /** Called by the controller. */
+  fire(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const l = this.listeners;
+    this.listeners = null;
+    this.onabort?.call(this, { type: 'abort' });
+    if (!l) return;
+    if (l.length === 1) {
+      call(l[0]!);
+      return;
+    }
+    // Kept reachable during the dispatch, so a listener removed by an earlier one does not run.
+    this.listeners = l;
+    for (const f of l.slice()) if (l.includes(f)) call(f);
+    this.listeners = null;
+  }
+}
+
+export class LeanAbortController {
+  readonly signal = new LeanSignal();
+
+  abort(reason: unknown = REASON): void {
+    this.signal.fire(reason);
+  }
+}
+
+/** The maker bench/ takes (typed as Node's: the policies use only the subset above). */
+export const leanController = (): AbortController => new LeanAbortController() as unknown as AbortController;

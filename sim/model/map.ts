@@ -1,0 +1,104 @@
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import type { SweepTable, SweepVerdict } from '../../orchestrator/report/tables.js';
+import { loadExperimentFile } from '../../orchestrator/spec/load.js';
+import { parseSet, type Override } from '../../orchestrator/spec/overrides.js';
+import { planRun } from '../../orchestrator/spec/plan.js';
+import { BenchError } from '../../orchestrator/errors.js';
+import { simulate } from '../simulate.js';
+
+export const MAP_FACTORS = [
+  { name: 'offered load', unit: 'origins/s' },
+  { name: 'trigger duration', unit: 's' },
+] as const;
+const FIGURES = [
+  { name: 'goodput after', unit: 'req/s', of: (s: RunSummary) => s.afterTrigger.goodputPerS },
+  {
+    name: 'amplification after',
+    unit: 'attempts per origin',
+    of: (s: RunSummary) => s.afterTrigger.amplification,
+  },
+  { name: 'recovery time', unit: 's', of: (s: RunSummary) => s.recoveryTimeS },
+] as const;
+
+export interface MapOptions {
+  /** Offered loads, origins per second. */
+  readonly rates: readonly number[];
+  /** Trigger durations, ms, as the file would declare them (before --scale). */
+  readonly durationsMs: readonly number[];
+  readonly scale: number;
+  /** The user's --set overrides, applied first. */
+  readonly overrides: readonly Override[];
+  readonly onPoint?: (done: number, total: number, row: SweepTable['rows'][number], wallMs: number) => void;
+}
+
+/**
+ * metabench model, part b: the simulated map of the metastable region. The experiment
+ * is simulated at every offered load × trigger duration (load.rate and
+ * schedule.trigger.duration set, like `--set`), each run's verdict kept. The
+ * observation is cut to what the verdict needs (k × D + the recovery window and hold +
+ * 10 s, never longer than the file's), since a collapsed run costs more to simulate
+ * the longer it lasts.
+ */
+export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTable> {
+  const base = loadExperimentFile(file, o.overrides);
+  if (base.schedule.writtenAs !== 'trigger')
+    throw new BenchError(
+      'E_USAGE',
+      'the map varies one trigger’s duration: give the experiment a single `trigger:`',
+    );
+  if (!base.load.rate)
+    throw new BenchError('E_USAGE', 'the map varies a flat offered rate: the experiment needs `load.rate`');
+  const set = (text: string): Override => {
+    const r = parseSet(text);
+    if (!r.ok) throw new BenchError('E_USAGE', r.message);
+    return r.value;
+  };
+  const rows: SweepTable['rows'] = [];
+  const total = o.rates.length * o.durationsMs.length;
+  for (const durationMs of o.durationsMs)
+    for (const rate of o.rates) {
+      const needMs = base.recovery.within * durationMs + base.recovery.window + base.recovery.hold + 10_000;
+      const observeMs = Math.min(base.schedule.observe, needMs);
+      const e = loadExperimentFile(file, [
+        ...o.overrides,
+        set(`load.rate=${rate}/s`),
+        set(`schedule.trigger.duration=${durationMs}ms`),
+        set(`schedule.observe=${observeMs}ms`),
+      ]);
+      const r = await simulate(planRun(e, { scale: o.scale, run: 1, sourceFile: file }));
+      const s = r.summary;
+      const verdict: SweepVerdict =
+        s.metastable === null ? 'unmeasured' : s.metastable ? 'metastable' : 'recovered';
+      const row = {
+        factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: (durationMs * o.scale) / 1000 },
+        figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(s)])),
+        verdict,
+      };
+      rows.push(row);
+      o.onPoint?.(rows.length, total, row, r.wallMs);
+    }
+  return {
+    design: 'grid',
+    factors: MAP_FACTORS.map((f) => ({ ...f })),
+    figures: FIGURES.map((f) => ({ name: f.name, unit: f.unit })),
+    rows,
+  };
+}
+
+/** The map as a markdown table: one row per trigger duration (longest first), one column per load. */
+export function mapTable(t: SweepTable, edges?: { lowerPerS: number; upperPerS: number }): string[] {
+  const [fx, fy] = [MAP_FACTORS[0].name, MAP_FACTORS[1].name];
+  const xs = [...new Set(t.rows.map((r) => Number(r.factors[fx])))].sort((a, b) => a - b);
+  const ys = [...new Set(t.rows.map((r) => Number(r.factors[fy])))].sort((a, b) => b - a);
+  const cell = (x: number, y: number): string => {
+    const r = t.rows.find((q) => Number(q.factors[fx]) === x && Number(q.factors[fy]) === y);
+    return r ? (r.verdict === 'metastable' ? '**M**' : r.verdict === 'recovered' ? 'R' : '?') : '';
+  };
+  const mark = (x: number): string =>
+    edges ? (x < edges.lowerPerS ? ' (stable)' : x < edges.upperPerS ? '' : ' (unstable)') : '';
+  return [
+    `| trigger (s) \\ load (origins/s) | ${xs.map((x) => `${x}${mark(x)}`).join(' | ')} |`,
+    `|---|${xs.map(() => '---').join('|')}|`,
+    ...ys.map((y) => `| ${y} | ${xs.map((x) => cell(x, y)).join(' | ')} |`),
+  ];
+}

@@ -1,0 +1,115 @@
+import type { DurationDist } from '../../bench/distributions.js';
+import { describeDuration } from '../../bench/distributions.js';
+import { toDurationDist } from '../../orchestrator/spec/fields.js';
+import type { RunPlan } from '../../orchestrator/spec/plan.js';
+import type { Experiment } from '../../orchestrator/spec/schema.js';
+import { bistableRange, healthyState, type BistableRange, type FluidSystem } from './fluid.js';
+
+export type Region = 'stable' | 'bistable' | 'unstable';
+
+/** The fluid model's reading of one experiment (metabench model, part a). */
+export interface Prediction {
+  readonly system: FluidSystem;
+  readonly range: BistableRange;
+  /** The experiment's mean offered rate, origins per second. */
+  readonly offeredPerS: number;
+  /** stable: below cμ/m; bistable: inside the range (a big enough trigger collapses it for good); unstable: above λ*. */
+  readonly region: Region;
+  /** The healthy fixed point at the offered rate (null when there is none). */
+  readonly healthy: { readonly attemptsPerS: number; readonly timeoutProbability: number } | null;
+  /** What the experiment has that the model leaves out. */
+  readonly caveats: readonly string[];
+}
+
+export function fluidSystemOf(e: Experiment): FluidSystem {
+  const work: DurationDist = toDurationDist(e.lab.api.work);
+  return {
+    workers: e.lab.api.workers,
+    work,
+    timeoutMs: e.client.timeout,
+    attempts: e.client.retry.policy === 'none' ? 1 : e.client.retry.maxAttempts,
+  };
+}
+
+export function predict(plan: RunPlan): Prediction {
+  const e = plan.experiment;
+  const system = fluidSystemOf(e);
+  const range = bistableRange(system);
+  const offeredPerS = plan.ratePerS;
+  const region: Region =
+    offeredPerS < range.lowerPerS ? 'stable' : offeredPerS < range.upperPerS ? 'bistable' : 'unstable';
+  return {
+    system,
+    range,
+    offeredPerS,
+    region,
+    healthy: healthyState(system, offeredPerS),
+    caveats: caveatsOf(e, plan),
+  };
+}
+
+function caveatsOf(e: Experiment, plan: RunPlan): string[] {
+  const out: string[] = [];
+  const c = e.client;
+  const api = e.lab.api;
+  if (plan.load.arrival.kind === 'closed') out.push('the load is a closed loop: the model is of an open one');
+  else if (!e.load.rate)
+    out.push(`the load is not a flat rate: the model takes its mean, ${round(plan.ratePerS)}/s`);
+  if (e.load.mix?.some((m) => m.cost !== undefined))
+    out.push('request classes with their own cost: the model uses the default work only');
+  const ignored = [
+    c.budget && 'a retry budget',
+    c.breaker && 'a circuit breaker',
+    c.throttle && 'adaptive throttling',
+    c.hedge && 'hedging',
+    c.abandon && 'abandonment',
+    c.deadline !== undefined && 'a client deadline',
+    (c.retry.policy === 'fixed' || c.retry.policy === 'exponential') &&
+      'the backoff (it delays retries, it does not remove them: the fixed points are the same)',
+  ].filter((x): x is string => typeof x === 'string');
+  if (ignored.length) out.push(`the client has ${ignored.join(', ')}, which the model leaves out`);
+  const mitigations = [
+    api.queue === 'lifo' && 'a LIFO queue',
+    api.queueLimit !== undefined && 'a bounded queue',
+    api.concurrencyLimit !== undefined && 'a concurrency limit',
+    api.shed && 'load shedding',
+    api.deadlineDrop && 'deadline dropping',
+    api.requestTimeout !== undefined && 'a request timeout',
+  ].filter((x): x is string => typeof x === 'string');
+  if (mitigations.length)
+    out.push(
+      `the api has ${mitigations.join(', ')}: the model assumes a FIFO queue that works on every request it receives`,
+    );
+  if (e.lab.cache) out.push('the api has a read-through cache: the model is of the worker pool alone');
+  return out;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/** The prediction in words (markdown lines). */
+export function describePrediction(p: Prediction): string[] {
+  const s = p.system;
+  const r = p.range;
+  const where =
+    p.region === 'stable'
+      ? `below cμ/m: **stable**, every trigger is survived (even with every attempt timing out the api receives ${round(p.offeredPerS * s.attempts)}/s < ${round(r.capacityPerS)}/s)`
+      : p.region === 'bistable'
+        ? `inside the bistable range: **vulnerable**, healthy now, collapsed for good after a large enough trigger (m·λ = ${round(p.offeredPerS * s.attempts)}/s > cμ)`
+        : `above λ*: **unstable**, no healthy state (it collapses without a trigger)`;
+  return [
+    '| | |',
+    '|---|---|',
+    `| workers c | ${s.workers} |`,
+    `| work S | ${describeDuration(s.work)} |`,
+    `| capacity cμ | ${round(r.capacityPerS)} req/s |`,
+    `| attempt timeout τ | ${s.timeoutMs} ms |`,
+    `| attempts m | ${s.attempts} |`,
+    `| lower edge cμ/m | ${round(r.lowerPerS)} origins/s |`,
+    `| upper edge λ* | ${r.bistable ? `${round(r.upperPerS)} origins/s (healthy attempts then ${round(r.attemptsAtUpperPerS)}/s)` : '– (one attempt: no retry can sustain an overload)'} |`,
+    `| bistable range | ${r.bistable ? `${round(r.lowerPerS)} ≤ λ < ${round(r.upperPerS)} origins/s` : 'empty'} |`,
+    `| offered load λ | ${round(p.offeredPerS)} origins/s: ${where} |`,
+    `| healthy state at λ | ${p.healthy ? `attempts ${round(p.healthy.attemptsPerS)}/s, P(attempt times out) ${p.healthy.timeoutProbability.toExponential(2)}` : 'none'} |`,
+  ];
+}

@@ -1,0 +1,78 @@
+import type { SimClock } from './clock.js';
+
+export type ProcessState = 'up' | 'paused' | 'down';
+
+/**
+ * One simulated process (the api, redis, postgres) as the triggers see it. Everything
+ * that happens inside it (a timer firing, a reply arriving on one of its sockets) goes
+ * through `at` or `deliver`, so that
+ *
+ * - while it is paused (SIGSTOP, `docker pause`) nothing happens in it: events that
+ *   fall due are kept, and on resume they run at once, in order, each as its own event
+ *   (as Node's timers fire late after a SIGCONT, and wall-clock waits such as
+ *   pg_sleep or statement_timeout end as soon as the process runs again);
+ * - when it is killed, everything it had pending is forgotten (a new epoch), and when
+ *   it starts again it starts from nothing.
+ */
+export class SimProcess {
+  state: ProcessState = 'up';
+  private epoch = 0;
+  private frozen: { epoch: number; fn: () => void }[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly clock: SimClock,
+  ) {}
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Runs `fn` inside the process at `atMs` (later if it is paused then; never if it dies first). */
+  at(atMs: number, fn: () => void): void {
+    const epoch = this.epoch;
+    this.clock.timer(atMs, () => this.run(epoch, fn));
+  }
+
+  /** Runs `fn` inside the process now (an event arriving from outside): deferred while paused. */
+  deliver(fn: () => void): void {
+    this.run(this.epoch, fn);
+  }
+
+  /** A token that says whether the process is still the same incarnation. */
+  get incarnation(): number {
+    return this.epoch;
+  }
+
+  private run(epoch: number, fn: () => void): void {
+    if (epoch !== this.epoch || this.state === 'down') return;
+    if (this.state === 'paused') this.frozen.push({ epoch, fn });
+    else fn();
+  }
+
+  pause(): void {
+    if (this.state === 'up') this.state = 'paused';
+  }
+
+  resume(): void {
+    if (this.state !== 'paused') return;
+    this.state = 'up';
+    const due = this.frozen;
+    this.frozen = [];
+    const now = this.clock.now();
+    for (const d of due) this.clock.timer(now, () => this.run(d.epoch, d.fn));
+  }
+
+  /** Dies with everything pending; stays down until `start`. */
+  kill(): void {
+    this.state = 'down';
+    this.epoch++;
+    this.frozen = [];
+  }
+
+  start(): void {
+    if (this.state !== 'down') return;
+    this.state = 'up';
+    this.epoch++;
+  }
+}

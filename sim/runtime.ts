@@ -1,0 +1,76 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { apiMitigations, labCacheConfig } from '../orchestrator/lab/labConfig.js';
+import type { RunRuntime } from '../orchestrator/run/runtime.js';
+import { toDurationDist } from '../orchestrator/spec/fields.js';
+import { connectionCap, type RunPlan } from '../orchestrator/spec/plan.js';
+import { worstOriginMs } from '../orchestrator/run/client.js';
+import { leanController, LeanAbortController } from './abort.js';
+import { SimClock } from './clock.js';
+import { SimLab } from './SimLab.js';
+import { SimServerSeries } from './series.js';
+import { SimTransport } from './transport.js';
+
+/**
+ * The simulation runtime of `metabench run --runtime sim`: the experiment's lab as a
+ * SimLab on a SimClock, the load generator's HTTP client as a SimTransport, the api's
+ * own counters for its series. runOnce runs the recorder, client policies, driver and
+ * triggers over them exactly as over the local lab.
+ */
+export function simRuntime(
+  plan: RunPlan,
+  dir?: string,
+): RunRuntime & { readonly sim: { clock: SimClock; lab: SimLab } } {
+  const e = plan.experiment;
+  const clock = new SimClock();
+  const cache = labCacheConfig(e.lab).cache;
+  const lab = new SimLab(clock, {
+    workers: e.lab.api.workers,
+    work:
+      e.lab.api.work.dist === 'lognormal'
+        ? { dist: 'lognormal', meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
+        : { dist: e.lab.api.work.dist, meanMs: e.lab.api.work.mean },
+    ...(e.lab.api.costs
+      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
+      : {}),
+    seed: plan.seed,
+    mitigations: apiMitigations(e.lab.api),
+    ...(e.lab.api.requestTimeout !== undefined ? { requestTimeoutMs: e.lab.api.requestTimeout } : {}),
+    ...(cache
+      ? {
+          // The lab's Redis keeps whole seconds of TTL.
+          cache: { ttlMs: cache.ttlS * 1000, pool: cache.pool, queryDelay: cache.queryDelay },
+          keys: cache.keys,
+          prewarm: cache.prewarm,
+        }
+      : {}),
+  });
+  const classes = plan.load.mix;
+  // Virtual time may run a little past the schedule (the drain, Retry-After); never for ever.
+  const limitMs = plan.totalMs + worstOriginMs(e.client) + 600_000;
+  if (dir !== undefined)
+    writeFileSync(join(dir, 'lab.log'), 'simulated lab (runtime sim): no processes, no output\n');
+  return {
+    lab,
+    sim: { clock, lab },
+    clock: () => clock,
+    transport: () =>
+      new SimTransport(clock, lab.api, {
+        connections: connectionCap(plan),
+        costOf: (cls) => classes[cls]?.cost,
+      }),
+    serverSource: () => new SimServerSeries(lab.api, clock, cache !== undefined),
+    procSampler: () => undefined,
+    settle: (p) => clock.run(p, limitMs),
+    stopSignal: (stop) => {
+      // The driver adds a listener to its stop signal per origin: a lean one, bridged once.
+      const lean = new LeanAbortController();
+      if (stop.aborted) lean.abort();
+      else stop.addEventListener('abort', () => lean.abort(), { once: true });
+      return lean.signal as unknown as AbortSignal;
+    },
+    newController: leanController,
+    liveStatus: false,
+    manifest: { simulation: SimLab.assumptions() },
+  };
+}

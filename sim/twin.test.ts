@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TWIN_DIR } from '../orchestrator/report/load.js';
+import { writeReport } from '../orchestrator/report/writeReport.js';
+import { runExperiment } from '../orchestrator/run/runExperiment.js';
+import { loadExperimentFile } from '../orchestrator/spec/load.js';
+import { runCli } from '../test/helpers/cli.js';
+
+test('a results folder with a simulated twin: report.md shows both side by side, with the difference', async () => {
+  // Two runtimes would be lab and sim; the report only reads the folders, so a simulated
+  // "bench" with a different seed stands in for the lab here (the lab tests run the real pair).
+  const dir = join(mkdtempSync(join(tmpdir(), 'metabench-twin-')), 'out');
+  const e = loadExperimentFile('experiments/retry-storm.yaml');
+  const common = { scale: 0.1, quiet: true, stop: new AbortController().signal, runtime: 'sim' as const };
+  await runExperiment({ ...e, seed: 7 }, { ...common, out: dir });
+  await runExperiment(e, { ...common, out: join(dir, TWIN_DIR) });
+  await writeReport(dir);
+  const md = readFileSync(join(dir, 'report.md'), 'utf8');
+  const section = md.slice(md.indexOf('## Model vs bench'));
+  assert.ok(md.includes('## Model vs bench'), md.slice(0, 2000));
+  assert.match(section, /\| verdict \| \*\*metastable\*\* \| \*\*metastable\*\* \| the same \|/);
+  assert.match(section, /\| amplification after the trigger \(client\) \| [\d.]+ \| [\d.]+ \| -?[\d.]+ \(/);
+  assert.match(section, /\| goodput after the trigger \(req\/s\) \|/);
+  assert.match(section, /\| recovery time \| not recovered \| not recovered \| – \|/);
+  assert.match(readFileSync(join(dir, 'report.html'), 'utf8'), /Model vs bench/);
+  // The twin has its own report, marked simulated.
+  assert.match(readFileSync(join(dir, TWIN_DIR, 'report.md'), 'utf8'), /\*\*Simulated\*\*/);
+});
+
+test('metabench sweep --runtime sim runs every point in simulation; a sweep file may say runtime: sim', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'metabench-simsweep-'));
+  const r = await runCli([
+    'sweep',
+    'experiments/retry-storm-rate.sweep.yaml',
+    '--runtime',
+    'sim',
+    '--scale',
+    '0.1',
+    '--out',
+    join(base, 's'),
+    '--quiet',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const table = JSON.parse(readFileSync(join(base, 's', 'sweep.json'), 'utf8')) as {
+    rows: { factors: Record<string, string>; verdict: string }[];
+  };
+  // The reference (70%), then 50% and 90% of capacity: 50% (200/s) is above cμ/m = 100/s too.
+  assert.deepEqual(
+    table.rows.map((x) => [x.factors['load.rate'], x.verdict]),
+    [
+      ['70% capacity', 'metastable'],
+      ['50% capacity', 'metastable'],
+      ['90% capacity', 'metastable'],
+    ],
+  );
+  const plan = JSON.parse(readFileSync(join(base, 's', 'sweep-plan.json'), 'utf8')) as { runtime: string };
+  assert.equal(plan.runtime, 'sim');
+  const manifest = JSON.parse(readFileSync(join(base, 's', 'point-1', 'run-1', 'manifest.json'), 'utf8')) as {
+    runtime: string;
+  };
+  assert.equal(manifest.runtime, 'sim');
+  // And from the sweep file itself.
+  const file = join(base, 'sim.sweep.yaml');
+  writeFileSync(
+    file,
+    readFileSync('experiments/retry-storm-rate.sweep.yaml', 'utf8')
+      .replace('runtime: local', 'runtime: sim')
+      .replace(
+        'experiment: retry-storm.yaml',
+        `experiment: ${join(process.cwd(), 'experiments/retry-storm.yaml')}`,
+      )
+      .replace('[50% capacity, 70% capacity, 90% capacity]', '[20% capacity]'),
+  );
+  const r2 = await runCli(['sweep', file, '--scale', '0.1', '--out', join(base, 's2'), '--quiet']);
+  assert.equal(r2.code, 0, r2.stderr);
+  const t2 = JSON.parse(readFileSync(join(base, 's2', 'sweep.json'), 'utf8')) as {
+    rows: { verdict: string }[];
+  };
+  assert.deepEqual(
+    t2.rows.map((x) => x.verdict),
+    ['metastable', 'recovered'],
+  );
+});
