@@ -7,9 +7,9 @@ import { RUNTIMES, parseRuntime } from '../lab/runtimes.js';
 import { REPO, runCli, tempDir } from '../../test/helpers/cli.js';
 
 test('the runtime is an enum; anything else is refused', () => {
-  assert.deepEqual([...RUNTIMES], ['local', 'docker']);
+  assert.deepEqual([...RUNTIMES], ['local', 'docker', 'sim']);
   assert.equal(parseRuntime('local'), 'local');
-  assert.throws(() => parseRuntime('mars'), /--runtime takes local or docker \(got "mars"\)/);
+  assert.throws(() => parseRuntime('mars'), /--runtime takes one of local, docker, sim \(got "mars"\)/);
 });
 
 test('--runtime on run, sweep and calibrate: validated (exit 2), and shown by --dry-run', async () => {
@@ -24,7 +24,7 @@ test('--runtime on run, sweep and calibrate: validated (exit 2), and shown by --
     assert.equal(bad.code, ExitCode.usage, `${cmd[0]}: ${bad.stderr}`);
     assert.match(
       bad.stderr,
-      /--runtime takes local or docker \(got "mars"\)|'mars' is invalid\. Allowed choices are local, docker/,
+      /--runtime takes one of local, docker, sim \(got "mars"\)|'mars' is invalid\. Allowed choices are local, docker, sim/,
     );
     const ok = await runCli([...cmd, '--runtime', 'local', '--dry-run'], env);
     assert.equal(ok.code, 0, `${cmd[0]}: ${ok.stderr}`);

@@ -14,6 +14,6 @@ export const DEFAULT_RUNTIME: Runtime = 'local';
 /** `--runtime <name>` on a command: validated against RUNTIMES (exit code 2 otherwise). */
 export function parseRuntime(v: string): Runtime {
   if (!(RUNTIMES as readonly string[]).includes(v))
-    throw new InvalidArgumentError(`--runtime takes ${RUNTIMES.join(' or ')} (got "${v}")`);
+    throw new InvalidArgumentError(`--runtime takes one of ${RUNTIMES.join(', ')} (got "${v}")`);
   return v as Runtime;
 }
