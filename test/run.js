@@ -21,9 +21,9 @@ const files = [];
   }
 })('dist');
 const ordered = (xs) => xs.sort((a, b) => a.localeCompare(b));
-// Unit tests first, then the lab's integration tests, one file at a time (they share 2
-// cores); then the reproduction suite, two files at a time: its runs are mostly
-// sleeping lab processes, and each asserts a qualitative outcome, not a timing.
+// Unit tests first, then the lab's integration tests, then the reproduction suite, one
+// file at a time: lab runs share 2 cores, and a retry-storm lab is bistable, so a CPU
+// hiccup from a neighbouring run can tip it over before its trigger.
 const stages = [
   {
     files: reproOnly
@@ -33,7 +33,7 @@ const stages = [
         ),
     concurrency: 1,
   },
-  { files: unitOnly ? [] : ordered(files.filter(isRepro)), concurrency: 2 },
+  { files: unitOnly ? [] : ordered(files.filter(isRepro)), concurrency: 1 },
 ].filter((s) => s.files.length > 0);
 if (stages.length === 0) {
   console.error('no test files found under dist/ (did the build run?)');
