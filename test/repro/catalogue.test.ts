@@ -1,6 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { between, failures, runScaled, sum, type Row } from '../helpers/experiment.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import type { CalibrationResult } from '../../orchestrator/calibrate/runCalibration.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
 // The reproduction suite: each catalogue experiment (experiments/README.md) at --scale 0.2,
@@ -117,6 +121,32 @@ describe('reproduction suite: the catalogue', () => {
     assert.ok(
       s.afterTrigger.goodputPerS! < 0.2 * baselineGoodput(s),
       `goodput ${s.afterTrigger.goodputPerS}/s`,
+    );
+  });
+
+  test('step-test: metabench calibrate finds the saturation point, the margin against the production peak, and goodput falling past it', async () => {
+    const dir = tempDir('step-test');
+    const out = join(dir, 'out');
+    const r = await runCli(
+      ['calibrate', 'experiments/step-test.yaml', '--scale', '0.2', '--out', out, '--quiet'],
+      {
+        METABENCH_STATE_DIR: join(dir, 'state'),
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const c = JSON.parse(readFileSync(join(out, 'calibration.json'), 'utf8')) as CalibrationResult;
+    assert.equal(c.status, 'saturated', c.reason);
+    const sat = c.saturation!.offeredPerS;
+    assert.ok(sat >= 200 && sat <= 480, `saturation at ${sat}/s, nominal 400/s`);
+    assert.equal(c.margin.productionPeakPerS, 280);
+    assert.ok(
+      c.margin.ratio !== null && Math.abs(c.margin.ratio - sat / 280) < 0.01,
+      `margin ${c.margin.ratio}`,
+    );
+    assert.ok(c.overload && c.overload.goodputPerS !== null, 'the 150% step ran');
+    assert.ok(
+      c.overload.goodputPerS < c.saturation!.goodputPerS!,
+      `goodput ${c.overload.goodputPerS}/s at 150% vs ${c.saturation!.goodputPerS}/s at saturation`,
     );
   });
 
