@@ -30,6 +30,10 @@ export function register(program: Command): void {
     )
     .option('--repeat <N>', 'runs per point (overrides the sweep file)', wholeNumber('--repeat', 1, 1000))
     .option('--dry-run', 'print the points and the time they would take, and exit')
+    .option(
+      '--twin',
+      "also simulate each point (same experiment, seeds and scale) into point-<k>/twin/: each point's report shows the lab beside the simulation, and the sweep table both verdicts",
+    )
     .option('--quiet', 'no status line');
   addRuntimeOption(cmd, "the sweep's labs");
   addCapacityOption(cmd);
@@ -45,11 +49,14 @@ export function register(program: Command): void {
         set: Override[];
         runtime?: Runtime;
         capacity?: CapacityMode;
+        twin?: boolean;
       },
     ) => {
       const s = loadSweepFile(file, o.set);
       // --runtime overrides the sweep file's runtime.
       const runtime: Runtime = o.runtime ?? s.sweep.runtime;
+      if (o.twin && runtime === 'sim')
+        throw new BenchError('E_USAGE', '--twin simulates a lab sweep: it goes with the local or docker runtime');
       const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
       if (o.dryRun) {
         let totalS = 0;
@@ -96,6 +103,7 @@ export function register(program: Command): void {
           sets: describeOverrides(o.set),
           runtime,
           capacity: o.capacity,
+          ...(o.twin ? { twin: true } : {}),
           manifestExtra: { command: process.argv.slice(2) },
         });
         process.stdout.write(`${r.dir}\n`);

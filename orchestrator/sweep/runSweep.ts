@@ -1,3 +1,4 @@
+import { TWIN_DIR } from '../report/load.js';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeReport } from '../report/writeReport.js';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ export interface SweepOptions {
   /** The runtime (--runtime), overriding the sweep file's. */
   readonly runtime?: Runtime | undefined;
   readonly capacity?: CapacityMode | undefined;
+  /** Also simulate each point (the same experiment, seeds and scale) into point-<k>/twin/. */
+  readonly twin?: boolean;
 }
 
 export interface SweepResult {
@@ -95,6 +98,21 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         overrides: [...opts.sets, ...Object.entries(p.values).map(([k, v]) => `${k}=${JSON.stringify(v)}`)],
       },
     });
+    if (opts.twin && runtime !== 'sim' && !opts.stop.aborted) {
+      // The point's simulated twin, then the point's report again, now with the comparison.
+      const sim = await runExperiment(e, {
+        scale: opts.scale,
+        out: join(pointDir(dir, p), TWIN_DIR),
+        quiet: true,
+        stop: opts.stop,
+        sourceFile: s.experimentFile,
+        runtime: 'sim',
+        capacity: opts.capacity,
+        manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
+      });
+      await writeReport(pointDir(dir, p));
+      say(`point ${p.index}, simulated: ${pointVerdict(sim.runs)}`);
+    }
     ran.push(p);
     say(`point ${p.index}: ${pointVerdict(r.runs)}`);
     writeTables(dir, s);
@@ -126,6 +144,17 @@ function writeTables(dir: string, s: LoadedSweep): PointResult[] {
             readFileSync(join(pointDir(dir, p), `run-${i + 1}`, 'summary.json'), 'utf8'),
           ) as RunSummary,
       ),
+      ...(isPointComplete(join(pointDir(dir, p), TWIN_DIR), plan.repeat)
+        ? {
+            twin: Array.from(
+              { length: plan.repeat },
+              (_, i) =>
+                JSON.parse(
+                  readFileSync(join(pointDir(dir, p), TWIN_DIR, `run-${i + 1}`, 'summary.json'), 'utf8'),
+                ) as RunSummary,
+            ),
+          }
+        : {}),
     }));
   writeJson(join(dir, 'sweep.json'), sweepTable(s.sweep.design, s.factors, results));
   writeFileSync(join(dir, 'sweep.csv'), sweepCsv(s.factors, results));

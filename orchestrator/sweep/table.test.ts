@@ -84,3 +84,34 @@ test('the sweep table: report shape, means over runs, CSV and markdown rows per 
   const md = sweepMarkdown('s', 'one-at-a-time', [f], results);
   assert.match(md, /\| 2 \| load\.rate \| 50% capacity \| 2 \| recovered \| 0\/2 \|/);
 });
+
+test('a sweep with simulated twins puts the simulation’s verdict and goodput beside the lab’s, point by point', () => {
+  const f: Factor = { path: 'load.rate', values: ['50% capacity'], reference: '70% capacity' };
+  const points = planPoints('one-at-a-time', [f]);
+  const results = [
+    // The lab collapsed at the reference point; the model says it recovers: they differ.
+    { point: points[0]!, dir: 'point-1', runs: [run(true, 5, 'pass')], twin: [run(false, 99, 'pass')] },
+    { point: points[1]!, dir: 'point-2', runs: [run(false, 95, 'pass')], twin: [run(false, 97, 'pass')] },
+  ];
+  const csv = parse(sweepCsv([f], results), { columns: true }) as Record<string, string>[];
+  assert.deepEqual(
+    csv.map((r) => [r['verdict'], r['verdict (simulated)'], r['goodput after, simulated (req/s)']]),
+    [
+      ['metastable', 'recovered', '99'],
+      ['recovered', 'recovered', '97'],
+    ],
+  );
+  assert.match(
+    sweepMarkdown('s', 'one-at-a-time', [f], results),
+    /\| verdict \| metastable \| verdict \(simulated\) \|/,
+  );
+  // Without twins, no such columns.
+  const plain = parse(
+    sweepCsv(
+      [f],
+      results.map(({ twin: _t, ...r }) => r),
+    ),
+    { columns: true },
+  ) as Record<string, string>[];
+  assert.ok(!('verdict (simulated)' in plain[0]!));
+});

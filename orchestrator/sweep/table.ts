@@ -22,6 +22,8 @@ export interface PointResult {
   readonly point: SweepPoint;
   readonly dir: string;
   readonly runs: readonly RunSummary[];
+  /** The point's simulated twin (`metabench sweep --twin`): the same runs in virtual time. */
+  readonly twin?: readonly RunSummary[];
 }
 
 /**
@@ -97,8 +99,10 @@ interface FlatRow {
 
 function flatRows(factors: readonly Factor[], results: readonly PointResult[]): FlatRow[] {
   const hypKeys = [...new Set(results.flatMap((r) => Object.keys(hypothesisVerdicts(r.runs))))];
+  const twins = results.some((r) => r.twin && r.twin.length > 0);
   return results.map((r) => {
     const hyp = hypothesisVerdicts(r.runs);
+    const twin = r.twin && r.twin.length > 0 ? r.twin : undefined;
     return {
       cells: {
         point: r.point.index,
@@ -107,6 +111,13 @@ function flatRows(factors: readonly Factor[], results: readonly PointResult[]): 
         runs: r.runs.length,
         verdict: pointVerdict(r.runs),
         metastable: `${r.runs.filter((s) => s.metastable === true).length}/${r.runs.length}`,
+        // Beside the lab's verdict, the simulation's of the same point (model vs bench).
+        ...(twins
+          ? {
+              'verdict (simulated)': twin ? pointVerdict(twin) : null,
+              'goodput after, simulated (req/s)': twin ? meanOf(twin.map((t) => t.afterTrigger.goodputPerS)) : null,
+            }
+          : {}),
         ...Object.fromEntries(SWEEP_FIGURES.map((f) => [`${f.name} (${f.unit})`, meanOf(r.runs.map(f.of))])),
         ...Object.fromEntries(hypKeys.map((k) => [`hypothesis ${k}`, hyp[k] ?? ''])),
         folder: r.dir,
