@@ -56,7 +56,10 @@ export function register(program: Command): void {
       // --runtime overrides the sweep file's runtime.
       const runtime: Runtime = o.runtime ?? s.sweep.runtime;
       if (o.twin && runtime === 'sim')
-        throw new BenchError('E_USAGE', '--twin simulates a lab sweep: it goes with the local or docker runtime');
+        throw new BenchError(
+          'E_USAGE',
+          '--twin simulates a lab sweep: it goes with the local or docker runtime',
+        );
       const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
       if (o.dryRun) {
         let totalS = 0;

@@ -115,7 +115,9 @@ function flatRows(factors: readonly Factor[], results: readonly PointResult[]): 
         ...(twins
           ? {
               'verdict (simulated)': twin ? pointVerdict(twin) : null,
-              'goodput after, simulated (req/s)': twin ? meanOf(twin.map((t) => t.afterTrigger.goodputPerS)) : null,
+              'goodput after, simulated (req/s)': twin
+                ? meanOf(twin.map((t) => t.afterTrigger.goodputPerS))
+                : null,
             }
           : {}),
         ...Object.fromEntries(SWEEP_FIGURES.map((f) => [`${f.name} (${f.unit})`, meanOf(r.runs.map(f.of))])),
