@@ -1,6 +1,7 @@
 import type { TriggerSpec } from '../spec/sections/schedule.js';
 import { flushCacheTrigger } from './flushCache.js';
 import { partitionTrigger, toxicTrigger } from './link.js';
+import type { ToxicSpec } from '../lab/links.js';
 import { loadSpikeTrigger } from './loadSpike.js';
 import { pauseTrigger } from './pause.js';
 import { killTrigger, stopTrigger } from './process.js';
@@ -8,6 +9,16 @@ import type { Trigger } from './Trigger.js';
 
 type Of<K extends TriggerSpec['kind']> = Extract<TriggerSpec, { kind: K }>;
 const ms = (x: number): number => Math.round(x);
+
+/** A toxic of Toxiproxy `type` on the spec's link, with its stream and toxicity. */
+function onLink(
+  t: { kind: string; link: string; stream: 'downstream' | 'upstream'; toxicity: number },
+  name: string,
+  type: ToxicSpec['type'],
+  attributes: Record<string, number>,
+): Trigger {
+  return toxicTrigger(t.kind, t.link, { name, type, stream: t.stream, toxicity: t.toxicity, attributes });
+}
 
 /**
  * One entry per trigger kind: a new kind is one file plus one line here. `name` makes
@@ -17,48 +28,13 @@ const triggerKinds: { [K in TriggerSpec['kind']]: (spec: Of<K>, name: string) =>
   pause: (t) => pauseTrigger(t.target),
   kill: (t) => killTrigger(t.target, t.restart),
   stop: (t) => stopTrigger(t.target),
-  latency: (t, name) =>
-    toxicTrigger('latency', t.link, {
-      name,
-      type: 'latency',
-      stream: t.stream,
-      toxicity: t.toxicity,
-      attributes: { latency: ms(t.latency), jitter: ms(t.jitter) },
-    }),
+  latency: (t, name) => onLink(t, name, 'latency', { latency: ms(t.latency), jitter: ms(t.jitter) }),
   // Toxiproxy's timeout toxic with timeout 0 holds the data forever: a black hole.
-  timeout: (t, name) =>
-    toxicTrigger('timeout', t.link, {
-      name,
-      type: 'timeout',
-      stream: t.stream,
-      toxicity: t.toxicity,
-      attributes: { timeout: 0 },
-    }),
+  timeout: (t, name) => onLink(t, name, 'timeout', { timeout: 0 }),
   partition: (t) => partitionTrigger(t.link),
-  bandwidth: (t, name) =>
-    toxicTrigger('bandwidth', t.link, {
-      name,
-      type: 'bandwidth',
-      stream: t.stream,
-      toxicity: t.toxicity,
-      attributes: { rate: t.rate },
-    }),
-  'reset-peer': (t, name) =>
-    toxicTrigger('reset-peer', t.link, {
-      name,
-      type: 'reset_peer',
-      stream: t.stream,
-      toxicity: t.toxicity,
-      attributes: { timeout: ms(t.timeout) },
-    }),
-  'slow-close': (t, name) =>
-    toxicTrigger('slow-close', t.link, {
-      name,
-      type: 'slow_close',
-      stream: t.stream,
-      toxicity: t.toxicity,
-      attributes: { delay: ms(t.delay) },
-    }),
+  bandwidth: (t, name) => onLink(t, name, 'bandwidth', { rate: t.rate }),
+  'reset-peer': (t, name) => onLink(t, name, 'reset_peer', { timeout: ms(t.timeout) }),
+  'slow-close': (t, name) => onLink(t, name, 'slow_close', { delay: ms(t.delay) }),
   'load-spike': (t) => loadSpikeTrigger(t.factor),
   'flush-cache': () => flushCacheTrigger(),
 };
