@@ -226,6 +226,65 @@ test('a two-factor grid draws a map of the metastable region', async () => {
   await assertSvg(figs[1]!);
 });
 
+test('a map with points drawn over it: cells by their verdict, each point by its own, shaped by agreement', async () => {
+  const map: SweepTable = {
+    design: 'grid',
+    factors: [
+      { name: 'offered load', unit: 'origins/s' },
+      { name: 'trigger duration', unit: 's' },
+    ],
+    figures: [{ name: 'goodput after', unit: 'req/s' }],
+    rows: [100, 280].flatMap((x) =>
+      [1, 2].map((y) => ({
+        factors: { 'offered load': x, 'trigger duration': y },
+        figures: { 'goodput after': x },
+        verdict: x > 150 && y > 1 ? ('metastable' as const) : ('recovered' as const),
+      })),
+    ),
+  };
+  const figs = sweepFigures(map, {
+    name: 'lab',
+    cells: 'model',
+    points: [
+      { x: 100, y: 2, verdict: 'recovered', agree: true, source: 'sw point-1' },
+      { x: 280, y: 1, verdict: 'metastable', agree: false, source: 'sw point-2' },
+      { x: 280, y: 2, verdict: 'metastable', agree: true, source: 'sw point-3' },
+      { x: 280, y: 2, verdict: 'metastable', agree: true, source: 'other point-1' },
+      { x: 400, y: 2, verdict: 'metastable', agree: null, source: 'other point-2' },
+    ],
+  });
+  const f = figs[0]!;
+  assert.equal(f.id, 'sweep-map');
+  assert.equal(f.data.filter((r) => r['layer'] === 'cell').length, 4);
+  assert.deepEqual(
+    f.data.filter((r) => r['layer'] === 'lab').map((r) => [r['agreement'], r['dx']]),
+    [
+      ['agrees', 0],
+      ['disagrees', 0],
+      ['agrees', -6],
+      ['agrees', 6],
+      ['not compared', 0],
+    ],
+  );
+  assert.deepEqual(f.series, ['metastable', 'recovered', 'agrees', 'disagrees', 'not compared']);
+  const svg = await assertSvg(f);
+  assertUnits(f);
+  assert.ok(svgTexts(svg).includes('lab vs model'));
+  const points = svg.match(/aria-roledescription="point"[^>]*/g) ?? [];
+  assert.equal(points.length, 5);
+  // Circles where they agree, a vermillion cross where they do not, a square off the grid.
+  const shaped = (d: RegExp): string[] => points.filter((p) => d.test(p));
+  assert.equal(shaped(/ d="M[^"]*A/).length, 3);
+  assert.deepEqual(
+    shaped(/ d="M[^"]*L/).map((p) => /fill="(#[0-9A-F]+)"/i.exec(p)?.[1]),
+    ['#D55E00'],
+  );
+  assert.equal(shaped(/ d="M[^"]*h/).length, 1);
+  assert.equal((svg.match(/aria-roledescription="rect mark" d="[^"]*" fill="#D55E00"/gi) ?? []).length, 1);
+  // The point off the grid has a column of its own.
+  assert.ok(svgTexts(svg).includes('400'));
+});
+
 test('a step test draws goodput and latency against offered load with the saturation point marked', async () => {
   const steps: StepTable = {
     steps: [100, 200, 300, 400, 500].map((o) => ({

@@ -24,10 +24,34 @@ function fieldType(values: readonly (string | number | undefined)[]): 'quantitat
  *    coloured by verdict, labelled with metastable runs / runs when repeated), and each
  *    figure of merit against the first factor, one line per value of the second.
  */
-export function sweepFigures(t: SweepTable): Figure[] {
-  if (t.design === 'grid' && t.factors.length === 2) return [metastableMap(t), ...gridLines(t)];
+export function sweepFigures(t: SweepTable, overlay?: MapOverlay): Figure[] {
+  if (t.design === 'grid' && t.factors.length === 2) return [metastableMap(t, overlay), ...gridLines(t)];
   return t.factors.map((f) => factorFigure(t, f));
 }
+
+/**
+ * Points drawn over a grid's map of the metastable region (`metabench model --over`: a
+ * lab sweep over the simulated map), each at its own coordinates on the map's factors:
+ * a dot coloured by its own verdict, shaped by whether it agrees with the cell under it.
+ */
+export interface MapOverlay {
+  /** What the points are, for the legend and caption (e.g. "lab"). */
+  readonly name: string;
+  /** What the cells are (e.g. "model"). */
+  readonly cells: string;
+  readonly points: readonly {
+    readonly x: number | string;
+    readonly y: number | string;
+    readonly verdict: SweepVerdict;
+    /** agrees / disagrees with the cell's verdict; null when not compared (no cell, or unmeasured). */
+    readonly agree: boolean | null;
+    /** Where the point comes from (its sweep folder and point), for the tooltip. */
+    readonly source: string;
+  }[];
+}
+
+const AGREEMENT = ['agrees', 'disagrees', 'not compared'];
+const AGREEMENT_SHAPES = ['circle', 'cross', 'square'];
 
 function rowsFor(t: SweepTable, factor: string): SweepTable['rows'] {
   if (t.factors.length === 1) return t.rows;
@@ -107,9 +131,10 @@ function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
   };
 }
 
-function metastableMap(t: SweepTable): Figure {
+function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
   const [fx, fy] = [t.factors[0]!, t.factors[1]!];
-  const data: Row[] = t.rows.map((r) => ({
+  const cells: Row[] = t.rows.map((r) => ({
+    ...(overlay ? { layer: 'cell' } : {}),
     x: r.factors[fx.name] ?? null,
     y: r.factors[fy.name] ?? null,
     verdict: r.verdict,
@@ -122,55 +147,116 @@ function metastableMap(t: SweepTable): Figure {
             ? 'R'
             : '?',
   }));
+  // Several points in one cell sit side by side, 12 px apart.
+  const seen = new Map<string, number>();
+  const count = new Map<string, number>();
+  const key = (p: { x: unknown; y: unknown }): string => JSON.stringify([p.x, p.y]);
+  for (const p of overlay?.points ?? []) count.set(key(p), (count.get(key(p)) ?? 0) + 1);
+  const marks: Row[] = (overlay?.points ?? []).map((p) => {
+    const i = seen.get(key(p)) ?? 0;
+    seen.set(key(p), i + 1);
+    return {
+      layer: overlay!.name,
+      x: p.x,
+      y: p.y,
+      verdict: p.verdict,
+      agreement: p.agree === null ? 'not compared' : p.agree ? 'agrees' : 'disagrees',
+      source: p.source,
+      dx: (i - ((count.get(key(p)) ?? 1) - 1) / 2) * 12,
+    };
+  });
+  const data = [...cells, ...marks];
   const sortOf = (vals: (string | number)[]) =>
     vals.every((v) => typeof v === 'number')
       ? [...new Set(vals)].sort((a, b) => (a as number) - (b as number))
       : [...new Set(vals)];
-  const xs = sortOf(
-    t.rows.map((r) => r.factors[fx.name]).filter((v): v is string | number => v !== undefined),
-  );
-  const ys = sortOf(
-    t.rows.map((r) => r.factors[fy.name]).filter((v): v is string | number => v !== undefined),
-  ).reverse();
-  const title = 'Metastable region';
+  const defined = (v: Row[string] | undefined): v is string | number => v !== undefined && v !== null;
+  const xs = sortOf(data.map((r) => r['x']).filter(defined));
+  const ys = sortOf(data.map((r) => r['y']).filter(defined)).reverse();
+  const title = overlay
+    ? `Metastable region: the ${overlay.name} over the ${overlay.cells}`
+    : 'Metastable region';
   const enc = {
     x: { field: 'x', type: 'ordinal', title: axisTitle(fx.name, fx.unit), sort: xs, axis: { labelAngle: 0 } },
     y: { field: 'y', type: 'ordinal', title: axisTitle(fy.name, fy.unit), sort: ys },
   };
+  const color = {
+    field: 'verdict',
+    type: 'nominal',
+    title: 'verdict',
+    scale: { domain: VERDICTS, range: VERDICT_COLORS },
+  };
+  const only = (layer: string) =>
+    overlay ? { transform: [{ filter: { field: 'layer', equal: layer } }] } : {};
+  const layers: Record<string, unknown>[] = [
+    {
+      ...only('cell'),
+      mark: { type: 'rect', stroke: 'white', strokeWidth: 1 },
+      encoding: {
+        ...enc,
+        color,
+        tooltip: [
+          { field: 'x', title: fx.name },
+          { field: 'y', title: fy.name },
+          { field: 'verdict', type: 'nominal' },
+          { field: 'label', type: 'nominal', title: 'metastable runs' },
+        ],
+      },
+    },
+    {
+      ...only('cell'),
+      mark: { type: 'text', fontSize: 10, color: 'white', ...(overlay ? { dy: -9 } : {}) },
+      encoding: { ...enc, text: { field: 'label' } },
+    },
+  ];
+  if (overlay)
+    layers.push({
+      ...only(overlay.name),
+      mark: {
+        type: 'point',
+        filled: true,
+        size: 90,
+        stroke: 'black',
+        strokeWidth: 1,
+        opacity: 1,
+        yOffset: 6,
+        xOffset: { expr: 'datum.dx' },
+      },
+      encoding: {
+        ...enc,
+        color,
+        shape: {
+          field: 'agreement',
+          type: 'nominal',
+          title: `${overlay.name} vs ${overlay.cells}`,
+          scale: { domain: AGREEMENT, range: AGREEMENT_SHAPES },
+        },
+        tooltip: [
+          { field: 'source', title: overlay.name },
+          { field: 'x', title: fx.name },
+          { field: 'y', title: fy.name },
+          { field: 'verdict', type: 'nominal', title: `${overlay.name} verdict` },
+          { field: 'agreement', type: 'nominal' },
+        ],
+      },
+    });
   return {
     id: 'sweep-map',
     title,
-    caption: `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey); labels give metastable runs / runs where repeated (M metastable, R recovered otherwise).`,
+    caption: overlay
+      ? `Cells: the ${overlay.cells}'s verdict for every combination of ${fx.name} and ${fy.name}, metastable (vermillion), recovered (green), unmeasured (grey). ` +
+        `Dots: the ${overlay.name}'s points, coloured by their own verdict, a circle where it agrees with the ${overlay.cells}'s cell, a cross where it disagrees, a square where there is no cell to compare with (or either is unmeasured).`
+      : `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey); labels give metastable runs / runs where repeated (M metastable, R recovered otherwise).`,
     data,
-    series: ['metastable', 'recovered', 'unmeasured'].filter((v) => t.rows.some((r) => r.verdict === v)),
+    series: [
+      ...['metastable', 'recovered', 'unmeasured'].filter((v) => data.some((r) => r['verdict'] === v)),
+      ...AGREEMENT.filter((a) => marks.some((r) => r['agreement'] === a)),
+    ],
     spec: document(title, {
       data: { values: data },
-      width: { step: 40 },
-      height: { step: 30 },
-      layer: [
-        {
-          mark: { type: 'rect', stroke: 'white', strokeWidth: 1 },
-          encoding: {
-            ...enc,
-            color: {
-              field: 'verdict',
-              type: 'nominal',
-              title: 'verdict',
-              scale: { domain: VERDICTS, range: VERDICT_COLORS },
-            },
-            tooltip: [
-              { field: 'x', title: fx.name },
-              { field: 'y', title: fy.name },
-              { field: 'verdict', type: 'nominal' },
-              { field: 'label', type: 'nominal', title: 'metastable runs' },
-            ],
-          },
-        },
-        {
-          mark: { type: 'text', fontSize: 10, color: 'white' },
-          encoding: { ...enc, text: { field: 'label' } },
-        },
-      ],
+      width: { step: overlay ? 56 : 40 },
+      height: { step: overlay ? 40 : 30 },
+      layer: layers,
     }),
   };
 }
