@@ -5,6 +5,7 @@ import { parseSet, type Override } from '../../orchestrator/spec/overrides.js';
 import { planRun } from '../../orchestrator/spec/plan.js';
 import { BenchError } from '../../orchestrator/errors.js';
 import { simulate } from '../simulate.js';
+import { cellText, overAxes, type LabJoin } from './over.js';
 
 export const MAP_FACTORS = [
   { name: 'offered load', unit: 'origins/s' },
@@ -70,7 +71,7 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
       const verdict: SweepVerdict =
         s.metastable === null ? 'unmeasured' : s.metastable ? 'metastable' : 'recovered';
       const row = {
-        factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: (durationMs * o.scale) / 1000 },
+        factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: triggerSeconds(durationMs, o.scale) },
         figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(s)])),
         verdict,
       };
@@ -85,20 +86,32 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
   };
 }
 
-/** The map as a markdown table: one row per trigger duration (longest first), one column per load. */
-export function mapTable(t: SweepTable, edges?: { lowerPerS: number; upperPerS: number }): string[] {
-  const [fx, fy] = [MAP_FACTORS[0].name, MAP_FACTORS[1].name];
-  const xs = [...new Set(t.rows.map((r) => Number(r.factors[fx])))].sort((a, b) => a - b);
-  const ys = [...new Set(t.rows.map((r) => Number(r.factors[fy])))].sort((a, b) => b - a);
-  const cell = (x: number, y: number): string => {
-    const r = t.rows.find((q) => Number(q.factors[fx]) === x && Number(q.factors[fy]) === y);
-    return r ? (r.verdict === 'metastable' ? '**M**' : r.verdict === 'recovered' ? 'R' : '?') : '';
-  };
+/**
+ * A trigger's duration on the map's axis: as written (ms) × the scale, in seconds, to the
+ * microsecond (so 10 s at --scale 0.3 is 3, not 3.0000000000000004).
+ */
+export function triggerSeconds(durationMs: number, scale: number): number {
+  return Math.round(durationMs * scale * 1000) / 1e6;
+}
+
+/**
+ * The map as a markdown table: one row per trigger duration (longest first), one column
+ * per load. With a lab sweep over it (`--over`), each cell with a lab point reads
+ * "model / lab" (✗ where they disagree), and a lab point off the grid adds its own row or
+ * column (see over.ts).
+ */
+export function mapTable(
+  t: SweepTable,
+  edges?: { lowerPerS: number; upperPerS: number },
+  lab?: LabJoin | null,
+): string[] {
+  const { loads: xs, triggers } = overAxes(t, lab ?? null);
+  const ys = [...triggers].reverse();
   const mark = (x: number): string =>
     edges ? (x < edges.lowerPerS ? ' (stable)' : x < edges.upperPerS ? '' : ' (unstable)') : '';
   return [
     `| trigger (s) \\ load (origins/s) | ${xs.map((x) => `${x}${mark(x)}`).join(' | ')} |`,
     `|---|${xs.map(() => '---').join('|')}|`,
-    ...ys.map((y) => `| ${y} | ${xs.map((x) => cell(x, y)).join(' | ')} |`),
+    ...ys.map((y) => `| ${y} | ${xs.map((x) => cellText(t, lab ?? null, x, y)).join(' | ')} |`),
   ];
 }
