@@ -6,7 +6,10 @@ import type { Override } from '../spec/overrides.js';
 import { planRun } from '../spec/plan.js';
 import { parseDuration, parseRate } from '../spec/units.js';
 import { nominalCapacityPerS } from '../spec/plan.js';
+import { BenchError } from '../errors.js';
+import { readLabSweep, type LabSweep } from '../../sim/model/labSweep.js';
 import { simulatedMap, mapTable } from '../../sim/model/map.js';
+import { describeJoin, distinctValues, joinLab, type LabJoin } from '../../sim/model/over.js';
 import { describePrediction, predict } from '../../sim/model/predict.js';
 import { writeModel } from '../../sim/model/report.js';
 import { positiveNumber } from './options.js';
@@ -28,21 +31,31 @@ export function register(program: Command): void {
       "the experiment's queueing model: the fluid prediction of its bistable range, and a simulated map of the metastable region over offered load × trigger duration",
     )
     .argument('<file>', 'experiment file (YAML)')
-    .option('--scale <F>', 'the schedule scale of the simulated runs', positiveNumber('--scale'), 1)
+    .option(
+      '--scale <F>',
+      "the schedule scale of the simulated runs (default: 1; with --over, the lab sweep's)",
+      positiveNumber('--scale'),
+    )
     .option(
       '--rates <LIST>',
-      'offered loads of the map, e.g. 50/s,100/s or 20%,50% (of capacity); default: 7 from 10% to 90% of capacity',
+      'offered loads of the map, e.g. 50/s,100/s or 20%,50% (of capacity); default: 7 from 10% to 90% of capacity (with --over, the lab points’ loads)',
       list('--rates', (s) => s),
     )
     .option(
       '--durations <LIST>',
-      "trigger durations of the map as the file would write them, e.g. 500ms,1s,5s; default: 10%, 25%, 50% and 100% of the file's",
+      "trigger durations of the map as the file would write them, e.g. 500ms,1s,5s; default: 10%, 25%, 50% and 100% of the file's (with --over, the lab points')",
       list('--durations', (s) => {
         const r = parseDuration(s);
         return r.ok ? r.value : undefined;
       }),
     )
     .option('--no-map', 'only the fluid prediction (no simulation)')
+    .option(
+      '--over <DIR>',
+      "a lab sweep's results folder (metabench sweep --out DIR) of this experiment over load.rate and/or schedule.trigger.duration, drawn over the map: each cell model / lab (repeatable)",
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .option(
       '--out <DIR>',
       'write model.md, model.json, map.csv and figures/ here (default: results/<date>-<name>-model)',
@@ -52,19 +65,34 @@ export function register(program: Command): void {
     async (
       file: string,
       o: {
-        scale: number;
+        scale?: number;
         rates?: string[];
         durations?: number[];
         map: boolean;
+        over: string[];
         out?: string;
         quiet?: boolean;
         set: Override[];
       },
     ) => {
       const e = loadExperimentFile(file, o.set);
-      const plan = planRun(e, { scale: o.scale, run: 1, sourceFile: file });
+      if (o.over.length && !o.map)
+        throw new BenchError(
+          'E_USAGE',
+          '--over draws a lab sweep over the simulated map: it cannot go with --no-map',
+        );
+      const over: LabSweep[] = o.over.map((d) => readLabSweep(d, file, o.set));
+      const scale = o.scale ?? sweepScale(over);
+      const plan = planRun(e, { scale, run: 1, sourceFile: file });
       const prediction = predict(plan);
       const say = (l: string): void => void (o.quiet ? undefined : process.stderr.write(`${l}\n`));
+      for (const s of over) {
+        say(
+          `${e.name}: lab sweep ${s.name} (${s.dir}, runtime ${s.runtime}, --scale ${s.scale}): ${s.points.length} point${s.points.length === 1 ? '' : 's'} over ${s.factors.join(' and ')}`,
+        );
+        for (const n of s.notes) say(`  note: ${n}`);
+      }
+      const labPoints = over.flatMap((s) => s.points);
       process.stdout.write(
         `${e.name}: fluid prediction\n${describePrediction(prediction)
           .slice(2)
@@ -74,30 +102,43 @@ export function register(program: Command): void {
       for (const c of prediction.caveats) process.stdout.write(`  not in the model: ${c}\n`);
       let map = null;
       let wallS: number | null = null;
+      let join: LabJoin | null = null;
       if (o.map) {
         const capacity = nominalCapacityPerS(e);
-        const rates = (o.rates ?? ['10%', '20%', '35%', '50%', '70%', '80%', '90%']).map((s) => {
+        const readRate = (s: string): number => {
           const pct = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(s);
           if (pct) return Math.round(capacity * Number(pct[1])) / 100;
           const r = parseRate(s.includes('/') || s.includes('capacity') ? s : `${s}/s`);
           if (!r.ok) throw new InvalidArgumentError(`--rates: ${r.message}`);
           return 'perS' in r.value ? r.value.perS : (capacity * r.value.capacityFraction) / 100;
-        });
+        };
+        // With lab sweeps over the map, the lab points' own loads (origins/s, as their runs offered them).
+        const rates = o.rates
+          ? o.rates.map(readRate)
+          : labPoints.length
+            ? distinctValues(labPoints.map((p) => p.offeredPerS))
+            : ['10%', '20%', '35%', '50%', '70%', '80%', '90%'].map(readRate);
         const d = e.schedule.triggers[0]?.duration ?? 10_000;
-        const durationsMs = o.durations ?? [0.1, 0.25, 0.5, 1].map((f) => Math.round(d * f));
+        // The lab points' trigger durations, as the file would write them at this scale (the
+        // map's axis is the duration after the scale, so each lab point has its cell).
+        const durationsMs =
+          o.durations ??
+          (labPoints.length
+            ? distinctValues(labPoints.map((p) => p.triggerS)).map((s) => (s * 1000) / scale)
+            : [0.1, 0.25, 0.5, 1].map((f) => Math.round(d * f)));
         // The verdict is judged on whole-second buckets: a recovery deadline (k × D, scaled)
         // under 2 s cannot tell a recovery from a collapse.
-        const tooShort = durationsMs.filter((ms) => e.recovery.within * ms * o.scale < 2000);
+        const tooShort = durationsMs.filter((ms) => e.recovery.within * ms * scale < 2000);
         if (tooShort.length)
           say(
-            `${e.name}: note: with trigger durations of ${tooShort.map((ms) => `${(ms * o.scale) / 1000} s`).join(', ')} the recovery deadline (${e.recovery.within} × D) is under 2 s, shorter than the verdict's one-second resolution`,
+            `${e.name}: note: with trigger durations of ${tooShort.map((ms) => `${(ms * scale) / 1000} s`).join(', ')} the recovery deadline (${e.recovery.within} × D) is under 2 s, shorter than the verdict's one-second resolution`,
           );
         say(`${e.name}: simulating ${rates.length} loads × ${durationsMs.length} trigger durations`);
         const t0 = performance.now();
         map = await simulatedMap(file, {
           rates,
           durationsMs,
-          scale: o.scale,
+          scale,
           overrides: o.set,
           onPoint: (i, n, row, ms) =>
             say(
@@ -105,21 +146,35 @@ export function register(program: Command): void {
             ),
         });
         wallS = (performance.now() - t0) / 1000;
+        join = labPoints.length ? joinLab(map, labPoints) : null;
         process.stdout.write(
-          `\nsimulated map (M metastable, R recovered):\n${mapTable(map, prediction.range).join('\n')}\n`,
+          `\nsimulated map (M metastable, R recovered${join ? '; model / lab, ✗ where they disagree' : ''}):\n${mapTable(map, prediction.range, join).join('\n')}\n`,
         );
+        if (join) process.stdout.write(`${describeJoin(join)}\n`);
       }
       const dir = resultsDir(`${e.name}-model`, o.out);
       await writeModel(dir, {
         experiment: e,
         file,
         overrides: describeOverrides(o.set),
-        scale: o.scale,
+        scale,
         prediction,
         map,
         mapWallS: wallS,
+        lab: join ? { sweeps: over, join } : null,
       });
       process.stdout.write(`${dir}\n`);
     },
   );
+}
+
+/** The scale the lab sweeps ran at (the map's default with --over); 1 without any. */
+function sweepScale(over: readonly LabSweep[]): number {
+  const scales = [...new Set(over.map((s) => s.scale))];
+  if (scales.length > 1)
+    throw new BenchError(
+      'E_USAGE',
+      `the lab sweeps ran at different scales (${over.map((s) => `${s.dir}: ${s.scale}`).join(', ')}); give the map's with --scale`,
+    );
+  return scales[0] ?? 1;
 }

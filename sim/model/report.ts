@@ -7,7 +7,9 @@ import { svgFiles, writeFiles } from '../../orchestrator/report/writeReport.js';
 import { writeJson } from '../../orchestrator/results/files.js';
 import type { Experiment } from '../../orchestrator/spec/schema.js';
 import { describeTrigger } from '../../orchestrator/spec/sections/schedule.js';
+import type { LabSweep } from './labSweep.js';
 import { mapTable, MAP_FACTORS } from './map.js';
+import { describeJoin, labOverlay, sameCoordinate, type JoinedPoint, type LabJoin } from './over.js';
 import { describePrediction, type Prediction } from './predict.js';
 
 /**
@@ -26,8 +28,11 @@ export async function writeModel(
     readonly prediction: Prediction;
     readonly map: SweepTable | null;
     readonly mapWallS: number | null;
+    /** Lab sweeps drawn over the map, and their points joined to its cells. */
+    readonly lab?: { readonly sweeps: readonly LabSweep[]; readonly join: LabJoin } | null;
   },
 ): Promise<string[]> {
+  const lab = x.map ? (x.lab ?? null) : null;
   const p = x.prediction;
   const lines = [
     `# Model: ${x.experiment.name}`,
@@ -45,7 +50,7 @@ export async function writeModel(
   ];
   const files: { path: string; content: string }[] = [];
   if (x.map) {
-    const figs = sweepFigures(x.map);
+    const figs = sweepFigures(x.map, lab ? labOverlay(x.map, lab.join) : undefined);
     lines.push(
       '',
       '## Simulated map of the metastable region',
@@ -53,8 +58,15 @@ export async function writeModel(
       `Each cell is one simulated run of the experiment (trigger: ${describeTrigger(x.experiment.schedule.triggers[0]!, x.scale)} as written; its duration varied) at that offered load: **M** metastable (not recovered within ${x.experiment.recovery.within} × the trigger’s duration), R recovered, ? unmeasured. ` +
         `Loads below cμ/m are marked (stable), above λ* (unstable). The observation is cut to what each verdict needs.${x.mapWallS !== null ? ` ${x.map.rows.length} runs simulated in ${x.mapWallS.toFixed(1)} s.` : ''}`,
       '',
-      ...mapTable(x.map, p.range),
+      ...(lab
+        ? [
+            `With the lab over it: a cell with a lab point reads model / lab (lab points repeated give their metastable runs / runs), ✗ where they disagree; – / lab where the lab has a point and the map no cell. ${describeJoin(lab.join)}.`,
+            '',
+          ]
+        : []),
+      ...mapTable(x.map, p.range, lab?.join),
       '',
+      ...(lab ? labSection(lab.sweeps, lab.join) : []),
       ...figs.map((f) => `![${f.title}](figures/${f.id}.svg)\n\n*${f.caption}*\n`),
     );
     files.push(...(await svgFiles(figs)));
@@ -69,6 +81,7 @@ export async function writeModel(
           [`${MAP_FACTORS[0].name} (${MAP_FACTORS[0].unit})`]: r.factors[MAP_FACTORS[0].name] ?? null,
           [`${MAP_FACTORS[1].name} (${MAP_FACTORS[1].unit})`]: r.factors[MAP_FACTORS[1].name] ?? null,
           verdict: r.verdict,
+          ...(lab ? labAtCell(lab.join.points, r.factors) : {}),
           ...Object.fromEntries(
             x.map!.figures.map((f) => [`${f.name} (${f.unit})`, r.figures[f.name] ?? null]),
           ),
@@ -76,6 +89,24 @@ export async function writeModel(
       ),
     });
   }
+  if (lab)
+    files.push({
+      path: 'lab.csv',
+      content: rowsToCsv(
+        lab.join.points.map((q) => ({
+          sweep: q.sweep,
+          point: q.point,
+          ...Object.fromEntries(lab.sweeps.flatMap((s) => s.factors).map((f) => [f, q.factors[f] ?? null])),
+          [`${MAP_FACTORS[0].name} (${MAP_FACTORS[0].unit})`]: q.offeredPerS,
+          [`${MAP_FACTORS[1].name} (${MAP_FACTORS[1].unit})`]: q.triggerS,
+          'lab verdict': q.verdict,
+          runs: q.runs ?? null,
+          'metastable runs': q.metastableRuns ?? null,
+          'model verdict': q.model,
+          agree: q.agree,
+        })),
+      ),
+    });
   writeFiles(dir, files);
   writeFileSync(join(dir, 'model.md'), lines.join('\n') + '\n');
   writeJson(join(dir, 'model.json'), {
@@ -92,6 +123,82 @@ export async function writeModel(
       caveats: p.caveats,
     },
     map: x.map,
+    ...(lab
+      ? {
+          lab: {
+            sweeps: lab.sweeps.map((s) => ({
+              dir: s.dir,
+              name: s.name,
+              runtime: s.runtime,
+              scale: s.scale,
+              experimentFile: s.experimentFile,
+              overrides: s.overrides,
+              factors: s.factors,
+              notes: s.notes,
+            })),
+            agree: lab.join.agree,
+            disagree: lab.join.disagree,
+            noCell: lab.join.noCell,
+            unmeasured: lab.join.unmeasured,
+            points: lab.join.points,
+          },
+        }
+      : {}),
   });
   return ['model.md', 'model.json', ...files.map((f) => f.path)];
+}
+
+/** map.csv's lab columns at one cell: the verdicts of the lab points there, and whether all agree. */
+function labAtCell(
+  points: readonly JoinedPoint[],
+  factors: Readonly<Record<string, string | number>>,
+): Record<string, string | boolean | null> {
+  const here = points.filter(
+    (q) =>
+      sameCoordinate(q.offeredPerS, Number(factors[MAP_FACTORS[0].name])) &&
+      sameCoordinate(q.triggerS, Number(factors[MAP_FACTORS[1].name])),
+  );
+  const compared = here.filter((q) => q.agree !== null);
+  return {
+    'lab verdict': here.length ? here.map((q) => q.verdict).join(' ') : null,
+    'lab agrees': compared.length ? compared.every((q) => q.agree === true) : null,
+  };
+}
+
+/** model.md's account of the lab sweeps drawn over the map, and of every point where they disagree. */
+function labSection(sweeps: readonly LabSweep[], j: LabJoin): string[] {
+  const at = (q: JoinedPoint): string =>
+    `${q.sweep} point-${q.point} (${Object.entries(q.factors)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}: ${q.offeredPerS} origins/s, trigger ${q.triggerS} s)`;
+  const disagree = j.points.filter((q) => q.agree === false);
+  const notCompared = j.points.filter((q) => q.agree === null);
+  return [
+    '### The lab over the map',
+    '',
+    ...sweeps.map(
+      (s) =>
+        `- ${s.dir}: sweep ${s.name} of ${s.experimentFile}, runtime ${s.runtime}, --scale ${s.scale}${s.overrides.length ? `, ${s.overrides.map((o) => `--set ${o}`).join(' ')}` : ''}; ${s.points.length} point${s.points.length === 1 ? '' : 's'} varying ${s.factors.join(' and ')}${s.notes.length ? ` (${s.notes.join('; ')})` : ''}`,
+    ),
+    '',
+    ...(disagree.length
+      ? [
+          'Where they disagree (✗):',
+          '',
+          ...disagree.map((q) => `- ${at(q)}: model ${q.model}, lab ${q.verdict}`),
+          '',
+        ]
+      : []),
+    ...(notCompared.length
+      ? [
+          'Not compared (no model cell at the point’s load and trigger duration, or a verdict unmeasured):',
+          '',
+          ...notCompared.map((q) => `- ${at(q)}: model ${q.model ?? 'no cell'}, lab ${q.verdict}`),
+          '',
+        ]
+      : []),
+    ...(disagree.length === 0 && notCompared.length === 0
+      ? ['Every lab point agrees with the model’s cell.', '']
+      : []),
+  ];
 }
