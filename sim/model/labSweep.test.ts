@@ -227,7 +227,7 @@ test('readLabSweep refuses, naming the folder: none, not a sweep, other factors,
     });
     refuses(
       () => readLabSweep(timeout, FILE, []),
-      /timeout\/point-1\/run-1\/manifest\.json: the point ran retry-storm with client\.timeout other than .*retry-storm\.yaml gives$/,
+      /timeout\/point-1\/run-1\/manifest\.json: the point's experiment differs from .*retry-storm\.yaml in client\.timeout$/,
       /the sweep ran with --set client\.timeout=300ms: give model the same --set/,
     );
     assert.equal(readLabSweep(timeout, FILE, [set('client.timeout=300ms')]).points.length, 1);

@@ -170,7 +170,7 @@ export function readLabSweep(dir: string, file: string, sets: readonly Override[
       ).filter((path) => !IGNORED.has(path.split('.')[0]!));
       if (differ.length)
         throw usage(
-          `${manifestFile}: the point ran ${expected.name} with ${differ.slice(0, 4).join(', ')}${differ.length > 4 ? ` and ${differ.length - 4} more` : ''} other than ${file}${sets.length ? ` with ${sets.map((s) => s.source).join(' ')}` : ''} gives`,
+          `${manifestFile}: the point's experiment differs from ${file}${sets.length ? ` with ${sets.map((s) => s.source).join(' ')}` : ''} in ${differ.slice(0, 4).join(', ')}${differ.length > 4 ? ` and ${differ.length - 4} more` : ''}`,
           plan.overrides.length
             ? `the sweep ran with ${plan.overrides.map((s) => `--set ${s}`).join(' ')}: give model the same --set`
             : 'the lab points must be the experiment of FILE, moved only in load.rate and schedule.trigger.duration',
