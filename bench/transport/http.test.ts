@@ -60,3 +60,195 @@ test('over real HTTP: a 429 reports its Retry-After, a 400 is a plain 4xx, and x
     server.close();
   }
 });
+
+/** A loopback server that counts the connections it accepted and answers by path. */
+async function countingServer(
+  handle: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void,
+) {
+  const server = createServer(handle);
+  let connections = 0;
+  server.on('connection', () => connections++);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get connections() {
+      return connections;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+const live = (): AbortSignal => new AbortController().signal;
+const originN = (id: number) => ({ origin: { id, intendedMs: 0, deadlineMs: Infinity }, number: 1 });
+
+test('keep-alive: sequential attempts share one connection; concurrent ones open one each, up to the cap', async () => {
+  const s = await countingServer((req, res) => setTimeout(() => res.end('ok'), req.url === '/slow' ? 30 : 0));
+  const t = new HttpTransport({ url: s.url, path: '/fast', connections: 3, clock: new VirtualClock() });
+  try {
+    for (let i = 0; i < 20; i++) assert.equal((await t.send(originN(i), undefined, live())).kind, 'ok');
+    assert.equal(s.connections, 1);
+    const slow = new HttpTransport({ url: s.url, path: '/slow', connections: 3, clock: new VirtualClock() });
+    const rs = await Promise.all([0, 1, 2, 3, 4].map((i) => slow.send(originN(i), undefined, live())));
+    assert.deepEqual(
+      rs.map((r) => r.kind),
+      ['ok', 'ok', 'ok', 'ok', 'ok'],
+    );
+    // Three connections for five concurrent attempts: two waited inside the client.
+    assert.equal(s.connections, 1 + 3);
+    assert.equal(slow.sockets, 3);
+    assert.equal(slow.openConnections, 0);
+    await slow.close();
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
+
+test('a wait for a connection is reported as clientWaitMs, on the transport clock', async () => {
+  const { RealClock } = await import('../clock.js');
+  const s = await countingServer((_req, res) => setTimeout(() => res.end('ok'), 50));
+  const t = new HttpTransport({ url: s.url, connections: 1, clock: new RealClock() });
+  try {
+    const [a, b] = await Promise.all([
+      t.send(originN(1), undefined, live()),
+      t.send(originN(2), undefined, live()),
+    ]);
+    assert.equal(a.clientWaitMs, 0);
+    assert.ok(b.clientWaitMs! >= 40, `second attempt waited ${b.clientWaitMs} ms`);
+    assert.equal(s.connections, 1);
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
+
+test('an aborted attempt is a timeout and costs its connection; the next attempt gets a fresh one', async () => {
+  const s = await countingServer((req, res) => {
+    if (req.url === '/never') return; // never answers
+    res.end('ok');
+  });
+  const t = new HttpTransport({ url: s.url, path: '/never', connections: 4, clock: new VirtualClock() });
+  try {
+    const ctl = new AbortController();
+    const p = t.send(originN(1), undefined, ctl.signal);
+    setTimeout(() => ctl.abort(), 30);
+    assert.deepEqual(await p, { kind: 'timeout', status: 0, clientWaitMs: 0 });
+    assert.equal(t.sockets, 0);
+    assert.equal(t.openConnections, 0);
+    const ok = await t.send(
+      { ...originN(2), origin: { ...originN(2).origin, request: okRequest } },
+      undefined,
+      live(),
+    );
+    assert.equal(ok.kind, 'ok');
+    assert.equal(s.connections, 2);
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
+
+const okRequest = { cls: 0, method: 'GET' as const, path: '/ok', body: undefined, key: 0 };
+
+test('bodies and headers reach the server; a Connection: close answer closes the socket and the next attempt reconnects', async () => {
+  const got: { method: string | undefined; body: string; len: string | undefined }[] = [];
+  const s = await countingServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d));
+    req.on('end', () => {
+      got.push({ method: req.method, body, len: req.headers['content-length'] });
+      if (req.url === '/close') res.writeHead(200, { connection: 'close' });
+      res.end('x'.repeat(70_000)); // several reads, and chunked is not needed for a known length
+    });
+  });
+  const t = new HttpTransport({ url: s.url, connections: 2, clock: new VirtualClock() });
+  const post = (id: number, path: string) => ({
+    origin: {
+      id,
+      intendedMs: 0,
+      deadlineMs: Infinity,
+      request: { cls: 0, method: 'POST' as const, path, body: Buffer.from('hello'), key: 0 },
+    },
+    number: 1,
+  });
+  try {
+    assert.equal((await t.send(post(1, '/close'), { 'x-extra': 'y' }, live())).kind, 'ok');
+    assert.equal((await t.send(post(2, '/keep'), undefined, live())).kind, 'ok');
+    assert.equal((await t.send(post(3, '/keep'), undefined, live())).kind, 'ok');
+    assert.deepEqual(got, [
+      { method: 'POST', body: 'hello', len: '5' },
+      { method: 'POST', body: 'hello', len: '5' },
+      { method: 'POST', body: 'hello', len: '5' },
+    ]);
+    assert.equal(s.connections, 2);
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
+
+test('chunked answers are read to their end; failures are kinds: refused, reset mid-answer', async () => {
+  const s = await countingServer((req, res) => {
+    if (req.url === '/reset') {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('partial');
+      setTimeout(() => req.socket.destroy(), 10);
+      return;
+    }
+    res.writeHead(503, { 'x-shed': '1', 'retry-after': '1' });
+    res.write('a');
+    setTimeout(() => res.end('b'), 5);
+  });
+  try {
+    const shed = new HttpTransport({ url: s.url, connections: 1, clock: new VirtualClock() });
+    assert.deepEqual(await shed.send(originN(1), undefined, live()), {
+      kind: 'shed',
+      status: 503,
+      clientWaitMs: 0,
+      retryAfterMs: 1000,
+    });
+    const reset = new HttpTransport({
+      url: s.url,
+      path: '/reset',
+      connections: 1,
+      clock: new VirtualClock(),
+    });
+    assert.equal((await reset.send(originN(2), undefined, live())).kind, 'conn-reset');
+    await Promise.all([shed.close(), reset.close()]);
+  } finally {
+    await s.close();
+  }
+  const { freePort } = await import('../perf/nginx.js');
+  const refused = new HttpTransport({
+    url: `http://127.0.0.1:${await freePort()}`,
+    connections: 1,
+    clock: new VirtualClock(),
+  });
+  assert.equal((await refused.send(originN(3), undefined, live())).kind, 'conn-refused');
+  assert.equal(refused.sockets, 0);
+  await refused.close();
+});
+
+test("the server's Keep-Alive timeout shortens ours; prepare() opens connections before the first send", async () => {
+  const s = await countingServer((_req, res) => {
+    res.writeHead(200, { 'keep-alive': 'timeout=2' });
+    res.end('ok');
+  });
+  const t = new HttpTransport({ url: s.url, connections: 3, clock: new VirtualClock() });
+  try {
+    await t.prepare(5); // never beyond the cap
+    assert.equal(t.sockets, 3);
+    // The client's handshake can finish before the server's accept callback runs.
+    for (let i = 0; i < 100 && s.connections < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(s.connections, 3);
+    assert.equal((await t.send(originN(1), undefined, live())).kind, 'ok');
+    assert.equal(t.keepAliveMs, 1000);
+    assert.equal(s.connections, 3);
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
