@@ -36,3 +36,61 @@ test('a cancelled RealClock timer never fires', async () => {
   await clock.sleepUntil(clock.now() + 10);
   assert.equal(fired, 0);
 });
+
+test('sub-millisecond waits (through the waker thread) end in time order, never early, and a cancelled one never fires', async () => {
+  const clock = new RealClock();
+  const order: number[] = [];
+  const early: string[] = [];
+  const base = clock.now() + 0.3;
+  // Offsets 0.00–1.90 ms, added out of order: the waker keeps the earliest in front.
+  const offsets = [1.9, 0.15, 1.2, 0.6, 0.05, 1.55, 0.9, 0.3];
+  const cancelled = clock.timer(base + 0.7, () => order.push(-1));
+  await Promise.all(
+    offsets.map(
+      (o) =>
+        new Promise<void>((resolve) =>
+          clock.timer(base + o, () => {
+            if (clock.now() < base + o) early.push(`${o}`);
+            order.push(o);
+            resolve();
+          }),
+        ),
+    ),
+  );
+  cancelled();
+  await clock.sleepUntil(clock.now() + 1);
+  assert.deepEqual(early, []);
+  // -1 fired only if its cancel came too late (it was due at 0.7 ms, before the last ones).
+  const fired = order.filter((o) => o >= 0);
+  assert.deepEqual(
+    fired,
+    [...offsets].sort((a, b) => a - b),
+  );
+});
+
+test('an aborted sub-millisecond sleep resolves at once and its wake-up does not fire later', async () => {
+  const clock = new RealClock();
+  const ctl = new AbortController();
+  const at = clock.now() + 1.5;
+  const p = clock.sleepUntil(at, ctl.signal);
+  ctl.abort();
+  await p;
+  assert.ok(clock.now() < at, 'resolved before its time, by the abort');
+});
+
+test('a process whose only pending work was a sub-millisecond wait exits: the waker thread does not hold it', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const url = new URL('./clock.js', import.meta.url).href;
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { RealClock } from '${url}'; const c = new RealClock(); await c.sleepUntil(c.now() + 0.5); c.timer(c.now() + 0.4, () => console.log('fired'));`,
+    ],
+    { timeout: 20_000, encoding: 'utf8' },
+  );
+  assert.equal(r.status, 0, `exit ${r.status} ${r.signal ?? ''} ${r.stderr}`);
+  // ... and a pending wake-up does hold it until it fires.
+  assert.equal(r.stdout.trim(), 'fired');
+});

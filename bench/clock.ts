@@ -1,3 +1,5 @@
+import { hrMs, waker, type Wake } from './waker.js';
+
 /**
  * Time, injected. Everything in bench/ asks a Clock for "now" and for timers, so the
  * same load engine and client policies run in real time (RealClock) and in virtual
@@ -15,16 +17,30 @@ export interface Clock {
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void>;
   /** Calls `fn` at or after `atMs` unless the returned cancel function is called first. */
   timer(atMs: number, fn: () => void): () => void;
+  /**
+   * Lets pending I/O run before going on (real time: one event-loop turn). A driver that
+   * is behind its schedule calls it between bursts of sends, so that responses are read
+   * and their connections reused instead of a new connection opened for every send.
+   */
+  yieldToIo?(): Promise<void>;
 }
+
+/** Below this, a wait is finished by the waker (bench/waker.ts) instead of a timer. */
+const FINE_MS = 2;
+/** Below this, a wait is spun out with setImmediate (cheaper than a wake-up). */
+const SPIN_MS = 0.1;
 
 /** Wall-clock time from performance.now(), with its origin at construction. */
 export class RealClock implements Clock {
   readonly originMs: number;
   /** Epoch milliseconds at the origin, for timestamps a person reads. */
   readonly originEpochMs: number;
+  /** hrMs() at the origin: the waker's time base. */
+  private readonly originHrMs: number;
 
   constructor() {
     this.originMs = performance.now();
+    this.originHrMs = hrMs();
     this.originEpochMs = Date.now();
   }
 
@@ -33,51 +49,60 @@ export class RealClock implements Clock {
   }
 
   /**
-   * Never resolves before `atMs`. Node's timers have whole-millisecond resolution and
-   * may fire up to 1 ms early against performance.now(), so the timer only gets close
-   * and the sub-millisecond remainder is spun out with setImmediate (which still lets
-   * I/O run). That keeps schedule lag well under 1 ms for about 15% of a core at
-   * 280 req/s, instead of 15% late sends with a plain timer.
+   * Never resolves before `atMs`, and not much after: Node's timers have whole-millisecond
+   * resolution and may fire up to 1 ms early against performance.now(), so a timer only
+   * brings the wait within 2 ms and the waker's thread ends it to the microsecond, while
+   * the event loop sleeps (no busy loop: at 5 000 sends/s spinning out the remainders
+   * cost a whole core).
    */
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
     if (atMs <= this.now() || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      let handle: NodeJS.Timeout | NodeJS.Immediate | undefined;
-      const done = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
+      // The timer may fire at once (the time is already up), so onAbort exists first.
       const onAbort = (): void => {
-        clearTimeout(handle as NodeJS.Timeout);
-        clearImmediate(handle as NodeJS.Immediate);
+        cancel();
         resolve();
-      };
-      const step = (): void => {
-        const left = atMs - this.now();
-        if (left <= 0) done();
-        else if (left >= 1) handle = setTimeout(step, left);
-        else handle = setImmediate(step);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      step();
+      const cancel = this.timer(atMs, () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
     });
   }
 
-  /**
-   * Never fires before `atMs` either: a timer that fires early (up to 1 ms, see above)
-   * spins out the rest with setImmediate, so a 100 ms latency toxic never delays 99.9.
-   */
+  yieldToIo(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** Calls `fn` at or after `atMs`, never before (a 100 ms latency toxic never delays 99.9). */
   timer(atMs: number, fn: () => void): () => void {
     let cancelled = false;
-    const check = (): void => {
+    let handle: NodeJS.Timeout | undefined;
+    let spin: NodeJS.Immediate | undefined;
+    let wake: Wake | undefined;
+    const fine = (): void => {
+      handle = undefined;
+      spin = undefined;
+      wake = undefined;
       if (cancelled) return;
-      if (this.now() >= atMs) fn();
-      else setImmediate(check);
+      const left = atMs - this.now();
+      if (left <= 0) fn();
+      // A wake-up through the waker's thread costs tens of microseconds of CPU; a wait
+      // shorter than that is cheaper spun out (and a busy loop spins little anyway).
+      else if (left < SPIN_MS) spin = setImmediate(fine);
+      // originHrMs was read just after originMs, so this target is never early; `fine`
+      // checks again all the same.
+      else wake = waker().at(this.originHrMs + atMs, fine);
     };
-    const handle = setTimeout(check, Math.max(0, atMs - this.now()));
+    const left = atMs - this.now();
+    if (left >= FINE_MS) handle = setTimeout(fine, left - FINE_MS / 2);
+    else fine();
     return () => {
       cancelled = true;
-      clearTimeout(handle);
+      if (handle) clearTimeout(handle);
+      if (spin) clearImmediate(spin);
+      if (wake) waker().cancel(wake);
     };
   }
 }
