@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from './clock.js';
+import { VirtualClock, type Clock } from './clock.js';
 import { constantArrivals } from './arrival/constant.js';
 import { drive } from './driver.js';
 import { policyEnv, stack, viaTransport } from './policy/ClientPolicy.js';
@@ -213,4 +213,35 @@ test('successive drives on one Recorder (a step test): origin ids go on, earlier
   assert.ok(Math.abs(light.max! - 10) < 0.1);
   assert.equal(r.successes!.latency(0, 10_000).samples, 300);
   assert.equal(r.successes!.latency(1500, 2900).samples, 0);
+});
+
+test('a driver behind its schedule lets I/O run between bursts of 16 sends, and sends every origin', async () => {
+  const clock = new VirtualClock();
+  let yields = 0;
+  const behind: Clock = {
+    now: () => clock.now(),
+    sleepUntil: (at, signal) => clock.sleepUntil(at, signal),
+    timer: (at, fn) => clock.timer(at, fn),
+    yieldToIo: () => {
+      yields++;
+      return Promise.resolve();
+    },
+  };
+  const transport = new ScriptedTransport(clock, () => 1);
+  const recorder = new Recorder({ windows: [{ name: 'all', startMs: 0, endMs: 10_000 }] });
+  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  // Every one of the 100 intended times (0–99 ms) has passed when the driver starts.
+  clock.jumpTo(200);
+  const done = drive({
+    clock: behind,
+    arrivals: constantArrivals(1000, 0, 100),
+    send,
+    recorder,
+    deadlineMs: Infinity,
+    drainMs: 1000,
+  });
+  await clock.runUntilIdle();
+  await done;
+  assert.equal(recorder.close().totals.offered, 100);
+  assert.equal(yields, Math.floor(100 / 16));
 });
