@@ -1,12 +1,13 @@
 /**
- * A lean AbortController for virtual time: the subset of the DOM's that bench/ uses
+ * A lean AbortController: the subset of the DOM's that bench/ uses
  * (`signal.aborted`, `addEventListener('abort', fn, { once })`, `removeEventListener`,
  * `abort()`), with the same semantics for it: listeners run once, in the order added,
  * a listener added twice runs once, one removed during the dispatch does not run, and
  * one added to an already aborted signal never runs; a listener may be a function or an
  * object with handleEvent (no closure per listener). Node's AbortController costs
- * several microseconds to create (an EventTarget with its maps); a simulated origin
- * makes two or more, so this is most of what a simulated origin would otherwise cost.
+ * several microseconds to create (an EventTarget with its maps); an origin makes two or
+ * more, so in the simulator this is most of what an origin would otherwise cost, and the
+ * real-time runs use it too (our HTTP transport needs nothing more of a signal).
  * Not an EventTarget: bench/ checks before handing a signal to node:events.
  */
 type Listener = (() => void) | { handleEvent(): void };

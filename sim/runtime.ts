@@ -5,7 +5,7 @@ import type { RunRuntime } from '../orchestrator/run/runtime.js';
 import { toDurationDist } from '../orchestrator/spec/fields.js';
 import { connectionCap, type RunPlan } from '../orchestrator/spec/plan.js';
 import { worstOriginMs } from '../orchestrator/run/client.js';
-import { leanController, LeanAbortController } from './abort.js';
+import { leanController, LeanAbortController } from '../bench/leanAbort.js';
 import { SimClock } from './clock.js';
 import { SimLab } from './SimLab.js';
 import { SimServerSeries } from './series.js';

@@ -10,6 +10,8 @@ import { NdjsonFile } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../bench/rng.js';
 import { HttpTransport } from '../../bench/transport/http.js';
+import { leanController } from '../../bench/leanAbort.js';
+import { warmUpClock } from '../../bench/waker.js';
 import { BenchError } from '../errors.js';
 import type { Lab } from '../lab/Lab.js';
 import { ProcSampler } from '../lab/local/procSampler.js';
@@ -233,6 +235,7 @@ export async function runCalibration(
       ...opts.manifestExtra,
     });
     events = new NdjsonFile(join(dir, 'events.ndjson'));
+    await warmUpClock();
     const clock = new RealClock();
     const rec = new Recorder(
       {
@@ -244,7 +247,7 @@ export async function runCalibration(
     );
     recorder = rec;
     transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock });
-    const clients = buildClient(plan, transport, rec, clock);
+    const clients = buildClient(plan, transport, rec, clock, leanController);
     cancels.push(() => clients.dispose());
     scraper = new Scraper(lab, 'api', clock);
     scraper.start();

@@ -47,6 +47,7 @@ export function register(program: Command): void {
       wholeNumber('--connections', 1, 1_000_000),
     )
     .option('--seed <N>', 'seed of the arrivals', wholeNumber('--seed', 0, 2 ** 32 - 1), 1)
+    .option('--no-warmup', 'skip the half-second warm-up of the generator against a local sink')
     .option('--json', 'print one JSON object instead of the human report')
     .option(
       '--hdr-out <FILE>',
@@ -65,6 +66,7 @@ export function register(program: Command): void {
         seed: number;
         json?: boolean;
         hdrOut?: string;
+        warmup: boolean;
       }) => {
         let url: URL;
         try {
@@ -90,6 +92,7 @@ export function register(program: Command): void {
             seed: o.seed,
             connections: o.connections,
             hdrOut: o.hdrOut,
+            warmUp: o.warmup,
             stop: stop.signal,
           });
           process.stdout.write(o.json ? `${JSON.stringify(report)}\n` : formatLoadReport(report));

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { startSink } from './sink.js';
 import * as hdr from 'hdr-histogram-js';
 import { RealClock } from '../../bench/clock.js';
 import { drive } from '../../bench/driver.js';
@@ -14,6 +15,8 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../bench/rng.js';
 import { HttpTransport } from '../../bench/transport/http.js';
+import { leanController } from '../../bench/leanAbort.js';
+import { warmUpClock } from '../../bench/waker.js';
 import { MAX_DERIVED_CONNECTIONS } from '../spec/plan.js';
 
 export interface LoadOptions {
@@ -29,6 +32,12 @@ export interface LoadOptions {
   readonly connections?: number | undefined;
   /** Write an HdrHistogram interval log (response times, one interval per second) here. */
   readonly hdrOut?: string | undefined;
+  /**
+   * Before the first send, run the same generator for half a second against a sink in
+   * this process on 127.0.0.1 (default true), so that the measured schedule does not
+   * start with cold code. Nothing of it reaches the target or the report.
+   */
+  readonly warmUp?: boolean;
   readonly stop?: AbortSignal;
 }
 
@@ -44,6 +53,8 @@ export interface LoadReport {
   readonly service: LatencySummary;
   readonly omissionFactor: number | null;
   readonly lateSends: number;
+  /** Late sends by second of intended time: a generator that lags only while it warms up shows it here. */
+  readonly lateSendsBySecond: readonly number[];
   readonly scheduleLag: LatencySummary;
   readonly clientWait: LatencySummary;
   readonly errors: Partial<Record<FailureKind, number>>;
@@ -56,6 +67,27 @@ export interface LoadReport {
  * Response time counts from each request's intended time; service time from its send.
  */
 export async function runLoad(o: LoadOptions): Promise<LoadReport> {
+  await warmUpClock();
+  if (o.warmUp !== false && !o.stop?.aborted) {
+    const sink = await startSink();
+    try {
+      await measure({
+        ...o,
+        url: sink.url,
+        durationMs: WARM_UP_MS,
+        hdrOut: undefined,
+        connections: undefined,
+      });
+    } finally {
+      await sink.close();
+    }
+  }
+  return measure(o);
+}
+
+const WARM_UP_MS = 500;
+
+async function measure(o: LoadOptions): Promise<LoadReport> {
   const url = new URL(o.url);
   const clock = new RealClock();
   const lines: string[] = [];
@@ -95,10 +127,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     connections,
     clock,
   });
+  // What a few milliseconds of the rate hold in flight, connected before the first send.
+  await transport.prepare(Math.ceil(o.ratePerS * 0.005) + 8);
   const send = stack(
     [retry({ maxAttempts: attempts }), observe(recorder), attemptTimeout(o.timeoutMs)],
     viaTransport(transport, clock),
-    policyEnv(clock, seededRng(o.seed, 'client')),
+    { ...policyEnv(clock, seededRng(o.seed, 'client')), newController: leanController },
   );
   const profile = new RateProfile([{ durationMs: o.durationMs, fromPerS: o.ratePerS, toPerS: o.ratePerS }]);
   const cpu0 = process.cpuUsage();
@@ -110,6 +144,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       recorder,
       deadlineMs: Number.POSITIVE_INFINITY,
       drainMs: o.timeoutMs * attempts + 500,
+      newController: leanController,
       ...(o.stop ? { stop: o.stop } : {}),
     });
   } finally {
@@ -137,6 +172,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     service: all.service,
     omissionFactor: p99r !== null && p99s !== null && p99s > 0 ? round(p99r / p99s) : null,
     lateSends: t.lateSends,
+    lateSendsBySecond: r.series.lateSends,
     scheduleLag: r.scheduleLag,
     clientWait: r.clientWait,
     errors,

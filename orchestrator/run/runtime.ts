@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { RealClock, type Clock } from '../../bench/clock.js';
 import type { NewController } from '../../bench/abort.js';
+import { leanController } from '../../bench/leanAbort.js';
+import { warmUpClock } from '../../bench/waker.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import { HttpTransport } from '../../bench/transport/http.js';
 import type { Lab } from '../lab/Lab.js';
@@ -72,6 +74,8 @@ export function realRuntime(
   dir: string,
   o: RuntimeOptions = {},
 ): RunRuntime {
+  // The waker's thread starts now, while the lab comes up, not in the run's first second.
+  warmUpClock();
   const lab = createLab(runtime, plan.experiment, {
     seed: plan.seed,
     logFile: join(dir, 'lab.log'),
@@ -81,6 +85,7 @@ export function realRuntime(
   return {
     lab,
     clock: () => new RealClock(),
+    newController: leanController,
     transport: (clock) => new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock }),
     serverSource: (clock) => new Scraper(lab, 'api', clock),
     procSampler: (clock) => new ProcSampler(() => lab.processes(), clock),
