@@ -75,3 +75,36 @@ test('metabench load refuses bad flags with exit code 2', async () => {
     assert.doesNotMatch(r.stderr, /\n\s+at /);
   }
 });
+
+test('the warm-up never reaches the target: it sees exactly the requests the report counts, each once', async () => {
+  const { createServer } = await import('node:http');
+  const ids = new Set<string>();
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    ids.add(String(req.headers['x-origin-id']));
+    res.end('ok');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  try {
+    for (const warm of [[], ['--no-warmup']]) {
+      requests = 0;
+      ids.clear();
+      const r = await startCli(['load', '--url', url, '--rate', '300', '--duration', '2s', '--json', ...warm])
+        .done;
+      assert.equal(r.code, 0, r.stderr);
+      const rep = JSON.parse(r.stdout) as LoadReport;
+      assert.equal(requests, rep.requests, warm.join(' '));
+      assert.equal(ids.size, rep.requests);
+      assert.equal(rep.success, 1);
+      assert.equal(
+        rep.lateSendsBySecond.reduce((a, b) => a + b, 0),
+        rep.lateSends,
+      );
+    }
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
