@@ -98,6 +98,7 @@ try {
   say('| target/s | achieved/s | error | schedule lag p99 | late sends | response p99 | generator CPU |');
   say('|---|---|---|---|---|---|---|');
   let best = 0;
+  let failed = 0;
   for (const rate of [2000, 5000, 10_000, 15_000, 20_000, 25_000, 30_000, 40_000]) {
     const r = await load(nginx.url, rate, 15);
     const err = (r.ratePerS - rate) / rate;
@@ -105,8 +106,10 @@ try {
     say(
       `| ${rate} | ${r.ratePerS} | ${(err * 100).toFixed(2)}% | ${r.scheduleLag.p99} ms | ${((100 * r.lateSends) / r.requests).toFixed(2)}% | ${r.response.p99} ms | ${(r.generator.cpuUserS + r.generator.cpuSystemS).toFixed(1)} s |`,
     );
-    if (ok) best = rate;
-    else if (rate > best + 5000) break;
+    if (ok) {
+      best = rate;
+      failed = 0;
+    } else if (++failed >= 2) break; // two in a row: the rates above will not hold either
   }
   say('');
   say(`Highest rate held: **${best} req/s** (goal: >= 20 000).`);

@@ -76,6 +76,8 @@ export function viaTransport(
       endMs: clock.now(),
       attempt: attempt.number,
     };
+    // The common answer (no wait, no stream, no Retry-After) is this one object.
+    if (wait <= 0 && !r.stream && r.retryAfterMs === undefined) return out;
     const withWait: AttemptResult = {
       ...out,
       ...(wait > 0 ? { clientWaitMs: wait } : {}),

@@ -1,6 +1,11 @@
 import { createServer, type Socket } from 'node:net';
 
-const ANSWER = Buffer.from('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n', 'latin1');
+// Shaped like a common server's answer (several headers, a short body), so that the
+// warm-up runs the same parser paths as the measured run.
+const ANSWER = Buffer.from(
+  'HTTP/1.1 200 OK\r\nServer: metabench-sink\r\nDate: Tue, 01 Dec 2026 00:00:00 GMT\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nConnection: keep-alive\r\n\r\nok\n',
+  'latin1',
+);
 
 /**
  * An HTTP sink on 127.0.0.1 that answers every request 200 with an empty body, for the
