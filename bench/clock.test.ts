@@ -94,3 +94,19 @@ test('a process whose only pending work was a sub-millisecond wait exits: the wa
   // ... and a pending wake-up does hold it until it fires.
   assert.equal(r.stdout.trim(), 'fired');
 });
+
+test('a RealClock timer never calls back before timer() returns, even when its time is already up', async () => {
+  const clock = new RealClock();
+  for (const at of [clock.now() - 5, clock.now(), clock.now() + 0.05, clock.now() + 0.5, clock.now() + 3]) {
+    let returned = false;
+    let calledEarly = false;
+    await new Promise<void>((resolve) => {
+      clock.timer(at, () => {
+        calledEarly = !returned;
+        resolve();
+      });
+      returned = true;
+    });
+    assert.equal(calledEarly, false, `timer at ${at}`);
+  }
+});

@@ -58,7 +58,6 @@ export class RealClock implements Clock {
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
     if (atMs <= this.now() || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      // The timer may fire at once (the time is already up), so onAbort exists first.
       const onAbort = (): void => {
         cancel();
         resolve();
@@ -95,9 +94,11 @@ export class RealClock implements Clock {
       // checks again all the same.
       else wake = waker().at(this.originHrMs + atMs, fine);
     };
+    // Never calls `fn` before returning (callers hold the cancel function in a const).
     const left = atMs - this.now();
     if (left >= FINE_MS) handle = setTimeout(fine, left - FINE_MS / 2);
-    else fine();
+    else if (left < SPIN_MS) spin = setImmediate(fine);
+    else wake = waker().at(this.originHrMs + atMs, fine);
     return () => {
       cancelled = true;
       if (handle) clearTimeout(handle);
