@@ -135,13 +135,6 @@ export class Waker {
     this.waiting = false;
     if (this.pending.length > 0) setImmediate(() => this.fired());
   }
-
-  /** Stops the thread (tests; a process that ends does not need it). */
-  stop(): void {
-    this.failed = true;
-    Atomics.store(this.i32, 0, -1);
-    Atomics.notify(this.i32, 0);
-  }
 }
 
 // Node 20 has Atomics.waitAsync (ES2024); TypeScript's lib for our target does not declare it.

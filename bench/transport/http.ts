@@ -32,10 +32,8 @@ export interface HttpTransportOptions {
   readonly keepAliveMs?: number;
 }
 
-/** Waits for a connection; `null` when the attempt's signal aborted first. */
-type Waiter = {
-  readonly grant: (c: Connection | null) => boolean;
-};
+/** Hands a waiting attempt a connection (`null`: the transport closed); false when that attempt already gave up. */
+type Waiter = (c: Connection | null) => boolean;
 
 const CONNECT_TIMEOUT_MS = 60_000;
 const EMPTY: readonly string[] = [];
@@ -129,15 +127,13 @@ export class HttpTransport implements Transport {
         done = true;
         resolve(null);
       };
-      this.waiting.push({
-        grant: (c) => {
-          if (done) return false;
-          done = true;
-          signal.removeEventListener('abort', onAbort);
-          if (c) this.busy++;
-          resolve(c);
-          return true;
-        },
+      this.waiting.push((c) => {
+        if (done) return false;
+        done = true;
+        signal.removeEventListener('abort', onAbort);
+        if (c) this.busy++;
+        resolve(c);
+        return true;
       });
       signal.addEventListener('abort', onAbort, { once: true });
     });
@@ -158,7 +154,7 @@ export class HttpTransport implements Transport {
   /** A connection finished its attempt and can carry another. */
   released(c: Connection): void {
     this.busy--;
-    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) if (w.grant(c)) return;
+    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) if (w(c)) return;
     c.idleSinceMs = this.clock.now();
     this.idle.push(c);
   }
@@ -174,7 +170,7 @@ export class HttpTransport implements Transport {
     // A waiter that could have had this connection gets a new one.
     if (this.closed || this.waitHead >= this.waiting.length) return;
     const fresh = this.dial();
-    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) if (w.grant(fresh)) return;
+    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) if (w(fresh)) return;
     fresh.idleSinceMs = this.clock.now();
     this.idle.push(fresh);
   }
@@ -238,7 +234,7 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
-    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) w.grant(null);
+    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) w(null);
     for (const c of this.all) c.destroy();
     if (this.all.size > 0) await new Promise<void>((resolve) => (this.onEmpty = resolve));
   }
