@@ -69,7 +69,7 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
     status.say(
       `  run ${i}: goodput ${summary.baseline.goodputPerS ?? '–'}/s → ${summary.afterTrigger.goodputPerS ?? '–'}/s after the trigger, ` +
         `amplification ${summary.afterTrigger.amplification ?? '–'}; ` +
-        `${summary.metastable === null ? 'verdict unmeasured' : summary.metastable ? 'METASTABLE' : 'recovered'} (${summary.recoveryReason})`,
+        `${summary.outcome === 'metastable' ? 'METASTABLE' : summary.outcome} (${summary.outcomeReason})`,
     );
   }
   const aggregate = runs.length > 1 ? aggregateRuns(runs) : null;
