@@ -357,6 +357,13 @@ function sec(ms: number): string {
  * time): the verdict, recovery time, amplification and goodput after the trigger, each
  * with the difference. Several runs: means, and metastable runs out of runs.
  */
+/** The capacity a run's `% capacity` used, and its source (older summaries: the nominal one). */
+function capacityCell(xs: readonly RunSummary[]): string {
+  const c = xs[0]?.capacity;
+  if (!c) return '–';
+  return `${+(c.usedPerS ?? c.nominalPerS).toFixed(3)}/s ${c.source ?? 'nominal'}`;
+}
+
 function twinLines(bench: ResultsData, sim: ResultsData): string[] {
   const a = bench.runs.map((r) => r.summary);
   const b = sim.runs.map((r) => r.summary);
@@ -397,6 +404,9 @@ function twinLines(bench: ResultsData, sim: ResultsData): string[] {
     `| | bench (${runtime}) | simulation | difference (simulation − bench) |`,
     '|---|---|---|---|',
     `| verdict | **${va}** | **${vb}** | ${va === vb ? 'the same' : '**they differ**'} |`,
+    // The rate each side offered, and the capacity its `% capacity` resolved against.
+    row('offered rate, planned (req/s)', (s) => s.offeredPerS),
+    `| capacity for % capacity | ${capacityCell(a)} | ${capacityCell(b)} | ${capacityCell(a) === capacityCell(b) ? 'the same' : '**they differ**'} |`,
     `| recovery time | ${recovery(a)} | ${recovery(b)} | ${ra !== null && rb !== null ? `${Math.round((rb - ra) * 1000) / 1000} s` : '–'} |`,
     row('goodput in the baseline (req/s)', (s) => s.baseline.goodputPerS),
     row('goodput after the trigger (req/s)', (s) => s.afterTrigger.goodputPerS),

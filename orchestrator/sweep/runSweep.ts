@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { RunSummary } from '../analysis/summary.js';
 import { BenchError } from '../errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
-import { runExperiment } from '../run/runExperiment.js';
+import { runExperiment, twinCapacity } from '../run/runExperiment.js';
 import type { LoadedSweep } from '../spec/sweep.js';
 import type { CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
@@ -107,7 +107,8 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         stop: opts.stop,
         sourceFile: s.experimentFile,
         runtime: 'sim',
-        capacity: opts.capacity,
+        // At the rate the lab point ran: the capacity its manifest recorded, not one resolved again.
+        planned: twinCapacity(pointDir(dir, p)),
         manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
       });
       await writeReport(pointDir(dir, p));
