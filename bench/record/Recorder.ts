@@ -326,7 +326,9 @@ export class Recorder {
       this.counters.cancelledAttempts++;
     }
     if (a.number === 1) {
-      bump(this.s.firstSends, this.bucket(r.sentMs));
+      // When the generator handed it to the client: a wait for a connection under a
+      // declared cap is the client model's, not the generator's (validity check 4).
+      bump(this.s.firstSends, this.bucket(r.sentMs - (r.clientWaitMs ?? 0)));
       if (r.sentMs > this.lastFirstSendMs) this.lastFirstSendMs = r.sentMs;
       // The generator's own lag: a wait for a connection inside the client is reported
       // separately (clientWait), so late sends say whether the generator kept its schedule.
