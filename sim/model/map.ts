@@ -69,7 +69,13 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
       const r = await simulate(planRun(e, { scale: o.scale, run: 1, sourceFile: file }));
       const s = r.summary;
       const verdict: SweepVerdict =
-        s.metastable === null ? 'unmeasured' : s.metastable ? 'metastable' : 'recovered';
+        s.outcome === 'invalid'
+          ? 'invalid'
+          : s.metastable === null
+            ? 'unmeasured'
+            : s.metastable
+              ? 'metastable'
+              : 'recovered';
       const row = {
         factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: triggerSeconds(durationMs, o.scale) },
         figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(s)])),
