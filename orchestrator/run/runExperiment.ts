@@ -85,10 +85,13 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
     });
     runs.push(summary);
+    // The outcome first (DESIGN.md §2), then the figures it rests on; nothing after a trigger never reached.
     status.say(
-      `  run ${i}: goodput ${summary.baseline.goodputPerS ?? '–'}/s → ${summary.afterTrigger.goodputPerS ?? '–'}/s after the trigger, ` +
-        `amplification ${summary.afterTrigger.amplification ?? '–'}; ` +
-        `${summary.outcome === 'metastable' ? 'METASTABLE' : summary.outcome} (${summary.outcomeReason})`,
+      `  run ${i}: ${summary.outcome.toUpperCase()}: ${summary.outcomeReason}; ` +
+        (summary.trigger.applied === false
+          ? `goodput ${summary.baseline.goodputPerS ?? '–'}/s in the baseline; the run ended before the trigger`
+          : `goodput ${summary.baseline.goodputPerS ?? '–'}/s → ${summary.afterTrigger.goodputPerS ?? '–'}/s after the trigger, ` +
+            `amplification ${summary.afterTrigger.amplification ?? '–'}`),
     );
   }
   const aggregate = runs.length > 1 ? aggregateRuns(runs) : null;

@@ -4,6 +4,7 @@ import { writeReport } from '../report/writeReport.js';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { RunSummary } from '../analysis/summary.js';
+import { describeTally, tallyOutcomes } from '../analysis/tally.js';
 import { BenchError } from '../errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { runExperiment, twinCapacity } from '../run/runExperiment.js';
@@ -112,10 +113,12 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
       });
       await writeReport(pointDir(dir, p));
-      say(`point ${p.index}, simulated: ${pointVerdict(sim.runs)}`);
+      say(
+        `point ${p.index}, simulated: ${pointVerdict(sim.runs)} (${describeTally(tallyOutcomes(sim.runs))})`,
+      );
     }
     ran.push(p);
-    say(`point ${p.index}: ${pointVerdict(r.runs)}`);
+    say(`point ${p.index}: ${pointVerdict(r.runs)} (${describeTally(tallyOutcomes(r.runs))})`);
     writeTables(dir, s);
   }
   const results = writeTables(dir, s);

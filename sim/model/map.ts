@@ -70,11 +70,13 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
       const s = r.summary;
       // A slow drain (not-recovered) is neither: the map's observation was too short for it.
       const verdict: SweepVerdict =
-        s.outcome === 'metastable'
-          ? 'metastable'
-          : s.outcome === 'recovered' || s.outcome === 'recovered-late'
-            ? 'recovered'
-            : 'unmeasured';
+        s.outcome === 'invalid'
+          ? 'invalid'
+          : s.outcome === 'metastable'
+            ? 'metastable'
+            : s.outcome === 'recovered' || s.outcome === 'recovered-late'
+              ? 'recovered'
+              : 'unmeasured';
       const row = {
         factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: triggerSeconds(durationMs, o.scale) },
         figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(s)])),
