@@ -22,16 +22,14 @@ const files = [];
   }
 })('dist');
 const ordered = (xs) => xs.sort((a, b) => a.localeCompare(b));
-// Unit tests first, then the lab's integration tests, then the reproduction suite, one
-// file at a time: lab runs share 2 cores, and a retry-storm lab is bistable, so a CPU
-// hiccup from a neighbouring run can tip it over before its trigger.
+// Unit tests first, two files at a time (they are pure, or start one process of their
+// own at most); then the lab's integration tests and the reproduction suite one file at
+// a time: lab runs share 2 cores, and a retry-storm lab is bistable, so a CPU hiccup
+// from a neighbouring run can tip it over before its trigger (or make the run invalid).
 const stages = [
+  { files: reproOnly ? [] : ordered(files.filter((f) => !isLab(f))), concurrency: 2 },
   {
-    files: reproOnly
-      ? []
-      : ordered(files.filter((f) => !isLab(f))).concat(
-          unitOnly ? [] : ordered(files.filter((f) => isLab(f) && !isRepro(f))),
-        ),
+    files: reproOnly || unitOnly ? [] : ordered(files.filter((f) => isLab(f) && !isRepro(f))),
     concurrency: 1,
   },
   { files: unitOnly ? [] : ordered(files.filter(isRepro)), concurrency: 1 },
