@@ -62,6 +62,8 @@ interface Row {
   readonly cannotModel: string | null;
   lab?: SideResult;
   sim?: SideResult;
+  /** Earlier lab runs of this experiment, replaced by a rerun (kept: they are part of the record). */
+  earlierLab?: SideResult[];
 }
 
 interface Store {
@@ -169,6 +171,7 @@ async function main(): Promise<void> {
         store.rows[e.name] = row;
         if (side === 'sim' && row.cannotModel !== null) continue;
         process.stderr.write(`agreement: ${e.name} (${side}) ...`);
+        if (side === 'lab' && row.lab) row.earlierLab = [...(row.earlierLab ?? []), row.lab];
         row[side] = await runSide(file, e.name, side);
         const r = row[side];
         process.stderr.write(
@@ -207,7 +210,7 @@ function render(store: Store): string {
     `- **Machine**: ${m.cpuModel}, ${m.cpus} cores, ${round(m.memoryBytes / 2 ** 30, 1)} GiB, ${m.os}, Node ${m.node}`,
     `- **Load average at start**: ${store.loadAvgAtStart.join(', ')} (1, 5, 15 min) on ${m.cpus} cores${(store.loadAvgAtStart[0] ?? 0) > m.cpus ? ": more runnable processes than cores — the machine was shared with other engineers' test runs while this ran" : ''}; each run's own 1-minute load average at its start is in the last section.`,
     `- **Outcome classes compared**: recovered and recovered-late count as one class (both recovered; only the deadline k × D tells them apart); an invalid lab run has no verdict to compare.`,
-    `- **Summary**: of ${modelled.length} experiments the simulation models, ${agree.length} agree, ${disagree.length} disagree${disagree.length ? ` (${disagree.map((r) => r.name).join(', ')})` : ''}, ${modelled.length - agree.length - disagree.length} cannot be compared (a side invalid, unmeasured or failed); ${invalid.length} lab run${invalid.length === 1 ? ' was' : 's were'} invalid${invalid.length ? ` (${invalid.map((r) => r.name).join(', ')})` : ''}${heavy ? `; ${heavy} of ${labLoads.length} lab runs started with a load average above the ${m.cpus} cores` : ''}.`,
+    `- **Summary**: of ${modelled.length} experiments the simulation models, ${agree.length} agree, ${disagree.length} disagree${disagree.length ? ` (${disagree.map((r) => r.name).join(', ')})` : ''}, ${modelled.length - agree.length - disagree.length} cannot be compared (a side invalid, unmeasured or not run); ${invalid.length} lab run${invalid.length === 1 ? ' was' : 's were'} invalid${invalid.length ? ` (${invalid.map((r) => r.name).join(', ')})` : ''}${heavy ? `; ${heavy} of ${labLoads.length} lab runs started with a 1-minute load average above the ${m.cpus} cores (from ${Math.min(...labLoads)} to ${Math.max(...labLoads)})` : ''}.`,
     '',
     '## Outcomes, lab / simulation',
     '',
@@ -217,7 +220,7 @@ function render(store: Store): string {
   for (const r of rows) {
     const v = verdict(r);
     lines.push(
-      `| \`${r.name}\` | ${both(r, (s) => s.outcome)} | ${r.cannotModel !== null ? '— (not modelled)' : v === null ? '— (nothing to compare)' : v ? 'yes' : '**no**'} | ${both(r, (s) => fmt(s.recoveryTimeS))} | ${both(r, (s) => fmt(s.afterTrigger.amplification))} | ${both(r, (s) => fmt(s.baseline.goodputPerS))} | ${validityCell(r.lab)} |`,
+      `| \`${r.name}\` | ${both(r, (s) => s.outcome)} | ${agreeCell(r, v)} | ${both(r, (s) => fmt(s.recoveryTimeS))} | ${both(r, (s) => fmt(s.afterTrigger.amplification))} | ${both(r, (s) => fmt(s.baseline.goodputPerS))} | ${validityCell(r.lab)}${r.earlierLab?.length ? ` (a rerun; earlier: ${r.earlierLab.map((x) => validityCell(x)).join('; ')})` : ''}${r.sim?.summary && !r.sim.summary.validity.valid ? `; simulation ${validityCell(r.sim)}` : ''} |`,
     );
   }
   lines.push(
@@ -242,15 +245,30 @@ function render(store: Store): string {
   );
   for (const r of rows)
     for (const [k, s] of [
-      ['lab', r.lab],
-      ['sim', r.sim],
-    ] as const)
+      ...(r.earlierLab ?? []).map((x) => ['lab (earlier, replaced by a rerun)', x] as const),
+      ['lab', r.lab] as const,
+      ['sim', r.sim] as const,
+    ])
       if (s)
         lines.push(
           `- \`${r.name}\` ${k} (started ${s.startedAt.slice(11, 19)} UTC, load average ${s.loadAvg1}, ${s.wallS} s): ${s.summary ? s.summary.outcomeReason : `failed: ${s.error}`}`,
         );
   lines.push('');
   return lines.join('\n');
+}
+
+function agreeCell(r: Row, v: boolean | null): string {
+  if (r.cannotModel !== null) return '— (not modelled)';
+  if (v !== null) return v ? 'yes' : '**no**';
+  const why = (k: string, x: SideResult | undefined): string | null =>
+    !x
+      ? `${k} not run`
+      : !x.summary
+        ? `${k} failed`
+        : ['invalid', 'unmeasured'].includes(x.summary.outcome)
+          ? `${k} ${x.summary.outcome}`
+          : null;
+  return `— (${[why('lab', r.lab), why('simulation', r.sim)].filter((w) => w !== null).join(', ')})`;
 }
 
 function side(x: SideResult | undefined, f: (s: NonNullable<SideResult['summary']>) => string): string {
