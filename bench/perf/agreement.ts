@@ -193,6 +193,7 @@ function render(store: Store): string {
   const agree = modelled.filter((r) => verdict(r) === true);
   const disagree = modelled.filter((r) => verdict(r) === false);
   const invalid = rows.filter((r) => r.lab?.summary?.outcome === 'invalid');
+  const rerun = rows.filter((r) => (r.earlierLab?.length ?? 0) > 0);
   const labLoads = rows.map((r) => r.lab?.loadAvg1).filter((x): x is number => x !== undefined);
   const heavy = labLoads.filter((x) => x > m.cpus).length;
 
@@ -209,6 +210,11 @@ function render(store: Store): string {
     `- **Date**: ${store.startedAt.slice(0, 16).replace('T', ' ')} UTC (start of the full run)`,
     `- **Machine**: ${m.cpuModel}, ${m.cpus} cores, ${round(m.memoryBytes / 2 ** 30, 1)} GiB, ${m.os}, Node ${m.node}`,
     `- **Load average at start**: ${store.loadAvgAtStart.join(', ')} (1, 5, 15 min) on ${m.cpus} cores${(store.loadAvgAtStart[0] ?? 0) > m.cpus ? ": more runnable processes than cores — the machine was shared with other engineers' test runs while this ran" : ''}; each run's own 1-minute load average at its start is in the last section.`,
+    ...(rerun.length
+      ? [
+          `- **Reruns**: ${rerun.length} experiment${rerun.length === 1 ? ' was' : 's were'} run on the lab again at the end (${rerun.map((r) => `${r.name} ×${r.earlierLab!.length + 1}`).join(', ')}), because their first lab run was invalid; the table shows the last run, and every earlier one is kept in the lab validity column and the last section.`,
+        ]
+      : []),
     `- **Outcome classes compared**: recovered and recovered-late count as one class (both recovered; only the deadline k × D tells them apart); an invalid lab run has no verdict to compare.`,
     `- **Summary**: of ${modelled.length} experiments the simulation models, ${agree.length} agree, ${disagree.length} disagree${disagree.length ? ` (${disagree.map((r) => r.name).join(', ')})` : ''}, ${modelled.length - agree.length - disagree.length} cannot be compared (a side invalid, unmeasured or not run); ${invalid.length} lab run${invalid.length === 1 ? ' was' : 's were'} invalid${invalid.length ? ` (${invalid.map((r) => r.name).join(', ')})` : ''}${heavy ? `; ${heavy} of ${labLoads.length} lab runs started with a 1-minute load average above the ${m.cpus} cores (from ${Math.min(...labLoads)} to ${Math.max(...labLoads)})` : ''}.`,
     '',
@@ -239,10 +245,21 @@ function render(store: Store): string {
     '  and refuses `--runtime sim`: the reproduction suite checks it on the lab only.',
     '- Per-process CPU and memory (`soak`) and latency figures are not compared: the simulation runs no',
     "  processes and no CPU (its series come from the simulated api's counters).",
-    '',
-    '## Each outcome in one sentence',
-    '',
   );
+  const simInvalid = rows.filter((r) => r.sim?.summary && !r.sim.summary.validity.valid);
+  if (simInvalid.length > 0)
+    lines.push(
+      '',
+      '## Simulated runs that came out invalid',
+      '',
+      'The simulation keeps its schedule by construction (virtual time, no CPU), so an invalid twin points at the experiment or at a check, not at the machine:',
+      '',
+      ...simInvalid.map(
+        (r) =>
+          `- \`${r.name}\`: ${r.sim!.summary!.validity.failed.map((f) => `${f.check} (${f.what}: ${fmt(f.value)}, limit ${fmt(f.limit)})`).join('; ')}.${r.sim!.summary!.validity.failed.some((f) => f.check === 'rate') ? " The rate check counts first attempts sent; an origin the client's circuit breaker refuses sends none, so an open breaker lowers the measured offered rate though the generator kept its schedule." : ''}`,
+      ),
+    );
+  lines.push('', '## Each outcome in one sentence', '');
   for (const r of rows)
     for (const [k, s] of [
       ...(r.earlierLab ?? []).map((x) => ['lab (earlier, replaced by a rerun)', x] as const),
