@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { runCli, tempDir } from './cli.js';
+import { assertTwinAgrees } from './twin.js';
 
 /** One row of run-1/timeseries.csv: numbers, strings (phase), null for an empty cell. */
 export type Row = Record<string, number | string | null>;
@@ -56,6 +57,7 @@ export async function runScaled(
   const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
   assert.equal(s.offered, s.recorded, `${file}: every origin offered has its outcome`);
   assert.equal(s.usable, true, `${file}: ${s.warnings.join('; ')}`);
+  await assertTwinAgrees(file, s, extra, env);
   return { out, s, rows: readSeries(out), stderr: r.stderr };
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { assertTwinAgrees } from '../helpers/twin.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import type { LabTopology } from '../../orchestrator/lab/Lab.js';
 
@@ -14,6 +15,7 @@ async function run(file: string, tag: string) {
   const r = await runCli(['run', file, '--scale', '0.2', '--repeat', '1', '--out', out, '--quiet']);
   assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+  await assertTwinAgrees(file, s);
   const manifest = JSON.parse(readFileSync(join(out, 'run-1/manifest.json'), 'utf8')) as {
     topology: LabTopology;
   };

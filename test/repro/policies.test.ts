@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { assertTwinAgrees } from '../helpers/twin.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
 // Issue 4's lab acceptance: the policy variants of retry-storm at --scale 0.2, under the
@@ -31,6 +32,7 @@ async function runExperiment(file: string, opts: { reportsWhateverItDid?: boolea
   const s = s0;
   assert.equal(s.offered, s.recorded);
   if (!opts.reportsWhateverItDid) assert.equal(s.usable, true, s.warnings.join('; '));
+  await assertTwinAgrees(file, s);
   const events = readFileSync(join(dir, 'run-1/events.ndjson'), 'utf8')
     .trim()
     .split('\n')

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { assertTwinAgrees } from '../helpers/twin.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
 // The spine's acceptance: both experiments at --scale 0.2 on the local lab (56 s each).
@@ -68,6 +69,7 @@ test('retry-storm at scale 0.2 is metastable: amplification >= 2 and goodput < 5
     ['apply', 'undo'],
   );
   assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /\*\*metastable\*\*/);
+  await assertTwinAgrees('experiments/retry-storm.yaml', s);
 });
 
 test('retry-storm-no-retry at scale 0.2 recovers and reports a recovery time', async () => {
@@ -97,4 +99,5 @@ test('retry-storm-no-retry at scale 0.2 recovers and reports a recovery time', a
     `no retries: amplification ${s.afterTrigger.amplification}`,
   );
   assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /recovered after/);
+  await assertTwinAgrees('experiments/retry-storm-no-retry.yaml', s);
 });
