@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { simulate } from './simulate.js';
@@ -34,6 +34,19 @@ test('the catalogue tables cover every experiment file, and name a reason for ev
   for (const [name, x] of Object.entries(SCALE_EXCEPTIONS)) {
     assert.ok(experiments.includes(name), name);
     assert.ok(x.scale > 0 && x.scale <= 1 && x.why.length > 20, name);
+  }
+});
+
+test("each catalogue row's expected outcome opens with the class the tests assert", () => {
+  const table = readFileSync(join(ROOT, 'experiments/README.md'), 'utf8');
+  for (const name of experiments) {
+    const row = new RegExp(`^\\| \`${name}\\.yaml\` \\|([^\\n]*)$`, 'm').exec(table);
+    assert.ok(row, `${name} has a row`);
+    const cells = row[1]!.split(' | ').map((c) => c.trim());
+    const expected = cells[2]!;
+    const claimed = CLAIMED[name];
+    if (claimed === null) assert.doesNotMatch(expected, /\*\*/, `${name}: no outcome class`);
+    else assert.match(expected, new RegExp(`^\\*\\*${claimed}\\*\\*`), `${name}: ${expected}`);
   }
 });
 
