@@ -30,11 +30,19 @@ export function outcomeOf(s: RunSummary): Outcome {
   return s.metastable ? 'metastable' : 'unmeasured';
 }
 
-/** The outcome with the reason, for assertion messages. */
+/** The outcome with the reason (and the failed validity checks), for assertion messages. */
 export function describeOutcome(s: RunSummary): string {
-  const x = s as { sustainingEffect?: string | null; projectedRecoveryS?: number | null };
+  const x = s as {
+    sustainingEffect?: string | null;
+    projectedRecoveryS?: number | null;
+    validity?: { failed?: readonly { check: string; value: unknown; limit: unknown }[] };
+  };
+  const failed = x.validity?.failed ?? [];
   return [
     `${outcomeOf(s)}: ${s.recoveryReason}`,
+    failed.length
+      ? `invalid: ${failed.map((f) => `${f.check} ${JSON.stringify(f.value)} (limit ${JSON.stringify(f.limit)})`).join(', ')}`
+      : '',
     x.sustainingEffect ? `sustained by ${x.sustainingEffect}` : '',
     typeof x.projectedRecoveryS === 'number' ? `projected recovery ${x.projectedRecoveryS} s` : '',
     s.warnings.length ? `warnings: ${s.warnings.join('; ')}` : '',
