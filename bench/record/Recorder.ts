@@ -34,6 +34,8 @@ export interface BucketSeries {
   readonly failures: Record<FailureKind, number[]>;
   /** First attempts sent more than LATE_SEND_MS after their intended time, by intended time. */
   readonly lateSends: number[];
+  /** First attempts by actual send time: the offered load the generator achieved (run validity). */
+  readonly firstSends: number[];
   readonly responseP50: (number | null)[];
   readonly responseP99: (number | null)[];
   readonly responseMax: (number | null)[];
@@ -242,6 +244,7 @@ export class Recorder {
       goodput: [],
       failures,
       lateSends: [],
+      firstSends: [],
       responseP50: [],
       responseP99: [],
       responseMax: [],
@@ -292,6 +295,7 @@ export class Recorder {
       this.counters.cancelledAttempts++;
     }
     if (a.number === 1) {
+      bump(this.s.firstSends, this.bucket(r.sentMs));
       if (r.sentMs > this.lastFirstSendMs) this.lastFirstSendMs = r.sentMs;
       // The generator's own lag: a wait for a connection inside the client is reported
       // separately (clientWait), so late sends say whether the generator kept its schedule.
@@ -519,6 +523,7 @@ export class Recorder {
       s.attempts,
       s.goodput,
       s.lateSends,
+      s.firstSends,
       s.inFlight,
       ...Object.values(s.failures),
       s.hedges,

@@ -16,80 +16,98 @@ const base: Omit<RecoveryInput, 'goodput' | 'observedEndS'> = {
   within: 5,
 };
 
-test('recovers: the first point where the trailing window reaches 90% of baseline and holds', () => {
+test('recovers at the first second whose leading window reaches 90% of baseline and holds', () => {
   const after = [...Array<number>(3).fill(0), ...Array<number>(80).fill(100)];
   const r = analyzeRecovery({ ...base, goodput: series(after), observedEndS: 30 + after.length });
   assert.equal(r.recovered, true);
-  // Goodput returns at 33 s; the 5 s trailing window is fully good at 38 s; at 37 s it is 4/5 = 80%.
-  assert.equal(r.recoveryTimeS, 8);
-  assert.equal(r.metastable, false);
+  // Goodput returns at 33 s; the leading window [33, 38) is fully good; [32, 37) is 4/5 = 80%.
+  assert.equal(r.recoveryTimeS, 3);
+  assert.equal(r.recoveredAtS, 33);
+  assert.equal(r.late, false);
   assert.equal(r.recoveryDeadlineS, 50);
 });
 
-test('never recovers within a long enough observation: metastable', () => {
+test('healthy the instant the trigger ends: recovery time 0, not the window length', () => {
+  const r = analyzeRecovery({ ...base, goodput: series(Array<number>(60).fill(100)), observedEndS: 90 });
+  assert.equal(r.recovered, true);
+  assert.equal(r.recoveryTimeS, 0);
+  assert.match(r.reason, /never fell below/);
+});
+
+test('a trigger that ends between bucket boundaries: the first whole second after it qualifying is 0', () => {
+  const r = analyzeRecovery({
+    ...base,
+    triggerEndS: 30.013,
+    goodput: series(Array<number>(60).fill(100)),
+    observedEndS: 90,
+  });
+  assert.equal(r.recoveryTimeS, 0);
+  // Bucket 31 empty: the first qualifying second is 32, measured from the actual end.
+  const late = analyzeRecovery({
+    ...base,
+    triggerEndS: 30.013,
+    goodput: series([0, 0, ...Array<number>(60).fill(100)]),
+    observedEndS: 92,
+  });
+  assert.equal(late.recoveryTimeS, 1.987);
+});
+
+test('never recovers: not recovered, with the threshold and observed time', () => {
   const after = Array<number>(120).fill(5);
   const r = analyzeRecovery({ ...base, goodput: series(after), observedEndS: 150 });
   assert.equal(r.recovered, false);
   assert.equal(r.recoveryTimeS, null);
-  assert.equal(r.metastable, true);
-  assert.match(r.reason, /not recovered within the observed 120 s/);
+  assert.equal(r.thresholdPerS, 90);
+  assert.equal(r.deadlineObserved, true);
+  assert.match(r.reason, /not recovered to 90\/s within the observed 120 s/);
 });
 
 test('recovers, then relapses within the hold period: not a recovery there', () => {
-  // Good for 8 s (less than the 10 s hold), bad again, then good for good at 60 s.
+  // Good for 8 s (less than the hold plus window), bad again, then good for good at 60 s.
   const after = [...Array<number>(8).fill(100), ...Array<number>(22).fill(0), ...Array<number>(60).fill(100)];
   const r = analyzeRecovery({ ...base, goodput: series(after), observedEndS: 30 + after.length });
   assert.equal(r.recovered, true);
-  assert.equal(r.recoveryTimeS, 35); // window over [60, 65) s is good at 65 s
-  assert.equal(r.metastable, false);
+  assert.equal(r.recoveryTimeS, 30); // the leading window from 60 s
 });
 
-test('a 3 s relapse inside the hold pulls the window under and restarts the clock', () => {
+test('a 1 s dip inside the hold that keeps every leading window above the threshold does not matter', () => {
+  // 5 s windows: one second at 60/s pulls a window to 92/s, still above 90/s.
+  const after = [...Array<number>(4).fill(100), 60, ...Array<number>(60).fill(100)];
+  const r = analyzeRecovery({ ...base, goodput: series(after), observedEndS: 30 + after.length });
+  assert.equal(r.recoveryTimeS, 0);
+});
+
+test('a 3 s relapse inside the hold restarts the clock after it', () => {
   const good = Array<number>(100).fill(100);
   // Good 30–38 s, nothing 38–41 s, good again from 41 s.
   const after = [...good.slice(0, 8), 0, 0, 0, ...good];
   const r = analyzeRecovery({ ...base, goodput: series(after), observedEndS: 30 + after.length });
   assert.equal(r.recovered, true);
-  // The first 5 s window clear of the relapse ends at 46 s; it then holds to 56 s.
-  assert.equal(r.recoveryTimeS, 16);
+  assert.equal(r.recoveryTimeS, 11); // the first leading window clear of the relapse starts at 41 s
 });
 
-test('a relapse after the hold period does not undo a recovery', () => {
-  const good = Array<number>(100).fill(100);
-  const after = [...good.slice(0, 20), 0, 0, 0, ...good];
-  const r = analyzeRecovery({ ...base, goodput: series(after), observedEndS: 30 + after.length });
-  assert.equal(r.recoveryTimeS, 5);
-});
-
-test('recovery later than k × trigger duration is metastable', () => {
+test('recovery later than k × trigger duration is late', () => {
   const after = [...Array<number>(60).fill(0), ...Array<number>(40).fill(100)];
   const r = analyzeRecovery({ ...base, goodput: series(after), observedEndS: 130 });
   assert.equal(r.recovered, true);
-  assert.equal(r.recoveryTimeS, 65);
-  assert.equal(r.metastable, true);
+  assert.equal(r.recoveryTimeS, 60);
+  assert.equal(r.late, true);
 });
 
-test('the trigger ends at the last sample: not recovered, verdict unmeasured', () => {
-  const r = analyzeRecovery({ ...base, goodput: series([]), observedEndS: 30 });
+test('a recovery point needs its hold and window observed', () => {
+  // Good from 30 s, but only 14 s observed: [t, t + 10] windows of 5 s need 15 s.
+  const r = analyzeRecovery({ ...base, goodput: series(Array<number>(14).fill(100)), observedEndS: 44 });
   assert.equal(r.recovered, false);
-  assert.equal(r.observedAfterS, 0);
-  assert.equal(r.metastable, null);
-  assert.match(r.reason, /unmeasured/);
+  assert.equal(r.deadlineObserved, false);
 });
 
-test('an observation shorter than the deadline plus hold cannot call it metastable', () => {
-  const r = analyzeRecovery({ ...base, goodput: series(Array<number>(40).fill(0)), observedEndS: 70 });
-  assert.equal(r.recovered, false);
-  assert.equal(r.metastable, null);
-});
-
-test('no baseline goodput: unmeasured, never a pass', () => {
+test('no baseline goodput: nothing to recover to', () => {
   const r = analyzeRecovery({
     ...base,
     baselineGoodputPerS: 0,
     goodput: series(Array<number>(100).fill(100)),
     observedEndS: 130,
   });
-  assert.equal(r.metastable, null);
   assert.equal(r.recovered, false);
+  assert.equal(r.thresholdPerS, null);
 });

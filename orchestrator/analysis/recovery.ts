@@ -1,15 +1,20 @@
 /**
- * Recovery and the metastable verdict, exactly as DESIGN.md §2 defines them, on a
- * per-second goodput series (bucket i covers [i, i+1) s of the run).
+ * Recovery, exactly as DESIGN.md §2 defines it, on a per-second goodput series (bucket
+ * i covers [i, i+1) s of the run).
  *
- * - Rolling goodput at boundary t: the mean of the W buckets that end at t (a trailing
- *   window; it may reach back into the trigger window).
- * - Recovery point: the first whole-second boundary t >= trigger end at which the
- *   rolling goodput is >= (1 - tolerance) x baseline goodput and stays so at every
- *   boundary up to t + hold. Recovery time = t - trigger end.
- * - Metastable: no recovery within k x trigger duration after the trigger ended. When
- *   the run stopped observing before a recovery within that deadline could have been
- *   confirmed (deadline + hold), the verdict is unmeasured (null), never a guess.
+ * - Leading window at second t: the mean goodput of the W buckets [t, t + W). A leading
+ *   window never reaches back into the trigger, so a system that is healthy the instant
+ *   the trigger ends is recovered at once, not after W.
+ * - Recovery point: the first whole second t >= trigger end whose leading window is at
+ *   least (1 - tolerance) x baseline goodput, and so is every leading window that starts
+ *   in [t, t + hold]. Recovery time = t - trigger end, and 0 when that point is the first
+ *   whole second after the trigger (goodput never fell below the threshold after it;
+ *   the fraction of a second before the first bucket boundary is below our resolution).
+ * - A recovery point needs its last window observed: t + hold + W <= the end of the
+ *   observation.
+ *
+ * Whether a run that did not recover is metastable, still draining, or unmeasured is
+ * decided by outcome.ts from the trend of the last third of the observation.
  */
 export interface RecoveryInput {
   readonly goodput: readonly number[];
@@ -30,89 +35,69 @@ export interface RecoveryResult {
   readonly recoveryTimeS: number | null;
   /** The recovery point (s since run start, a whole-second boundary); null when not recovered. */
   readonly recoveredAtS: number | null;
+  /** k x trigger duration, s after the trigger's end. */
   readonly recoveryDeadlineS: number;
-  /** true, false, or null when unmeasured. */
-  readonly metastable: boolean | null;
+  /** Recovered, but later than the deadline. */
+  readonly late: boolean;
   /** Seconds observed after the trigger ended. */
   readonly observedAfterS: number;
+  /** Whether the observation reached past the deadline far enough to confirm a recovery there (deadline + hold + W). */
+  readonly deadlineObserved: boolean;
   /** The goodput level that counts as recovered, req/s. */
   readonly thresholdPerS: number | null;
-  /** Why the verdict is what it is, in one sentence. */
+  /** Why, in one sentence. */
   readonly reason: string;
 }
 
 export function analyzeRecovery(x: RecoveryInput): RecoveryResult {
   const deadline = x.within * x.triggerDurationS;
   const observedAfterS = Math.max(0, x.observedEndS - x.triggerEndS);
-  const base = { recoveryDeadlineS: round(deadline), observedAfterS: round(observedAfterS) };
-  if (x.baselineGoodputPerS === null || !(x.baselineGoodputPerS > 0)) {
-    return {
-      ...base,
-      recovered: false,
-      recoveryTimeS: null,
-      recoveredAtS: null,
-      metastable: null,
-      thresholdPerS: null,
-      reason: 'no baseline goodput to recover to (unmeasured)',
-    };
-  }
-  const threshold = (1 - x.tolerance) * x.baselineGoodputPerS;
   const w = Math.max(1, Math.round(x.windowS));
   const hold = Math.max(0, Math.round(x.holdS));
-  const lastBoundary = Math.floor(x.observedEndS); // buckets [.., lastBoundary) are fully observed
-  const rolling = (t: number): number => {
+  const base = {
+    recoveryDeadlineS: round(deadline),
+    observedAfterS: round(observedAfterS),
+    deadlineObserved: observedAfterS >= deadline + hold + w,
+  };
+  const none = { recovered: false, recoveryTimeS: null, recoveredAtS: null, late: false };
+  if (x.baselineGoodputPerS === null || !(x.baselineGoodputPerS > 0))
+    return { ...base, ...none, thresholdPerS: null, reason: 'no baseline goodput to recover to' };
+  const threshold = (1 - x.tolerance) * x.baselineGoodputPerS;
+  const lastBoundary = Math.floor(x.observedEndS + 1e-9); // buckets [.., lastBoundary) are fully observed
+  const leading = (t: number): number => {
     let s = 0;
-    for (let i = t - w; i < t; i++) s += i >= 0 ? (x.goodput[i] ?? 0) : 0;
+    for (let i = t; i < t + w; i++) s += x.goodput[i] ?? 0;
     return s / w;
   };
-  let recoveredAt: number | null = null;
-  for (let t = Math.ceil(x.triggerEndS); t + hold <= lastBoundary; t++) {
+  const first = Math.ceil(x.triggerEndS - 1e-9);
+  for (let t = first; t + hold + w <= lastBoundary; t++) {
     let holds = true;
-    for (let u = t; u <= t + hold; u++) {
-      if (rolling(u) < threshold) {
+    for (let u = t; u <= t + hold; u++)
+      if (leading(u) < threshold) {
         holds = false;
         break;
       }
-    }
-    if (holds) {
-      recoveredAt = t;
-      break;
-    }
-  }
-  if (recoveredAt !== null) {
-    const rt = recoveredAt - x.triggerEndS;
-    const metastable = rt > deadline;
+    if (!holds) continue;
+    const rt = t === first ? 0 : round(t - x.triggerEndS);
+    const late = rt > deadline;
     return {
       ...base,
       recovered: true,
-      recoveryTimeS: round(rt),
-      recoveredAtS: recoveredAt,
-      metastable,
+      recoveryTimeS: rt,
+      recoveredAtS: t,
+      late,
       thresholdPerS: round(threshold),
-      reason: metastable
-        ? `recovered after ${round(rt)} s, later than the deadline of ${round(deadline)} s`
-        : `recovered after ${round(rt)} s, within the deadline of ${round(deadline)} s`,
-    };
-  }
-  if (observedAfterS >= deadline + hold) {
-    return {
-      ...base,
-      recovered: false,
-      recoveryTimeS: null,
-      recoveredAtS: null,
-      metastable: true,
-      thresholdPerS: round(threshold),
-      reason: `not recovered within the observed ${round(observedAfterS)} s after the trigger (deadline ${round(deadline)} s)`,
+      reason:
+        rt === 0
+          ? `goodput never fell below ${round(threshold)}/s after the trigger (recovery time 0)`
+          : `recovered after ${rt} s, ${late ? 'later than' : 'within'} the deadline of ${round(deadline)} s`,
     };
   }
   return {
     ...base,
-    recovered: false,
-    recoveryTimeS: null,
-    recoveredAtS: null,
-    metastable: null,
+    ...none,
     thresholdPerS: round(threshold),
-    reason: `not recovered within the observed ${round(observedAfterS)} s, which is shorter than the deadline ${round(deadline)} s plus the hold ${hold} s (unmeasured)`,
+    reason: `not recovered to ${round(threshold)}/s within the observed ${round(observedAfterS)} s after the trigger`,
   };
 }
 

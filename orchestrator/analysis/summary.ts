@@ -2,7 +2,13 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import type { Recorded } from '../../bench/record/Recorder.js';
 import { FAILURE_KINDS, type OutcomeKind } from '../../bench/outcome.js';
 import type { ServerSeries } from '../scrape/scraper.js';
-import { connectionCap, type PlannedCapacity, type RunPlan, type Span } from '../spec/plan.js';
+import {
+  connectionCap,
+  type PlannedCapacity,
+  type PlannedTrigger,
+  type RunPlan,
+  type Span,
+} from '../spec/plan.js';
 import { describeLoad } from '../spec/loadPlan.js';
 import { HYPOTHESIS_METRICS } from '../spec/schema.js';
 import { triggerTarget } from '../spec/sections/schedule.js';
@@ -10,15 +16,37 @@ import type { Experiment } from '../spec/schema.js';
 import type { Thresholds } from '../spec/sections/hypothesis.js';
 import { judge, type HypothesisResult, type HypothesisWindow, type WindowFigures } from './hypothesis.js';
 import { analyzeRecovery, type RecoveryResult } from './recovery.js';
+import { RateProfile } from '../../bench/arrival/profile.js';
+import {
+  classifyOutcome,
+  tailOf,
+  type Outcome,
+  type SustainingFigures,
+  type TrendSummary,
+} from './outcome.js';
+import {
+  describeFailed,
+  judgeValidity,
+  validityLimits,
+  type PhaseRate,
+  type TriggerOutcome,
+  type Validity,
+} from './validity.js';
 
 /** A trigger as it actually happened (times from the run's clock). */
 export interface TriggerRecord {
   readonly kind: string;
   readonly target: string;
   readonly startMs: number;
+  /** When its cause was removed (DESIGN.md §2): not when a restarted process became healthy. */
   readonly endMs: number;
+  readonly describe?: string;
+  readonly plannedStartMs?: number;
+  /** A restart's time from its start to its health check passing, ms. */
+  readonly restartHealthyMs?: number;
   /** Why applying it failed (it was undone anyway). */
   readonly error?: string;
+  readonly undoError?: string;
 }
 
 /**
@@ -71,6 +99,17 @@ export interface RunSummary {
   readonly scale: number;
   readonly usable: boolean;
   readonly warnings: string[];
+  /** Run validity (DESIGN.md §2): every check with its value and limit; no verdict without it. */
+  readonly validity: Validity;
+  readonly outcome: Outcome;
+  /** The outcome in one sentence, with its evidence. */
+  readonly outcomeReason: string;
+  /** What keeps a degraded state up, as measured (metastable, not-recovered); null otherwise. */
+  readonly sustainingEffect: string | null;
+  /** not-recovered: the projected recovery time at the measured trend, s after the trigger. */
+  readonly projectedRecoveryS: number | null;
+  /** The self-sustaining test's fit over the observation's last third (null when not needed). */
+  readonly trend: TrendSummary | null;
   readonly offered: number;
   readonly recorded: number;
   readonly attempts: number;
@@ -92,12 +131,17 @@ export interface RunSummary {
     Partial<Omit<PlannedCapacity, 'nominalPerS' | 'measuredPerS'>>;
   readonly offeredPerS: number;
   readonly baseline: WindowSummary;
-  /** The trigger window (first start to last end); kind and target join those of every trigger. */
+  /**
+   * The trigger window (first actual start to the last removal of a cause); kind and
+   * target join those of every trigger. `applied` is false when the run ended before the
+   * first trigger: then the times are the plan's and nothing after them was measured.
+   */
   readonly trigger: {
     readonly kind: string;
     readonly target: string;
     readonly startS: number;
     readonly endS: number;
+    readonly applied?: boolean;
   };
   /** Each trigger as it happened, with its exact start and end (run clock, s). */
   readonly triggers: readonly {
@@ -105,7 +149,10 @@ export interface RunSummary {
     readonly target: string;
     readonly startS: number;
     readonly endS: number;
+    /** A restart's time to healthy, reported on its own (never folded into the trigger or the recovery). */
+    readonly restartHealthyS?: number;
     readonly error?: string;
+    readonly undoError?: string;
   }[];
   readonly afterTrigger: WindowSummary;
   readonly recovered: boolean;
@@ -125,6 +172,10 @@ export interface SummaryInput {
   readonly server: ServerSeries | null;
   /** The triggers that were applied (empty when the run stopped before the first). */
   readonly triggers: readonly TriggerRecord[];
+  /** Every planned trigger as planned and as it happened (validity check 3); derived from `triggers` when absent. */
+  readonly triggerOutcomes?: readonly TriggerOutcome[];
+  /** The generator's own CPU per second, a share of one core; absent where not measured (the simulation). */
+  readonly generatorCpu?: readonly (number | null)[];
   /** The run was stopped before its schedule ended (Ctrl-C, SIGTERM, an error). */
   readonly interrupted: boolean;
 }
@@ -134,15 +185,24 @@ export function summarizeRun(x: SummaryInput): RunSummary {
   const s = recorded.series;
   const bucketS = recorded.bucketMs / 1000;
   const trig = triggerWindow(plan, x.triggers);
+  const applied = x.triggers.length > 0;
   const end = plan.phases.observe.endMs;
-  const baseline = windowSummary(recorded, x.server, plan.phases.baseline, 'baseline');
-  const after = windowSummary(recorded, x.server, { startMs: trig.endMs, endMs: end }, 'afterTrigger');
+  // An interrupted run claims only the seconds it saw.
+  const observedEndMs = x.interrupted ? Math.min(end, recorded.buckets * recorded.bucketMs) : end;
+  const clip = (span: Span): Span => ({
+    startMs: Math.min(span.startMs, observedEndMs),
+    endMs: Math.min(span.endMs, observedEndMs),
+  });
+  const baseline = windowSummary(recorded, x.server, clip(plan.phases.baseline), 'baseline');
+  const afterSpan = applied ? clip({ startMs: trig.endMs, endMs: end }) : { startMs: end, endMs: end };
+  const after = windowSummary(recorded, x.server, afterSpan, 'afterTrigger');
+  const goodputPerS = s.goodput.map((g) => g / bucketS);
   const recovery = analyzeRecovery({
-    goodput: s.goodput.map((g) => g / bucketS),
+    goodput: goodputPerS,
     baselineGoodputPerS: baseline.goodputPerS,
     triggerEndS: trig.endMs / 1000,
     triggerDurationS: (trig.endMs - trig.startMs) / 1000,
-    observedEndS: x.interrupted ? Math.min(end, recorded.buckets * bucketS) / 1000 : end / 1000,
+    observedEndS: applied ? observedEndMs / 1000 : trig.endMs / 1000,
     windowS: plan.recovery.windowMs / 1000,
     holdS: plan.recovery.holdMs / 1000,
     tolerance: plan.recovery.tolerance,
@@ -151,18 +211,51 @@ export function summarizeRun(x: SummaryInput): RunSummary {
 
   const hypothesis = judgeHypotheses(plan, recorded, recovery, end);
   const bw = recorded.windows['baseline'];
-
   const t = recorded.totals;
+
+  const validity = judgeValidity({
+    limits: validityLimits(plan.experiment),
+    offered: t.offered,
+    recorded: t.recorded,
+    unsent: t.outcomes.unsent,
+    baselineHypothesis: hypothesis.filter((h) => h.window === 'baseline'),
+    triggers: x.triggerOutcomes ?? plan.triggers.map((p, i) => asTriggerOutcome(p, x.triggers[i])),
+    phases: phaseRates(plan, recorded, observedEndMs),
+    lagP99Ms: recorded.scheduleLag.p99,
+    lagSamples: recorded.scheduleLag.samples,
+    generatorCpu: x.generatorCpu ?? null,
+  });
+  const tail = tailOf(trig.endMs / 1000, observedEndMs / 1000);
+  const verdict = classifyOutcome({
+    validity,
+    recovery,
+    goodputPerS,
+    backlog: x.server ? x.server.queueDepth : null,
+    triggerEndS: trig.endMs / 1000,
+    observedEndS: observedEndMs / 1000,
+    sustaining: tail
+      ? sustainingFigures(plan, recorded, x.server, { startMs: tail.fromS * 1000, endMs: tail.toS * 1000 })
+      : null,
+  });
+
   const warnings: string[] = [];
+  for (const f of describeFailed(validity)) warnings.push(`invalid run: ${f}`);
   if (t.offered !== t.recorded)
     warnings.push(
       `offered (${t.offered}) != recorded (${t.recorded}): some origin requests have no outcome; this run is unusable`,
     );
   if (x.interrupted)
-    warnings.push('the run was interrupted before its schedule ended; figures cover only what was measured');
-  if (t.offered > 0 && t.lateSends / t.offered > 0.001)
     warnings.push(
-      `${t.lateSends} late sends (${pct(t.lateSends / t.offered)} of origins sent more than 1 ms after their intended time): the generator could not keep the schedule`,
+      `the run was interrupted at ${round(observedEndMs / 1000, 3)} s, before its schedule ended; figures cover only the seconds observed${applied ? '' : ', and no trigger was reached'}`,
+    );
+  const limits = validity.limits;
+  if (recorded.scheduleLag.p99 !== null && recorded.scheduleLag.p99 > limits.lagP99Ms)
+    warnings.push(
+      `${t.lateSends} late sends (${pct(t.lateSends / Math.max(1, t.offered))} of origins sent more than 1 ms after their intended time), schedule lag p99 ${round(recorded.scheduleLag.p99, 3)} ms above its limit of ${limits.lagP99Ms} ms (${limits.lagP99Why}): the generator could not keep the schedule`,
+    );
+  if (!hasHypothesis(plan.experiment.hypothesis))
+    warnings.push(
+      'no steady-state hypothesis declared: run validity cannot check that the baseline was healthy',
     );
   const bResp = bw?.response.p99 ?? null;
   const bServ = bw?.service.p99 ?? null;
@@ -190,6 +283,12 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     scale: plan.scale,
     usable: t.offered === t.recorded && !x.interrupted && t.outcomes.unsent === 0,
     warnings,
+    validity,
+    outcome: verdict.outcome,
+    outcomeReason: verdict.reason,
+    sustainingEffect: verdict.sustainingEffect,
+    projectedRecoveryS: verdict.projectedRecoveryS,
+    trend: verdict.trend,
     offered: t.offered,
     recorded: t.recorded,
     attempts: t.attempts,
@@ -212,23 +311,149 @@ export function summarizeRun(x: SummaryInput): RunSummary {
       target: trig.target,
       startS: round(trig.startMs / 1000, 3),
       endS: round(trig.endMs / 1000, 3),
+      applied,
     },
     triggers: x.triggers.map((t) => ({
       kind: t.kind,
       target: t.target,
       startS: round(t.startMs / 1000, 3),
       endS: round(t.endMs / 1000, 3),
+      ...(t.restartHealthyMs !== undefined ? { restartHealthyS: round(t.restartHealthyMs / 1000, 3) } : {}),
       ...(t.error ? { error: t.error } : {}),
+      ...(t.undoError ? { undoError: t.undoError } : {}),
     })),
     afterTrigger: after,
-    recovered: recovery.recovered,
-    recoveryTimeS: recovery.recoveryTimeS,
+    recovered: verdict.outcome === 'recovered' || verdict.outcome === 'recovered-late',
+    recoveryTimeS: validity.valid ? recovery.recoveryTimeS : null,
     recoveryDeadlineS: recovery.recoveryDeadlineS,
-    metastable: recovery.metastable,
-    recoveryReason: recovery.reason,
-    observedAfterS: recovery.observedAfterS,
+    metastable:
+      verdict.outcome === 'metastable'
+        ? true
+        : verdict.outcome === 'invalid' || verdict.outcome === 'unmeasured'
+          ? null
+          : false,
+    recoveryReason: verdict.reason,
+    observedAfterS: applied ? recovery.observedAfterS : 0,
     hypothesis,
     policies: policySummary(recorded),
+  };
+}
+
+/** A planned trigger and its record (in schedule order), when the caller has no TriggerSchedule. */
+function asTriggerOutcome(p: PlannedTrigger, t: TriggerRecord | undefined): TriggerOutcome {
+  return {
+    describe: t?.describe ?? `${p.spec.kind} ${triggerTarget(p.spec)}`,
+    plannedStartMs: t?.plannedStartMs ?? p.startMs,
+    startMs: t?.startMs ?? null,
+    applyError: t?.error,
+    undoError: t?.undoError,
+    undone: t !== undefined,
+  };
+}
+
+/**
+ * Each phase's offered load as planned (expected arrivals of the open loop's plan) and as
+ * achieved (first attempts by actual send time), over the phase's whole buckets that were
+ * observed; the last bucket of the run is left out (sends due just before the end land there).
+ */
+export function phaseRates(plan: RunPlan, r: Recorded, observedEndMs: number): PhaseRate[] {
+  const out: PhaseRate[] = [];
+  const p = plan.phases;
+  const phases: [string, Span][] = [
+    ['warm-up', p.warmup],
+    ['baseline', p.baseline],
+    ['trigger window', p.trigger],
+    ['observation', p.observe],
+  ];
+  for (const [phase, span] of phases) {
+    const [a, b0] = bucketRange(
+      { startMs: span.startMs, endMs: Math.min(span.endMs, observedEndMs) },
+      r.bucketMs,
+    );
+    const b = Math.min(b0, Math.floor(observedEndMs / r.bucketMs));
+    if (b <= a) continue;
+    let achieved = 0;
+    for (let i = a; i < b; i++) achieved += r.series.firstSends[i] ?? 0;
+    out.push({
+      phase,
+      seconds: ((b - a) * r.bucketMs) / 1000,
+      expected: expectedArrivals(plan, a * r.bucketMs, b * r.bucketMs),
+      achieved,
+    });
+  }
+  return out;
+}
+
+/** Expected open-loop arrivals in [fromMs, toMs) of the plan; null for a closed loop. */
+export function expectedArrivals(plan: RunPlan, fromMs: number, toMs: number): number | null {
+  const a = plan.load.arrival;
+  switch (a.kind) {
+    case 'closed':
+      return null;
+    case 'profile': {
+      const prof = new RateProfile(a.segments);
+      return prof.cumulative(toMs) - prof.cumulative(fromMs);
+    }
+    case 'timestamps':
+      return a.timesMs.filter((t) => t >= fromMs && t < toMs).length;
+    case 'waves': {
+      // The integral of mean + amplitude·sin(2πt/period) over the span.
+      const w = (2 * Math.PI) / a.periodMs;
+      const cos = (t: number): number => Math.cos(w * t);
+      return (
+        (a.meanPerS * (toMs - fromMs)) / 1000 + ((a.amplitudePerS / w) * (cos(fromMs) - cos(toMs))) / 1000
+      );
+    }
+    case 'onOff': {
+      let n = 0;
+      const period = a.onMs + a.offMs;
+      for (let t = fromMs; t < toMs; t += 10) n += (t % period < a.onMs ? a.onPerS : a.offPerS) * 0.01;
+      return n;
+    }
+  }
+}
+
+/** The figures that name a sustaining effect, over a span (the tail of the observation). */
+function sustainingFigures(
+  plan: RunPlan,
+  r: Recorded,
+  server: ServerSeries | null,
+  span: Span,
+): SustainingFigures {
+  const [a, b] = bucketRange(span, r.bucketMs);
+  const seconds = ((b - a) * r.bucketMs) / 1000;
+  const sum = (arr: readonly (number | null)[] | undefined, x = a, y = b): number | null => {
+    if (!arr) return null;
+    let v = 0;
+    let any = false;
+    for (let i = x; i < y; i++)
+      if (arr[i] !== null && arr[i] !== undefined) {
+        v += arr[i]!;
+        any = true;
+      }
+    return any ? v : null;
+  };
+  const offered = sum(r.series.offered) ?? 0;
+  const attempts = sum(r.series.attempts) ?? 0;
+  const good = sum(r.series.goodput) ?? 0;
+  const failed = FAILURE_KINDS.reduce((x, k) => x + (sum(r.series.failures[k]) ?? 0), 0);
+  const received = server ? sum(server.received) : null;
+  const hitRatio = (x: number, y: number): number | null => {
+    const h = sum(server?.extra?.['cache_hits'], x, y);
+    const m = sum(server?.extra?.['cache_misses'], x, y);
+    return h !== null && m !== null && h + m > 0 ? h / (h + m) : null;
+  };
+  const [ba, bb] = bucketRange(plan.phases.baseline, r.bucketMs);
+  const serverAmp = server ? serverAmplification(server, r.series.offered, a, b) : null;
+  return {
+    capacityPerS: plan.capacity.usedPerS,
+    receivedPerS: received === null ? null : received / seconds,
+    attemptsPerS: attempts / seconds,
+    amplification: offered > 0 ? attempts / offered : null,
+    amplificationServer: serverAmp,
+    cacheHitRatio: hitRatio(a, b),
+    baselineCacheHitRatio: hitRatio(ba, bb),
+    errorRatio: good + failed > 0 ? failed / (good + failed) : null,
   };
 }
 

@@ -16,6 +16,9 @@ const run = (
   ({
     run: 1,
     metastable,
+    recovered: metastable === false,
+    outcome: metastable === true ? 'metastable' : metastable === false ? 'recovered' : 'unmeasured',
+    outcomeReason: metastable === null ? 'too short to judge' : 'as measured',
     hypothesis: [
       ...verdicts.map((verdict) => ({ metric: 'p99', window: 'baseline', threshold: '<= 1s', verdict })),
       ...after.map((verdict) => ({ metric: 'p99', window: 'afterRecovery', threshold: '<= 1s', verdict })),
@@ -35,6 +38,24 @@ test('--fail-on gates on hypotheses and metastability; unmeasured is never a pas
     () => enforceGate([run(true, ['pass'])], ['metastable']),
     (e: unknown) => e instanceof BenchError && e.exitCode === ExitCode.verdict,
   );
+});
+
+test('--fail-on takes any outcome: invalid gates on invalid runs only; metastable also on runs not shown to recover', () => {
+  const invalid = {
+    ...run(null, []),
+    recovered: false,
+    outcome: 'invalid',
+    outcomeReason: 'invalid run: schedule lag p99 of first attempts, ms: 37 (limit 10)',
+  } as RunSummary;
+  assert.match(gateFailures([invalid], ['invalid'])[0]!, /run 1: invalid \(invalid run: schedule lag p99/);
+  assert.deepEqual(gateFailures([run(true, [])], ['invalid']), []);
+  assert.match(gateFailures([invalid], ['metastable'])[0]!, /invalid/);
+  const late = { ...run(false, []), outcome: 'recovered-late', recovered: true } as RunSummary;
+  assert.equal(gateFailures([late], ['recovered-late']).length, 1);
+  assert.deepEqual(gateFailures([late], ['metastable']), []);
+  const slow = { ...run(false, []), outcome: 'not-recovered', recovered: false } as RunSummary;
+  assert.equal(gateFailures([slow], ['not-recovered']).length, 1);
+  assert.equal(gateFailures([slow], ['metastable']).length, 1);
 });
 
 test('--fail-on hypothesis considers the after-recovery window and every request class', () => {

@@ -2,15 +2,16 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ClassesSummary } from '../analysis/classes.js';
 import type { RunSummary } from '../analysis/summary.js';
 import { BenchError } from '../errors.js';
+import { OUTCOMES, type Outcome } from '../analysis/outcome.js';
 
-export type FailOn = 'hypothesis' | 'metastable';
-const KINDS: readonly FailOn[] = ['hypothesis', 'metastable'];
+export type FailOn = 'hypothesis' | Outcome;
+const KINDS: readonly FailOn[] = ['hypothesis', ...OUTCOMES];
 
-/** `--fail-on hypothesis|metastable` (repeatable): exit code 10 for CI gating. */
+/** `--fail-on hypothesis|<outcome>` (repeatable): exit code 10 for CI gating. */
 export function addFailOnOption(cmd: Command): Command {
   return cmd.option(
     '--fail-on <what>',
-    'exit with code 10 when a hypothesis is not a pass (hypothesis) or a run is not shown to recover (metastable); repeatable',
+    `exit with code 10 when a hypothesis is not a pass (hypothesis) or a run's outcome is the one named (${OUTCOMES.join(', ')}); metastable also fails a run that is not shown to recover (unmeasured, not-recovered, invalid); repeatable`,
     (v: string, prev: FailOn[] = []) => {
       if (!KINDS.includes(v as FailOn))
         throw new InvalidArgumentError(`--fail-on takes ${KINDS.join(' or ')} (got "${v}")`);
@@ -40,8 +41,11 @@ export function gateFailures(runs: readonly RunSummary[], failOn: readonly FailO
           if (t.verdict !== 'pass')
             out.push(`run ${r.run}: class ${k.name} threshold ${t.metric} in the baseline: ${t.verdict}`);
     }
-    if (failOn.includes('metastable') && r.metastable !== false)
-      out.push(`run ${r.run}: ${r.metastable === null ? 'metastable verdict unmeasured' : 'metastable'}`);
+    const outcome = r.outcome;
+    // `metastable` stays strict, as before: a run not shown to recover fails it.
+    const strict = failOn.includes('metastable') && !r.recovered;
+    if (strict || (failOn as readonly string[]).includes(outcome))
+      out.push(`run ${r.run}: ${outcome}${outcome === 'metastable' ? '' : ` (${r.outcomeReason})`}`);
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../spec/overrides.js';
 import { planRun } from '../spec/plan.js';
 import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
+import { describeFailed } from '../analysis/validity.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import { DEFAULT_RUNTIME } from '../lab/runtimes.js';
 import { addCapacityOption, positiveNumber, wholeNumber } from './options.js';
@@ -144,6 +145,15 @@ export function register(program: Command): void {
           throw new BenchError(
             'E_RUN_UNUSABLE',
             `a run is unusable (offered != recorded or interrupted); see ${result.dir}/report.md`,
+          );
+        // An invalid run gets no verdict; --fail-on invalid says so with the gate's own code.
+        const invalid = result.runs.filter((r) => r.outcome === 'invalid');
+        if (invalid.length > 0 && !o.failOn?.includes('invalid'))
+          throw new BenchError(
+            'E_RUN_UNUSABLE',
+            `${invalid.length} of ${result.runs.length} runs invalid, so no verdict:\n  ${invalid
+              .flatMap((r) => describeFailed(r.validity).map((f) => `run ${r.run}: ${f}`))
+              .join('\n  ')}\nsee ${result.dir}/report.md`,
           );
         enforceGate(result.runs, o.failOn);
       } finally {

@@ -22,6 +22,7 @@ import { timeseriesCsv } from '../results/timeseries.js';
 import type { RunPlan } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
+import { GeneratorCpu } from './generatorCpu.js';
 import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { makeRuntime, type RunRuntime, type ServerSource } from './runtime.js';
@@ -96,13 +97,15 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   // Per request class and phase, with the classes' thresholds (from events.ndjson).
   const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
   const upstream = upstreamAmplification(x.server?.extra);
+  const cpu = x.generatorCpu ? { generator_cpu: x.generatorCpu } : {};
   const extraCols = e.lab.llm
     ? {
         ...x.procs,
+        ...cpu,
         open_connections: x.openConnections,
         ...(upstream ? { amplification_llm: upstream } : {}),
       }
-    : x.procs;
+    : { ...x.procs, ...cpu };
   writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, extraCols));
   const full: RunSummary = classes ? Object.assign(x.summary!, { classes }) : x.summary!;
   writeJson(join(dir, 'summary.json'), full);
@@ -130,6 +133,8 @@ export interface Executed {
   readonly procs: Record<string, (number | null)[]> | undefined;
   /** Attempts on the wire at each second's end (an LLM lab's streams hold connections for seconds). */
   readonly openConnections: (number | null)[];
+  /** The generator's own CPU per second (a share of one core); undefined in the simulation. */
+  readonly generatorCpu: (number | null)[] | undefined;
   readonly failure: unknown;
 }
 
@@ -153,6 +158,9 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
   let clock: Clock | undefined;
   let failure: unknown;
   const openConnections: (number | null)[] = [];
+  // Only a real-time run has a generator whose CPU can run out.
+  const cpu = rt.liveStatus ? new GeneratorCpu() : undefined;
+  let generatorCpu: (number | null)[] | undefined;
 
   try {
     await lab.up();
@@ -160,6 +168,7 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
     await ctx.observers?.start();
     clock = rt.clock();
     const clk = clock;
+    cpu?.start(clk);
     const live = ctx.observers?.metrics;
     recorder = new (live ? LiveRecorder : Recorder)(
       {
@@ -241,6 +250,7 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
   } finally {
     const endMs = clock?.now() ?? 0;
     for (const cancel of cancels) cancel();
+    generatorCpu = cpu?.stop();
     try {
       // Every exit path: the faults are undone before anything else is torn down.
       await rt.settle(triggers.undoAll(() => clock?.now() ?? Number.NaN, recorder)).catch((err: unknown) => {
@@ -264,7 +274,8 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
     }
   }
 
-  if (!recorder) return { recorded: undefined, summary: undefined, server, procs, openConnections, failure };
+  if (!recorder)
+    return { recorded: undefined, summary: undefined, server, procs, openConnections, generatorCpu, failure };
   const recorded = recorder.close();
   const summary = summarizeRun({
     plan,
@@ -272,9 +283,11 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
     recorded,
     server: scraper && scraper.scrapes > 1 ? server : null,
     triggers: triggers.records(true),
+    triggerOutcomes: triggers.outcomes(),
+    ...(generatorCpu ? { generatorCpu } : {}),
     interrupted: ctx.stop.aborted || failure !== undefined,
   });
-  return { recorded, summary, server, procs, openConnections, failure };
+  return { recorded, summary, server, procs, openConnections, generatorCpu, failure };
 }
 
 function phaseName(plan: RunPlan, ms: number): string {

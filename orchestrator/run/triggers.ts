@@ -2,6 +2,7 @@ import type { Clock } from '../../bench/clock.js';
 import type { Recorder } from '../../bench/record/Recorder.js';
 import type { TriggerRecord } from '../analysis/summary.js';
 import type { Lab } from '../lab/Lab.js';
+import type { TriggerOutcome } from '../analysis/validity.js';
 import type { PlannedTrigger } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { createTrigger } from '../trigger/registry.js';
@@ -14,8 +15,12 @@ interface Slot {
   /** Resolves to true once apply has run (even if it failed halfway: undo anyway). */
   applied: Promise<boolean> | undefined;
   startMs: number | null;
+  /** When its cause was removed (SIGCONT sent, the start issued, the toxic deleted). */
   endMs: number | null;
+  /** A restart's: when the restarted process answered its health check. */
+  healthyMs?: number;
   error?: string;
+  undoError?: string;
 }
 
 /**
@@ -102,16 +107,21 @@ export class TriggerSchedule {
     const wasApplied = await s.applied;
     s.applied = undefined;
     if (!wasApplied) return;
+    // A restart's cause is removed when the start is issued; the wait for health is its own figure.
+    const issued = now();
     try {
       await s.trigger.undo(this.lab);
     } catch (err) {
       // Left in the journal: `metabench lab reset` (or the next command) undoes it.
+      s.undoError = (err as Error).message;
       this.say(`  ${s.trigger.describe()}: undo failed: ${(err as Error).message}`);
       throw err;
     }
     this.journal.clear(s.id);
-    const t = now();
+    const done = now();
+    const t = s.trigger.restarts ? issued : done;
     s.endMs = t;
+    if (s.trigger.restarts) s.healthyMs = done;
     rec?.note({
       e: 'trigger',
       action: 'undo',
@@ -120,6 +130,7 @@ export class TriggerSchedule {
       atMs: round3(t),
     });
     this.say(`  ${s.trigger.describe()} undone at ${(t / 1000).toFixed(3)} s`);
+    if (s.trigger.restarts) this.say(`  restart took ${((done - t) / 1000).toFixed(3)} s to become healthy`);
   }
 
   /** Undoes whatever is still applied, the last applied first; every undo is tried. */
@@ -137,10 +148,27 @@ export class TriggerSchedule {
       .map((s) => ({
         kind: s.trigger.kind,
         target: s.trigger.target,
+        describe: s.trigger.describe(),
+        plannedStartMs: s.planned.startMs,
         startMs: s.startMs!,
         endMs: s.endMs ?? (plannedEndFallback ? s.planned.endMs : s.startMs!),
+        undone: s.endMs !== null,
+        ...(s.healthyMs !== undefined ? { restartHealthyMs: s.healthyMs - s.endMs! } : {}),
         ...(s.error ? { error: s.error } : {}),
+        ...(s.undoError ? { undoError: s.undoError } : {}),
       }));
+  }
+
+  /** Every planned trigger, as planned and as it happened (for run validity). */
+  outcomes(): TriggerOutcome[] {
+    return this.slots.map((s) => ({
+      describe: s.trigger.describe(),
+      plannedStartMs: s.planned.startMs,
+      startMs: s.startMs,
+      applyError: s.error,
+      undoError: s.undoError,
+      undone: s.endMs !== null,
+    }));
   }
 }
 

@@ -91,7 +91,8 @@ export function nominalCapacityPerS(e: Experiment): number {
   return e.lab.api.workers / (meanWorkMs(e) / 1000);
 }
 
-function meanWorkMs(e: Experiment): number {
+/** The mean declared work per request, S (over the mix when its classes ask for cost classes). */
+export function meanWorkMs(e: Experiment): number {
   const api = e.lab.api;
   if (!e.load.mix) return api.work.mean;
   return e.load.mix.reduce(

@@ -6,6 +6,7 @@ import { hypothesis } from './sections/hypothesis.js';
 import { lab } from './sections/lab.js';
 import { load } from './sections/load.js';
 import { recovery, schedule } from './sections/schedule.js';
+import { validity } from './sections/validity.js';
 
 export { HYPOTHESIS_METRICS } from './sections/hypothesis.js';
 export { TRIGGER_KINDS, TRIGGER_TARGETS } from './sections/schedule.js';
@@ -28,6 +29,8 @@ export const experimentSchema = z
     hypothesis: hypothesis.default({}),
     schedule,
     recovery,
+    /** Limits of the run-validity checks (DESIGN.md §2); every one has a default. */
+    validity: validity.optional(),
     repeat: int(1, 1000).default(1),
     seed: int(0, 2 ** 32 - 1).default(1),
   })

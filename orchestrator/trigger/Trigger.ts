@@ -8,6 +8,11 @@ import type { Lab, UndoRecipe } from '../lab/Lab.js';
 export interface Trigger {
   readonly kind: string;
   readonly target: string;
+  /**
+   * The undo starts a process again (kill, stop): its cause is removed when the start is
+   * issued, and the time until the process answers is reported on its own (DESIGN.md §2).
+   */
+  readonly restarts?: boolean;
   describe(): string;
   undoRecipe(lab: Lab): UndoRecipe;
   apply(lab: Lab): Promise<void>;

@@ -10,6 +10,7 @@ export function killTrigger(target: Component, restart: boolean): Trigger {
   return {
     kind: 'kill',
     target,
+    restarts: restart,
     describe: () => `kill ${target}${restart ? ' (restarted at the end)' : ' (not restarted)'}`,
     undoRecipe: (lab) => lab.startUndoRecipe(target),
     apply: (lab) => lab.kill(target),
@@ -24,6 +25,7 @@ export function stopTrigger(target: Component): Trigger {
   return {
     kind: 'stop',
     target,
+    restarts: true,
     describe: () => `stop ${target}`,
     undoRecipe: (lab) => lab.startUndoRecipe(target),
     apply: (lab) => lab.stop(target),

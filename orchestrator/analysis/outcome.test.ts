@@ -1,0 +1,271 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Recorder } from '../../bench/record/Recorder.js';
+import type { ServerSeries } from '../scrape/scraper.js';
+import { parseExperiment } from '../spec/load.js';
+import { planRun, type RunPlan } from '../spec/plan.js';
+import { describeSustaining } from './outcome.js';
+import { summarizeRun, type RunSummary, type TriggerRecord } from './summary.js';
+
+/**
+ * Synthetic runs through the whole analysis (Recorder → summarizeRun): retry-storm's
+ * schedule at a given scale, `rate` origins a second spread evenly, each second's share
+ * of successes and attempts per origin given by functions of the second.
+ */
+const YAML = (observe: string) => `
+name: synthetic
+lab: { api: { workers: 8, work: { dist: exponential, mean: 20ms } } }
+load: { arrival: constant, rate: 100/s }
+client: { timeout: 500ms, retry: { policy: immediate, maxAttempts: 4 } }
+hypothesis: { goodput: '>= 95% offered' }
+schedule:
+  warmup: 10s
+  baseline: 30s
+  trigger: { kind: pause, target: api, duration: 10s }
+  observe: ${observe}
+recovery: { within: 5x, tolerance: 10%, window: 5s, hold: 10s }
+`;
+
+interface Synth {
+  scale?: number;
+  observe?: string;
+  /** Share of the second's origins that succeed (by second). */
+  good: (s: number) => number;
+  /** Attempts per origin (by second). */
+  amp?: (s: number) => number;
+  lagMs?: number;
+  trigger?: Partial<TriggerRecord> | null;
+  /** Queue depth per second for a scraped server. */
+  backlog?: (s: number) => number;
+  generatorCpu?: (s: number) => number;
+}
+
+function synth(x: Synth): { plan: RunPlan; s: RunSummary } {
+  const e = parseExperiment(YAML(x.observe ?? '120s'), 'synthetic.yaml');
+  const plan = planRun(e, { scale: x.scale ?? 1, run: 1 });
+  const p = plan.phases;
+  const rec = new Recorder({
+    windows: [
+      { name: 'baseline', ...p.baseline },
+      { name: 'afterTrigger', startMs: p.trigger.endMs, endMs: p.observe.endMs },
+    ],
+    retainFromMs: p.baseline.startMs,
+  });
+  const seconds = Math.round(plan.totalMs / 1000);
+  let id = 0;
+  for (let sec = 0; sec < seconds; sec++) {
+    const n = 100;
+    const ok = Math.round(n * x.good(sec));
+    const amp = x.amp?.(sec) ?? 1;
+    for (let k = 0; k < n; k++) {
+      const o = { id: id++, intendedMs: sec * 1000 + k * 10, deadlineMs: Infinity };
+      rec.offered(o);
+      const sentMs = o.intendedMs + (x.lagMs ?? 0);
+      const tries = Math.max(1, Math.round(amp));
+      const success = k < ok;
+      for (let t = 1; t <= tries; t++) {
+        const last = t === tries;
+        rec.attempt(
+          { origin: o, number: t },
+          { kind: last && success ? 'ok' : 'timeout', status: 0, sentMs, endMs: sentMs + 5, attempt: t },
+        );
+      }
+      rec.outcome(o, {
+        kind: success ? 'ok' : 'timeout',
+        status: 0,
+        sentMs,
+        endMs: sentMs + 5,
+        attempt: tries,
+      });
+    }
+    rec.tick((sec + 1) * 1000);
+  }
+  const recorded = rec.close();
+  const trig: TriggerRecord = {
+    kind: 'pause',
+    target: 'api',
+    describe: 'pause api',
+    plannedStartMs: p.trigger.startMs,
+    startMs: p.trigger.startMs + 3,
+    endMs: p.trigger.endMs,
+    ...(x.trigger ?? {}),
+  };
+  const nulls = Array.from({ length: seconds }, () => null);
+  const server: ServerSeries | null = x.backlog
+    ? {
+        received: nulls,
+        span: nulls,
+        completed: nulls,
+        wasted: nulls,
+        cpuSeconds: nulls,
+        busyWorkers: nulls,
+        rssBytes: nulls,
+        queueDepth: Array.from({ length: seconds }, (_, i) => x.backlog!(i)),
+      }
+    : null;
+  const s = summarizeRun({
+    plan,
+    runtime: 'local',
+    recorded,
+    server,
+    triggers: x.trigger === null ? [] : [trig],
+    ...(x.generatorCpu
+      ? { generatorCpu: Array.from({ length: seconds }, (_, i) => x.generatorCpu!(i)) }
+      : {}),
+    interrupted: false,
+  });
+  return { plan, s };
+}
+
+const endS = (plan: RunPlan): number => plan.phases.trigger.endMs / 1000;
+
+test('healthy the instant the trigger ends: recovered, recovery time 0', () => {
+  const { plan, s } = synth({ good: (t) => (t >= 40 && t < 50 ? 0 : 1) });
+  assert.equal(endS(plan), 50);
+  assert.equal(s.validity.valid, true, JSON.stringify(s.validity.failed));
+  assert.equal(s.outcome, 'recovered');
+  assert.equal(s.recoveryTimeS, 0);
+  assert.equal(s.recovered, true);
+  assert.equal(s.metastable, false);
+});
+
+test('a flat collapse with amplification: metastable, naming the amplification against capacity', () => {
+  const { s } = synth({ good: (t) => (t < 40 ? 1 : 0.02), amp: (t) => (t < 40 ? 1 : 4) });
+  assert.equal(s.outcome, 'metastable', s.outcomeReason);
+  assert.equal(s.metastable, true);
+  assert.equal(s.recovered, false);
+  assert.ok(s.sustainingEffect, 'a sustaining effect is named');
+  assert.match(s.sustainingEffect!, /400 attempts\/s against a capacity of 400\/s \(amplification 4\)/);
+  assert.match(s.outcomeReason, /no upward trend/);
+  assert.equal(s.trend?.goodputRising, false);
+});
+
+test('a slow drain at small scale: not-recovered, with the projected time, never metastable', () => {
+  // At scale 0.2 the observation is 24 s; goodput climbs 2%/s from 10% after the trigger.
+  const { plan, s } = synth({
+    scale: 0.2,
+    good: (t) => (t < 8 ? 1 : t < 10 ? 0 : Math.min(1, 0.1 + 0.02 * (t - 10))),
+  });
+  assert.equal(endS(plan), 10);
+  assert.equal(s.outcome, 'not-recovered', s.outcomeReason);
+  assert.equal(s.metastable, false);
+  assert.ok(
+    s.projectedRecoveryS !== null && s.projectedRecoveryS > s.observedAfterS,
+    `${s.projectedRecoveryS}`,
+  );
+  // 90% of baseline is reached at 10 + 40 s; the projection from the fitted line says the same.
+  assert.ok(Math.abs(s.projectedRecoveryS! - 40) < 2, `${s.projectedRecoveryS}`);
+  assert.match(s.outcomeReason, /observe longer/);
+});
+
+test('flat goodput but a draining backlog: not-recovered, projected from the backlog', () => {
+  const { s } = synth({
+    good: (t) => (t < 40 ? 1 : 0.3),
+    backlog: (t) => (t < 40 ? 0 : t < 50 ? 500 : Math.max(0, 2000 - 10 * (t - 50))),
+  });
+  assert.equal(s.outcome, 'not-recovered', s.outcomeReason);
+  assert.match(s.outcomeReason, /backlog drains 10 per s/);
+});
+
+test('a flat collapse whose backlog does not shrink: metastable', () => {
+  const { s } = synth({ good: (t) => (t < 40 ? 1 : 0.3), backlog: (t) => (t < 40 ? 0 : 500) });
+  assert.equal(s.outcome, 'metastable', s.outcomeReason);
+  assert.equal(s.trend?.backlogShrinking, false);
+});
+
+test('recovered after k × D: recovered-late, not metastable', () => {
+  const { s } = synth({ good: (t) => (t < 40 ? 1 : t < 110 ? 0 : 1) });
+  assert.equal(s.outcome, 'recovered-late', s.outcomeReason);
+  assert.equal(s.recoveryTimeS, 60);
+  assert.equal(s.recovered, true);
+  assert.equal(s.metastable, false);
+});
+
+test('an observation too short to judge: unmeasured', () => {
+  const { s } = synth({ observe: '40s', good: (t) => (t < 40 ? 1 : 0) });
+  assert.equal(s.outcome, 'unmeasured', s.outcomeReason);
+  assert.equal(s.metastable, null);
+});
+
+test('a collapsed baseline: invalid, naming the baseline hypothesis, no verdict', () => {
+  const { s } = synth({ good: () => 0.07 });
+  assert.equal(s.outcome, 'invalid');
+  assert.equal(s.validity.valid, false);
+  const f = s.validity.failed.find((c) => c.check === 'baseline');
+  assert.ok(f, JSON.stringify(s.validity.failed));
+  assert.match(String(f.value), /goodput 0.07/);
+  assert.equal(s.recovered, false);
+  assert.equal(s.metastable, null);
+  assert.equal(s.recoveryTimeS, null);
+});
+
+test('a trigger that failed to apply: invalid, naming the trigger and its error', () => {
+  const { s } = synth({ good: () => 1, trigger: { error: 'no such container' } });
+  assert.equal(s.outcome, 'invalid');
+  const f = s.validity.failed.find((c) => c.check === 'trigger');
+  assert.match(String(f?.value), /failed to apply: no such container/);
+});
+
+test('a trigger that took effect 250 ms late: invalid (limit 100 ms)', () => {
+  const { plan, s } = synth({ good: () => 1, trigger: { startMs: 40_250 } });
+  assert.equal(plan.phases.trigger.startMs, 40_000);
+  assert.equal(s.outcome, 'invalid');
+  assert.match(String(s.validity.failed.find((c) => c.check === 'trigger')?.value), /250 ms after/);
+});
+
+test('no trigger reached: invalid, and no recovery claimed', () => {
+  const { s } = synth({ good: () => 1, trigger: null });
+  assert.equal(s.outcome, 'invalid');
+  assert.equal(s.trigger.applied, false);
+  assert.equal(s.observedAfterS, 0);
+});
+
+test('schedule lag above its limit: invalid, with the value and the derived limit; below it, no warning', () => {
+  // Limit: max(1 ms, S/4 = 5 ms, 2% of 500 ms = 10 ms) = 10 ms.
+  const late = synth({ good: () => 1, lagMs: 25 }).s;
+  assert.equal(late.outcome, 'invalid');
+  const f = late.validity.failed.find((c) => c.check === 'lag');
+  assert.deepEqual([Math.round(Number(f?.value)), f?.limit], [25, 10]);
+  assert.ok(late.warnings.some((w) => /above its limit of 10 ms/.test(w)));
+  const fine = synth({ good: () => 1, lagMs: 5 }).s;
+  assert.equal(fine.validity.valid, true, JSON.stringify(fine.validity.failed));
+  assert.equal(fine.lateSends > 0, true);
+  assert.equal(
+    fine.warnings.some((w) => /late sends/.test(w)),
+    false,
+  );
+});
+
+test("the generator's CPU above 90% of a core in any second: invalid", () => {
+  const { s } = synth({ good: () => 1, generatorCpu: (t) => (t === 33 ? 0.97 : 0.3) });
+  assert.equal(s.outcome, 'invalid');
+  const f = s.validity.failed.find((c) => c.check === 'cpu');
+  assert.deepEqual([f?.value, f?.limit], [0.97, 0.9]);
+  assert.match(f!.what, /second 33/);
+});
+
+test('an offered rate short of plan in a phase: invalid, naming the phase', () => {
+  // Each origin sent 2 s late in every second: the baseline's sends slide into the trigger window.
+  const { s } = synth({ good: () => 1, lagMs: 0 });
+  assert.ok(s.validity.checks.filter((c) => c.check === 'rate').every((c) => c.ok));
+  const shortfall = synth({ good: () => 1, lagMs: 4000 }).s;
+  const rate = shortfall.validity.failed.filter((c) => c.check === 'rate');
+  assert.ok(rate.length > 0, JSON.stringify(shortfall.validity.checks));
+});
+
+test('the sustaining effect leads with a cold cache when the service is not overloaded', () => {
+  const text = describeSustaining({
+    capacityPerS: 400,
+    receivedPerS: 300,
+    attemptsPerS: 300,
+    amplification: 1,
+    amplificationServer: 1.07,
+    cacheHitRatio: 0.1,
+    baselineCacheHitRatio: 0.95,
+    errorRatio: 0.5,
+  });
+  assert.equal(
+    text,
+    'cache hit ratio 10% (baseline 95%); the api receives 300/s against a capacity of 400/s (amplification 1.07); 50% of origins fail',
+  );
+});

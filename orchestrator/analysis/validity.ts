@@ -1,0 +1,213 @@
+import type { Experiment } from '../spec/schema.js';
+import { meanWorkMs } from '../spec/plan.js';
+import type { HypothesisResult } from './hypothesis.js';
+
+/**
+ * Run validity (DESIGN.md §2): the five conditions a run must meet before any verdict.
+ * Pure: every figure comes in measured; this module only compares and words it.
+ */
+export type ValidityCheckName = 'recorded' | 'baseline' | 'trigger' | 'rate' | 'lag' | 'cpu';
+
+export interface ValidityCheck {
+  readonly check: ValidityCheckName;
+  /** What was checked, in words (which phase, which trigger). */
+  readonly what: string;
+  readonly value: number | string | null;
+  readonly limit: number | string;
+  readonly ok: boolean;
+}
+
+export interface Validity {
+  readonly valid: boolean;
+  /** The limits in force (defaults, or the file's `validity:` section). */
+  readonly limits: ValidityLimits;
+  readonly checks: readonly ValidityCheck[];
+  /** The failed checks, each with its measured value and limit. */
+  readonly failed: readonly Pick<ValidityCheck, 'check' | 'what' | 'value' | 'limit'>[];
+}
+
+export interface ValidityLimits {
+  readonly triggerOnTimeMs: number;
+  readonly rateTolerance: number;
+  readonly lagP99Ms: number;
+  /** How the lag limit was reached, e.g. "max(1 ms, S/4 = 5 ms, 2% of the 500 ms timeout = 10 ms)". */
+  readonly lagP99Why: string;
+  readonly generatorCpu: number;
+}
+
+/** The limits of an experiment: its `validity:` section over the defaults of §2. */
+export function validityLimits(e: Experiment): ValidityLimits {
+  const v = e.validity ?? {};
+  const s = meanWorkMs(e);
+  const timeout = e.client.timeout;
+  const derived = Math.max(1, s / 4, 0.02 * timeout);
+  const r = (x: number): number => Math.round(x * 1000) / 1000;
+  return {
+    triggerOnTimeMs: v.triggerOnTime ?? 100,
+    rateTolerance: v.rateTolerance ?? 0.02,
+    lagP99Ms: v.lagP99 ?? r(derived),
+    lagP99Why:
+      v.lagP99 !== undefined
+        ? 'set in the experiment file (validity.lagP99)'
+        : `max(1 ms, S/4 = ${r(s / 4)} ms, 2% of the ${timeout} ms attempt timeout = ${r(0.02 * timeout)} ms): lateness far below the system's own time constants cannot change the phenomenon`,
+    generatorCpu: v.generatorCpu ?? 0.9,
+  };
+}
+
+/** One trigger as planned and as it happened. */
+export interface TriggerOutcome {
+  readonly describe: string;
+  readonly plannedStartMs: number;
+  /** null when it was never applied (the run ended first). */
+  readonly startMs: number | null;
+  readonly applyError?: string | undefined;
+  readonly undoError?: string | undefined;
+  /** Undone (its cause removed) before the run ended. */
+  readonly undone: boolean;
+}
+
+/** A phase's offered load, as planned and as the generator achieved it (first attempts by actual send time). */
+export interface PhaseRate {
+  readonly phase: string;
+  readonly seconds: number;
+  /** Expected origins over the phase; null when the load has no planned rate (closed loop). */
+  readonly expected: number | null;
+  readonly achieved: number;
+}
+
+export interface ValidityInput {
+  readonly limits: ValidityLimits;
+  readonly offered: number;
+  readonly recorded: number;
+  /** Origins never sent (the run ended first). */
+  readonly unsent: number;
+  /** The baseline's hypothesis verdicts (every declared threshold, global and per class). */
+  readonly baselineHypothesis: readonly HypothesisResult[];
+  readonly triggers: readonly TriggerOutcome[];
+  readonly phases: readonly PhaseRate[];
+  readonly lagP99Ms: number | null;
+  readonly lagSamples: number;
+  /** The generator's CPU per second, as a share of one core; null where not measured (the simulation). */
+  readonly generatorCpu: readonly (number | null)[] | null;
+}
+
+export function judgeValidity(x: ValidityInput): Validity {
+  const L = x.limits;
+  const checks: ValidityCheck[] = [];
+  const add = (c: ValidityCheck): void => void checks.push(c);
+
+  // 1. offered = recorded, and nothing left unsent.
+  add({
+    check: 'recorded',
+    what: 'every origin offered has exactly one outcome',
+    value: `${x.recorded} recorded of ${x.offered} offered${x.unsent ? `, ${x.unsent} never sent` : ''}`,
+    limit: 'recorded = offered',
+    ok: x.offered === x.recorded && x.unsent === 0,
+  });
+
+  // 2. The steady state held before the trigger.
+  const bad = x.baselineHypothesis.filter((h) => h.verdict !== 'pass');
+  add({
+    check: 'baseline',
+    what: 'the steady-state hypothesis held in the baseline',
+    value:
+      x.baselineHypothesis.length === 0
+        ? 'no hypothesis declared'
+        : bad.length === 0
+          ? `${x.baselineHypothesis.length} of ${x.baselineHypothesis.length} thresholds pass`
+          : bad
+              .map((h) => `${h.class ? `${h.class} ` : ''}${h.metric} ${fmt(h.value)} (${h.verdict})`)
+              .join(', '),
+    limit:
+      x.baselineHypothesis.length === 0
+        ? 'none (declare one under hypothesis:)'
+        : x.baselineHypothesis
+            .map((h) => `${h.class ? `${h.class} ` : ''}${h.metric} ${h.threshold}`)
+            .join(', '),
+    // Without a declared hypothesis there is nothing to hold (the summary warns).
+    ok: bad.length === 0,
+  });
+
+  // 3. Every trigger took effect on time and was undone without error.
+  x.triggers.forEach((t) => {
+    const late = t.startMs === null ? null : t.startMs - t.plannedStartMs;
+    const problem =
+      t.startMs === null
+        ? 'never applied'
+        : t.applyError
+          ? `failed to apply: ${t.applyError}`
+          : t.undoError
+            ? `undo failed: ${t.undoError}`
+            : !t.undone
+              ? 'not undone'
+              : late! > L.triggerOnTimeMs
+                ? `took effect ${round(late!)} ms after its planned time`
+                : null;
+    add({
+      check: 'trigger',
+      what: `${t.describe} took effect on time and was undone`,
+      value: problem ?? `took effect ${round(Math.max(0, late!))} ms after its planned time, undone`,
+      limit: `within ${L.triggerOnTimeMs} ms, applied and undone without error`,
+      ok: problem === null,
+    });
+  });
+
+  // 4a. The generator offered the planned rate in every phase.
+  for (const p of x.phases) {
+    if (p.seconds <= 0 || p.expected === null) continue;
+    const allowed = Math.max(L.rateTolerance * p.expected, 3 * Math.sqrt(p.expected));
+    const off = p.achieved - p.expected;
+    add({
+      check: 'rate',
+      what: `offered rate in the ${p.phase}, /s`,
+      value: round(p.achieved / p.seconds),
+      limit: `${round(p.expected / p.seconds)}/s ± ${round(allowed / p.seconds)}/s (${pctOf(L.rateTolerance)} or 3 Poisson SDs)`,
+      ok: Math.abs(off) <= allowed,
+    });
+  }
+
+  // 4b. Schedule lag.
+  add({
+    check: 'lag',
+    what: 'schedule lag p99 of first attempts, ms',
+    value: x.lagP99Ms === null ? null : round(x.lagP99Ms),
+    limit: L.lagP99Ms,
+    ok: x.lagSamples === 0 || (x.lagP99Ms !== null && x.lagP99Ms <= L.lagP99Ms),
+  });
+
+  // 5. The generator's own CPU.
+  if (x.generatorCpu !== null) {
+    let worst = 0;
+    let at = -1;
+    x.generatorCpu.forEach((c, i) => {
+      if (c !== null && c > worst) [worst, at] = [c, i];
+    });
+    add({
+      check: 'cpu',
+      what: `the generator's CPU, share of one core, in its busiest second${at >= 0 ? ` (second ${at})` : ''}`,
+      value: round(worst),
+      limit: L.generatorCpu,
+      ok: worst <= L.generatorCpu,
+    });
+  }
+
+  const failed = checks.filter((c) => !c.ok).map(({ ok: _ok, ...c }) => c);
+  return { valid: failed.length === 0, limits: L, checks, failed };
+}
+
+/** One line per failed check: "schedule lag p99 (first attempts): 37.2 (limit 10)". */
+export function describeFailed(v: Pick<Validity, 'failed'>): string[] {
+  return v.failed.map((f) => `${f.what}: ${fmt(f.value)} (limit ${fmt(f.limit)})`);
+}
+
+function fmt(v: number | string | null): string {
+  return v === null ? 'unmeasured' : String(v);
+}
+
+function pctOf(x: number): string {
+  return `${round(x * 100)}%`;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
