@@ -56,6 +56,10 @@ for (const name of experiments.filter((n) => !(n in NOT_SIMULATED)))
     const full = (await simulate(planOfFile(name, { scale: 1 }))).summary;
     t.diagnostic(`scale ${suiteScale(name)}: ${describeOutcome(scaled)}`);
     t.diagnostic(`scale 1: ${describeOutcome(full)}`);
+    // An invalid run has no outcome to compare, unless invalid is what the row claims.
+    if (CLAIMED[name] !== 'invalid')
+      for (const s of [scaled, full])
+        assert.notEqual(outcomeOf(s), 'invalid', `${name}: ${describeOutcome(s)}`);
     assert.equal(
       outcomeOf(scaled),
       outcomeOf(full),

@@ -33,13 +33,14 @@ export function outcomeOf(s: RunSummary): Outcome {
 /** The outcome with the reason (and the failed validity checks), for assertion messages. */
 export function describeOutcome(s: RunSummary): string {
   const x = s as {
+    outcomeReason?: string;
     sustainingEffect?: string | null;
     projectedRecoveryS?: number | null;
     validity?: { failed?: readonly { check: string; value: unknown; limit: unknown }[] };
   };
   const failed = x.validity?.failed ?? [];
   return [
-    `${outcomeOf(s)}: ${s.recoveryReason}`,
+    `${outcomeOf(s)}: ${x.outcomeReason ?? s.recoveryReason}`,
     failed.length
       ? `invalid: ${failed.map((f) => `${f.check} ${JSON.stringify(f.value)} (limit ${JSON.stringify(f.limit)})`).join(', ')}`
       : '',
@@ -58,7 +59,12 @@ export const SUITE_SCALE = 0.2;
  * Experiments the suite runs at another scale than SUITE_SCALE, and why (the scale test
  * found their outcome class changed at SUITE_SCALE).
  */
-export const SCALE_EXCEPTIONS: Readonly<Record<string, { scale: number; why: string }>> = {};
+export const SCALE_EXCEPTIONS: Readonly<Record<string, { scale: number; why: string }>> = {
+  'cache-stampede': {
+    scale: 0.5,
+    why: 'at 0.2 the observation ends 24 s after the flush, while the few keys filled right after it still lift goodput: the trend test reads not-recovered (projected recovery 51 s), where scale 1 is metastable; at 0.5 (60 s) it is metastable like scale 1 (seeds 42, 1 and 2; at 0.3 and 0.4 seed 2 still reads not-recovered)',
+  },
+};
 
 /** The scale the reproduction suite runs an experiment at. */
 export function suiteScale(name: string): number {
@@ -82,7 +88,7 @@ export const CLAIMED: Readonly<Record<string, Outcome | null>> = {
   'load-spike': 'recovered',
   'lifo-vs-fifo-fifo': 'recovered',
   'lifo-vs-fifo-lifo': 'recovered',
-  'shed-breaker-oscillation': 'recovered',
+  'shed-breaker-oscillation': 'invalid',
   'cache-stampede': 'metastable',
   'cache-stampede-mitigated': 'recovered',
   'cache-outage': 'metastable',

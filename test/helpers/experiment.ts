@@ -52,13 +52,15 @@ export function reproRuntimeArgs(): string[] {
 /**
  * `metabench run FILE --scale S --repeat 1` into a fresh folder, S the scale the suite
  * runs that experiment at (test/helpers/catalogue.ts), with a state folder of its own (no
- * stored calibration leaks in); asserts it exited 0, is usable and reconciles offered
- * with recorded, and returns its summary and series.
+ * stored calibration leaks in); asserts it exited 0 (11 when `invalid`: an invalid run
+ * is the claim), is usable and reconciles offered with recorded, and returns its summary
+ * and series.
  */
 export async function runScaled(
   file: string,
   extra: string[] = [],
   env: Record<string, string> = {},
+  opts: { readonly invalid?: boolean } = {},
 ): Promise<ScaledRun> {
   const dir = tempDir('exp');
   const out = join(dir, 'out');
@@ -79,10 +81,11 @@ export async function runScaled(
     ],
     { METABENCH_STATE_DIR: join(dir, 'state'), ...env },
   );
-  assert.equal(r.code, 0, `${file}: exit ${r.code}\n${r.stderr}`);
+  // An invalid run exits 11 (unusable); `invalid: true` expects one (its claim).
+  assert.equal(r.code, opts.invalid ? 11 : 0, `${file}: exit ${r.code}\n${r.stderr}`);
   const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
   assert.equal(s.offered, s.recorded, `${file}: every origin offered has its outcome`);
-  assert.equal(s.usable, true, `${file}: ${s.warnings.join('; ')}`);
+  if (!opts.invalid) assert.equal(s.usable, true, `${file}: ${s.warnings.join('; ')}`);
   return { out, s, rows: readSeries(out), stderr: r.stderr };
 }
 
