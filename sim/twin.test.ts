@@ -21,7 +21,7 @@ test('a results folder with a simulated twin: report.md shows both side by side,
   const md = readFileSync(join(dir, 'report.md'), 'utf8');
   const section = md.slice(md.indexOf('## Model vs bench'));
   assert.ok(md.includes('## Model vs bench'), md.slice(0, 2000));
-  assert.match(section, /\| verdict \| \*\*metastable\*\* \| \*\*metastable\*\* \| the same \|/);
+  assert.match(section, /\| outcome \| \*\*metastable\*\* \| \*\*metastable\*\* \| the same \|/);
   assert.match(section, /\| amplification after the trigger \(client\) \| [\d.]+ \| [\d.]+ \| -?[\d.]+ \(/);
   assert.match(section, /\| goodput after the trigger \(req\/s\) \|/);
   assert.match(section, /\| recovery time \| not recovered \| not recovered \| – \|/);

@@ -4,7 +4,8 @@
 //   node test/run.js --unit    only the fast, pure ones (no lab processes)
 //   node test/run.js --repro   only the reproduction suite (test/repro: each catalogue
 //                              experiment, scaled, asserting its qualitative outcome)
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -21,16 +22,14 @@ const files = [];
   }
 })('dist');
 const ordered = (xs) => xs.sort((a, b) => a.localeCompare(b));
-// Unit tests first, then the lab's integration tests, then the reproduction suite, one
-// file at a time: lab runs share 2 cores, and a retry-storm lab is bistable, so a CPU
-// hiccup from a neighbouring run can tip it over before its trigger.
+// Unit tests first, two files at a time (they are pure, or start one process of their
+// own at most); then the lab's integration tests and the reproduction suite one file at
+// a time: lab runs share 2 cores, and a retry-storm lab is bistable, so a CPU hiccup
+// from a neighbouring run can tip it over before its trigger (or make the run invalid).
 const stages = [
+  { files: reproOnly ? [] : ordered(files.filter((f) => !isLab(f))), concurrency: 2 },
   {
-    files: reproOnly
-      ? []
-      : ordered(files.filter((f) => !isLab(f))).concat(
-          unitOnly ? [] : ordered(files.filter((f) => isLab(f) && !isRepro(f))),
-        ),
+    files: reproOnly || unitOnly ? [] : ordered(files.filter((f) => isLab(f) && !isRepro(f))),
     concurrency: 1,
   },
   { files: unitOnly ? [] : ordered(files.filter(isRepro)), concurrency: 1 },
@@ -39,12 +38,15 @@ if (stages.length === 0) {
   console.error('no test files found under dist/ (did the build run?)');
   process.exit(1);
 }
+const stateDir = mkdtempSync(join(tmpdir(), 'metabench-state-'));
 let status = 0;
 for (const stage of stages) {
   const r = spawnSync(
     process.execPath,
     ['--test', `--test-concurrency=${stage.concurrency}`, '--test-reporter=spec', ...stage.files],
-    { stdio: 'inherit' },
+    // A fresh state folder: no calibration stored on this machine reaches a test (each
+    // test also makes its own: test/helpers/state.ts, test/helpers/cli.ts).
+    { stdio: 'inherit', env: { ...process.env, METABENCH_STATE_DIR: stateDir } },
   );
   status ||= r.status ?? 1;
 }

@@ -114,12 +114,7 @@ async function measure(name: Scenario): Promise<Measured> {
     origins: summary.offered,
     attempts: summary.attempts,
     maxRssMb: process.resourceUsage().maxRSS / 1024,
-    verdict:
-      summary.metastable === null
-        ? 'unmeasured'
-        : summary.metastable
-          ? 'metastable'
-          : `recovered in ${summary.recoveryTimeS} s`,
+    verdict: summary.recovered ? `${summary.outcome} in ${summary.recoveryTimeS} s` : summary.outcome,
   };
 }
 

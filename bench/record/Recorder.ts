@@ -132,13 +132,22 @@ export interface Recorded {
   readonly classIndex?: Readonly<Record<string, number>>;
 }
 
-/** Counts since the previous `takeLive()`, for the status line and live metrics. */
-export interface LiveCounts {
-  offered: number;
-  attempts: number;
-  goodput: number;
-  failed: number;
-  inFlight: number;
+/**
+ * One complete second (bucket) as timeseries.csv has it, for the status line: the same
+ * series, read once nothing can change them any more (Recorder.lastCompleteBucket).
+ */
+export interface BucketFigures {
+  /** The bucket's index (its t_s in seconds with 1 s buckets). */
+  readonly bucket: number;
+  readonly offered: number;
+  readonly attempts: number;
+  readonly goodput: number;
+  /** attempts / offered; null when nothing was offered in it. */
+  readonly amplification: number | null;
+  /** p99 response time of the successes that completed in it; null when there was none. */
+  readonly p99Ms: number | null;
+  /** Origins in flight at its end. */
+  readonly inFlight: number;
 }
 
 /**
@@ -184,7 +193,10 @@ export class Recorder {
   private attemptsTotal = 0;
   private lateTotal = 0;
   private inFlight = 0;
-  private live: LiveCounts = { offered: 0, attempts: 0, goodput: 0, failed: 0, inFlight: 0 };
+  /** The latest intended time offered: a bucket's offered count is final once an origin after it was. */
+  private maxIntendedMs = Number.NEGATIVE_INFINITY;
+  /** Attempts started but not yet recorded, by the bucket they started in (attemptStarted). */
+  private readonly pending = new Map<number, number>();
   // Per-bucket response percentiles: one histogram for the bucket being filled.
   private curBucket = 0;
   private readonly curHist = createLatencyHistogram();
@@ -277,14 +289,33 @@ export class Recorder {
     }
     this.offeredTotal++;
     this.inFlight++;
-    this.live.offered++;
+    if (o.intendedMs > this.maxIntendedMs) this.maxIntendedMs = o.intendedMs;
   }
 
-  /** One attempt finished (any kind). Called once per attempt, in completion order. */
-  attempt(a: Attempt, r: AttemptResult): void {
+  /**
+   * An attempt is about to be sent (at `nowMs` or later); returns the token to give
+   * `attempt()` when it ends. Until then the buckets from this one on may still gain an
+   * attempt (attempts are counted by send time, but recorded when they end), so they
+   * are not complete (lastCompleteBucket).
+   */
+  attemptStarted(nowMs: number): number {
+    const b = this.bucket(nowMs);
+    this.pending.set(b, (this.pending.get(b) ?? 0) + 1);
+    return b;
+  }
+
+  /**
+   * One attempt finished (any kind). Called once per attempt, in completion order;
+   * `started` is attemptStarted's token, when it was called.
+   */
+  attempt(a: Attempt, r: AttemptResult, started?: number): void {
+    if (started !== undefined) {
+      const n = (this.pending.get(started) ?? 0) - 1;
+      if (n > 0) this.pending.set(started, n);
+      else this.pending.delete(started);
+    }
     bump(this.s.attempts, this.bucket(r.sentMs));
     this.attemptsTotal++;
-    this.live.attempts++;
     this.attemptOutcomes[r.kind]++;
     if (a.hedge) {
       bump(this.s.hedges, this.bucket(r.sentMs));
@@ -295,7 +326,9 @@ export class Recorder {
       this.counters.cancelledAttempts++;
     }
     if (a.number === 1) {
-      bump(this.s.firstSends, this.bucket(r.sentMs));
+      // When the generator handed it to the client: a wait for a connection under a
+      // declared cap is the client model's, not the generator's (validity check 4).
+      bump(this.s.firstSends, this.bucket(r.sentMs - (r.clientWaitMs ?? 0)));
       if (r.sentMs > this.lastFirstSendMs) this.lastFirstSendMs = r.sentMs;
       // The generator's own lag: a wait for a connection inside the client is reported
       // separately (clientWait), so late sends say whether the generator kept its schedule.
@@ -436,7 +469,6 @@ export class Recorder {
     if (kind === 'ok') {
       bump(this.s.goodput, b);
       if (cls) bump(cls.goodput, b);
-      this.live.goodput++;
       const responseMs = r.endMs - o.intendedMs;
       if (this.successLog && r.endMs >= this.retainFromMs)
         this.successLog.push(r.endMs, responseMs, cls ? o.request!.cls : -1);
@@ -448,7 +480,6 @@ export class Recorder {
     } else {
       bump(this.s.failures[kind], b);
       if (cls) bump(cls.failed, b);
-      this.live.failed++;
     }
     if (this.logging)
       this.events.write({
@@ -475,29 +506,61 @@ export class Recorder {
     this.curBucket = b;
   }
 
-  /** Marks the end of a bucket for the in-flight series (called by the driver once per bucket). */
+  /**
+   * Marks the end of a bucket for the in-flight series (called by the driver once per
+   * bucket, at or after its end). A bucket whose end was already marked keeps its value:
+   * the status line may have shown it.
+   */
   tick(nowMs: number): void {
-    if (nowMs > this.lastTickMs) this.lastTickMs = nowMs;
-    const arr = this.s.inFlight;
     const i = this.bucket(nowMs - 1);
+    const marked = this.lastTickMs >= (i + 1) * this.bucketMs;
+    if (nowMs > this.lastTickMs) this.lastTickMs = nowMs;
+    if (marked) return;
+    const arr = this.s.inFlight;
     while (arr.length < i) arr.push(arr[arr.length - 1] ?? 0);
     arr[i] = this.inFlight;
   }
 
-  /** p99 response time of the bucket before the one containing `nowMs`, for the status line; null if it had no success. */
-  p99BeforeMs(nowMs: number): number | null {
-    const want = this.bucket(nowMs) - 1;
-    if (this.curBucket === want && this.curHist.totalCount > 0)
-      return this.curHist.getValueAtPercentile(99) / 1000;
-    return this.curBucket > want ? (this.s.responseP99[want] ?? null) : null;
+  /**
+   * The last bucket whose figures can no longer change (−1: none yet): its end has been
+   * marked by the driver (tick: its in-flight count is set, and any success or failure
+   * completing in it has been recorded), an origin intended after it has been offered
+   * (arrivals come in order: its offered count is final), and no attempt that started in
+   * it or before is still out (it may still add to the attempts of a bucket up to its
+   * own). The status line shows this bucket, so what it prints is what timeseries.csv
+   * will say of that second.
+   */
+  lastCompleteBucket(): number {
+    let last =
+      Math.min(Math.floor(this.lastTickMs / this.bucketMs), Math.floor(this.maxIntendedMs / this.bucketMs)) -
+      1;
+    for (const b of this.pending.keys()) if (b <= last) last = b - 1;
+    return Number.isFinite(last) ? Math.max(-1, last) : -1;
   }
 
-  /** Counts since the last call. */
-  takeLive(): LiveCounts {
-    const l = this.live;
-    l.inFlight = this.inFlight;
-    this.live = { offered: 0, attempts: 0, goodput: 0, failed: 0, inFlight: 0 };
-    return l;
+  /** Bucket `i`'s figures from the series timeseries.csv is written from (see lastCompleteBucket). */
+  figures(i: number): BucketFigures {
+    const s = this.s;
+    const offered = s.offered[i] ?? 0;
+    const attempts = s.attempts[i] ?? 0;
+    const h = this.curHist;
+    const p99Ms =
+      i === this.curBucket
+        ? h.totalCount > 0
+          ? h.getValueAtPercentile(99) / 1000
+          : null
+        : i < this.curBucket
+          ? (s.responseP99[i] ?? null)
+          : null;
+    return {
+      bucket: i,
+      offered,
+      attempts,
+      goodput: s.goodput[i] ?? 0,
+      amplification: offered > 0 ? attempts / offered : null,
+      p99Ms,
+      inFlight: s.inFlight[i] ?? 0,
+    };
   }
 
   /** Writes a trigger action (or any other run event) into the event log. */

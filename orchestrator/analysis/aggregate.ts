@@ -1,6 +1,7 @@
 import jstat from 'jstat';
 import { mean, sampleStandardDeviation } from 'simple-statistics';
 import type { RunSummary } from './summary.js';
+import { describeTally, isValid, tallyOutcomes } from './tally.js';
 
 /** A figure across repetitions: mean, sample standard deviation, 95% CI (t distribution), count. */
 export interface Distribution {
@@ -51,11 +52,17 @@ function countVerdict(vals: readonly (boolean | null)[]): VerdictCount {
   };
 }
 
-/** The experiment's summary.json when it has more than one run. */
-export function aggregateRuns(runs: readonly RunSummary[]) {
-  const first = runs[0]!;
+/**
+ * The experiment's summary.json when it has more than one run. Figures, verdict counts
+ * and hypothesis counts cover the valid runs only (DESIGN.md §2); `outcomes` counts every
+ * run by outcome, and `invalid` says how many runs were invalid and which checks they failed.
+ */
+export function aggregateRuns(all: readonly RunSummary[]) {
+  const first = all[0]!;
+  const runs = all.filter(isValid);
+  const tally = tallyOutcomes(all);
   const figures = aggregateObject(
-    runs.map((s) => ({
+    (runs.length > 0 ? runs : [first]).map((s) => ({
       offered: s.offered,
       recorded: s.recorded,
       attempts: s.attempts,
@@ -67,27 +74,42 @@ export function aggregateRuns(runs: readonly RunSummary[]) {
       policies: s.policies,
     })) as unknown as Record<string, unknown>[],
   );
+  // With no valid run, the shape stays (every distribution empty) but no figure is given.
+  if (runs.length === 0) emptyDistributions(figures);
+  // Hypothesis verdicts count every run: a baseline threshold that fails is what makes a
+  // run invalid (check 2), so counting valid runs alone would hide it.
   const hypothesis = first.hypothesis.map((h, i) => ({
     metric: h.metric,
     window: h.window,
     ...(h.class !== undefined ? { class: h.class } : {}),
     threshold: h.threshold,
-    value: distribution(runs.map((s) => s.hypothesis[i]?.value ?? null)),
+    value: distribution(all.map((s) => s.hypothesis[i]?.value ?? null)),
     verdicts: {
-      pass: runs.filter((s) => s.hypothesis[i]?.verdict === 'pass').length,
-      fail: runs.filter((s) => s.hypothesis[i]?.verdict === 'fail').length,
-      unmeasured: runs.filter((s) => s.hypothesis[i]?.verdict === 'unmeasured').length,
-      of: runs.length,
+      pass: all.filter((s) => s.hypothesis[i]?.verdict === 'pass').length,
+      fail: all.filter((s) => s.hypothesis[i]?.verdict === 'fail').length,
+      unmeasured: all.filter((s) => s.hypothesis[i]?.verdict === 'unmeasured').length,
+      of: all.length,
     },
   }));
   return {
     experiment: first.experiment,
     runtime: first.runtime,
-    runs: runs.length,
-    seeds: runs.map((s) => s.seed),
+    runs: all.length,
+    seeds: all.map((s) => s.seed),
     scale: first.scale,
-    usable: runs.every((s) => s.usable),
-    warnings: runs.flatMap((s) => s.warnings.map((w) => `run ${s.run}: ${w}`)),
+    usable: all.every((s) => s.usable),
+    warnings: all.flatMap((s) => s.warnings.map((w) => `run ${s.run}: ${w}`)),
+    /** Runs that gave a verdict (the figures below are theirs alone). */
+    validRuns: runs.length,
+    /** Runs by outcome, invalid ones included, and the outcomes in a few words. */
+    outcomeCounts: tally.outcomes,
+    outcomeSummary: describeTally(tally),
+    /** The invalid runs: how many, which, and how many failed each validity check. */
+    invalid: {
+      runs: tally.invalid,
+      which: all.filter((s) => !isValid(s)).map((s) => s.run),
+      because: tally.invalidBecause,
+    },
     capacity: first.capacity,
     offeredPerS: first.offeredPerS,
     trigger: first.trigger,
@@ -97,6 +119,14 @@ export function aggregateRuns(runs: readonly RunSummary[]) {
     metastable: countVerdict(runs.map((s) => s.metastable)),
     hypothesis,
   };
+}
+
+function emptyDistributions(o: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(o)) {
+    if (v === null || typeof v !== 'object') continue;
+    if ('count' in v && 'mean' in v) o[k] = { mean: null, stdev: null, ci95: null, count: 0 };
+    else emptyDistributions(v as Record<string, unknown>);
+  }
 }
 
 export type AggregateSummary = ReturnType<typeof aggregateRuns>;

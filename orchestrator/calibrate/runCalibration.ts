@@ -24,7 +24,7 @@ import { describeMachine, gitRevision, metabenchVersion } from '../results/manif
 import { timeseriesCsv } from '../results/timeseries.js';
 import { buildClient, clientModel, describeClient, policyPresence, worstOriginMs } from '../run/client.js';
 import { mixFor } from '../run/load.js';
-import { StatusLine } from '../run/status.js';
+import { lastSecond, StatusLine } from '../run/status.js';
 import { parsePrometheusText } from '../scrape/prometheusText.js';
 import { Scraper, type ServerSeries } from '../scrape/scraper.js';
 import { resolveRate } from '../spec/loadPlan.js';
@@ -265,8 +265,7 @@ export async function runCalibration(
             phase,
             elapsedS: now / 1000,
             totalS: Math.max(cp.maxWallMs, now) / 1000,
-            live: rec.takeLive(),
-            p99Ms: rec.p99BeforeMs(now),
+            second: lastSecond(rec),
           });
           tick(n + 1);
         }),

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { ExitCode } from '../exitCodes.js';
-import { runExperiment } from '../run/runExperiment.js';
+import { runExperiment, twinCapacity } from '../run/runExperiment.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../spec/overrides.js';
@@ -129,6 +129,8 @@ export function register(program: Command): void {
             stop: stop.signal,
             sourceFile: file,
             runtime: 'sim',
+            // At the rate the lab ran: the capacity its manifest recorded, not one resolved again.
+            planned: twinCapacity(result.dir),
             manifestExtra: {
               command: process.argv.slice(2),
               experimentFile: file,

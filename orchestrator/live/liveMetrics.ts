@@ -109,8 +109,8 @@ export class LiveRecorder extends Recorder {
     }
   }
 
-  override attempt(a: Attempt, r: AttemptResult): void {
-    super.attempt(a, r);
+  override attempt(a: Attempt, r: AttemptResult, started?: number): void {
+    super.attempt(a, r, started);
     this.metrics?.attempts.inc();
   }
 

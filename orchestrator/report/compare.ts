@@ -19,6 +19,8 @@ import { lat, topologyLine, type Section } from './markdown.js';
 import { dataFiles } from './exports.js';
 import { svgFiles, writeFiles } from './writeReport.js';
 import { runWarnings } from './warnings.js';
+import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
+import { recoveryCell, triggerReached } from './outcome.js';
 
 interface Side {
   readonly label: string;
@@ -147,7 +149,7 @@ export function compareSections(a: Side, b: Side): Section[] {
     body: [
       win('after', (s) => s.afterTrigger),
       both(a, b, 'recovery time', (d) =>
-        perRun(d, (s) => (s.recoveryTimeS !== null ? `${s.recoveryTimeS} s` : 'not recovered')),
+        perRun(d, (s) => (triggerReached(s) ? recoveryCell(s) : 'trigger not reached')),
       ),
     ].join('\n'),
     figures: compareFigures(a, b),
@@ -157,10 +159,10 @@ export function compareSections(a: Side, b: Side): Section[] {
     title: 'Verdicts',
     body: [
       ...head,
-      both(a, b, 'metastable', (d) =>
-        perRun(d, (s) =>
-          s.metastable === null ? 'unmeasured' : s.metastable ? '**metastable**' : '**not metastable**',
-        ),
+      both(a, b, 'outcome', (d) =>
+        d.runs.length > 1
+          ? describeTally(tallyOutcomes(d.runs.map((r) => r.summary)))
+          : perRun(d, (s) => (isValid(s) ? `**${s.outcome}**` : '**invalid** (no verdict)')),
       ),
       both(a, b, 'hypothesis', (d) =>
         perRun(

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { AggregateSummary } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
+import { outcomeOf } from '../analysis/tally.js';
 import { BenchError } from '../errors.js';
 import type { Experiment } from '../spec/schema.js';
 import { isStepTable, isSweepTable, type StepTable, type SweepTable } from './tables.js';
@@ -196,6 +197,20 @@ function upgradeManifest(m: Manifest): Manifest {
   };
 }
 
+/**
+ * Summaries written before run validity and outcomes (DESIGN.md §2) have neither: their
+ * outcome is read from their booleans and their reason is the recovery's; `validity`
+ * stays absent, and the report says it was not judged.
+ */
 function upgradeSummary(s: RunSummary): RunSummary {
-  return s.triggers !== undefined ? s : { ...s, triggers: [s.trigger] };
+  const withTriggers = s.triggers !== undefined ? s : { ...s, triggers: [s.trigger] };
+  if ((s as Partial<RunSummary>).outcome !== undefined) return withTriggers;
+  return {
+    ...withTriggers,
+    outcome: outcomeOf(s),
+    outcomeReason: s.recoveryReason,
+    sustainingEffect: null,
+    projectedRecoveryS: null,
+    trend: null,
+  };
 }

@@ -15,7 +15,7 @@ test('report.md puts the sample count beside every percentile and says unmeasure
   const verdicts = md.indexOf('## Verdicts');
   assert.ok(verdicts > md.indexOf('## After the trigger'));
   assert.match(md.slice(verdicts), /\| p99 \| baseline \| `<= 400ms` \| – \| 0 \| \*\*unmeasured\*\* \|/);
-  assert.match(md.slice(verdicts), /\*\*metastable\*\*: not recovered within the observed 36 s/);
+  assert.match(md.slice(verdicts), /\*\*metastable\*\*: not recovered by the end of the observation \(36 s/);
   assert.match(md, /Test CPU, 2 cores/);
 });
 

@@ -11,6 +11,8 @@ import { TWIN_DIR, type ResultsData } from './load.js';
 import type { StepTable, SweepTable } from './tables.js';
 import { classLines, classVerdictLines } from './classes.js';
 import { runWarnings } from './warnings.js';
+import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
+import { notReachedLine, outcomeLead, recoveryCell, triggerReached, validityLines } from './outcome.js';
 
 /** One section of the report: the same in report.md and report.html. */
 export interface Section {
@@ -33,9 +35,11 @@ export interface ReportFigures {
 const NO_FIGURES: ReportFigures = { runs: [], sweep: [], steps: [] };
 
 /**
- * The report, in the order a reader asks (seeds/002): what ran, the steady state, what
- * happened after the trigger, how far to trust the measurement, and the verdicts last,
- * so the sample counts are read before the verdict. Warnings open the report. Every
+ * The report, in the order a reader asks (seeds/002): the outcome first, in one sentence
+ * with its evidence (or, for an invalid run, the validity checks it failed and that no
+ * verdict is given), then what ran, the steady state, what happened after the trigger,
+ * how far to trust the measurement, and the verdicts with their sample counts last.
+ * Warnings follow the header. Every
  * percentile carries its sample count; a window without samples says "unmeasured".
  * Made only from the results folder's files, so it renders the same anywhere.
  */
@@ -51,6 +55,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
 
   const simulated = m.runtime === 'sim';
   section('header', e.name, [
+    ...outcomeLead(x.runs),
     ...(e.description ? [e.description, ''] : []),
     ...(simulated
       ? [
@@ -98,24 +103,15 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
     `- **Load**: ${describeLoad(e.load)}; ${first.offeredPerS} req/s expected on average.`,
     `- **Client**: ${describeClient(e.client)}.`,
     `- **Phases**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
-    `- **Trigger${s.triggers.length > 1 ? 's' : ''}**: ${describeTriggers(s.triggers, f)}.`,
-    `- **Recovery criterion**: goodput over a trailing ${sec(e.recovery.window * f)} s window at or above ${(1 - e.recovery.tolerance) * 100}% of baseline goodput, held for ${sec(e.recovery.hold * f)} s, within ${e.recovery.within} × the trigger's duration (${sec(e.recovery.within * d)} s).`,
+    `- **Trigger${s.triggers.length > 1 ? 's' : ''}**: ${describeTriggers(s.triggers, f)}${notReached(x.runs)}.`,
+    `- **Recovery criterion**: the first second t after the trigger's end from which mean goodput over the leading ${sec(e.recovery.window * f)} s window [t, t + ${sec(e.recovery.window * f)} s) is at or above ${(1 - e.recovery.tolerance) * 100}% of baseline goodput, and so is every such window starting within the next ${sec(e.recovery.hold * f)} s (0 when goodput never fell below it); recovered in time within ${e.recovery.within} × the trigger's duration (${sec(e.recovery.within * d)} s).`,
   ]);
 
   section('baseline', 'Steady state (baseline)', [
     windowTable(x.runs.map((r) => [r.index, r.summary.baseline])),
   ]);
 
-  section('after-trigger', 'After the trigger', [
-    windowTable(x.runs.map((r) => [r.index, r.summary.afterTrigger])),
-    '',
-    '| run | trigger (s) | recovered | recovery time | deadline | observed after |',
-    '|---|---|---|---|---|---|',
-    ...x.runs.map(
-      ({ index, summary: r }) =>
-        `| ${index} | ${r.trigger.startS}–${r.trigger.endS} | ${r.recovered ? 'yes' : 'no'} | ${r.recoveryTimeS !== null ? `${r.recoveryTimeS} s` : 'not recovered'} | ${r.recoveryDeadlineS} s | ${r.observedAfterS} s |`,
-    ),
-  ]);
+  section('after-trigger', 'After the trigger', afterTriggerLines(x.runs));
 
   const classes = classLines(x.runs);
   if (classes) section('classes', 'Request classes', classes);
@@ -126,6 +122,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
 
   const failures = runs.map((r) => Object.entries(r.outcomes).filter(([k, v]) => k !== 'ok' && v > 0));
   section('quality', 'Measurement quality', [
+    ...validityLines(x.runs),
     '| run | offered | recorded | attempts | late sends | schedule lag p99 | omission factor | usable |',
     '|---|---|---|---|---|---|---|---|',
     ...x.runs.map(
@@ -176,24 +173,29 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
     verdicts.push('');
     if (notes.size > 0) verdicts.push(...[...notes].map((n) => `- ${n}: unmeasured after recovery.`), '');
   } else verdicts.push('No steady-state hypothesis was declared.', '');
-  for (const { index, summary: r } of x.runs) {
-    const v = r.metastable === null ? 'unmeasured' : r.metastable ? 'metastable' : 'not metastable';
-    verdicts.push(`- run ${index}: **${v}**: ${r.recoveryReason}.`);
-  }
+  for (const { index, summary: r } of x.runs)
+    verdicts.push(
+      isValid(r)
+        ? `- run ${index}: **${r.outcome}**: ${r.outcomeReason}.`
+        : `- run ${index}: **invalid**: no recovered/metastable verdict (see Measurement quality for the checks it failed).`,
+    );
   if (x.aggregate) {
     const a = x.aggregate;
     const fig = a as unknown as Record<string, unknown>;
+    const t = tallyOutcomes(runs);
     verdicts.push(
       '',
-      `Across ${a.runs} runs: metastable ${a.metastable.true}/${a.metastable.of}` +
-        (a.metastable.unmeasured ? ` (${a.metastable.unmeasured} unmeasured)` : '') +
-        `; recovery time ${dist(fig['recoveryTimeS'] as Distribution | undefined, 's')}; goodput after the trigger ${dist(
-          (fig['afterTrigger'] as Record<string, Distribution> | undefined)?.['goodputPerS'],
-          'req/s',
-        )}; client-side amplification after the trigger ${dist(
-          (fig['afterTrigger'] as Record<string, Distribution> | undefined)?.['amplification'],
-          '',
-        )}.`,
+      `Across ${runs.length} runs: ${describeTally(t)}` +
+        (t.valid > 0
+          ? `; over the ${t.valid} valid run${t.valid === 1 ? '' : 's'}, recovery time ${dist(fig['recoveryTimeS'] as Distribution | undefined, 's')}; goodput after the trigger ${dist(
+              (fig['afterTrigger'] as Record<string, Distribution> | undefined)?.['goodputPerS'],
+              'req/s',
+            )}; client-side amplification after the trigger ${dist(
+              (fig['afterTrigger'] as Record<string, Distribution> | undefined)?.['amplification'],
+              '',
+            )}`
+          : '') +
+        '.',
     );
   }
   verdicts.push(...classVerdictLines(x.runs));
@@ -244,6 +246,54 @@ function policyLines(runs: ResultsData['runs']): string[] | null {
   ];
 }
 
+/** " (not reached: the run ended before it)" when no run reached its trigger; which runs did not, otherwise. */
+function notReached(runs: ResultsData['runs']): string {
+  const not = runs.filter((r) => !triggerReached(r.summary));
+  if (not.length === 0) return '';
+  if (not.length === runs.length) return ' (not reached: the run ended before it)';
+  return ` (not reached in run ${not.map((r) => r.index).join(', ')}: it ended before it)`;
+}
+
+/**
+ * After the trigger: the window's figures and each run's outcome, for the runs that
+ * reached their trigger only; a run that ended before it says so and claims nothing more.
+ * A restart's time to healthy is reported on its own; a failed undo is named.
+ */
+function afterTriggerLines(runs: ResultsData['runs']): string[] {
+  const reached = runs.filter((r) => triggerReached(r.summary));
+  const out: string[] = [];
+  if (reached.length > 0)
+    out.push(
+      windowTable(reached.map((r) => [r.index, r.summary.afterTrigger])),
+      '',
+      '| run | trigger (s) | outcome | recovery time | deadline | observed after |',
+      '|---|---|---|---|---|---|',
+      ...reached.map(
+        ({ index, summary: r }) =>
+          `| ${index} | ${r.trigger.startS}–${r.trigger.endS} | ${isValid(r) ? r.outcome : '**invalid** (no verdict)'} | ${recoveryCell(r)} | ${r.recoveryDeadlineS} s | ${r.observedAfterS} s |`,
+      ),
+    );
+  const notes: string[] = [];
+  for (const { index, summary: r } of runs) {
+    const who = runs.length > 1 ? `run ${index}: ` : '';
+    const line = notReachedLine(r);
+    if (line) {
+      notes.push(`- ${who}${line}`);
+      continue;
+    }
+    for (const t of r.triggers ?? []) {
+      if (t.restartHealthyS !== undefined)
+        notes.push(
+          `- ${who}${t.kind} ${t.target}: the restart took ${t.restartHealthyS} s to become healthy (reported on its own: the trigger ended when the process was started again, and the recovery time counts from there).`,
+        );
+      if (t.error) notes.push(`- ${who}${t.kind} ${t.target} failed to apply: ${t.error}`);
+      if (t.undoError) notes.push(`- ${who}${t.kind} ${t.target}: undoing it failed: ${t.undoError}`);
+    }
+  }
+  if (notes.length > 0) out.push(...(out.length > 0 ? [''] : []), ...notes);
+  return out;
+}
+
 function workOf(e: Experiment) {
   const wk = e.lab.api.work;
   return wk.dist === 'lognormal'
@@ -271,7 +321,9 @@ function sweepLines(t: SweepTable): string[] {
   return [
     `${t.design === 'grid' ? 'Full factorial' : 'One factor at a time around the reference point'}: ${t.factors
       .map((x) => `${x.name}${x.reference !== undefined ? ` (reference ${x.reference})` : ''}`)
-      .join(', ')}; ${t.rows.length} points.`,
+      .join(
+        ', ',
+      )}; ${t.rows.length} points. Figures and verdicts cover each point's valid runs only; invalid runs are counted apart, with the validity checks they failed.`,
     '',
     `| ${[...f, ...g, 'verdict'].join(' | ')} |`,
     `|${[...f, ...g, 'verdict'].map(() => '---').join('|')}|`,
@@ -283,7 +335,7 @@ function sweepLines(t: SweepTable): string[] {
             const v = r.figures[x.name];
             return v === null || v === undefined ? 'unmeasured' : String(v);
           }),
-          `**${r.verdict}**${r.runs !== undefined && r.metastableRuns !== undefined ? ` (metastable ${r.metastableRuns}/${r.runs})` : ''}`,
+          `**${r.verdict}**${r.outcomes !== undefined ? ` (${r.outcomes})` : r.runs !== undefined && r.metastableRuns !== undefined ? ` (metastable ${r.metastableRuns}/${r.runs})` : ''}`,
         ].join(' | ')} |`,
     ),
   ];
@@ -354,9 +406,17 @@ function sec(ms: number): string {
 
 /**
  * The run beside its simulated twin (twin/: the same file, seed and scale in virtual
- * time): the verdict, recovery time, amplification and goodput after the trigger, each
- * with the difference. Several runs: means, and metastable runs out of runs.
+ * time): the outcome, recovery time, amplification and goodput after the trigger, each
+ * with the difference. Several runs: outcome counts (valid runs; the invalid counted
+ * apart, with why) and means over the valid runs.
  */
+/** The capacity a run's `% capacity` used, and its source (older summaries: the nominal one). */
+function capacityCell(xs: readonly RunSummary[]): string {
+  const c = xs[0]?.capacity;
+  if (!c) return '–';
+  return `${+(c.usedPerS ?? c.nominalPerS).toFixed(3)}/s ${c.source ?? 'nominal'}`;
+}
+
 function twinLines(bench: ResultsData, sim: ResultsData): string[] {
   const a = bench.runs.map((r) => r.summary);
   const b = sim.runs.map((r) => r.summary);
@@ -364,16 +424,15 @@ function twinLines(bench: ResultsData, sim: ResultsData): string[] {
     const v = xs.map(f).filter((n): n is number => typeof n === 'number' && Number.isFinite(n));
     return v.length ? Math.round((v.reduce((p, q) => p + q, 0) / v.length) * 1000) / 1000 : null;
   };
-  const verdict = (xs: readonly RunSummary[]): string => {
-    if (xs.length === 1) {
-      const m = xs[0]!.metastable;
-      return m === null ? 'unmeasured' : m ? 'metastable' : 'recovered';
-    }
-    return `metastable ${xs.filter((s) => s.metastable === true).length}/${xs.length}`;
-  };
+  // Outcomes (DESIGN.md §2); several runs: counted over the valid ones, the invalid apart.
+  const verdict = (xs: readonly RunSummary[]): string =>
+    xs.length === 1 ? (isValid(xs[0]!) ? xs[0]!.outcome : 'invalid') : describeTally(tallyOutcomes(xs));
+  // Several runs: means over the valid ones (an invalid run's figures are not results).
+  const valid = (xs: readonly RunSummary[]): readonly RunSummary[] =>
+    xs.length > 1 ? xs.filter(isValid) : xs;
   const row = (what: string, f: (s: RunSummary) => number | null, unit = ''): string => {
-    const x = mean(a, f);
-    const y = mean(b, f);
+    const x = mean(valid(a), f);
+    const y = mean(valid(b), f);
     const d =
       x === null || y === null
         ? '–'
@@ -382,21 +441,24 @@ function twinLines(bench: ResultsData, sim: ResultsData): string[] {
   };
   const va = verdict(a);
   const vb = verdict(b);
-  const recovery = (xs: readonly RunSummary[]): string =>
-    xs.length === 1
-      ? xs[0]!.recoveryTimeS !== null
-        ? `${xs[0]!.recoveryTimeS} s`
-        : 'not recovered'
-      : `${xs.filter((s) => s.recovered).length}/${xs.length} recovered${mean(xs, (s) => s.recoveryTimeS) !== null ? `, mean ${mean(xs, (s) => s.recoveryTimeS)} s` : ''}`;
-  const ra = mean(a, (s) => s.recoveryTimeS);
-  const rb = mean(b, (s) => s.recoveryTimeS);
+  const recovery = (xs: readonly RunSummary[]): string => {
+    if (xs.length === 1) return recoveryCell(xs[0]!);
+    const valid = xs.filter(isValid);
+    const m = mean(valid, (s) => s.recoveryTimeS);
+    return `${valid.filter((s) => s.recovered).length}/${valid.length} valid runs recovered${m !== null ? `, mean ${m} s` : ''}`;
+  };
+  const ra = mean(a.filter(isValid), (s) => s.recoveryTimeS);
+  const rb = mean(b.filter(isValid), (s) => s.recoveryTimeS);
   const runtime = bench.runs[0]!.manifest.runtime;
   return [
     `The same experiment file, seed${a.length > 1 ? 's' : ''} and scale, simulated in virtual time (\`${TWIN_DIR}/\`, its own report in \`${TWIN_DIR}/report.md\`). A difference is the model's error, or something the simulation leaves out (its assumptions are in \`${TWIN_DIR}/run-1/manifest.json\`, \`simulation\`).`,
     '',
     `| | bench (${runtime}) | simulation | difference (simulation − bench) |`,
     '|---|---|---|---|',
-    `| verdict | **${va}** | **${vb}** | ${va === vb ? 'the same' : '**they differ**'} |`,
+    `| outcome | **${va}** | **${vb}** | ${va === vb ? 'the same' : '**they differ**'} |`,
+    // The rate each side offered, and the capacity its `% capacity` resolved against.
+    row('offered rate, planned (req/s)', (s) => s.offeredPerS),
+    `| capacity for % capacity | ${capacityCell(a)} | ${capacityCell(b)} | ${capacityCell(a) === capacityCell(b) ? 'the same' : '**they differ**'} |`,
     `| recovery time | ${recovery(a)} | ${recovery(b)} | ${ra !== null && rb !== null ? `${Math.round((rb - ra) * 1000) / 1000} s` : '–'} |`,
     row('goodput in the baseline (req/s)', (s) => s.baseline.goodputPerS),
     row('goodput after the trigger (req/s)', (s) => s.afterTrigger.goodputPerS),

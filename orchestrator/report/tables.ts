@@ -6,7 +6,9 @@ import { z } from 'zod';
  * the report draws them when present.
  *
  * Sweep table: one row per point of the sweep (a factor value, or a combination of two
- * for a grid), each with its figures of merit and the metastable verdict.
+ * for a grid), each with its figures of merit and the metastable verdict, both over the
+ * point's valid runs only (DESIGN.md §2); invalid runs are counted apart, with the
+ * validity checks they failed.
  *
  *   { "design": "one-at-a-time",                     // or "grid" (full factorial of two factors)
  *     "factors": [{ "name": "maxAttempts", "unit": "attempts", "reference": 4 }],
@@ -14,8 +16,11 @@ import { z } from 'zod';
  *     "rows": [{ "varied": "maxAttempts",            // one-at-a-time: the factor moved in this row
  *                "factors": { "maxAttempts": 2 },
  *                "figures": { "amplification": 1.4 },
- *                "verdict": "recovered",             // metastable | recovered | unmeasured
- *                "runs": 3, "metastableRuns": 0 }] } // optional: repetitions behind the verdict
+ *                "verdict": "recovered",             // metastable | recovered | unmeasured | invalid (no valid run)
+ *                "runs": 3, "metastableRuns": 0,     // optional: repetitions behind the verdict
+ *                "validRuns": 2, "invalidRuns": 1,   // optional: metastableRuns is out of validRuns
+ *                "invalidBecause": { "lag": 1 },     // optional: invalid runs per failed check
+ *                "outcomes": "recovered 2/2; invalid 1 (schedule lag)" }] }  // optional
  *
  * Step table: one row per step of offered load, and the saturation point found.
  *
@@ -36,9 +41,13 @@ export const SweepTableSchema = z.strictObject({
       varied: z.string().optional(),
       factors: z.record(z.string(), factorValue),
       figures: z.record(z.string(), z.number().nullable()),
-      verdict: z.enum(['metastable', 'recovered', 'unmeasured']),
+      verdict: z.enum(['metastable', 'recovered', 'unmeasured', 'invalid']),
       runs: z.number().int().positive().optional(),
       metastableRuns: z.number().int().nonnegative().optional(),
+      validRuns: z.number().int().nonnegative().optional(),
+      invalidRuns: z.number().int().nonnegative().optional(),
+      invalidBecause: z.record(z.string(), z.number().int().nonnegative()).optional(),
+      outcomes: z.string().optional(),
     }),
   ),
 });

@@ -7,16 +7,28 @@ test('a clean run has no warning', () => {
   assert.deepEqual(runWarnings(summary()), []);
 });
 
-test('offered ≠ recorded, late sends above 0.1%, omission factor above 2 each warn, from the figures alone', () => {
+test('offered ≠ recorded, schedule lag past its limit, omission factor above 2 each warn, from the figures alone', () => {
   assert.match(
     runWarnings(summary({ offered: 1000, recorded: 990, lateSends: 0 })).join(),
     /offered \(1000\) != recorded \(990\)/,
   );
-  assert.deepEqual(runWarnings(summary({ offered: 1000, recorded: 1000, lateSends: 1 })), []); // 0.1% is the limit, not above it
+  // Late sends alone do not warn while the lag p99 (0.9 ms) is within its limit (10 ms).
+  assert.deepEqual(runWarnings(summary({ offered: 1000, recorded: 1000, lateSends: 46 })), []);
+  const lagged = summary({
+    offered: 1000,
+    recorded: 1000,
+    lateSends: 46,
+    scheduleLagMs: { ...summary().scheduleLagMs, p99: 12.5 },
+  });
   assert.match(
-    runWarnings(summary({ offered: 1000, recorded: 1000, lateSends: 2 })).join(),
-    /2 late sends \(0\.2% of origins/,
+    runWarnings(lagged).join(),
+    /46 late sends \(4\.6% of origins.*schedule lag p99 12\.5 ms above its limit of 10 ms \(test\)/,
   );
+  // A summary from before run validity has no lag limit: late sends above 0.1% warn there.
+  const { validity: _v, ...old } = summary({ offered: 1000, recorded: 1000, lateSends: 2 });
+  assert.match(runWarnings(old as never).join(), /2 late sends \(0\.2% of origins/);
+  const { validity: _w, ...oldOk } = summary({ offered: 1000, recorded: 1000, lateSends: 1 });
+  assert.deepEqual(runWarnings(oldOk as never), []); // 0.1% is the limit, not above it
   assert.deepEqual(runWarnings(summary({ omissionFactor: 2 })), []);
   assert.match(runWarnings(summary({ omissionFactor: 2.5 })).join(), /omission factor 2\.5 > 2/);
 });

@@ -5,7 +5,9 @@ import type { RunSummary } from '../analysis/summary.js';
  * finds in the summary's own figures that the summary did not state (an older summary,
  * or a field another part adds). The checks (seeds/002 "reading the report"):
  *   - offered ≠ recorded: some origins left no outcome; the run is unusable;
- *   - late sends above 0.1% of origins: the generator fell behind its schedule;
+ *   - the generator fell behind its schedule: schedule lag p99 above the run's lag limit
+ *     (DESIGN.md §2, check 4; the late-send count is in Measurement quality either way);
+ *     a summary from before run validity has no limit: there, late sends above 0.1%;
  *   - omission factor above 2: response times are mostly waiting before the send;
  *   - the client's connection cap turned the open loop closed: attempts waited for a
  *     free connection (`clientWait`, a latency summary of those waits).
@@ -17,9 +19,14 @@ export function runWarnings(s: RunSummary): string[] {
     out.push(
       `offered (${s.offered}) != recorded (${s.recorded}): some origin requests have no outcome; this run is unusable`,
     );
-  if (s.offered > 0 && s.lateSends / s.offered > 0.001 && !said(/late send/))
+  const limits = (s.validity as RunSummary['validity'] | undefined)?.limits;
+  const lagP99 = s.scheduleLagMs.p99;
+  const behind = limits
+    ? lagP99 !== null && lagP99 > limits.lagP99Ms
+    : s.offered > 0 && s.lateSends / s.offered > 0.001;
+  if (behind && !said(/late send/))
     out.push(
-      `${s.lateSends} late sends (${pct(s.lateSends / s.offered)} of origins sent more than 1 ms after their intended time): the generator could not keep the schedule`,
+      `${s.lateSends} late sends (${pct(s.lateSends / Math.max(1, s.offered))} of origins sent more than 1 ms after their intended time)${limits ? `, schedule lag p99 ${lagP99} ms above its limit of ${limits.lagP99Ms} ms (${limits.lagP99Why})` : ''}: the generator could not keep the schedule`,
     );
   if (s.omissionFactor !== null && s.omissionFactor > 2 && !said(/omission factor/))
     out.push(

@@ -11,13 +11,17 @@ import { renderHtml } from './html.js';
 import { loadResults, type ResultsData } from './load.js';
 import { renderMarkdown, reportSections, type ReportFigures } from './markdown.js';
 import { renderSvg } from './svg.js';
+import { isValid } from '../analysis/tally.js';
 
-/** Every figure of a results folder, by where it goes in the report. */
+/**
+ * Every figure of a results folder, by where it goes in the report. Figures across
+ * repetitions draw the valid runs only (DESIGN.md §2); each run keeps its own figures.
+ */
 export function reportFigures(x: ResultsData): ReportFigures {
   const many = x.runs.length > 1;
   return {
     runs: [
-      ...repetitionFigures(x.runs),
+      ...repetitionFigures(x.runs.filter((r) => isValid(r.summary))),
       ...x.runs.flatMap((r) => runFigures(r, many ? `run-${r.index}-` : '')),
     ],
     sweep: x.sweep ? sweepFigures(x.sweep) : [],

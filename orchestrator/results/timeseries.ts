@@ -15,6 +15,14 @@ function phaseAt(plan: RunPlan, ms: number): string {
 }
 
 /**
+ * A number as timeseries.csv writes it: rounded to 3 decimals; empty when not measured.
+ * The status line prints its per-second figures with it, so they read the same.
+ */
+export function csvNumber(v: number | null | undefined): string {
+  return v === null || v === undefined ? '' : String(Math.round(v * 1000) / 1000);
+}
+
+/**
  * timeseries.csv: one row per bucket (second), one column per series. Empty cells
  * mean "not measured" (no success in that second, or no scrape answered), never zero.
  */
@@ -68,8 +76,7 @@ export function timeseriesCsv(
   const p = r.policies;
   const when = (on: boolean, v: number | undefined): string => (on ? cell(v ?? 0) : '');
   const rows = [cols.join(',')];
-  const cell = (v: number | null | undefined): string =>
-    v === null || v === undefined ? '' : String(Math.round(v * 1000) / 1000);
+  const cell = csvNumber;
   for (let i = 0; i < r.buckets; i++) {
     const offered = s.offered[i] ?? 0;
     const received = server?.received[i] ?? null;

@@ -102,7 +102,7 @@ export function buildClient(
     // Client 0 keeps the stream the single client always had.
     rngFor: (k) => seededRng(plan.seed, k === 0 ? 'client' : `client-${k}`),
     emit: (e) => recorder.policy(e),
-    observe: observe(recorder),
+    observe: observe(recorder, clock),
   });
 }
 

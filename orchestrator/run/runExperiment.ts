@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BenchError } from '../errors.js';
 import { aggregateRuns, type AggregateSummary } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
 import { writeReport } from '../report/writeReport.js';
 import { resultsDir, writeJson } from '../results/files.js';
-import { planRun } from '../spec/plan.js';
+import { describeCapacity, planRun, usesCapacityFraction, type PlannedCapacity } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
@@ -26,6 +28,26 @@ export interface RunOptions {
   readonly lab?: Pick<RunContext, 'docker' | 'observe'>;
   /** Which capacity `% capacity` uses (default auto: the measured one when this lab was calibrated on this machine). */
   readonly capacity?: CapacityMode | undefined;
+  /**
+   * The capacity to use as it is, not resolved again: a simulated twin takes the one its
+   * lab run recorded (twinCapacity), so it offers the rate the lab ran. Overrides `capacity`.
+   */
+  readonly planned?: PlannedCapacity | undefined;
+}
+
+/**
+ * The capacity a lab run in `dir` used, as its run-1/manifest.json recorded it, for its
+ * simulated twin: the twin then resolves `% capacity` against the same capacity, so it
+ * offers the rate the lab actually ran (not one resolved again, for the simulation's
+ * runtime, from a calibration store that may have changed).
+ */
+export function twinCapacity(dir: string): PlannedCapacity {
+  const file = join(dir, 'run-1', 'manifest.json');
+  const m = JSON.parse(readFileSync(file, 'utf8')) as { capacity?: PlannedCapacity };
+  const c = m.capacity;
+  if (!c || !(c.usedPerS > 0))
+    throw new BenchError('E_USAGE', `${file}: capacity.usedPerS: missing (the lab run recorded no capacity)`);
+  return { ...c, from: `the lab run's (${dir}): ${c.from}` };
 }
 
 export interface ExperimentResult {
@@ -43,18 +65,15 @@ export interface ExperimentResult {
 export async function runExperiment(e: Experiment, opts: RunOptions): Promise<ExperimentResult> {
   const runtime = opts.runtime ?? DEFAULT_RUNTIME;
   // Before any folder is made: --capacity measured without a calibration stops here.
-  const capacity = capacityFor(e, runtime, opts.capacity);
+  const capacity = opts.planned ? { planned: opts.planned } : capacityFor(e, runtime, opts.capacity);
   const dir = resultsDir(e.name, opts.out, opts.resultsRoot);
   const status = new StatusLine(process.stderr, opts.quiet ?? false);
   const journal = new Journal();
   const runs: RunSummary[] = [];
   const first = planRun(e, { scale: opts.scale, run: 1, sourceFile: opts.sourceFile, ...capacity }).capacity;
-  status.say(
-    `metabench: ${e.name} → ${dir}` +
-      (JSON.stringify(e.load).includes('capacityFraction')
-        ? ` (% capacity of ${+first.usedPerS.toFixed(3)}/s, ${first.source})`
-        : ''),
-  );
+  status.say(`metabench: ${e.name} → ${dir}`);
+  // Which capacity `% capacity` used, and where it came from (also in manifest.json and summary.json).
+  status.say(`  ${describeCapacity(first, usesCapacityFraction(e))}`);
   for (let i = 1; i <= e.repeat && !opts.stop.aborted; i++) {
     const plan = planRun(e, { scale: opts.scale, run: i, sourceFile: opts.sourceFile, ...capacity });
     const summary = await runOnce(plan, join(dir, `run-${i}`), {
@@ -66,10 +85,13 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
     });
     runs.push(summary);
+    // The outcome first (DESIGN.md §2), then the figures it rests on; nothing after a trigger never reached.
     status.say(
-      `  run ${i}: goodput ${summary.baseline.goodputPerS ?? '–'}/s → ${summary.afterTrigger.goodputPerS ?? '–'}/s after the trigger, ` +
-        `amplification ${summary.afterTrigger.amplification ?? '–'}; ` +
-        `${summary.metastable === null ? 'verdict unmeasured' : summary.metastable ? 'METASTABLE' : 'recovered'} (${summary.recoveryReason})`,
+      `  run ${i}: ${summary.outcome.toUpperCase()}: ${summary.outcomeReason}; ` +
+        (summary.trigger.applied === false
+          ? `goodput ${summary.baseline.goodputPerS ?? '–'}/s in the baseline; the run ended before the trigger`
+          : `goodput ${summary.baseline.goodputPerS ?? '–'}/s → ${summary.afterTrigger.goodputPerS ?? '–'}/s after the trigger, ` +
+            `amplification ${summary.afterTrigger.amplification ?? '–'}`),
     );
   }
   const aggregate = runs.length > 1 ? aggregateRuns(runs) : null;

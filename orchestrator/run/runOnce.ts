@@ -23,7 +23,7 @@ import type { RunPlan } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
 import { GeneratorCpu } from './generatorCpu.js';
-import type { StatusLine } from './status.js';
+import { lastSecond, type StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { makeRuntime, type RunRuntime, type ServerSource } from './runtime.js';
 
@@ -212,8 +212,7 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
             phase: phaseName(plan, now),
             elapsedS: now / 1000,
             totalS: plan.totalMs / 1000,
-            live: rec.takeLive(),
-            p99Ms: rec.p99BeforeMs(now),
+            second: lastSecond(rec),
           });
           tick(n + 1);
         }),

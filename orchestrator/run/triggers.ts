@@ -71,9 +71,10 @@ export class TriggerSchedule {
       appliedAt: new Date().toISOString(),
       undo: s.trigger.undoRecipe(this.lab),
     });
+    const issued = clock.now();
     s.applied = s.trigger.apply(this.lab).then(
       () => {
-        const t = clock.now();
+        const t = s.trigger.effectAtIssue ? issued : clock.now();
         s.startMs = t;
         rec.note({
           e: 'trigger',

@@ -128,6 +128,27 @@ export function planCapacity(
   };
 }
 
+/**
+ * Which capacity `% capacity` rates use, in one line, for the status output at a run's
+ * start: the capacity and its source, and for a measured one the calibration file it was
+ * read from and when it was measured.
+ */
+export function describeCapacity(c: PlannedCapacity, usesPercent: boolean): string {
+  const f = (x: number): string => `${+x.toFixed(3)}/s`;
+  const what =
+    c.source === 'measured' && c.calibration
+      ? `${f(c.usedPerS)} measured (calibration ${c.calibration.file}, measured ${c.calibration.measuredAt}; nominal ${f(c.nominalPerS)})`
+      : c.source === 'measured'
+        ? `${f(c.usedPerS)} measured (${c.from})`
+        : `${f(c.usedPerS)} ${c.from}`;
+  return `capacity for % capacity: ${what}${usesPercent ? '' : ' — unused: no rate here is written as % capacity'}`;
+}
+
+/** Whether any of the load's rates is written as `% capacity`. */
+export function usesCapacityFraction(e: Experiment): boolean {
+  return JSON.stringify(e.load).includes('capacityFraction');
+}
+
 /** The run seed: run 1 of a single run uses the experiment seed itself, so a seed reproduces. */
 export function runSeed(seed: number, run: number): number {
   return run === 1 ? seed : deriveSeed(seed, `run-${run}`);
@@ -143,10 +164,12 @@ export function planRun(
     capacity?: MeasuredCapacity | null | undefined;
     /** Why the nominal capacity is used, when it is (default: no calibration found). */
     nominalWhy?: string | undefined;
+    /** A capacity already resolved (a simulated twin takes its lab run's): used as it is. */
+    planned?: PlannedCapacity | undefined;
   },
 ): RunPlan {
   const f = opts.scale;
-  const capacity = planCapacity(e, opts.capacity, opts.nominalWhy);
+  const capacity = opts.planned ?? planCapacity(e, opts.capacity, opts.nominalWhy);
   const s = e.schedule;
   const warmup = { startMs: 0, endMs: s.warmup * f };
   const baseline = { startMs: warmup.endMs, endMs: warmup.endMs + s.baseline * f };

@@ -4,9 +4,10 @@ import { writeReport } from '../report/writeReport.js';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { RunSummary } from '../analysis/summary.js';
+import { describeTally, tallyOutcomes } from '../analysis/tally.js';
 import { BenchError } from '../errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
-import { runExperiment } from '../run/runExperiment.js';
+import { runExperiment, twinCapacity } from '../run/runExperiment.js';
 import type { LoadedSweep } from '../spec/sweep.js';
 import type { CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
@@ -107,14 +108,17 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         stop: opts.stop,
         sourceFile: s.experimentFile,
         runtime: 'sim',
-        capacity: opts.capacity,
+        // At the rate the lab point ran: the capacity its manifest recorded, not one resolved again.
+        planned: twinCapacity(pointDir(dir, p)),
         manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
       });
       await writeReport(pointDir(dir, p));
-      say(`point ${p.index}, simulated: ${pointVerdict(sim.runs)}`);
+      say(
+        `point ${p.index}, simulated: ${pointVerdict(sim.runs)} (${describeTally(tallyOutcomes(sim.runs))})`,
+      );
     }
     ran.push(p);
-    say(`point ${p.index}: ${pointVerdict(r.runs)}`);
+    say(`point ${p.index}: ${pointVerdict(r.runs)} (${describeTally(tallyOutcomes(r.runs))})`);
     writeTables(dir, s);
   }
   const results = writeTables(dir, s);

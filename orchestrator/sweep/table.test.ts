@@ -115,3 +115,39 @@ test('a sweep with simulated twins puts the simulation’s verdict and goodput b
   ) as Record<string, string>[];
   assert.ok(!('verdict (simulated)' in plain[0]!));
 });
+
+test('a sweep point counts its valid runs only: metastable 2/2, and 1 invalid with the check it failed', () => {
+  const invalid = {
+    ...run(false, 300, 'pass'),
+    metastable: null,
+    outcome: 'invalid',
+    validity: {
+      valid: false,
+      failed: [{ check: 'cpu', what: "the generator's CPU", value: 0.97, limit: 0.9 }],
+    },
+  } as unknown as RunSummary;
+  const f: Factor = { path: 'load.rate', values: [], reference: '70% capacity' };
+  const points = planPoints('one-at-a-time', [f]);
+  const results = [
+    { point: points[0]!, dir: 'point-1', runs: [run(true, 2, 'pass'), run(true, 4, 'pass'), invalid] },
+  ];
+  assert.equal(pointVerdict(results[0]!.runs), 'metastable');
+  const row = sweepTable('one-at-a-time', [f], results).rows[0]!;
+  assert.equal(row.metastableRuns, 2);
+  assert.equal(row.validRuns, 2);
+  assert.equal(row.invalidRuns, 1);
+  assert.deepEqual(row.invalidBecause, { cpu: 1 });
+  assert.equal(row.outcomes, 'metastable 2/2; invalid 1 (generator CPU)');
+  assert.equal(row.figures['goodput after'], 3); // the invalid run's 300/s left out
+  const csv = parse(sweepCsv([f], results), { columns: true }) as Record<string, string>[];
+  assert.deepEqual(
+    [csv[0]!['metastable'], csv[0]!['outcomes'], csv[0]!['invalid'], csv[0]!['goodput after (req/s)']],
+    ['2/2', 'metastable 2/2; invalid 1 (generator CPU)', '1 (generator CPU)', '3'],
+  );
+  assert.match(
+    sweepMarkdown('s', 'one-at-a-time', [f], results),
+    /\| metastable 2\/2; invalid 1 \(generator CPU\) \|/,
+  );
+  // A point whose every run is invalid gives no verdict.
+  assert.equal(pointVerdict([invalid]), 'invalid');
+});

@@ -3,6 +3,7 @@ import { mean } from 'simple-statistics';
 import type { RunSummary } from '../analysis/summary.js';
 import type { SweepTable, SweepVerdict } from '../report/tables.js';
 import type { Design, Factor, SweepPoint } from './planner.js';
+import { describeInvalid, describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 
 /** The key figures of each point (the mean over its runs). */
 export const SWEEP_FIGURES = [
@@ -27,18 +28,24 @@ export interface PointResult {
 }
 
 /**
- * A point's metastable verdict over its runs: the majority of the runs that measured one
- * (a tie counts as metastable: a collapse seen in half the runs is not a recovery);
- * unmeasured when no run measured it.
+ * A point's metastable verdict over its valid runs (DESIGN.md §2: invalid runs give no
+ * verdict): the majority of the valid runs that measured one (a tie counts as metastable:
+ * a collapse seen in half the runs is not a recovery); unmeasured when no valid run
+ * measured it; invalid when no run was valid.
  */
 export function pointVerdict(runs: readonly RunSummary[]): SweepVerdict {
-  const measured = runs.filter((r) => r.metastable !== null);
+  const valid = runs.filter(isValid);
+  if (runs.length > 0 && valid.length === 0) return 'invalid';
+  const measured = valid.filter((r) => r.metastable !== null);
   if (measured.length === 0) return 'unmeasured';
   const metastable = measured.filter((r) => r.metastable === true).length;
   return metastable * 2 >= measured.length ? 'metastable' : 'recovered';
 }
 
-/** "pass 2/3" per hypothesis metric and window (and request class), over the point's runs. */
+/**
+ * "pass 2/3" per hypothesis metric and window (and request class), over every run of the
+ * point: a failing baseline threshold is what makes a run invalid, so it counts here.
+ */
 export function hypothesisVerdicts(runs: readonly RunSummary[]): Record<string, string> {
   const out: Record<string, string> = {};
   const keys = new Map<string, { pass: number; fail: number; unmeasured: number }>();
@@ -82,14 +89,22 @@ export function sweepTable(
       ...(f.reference !== undefined ? { reference: factorValue(f.reference) } : {}),
     })),
     figures: SWEEP_FIGURES.map((f) => ({ name: f.name, unit: f.unit })),
-    rows: results.map((r) => ({
-      ...(r.point.varied !== undefined ? { varied: r.point.varied } : {}),
-      factors: Object.fromEntries(Object.entries(r.point.values).map(([k, v]) => [k, factorValue(v)])),
-      figures: Object.fromEntries(SWEEP_FIGURES.map((f) => [f.name, meanOf(r.runs.map(f.of))])),
-      verdict: pointVerdict(r.runs),
-      runs: r.runs.length,
-      metastableRuns: r.runs.filter((s) => s.metastable === true).length,
-    })),
+    rows: results.map((r) => {
+      const valid = r.runs.filter(isValid);
+      const t = tallyOutcomes(r.runs);
+      return {
+        ...(r.point.varied !== undefined ? { varied: r.point.varied } : {}),
+        factors: Object.fromEntries(Object.entries(r.point.values).map(([k, v]) => [k, factorValue(v)])),
+        figures: Object.fromEntries(SWEEP_FIGURES.map((f) => [f.name, meanOf(valid.map(f.of))])),
+        verdict: pointVerdict(r.runs),
+        runs: r.runs.length,
+        metastableRuns: valid.filter((s) => s.metastable === true).length,
+        validRuns: t.valid,
+        invalidRuns: t.invalid,
+        invalidBecause: t.invalidBecause,
+        outcomes: describeTally(t),
+      };
+    }),
   };
 }
 
@@ -103,6 +118,8 @@ function flatRows(factors: readonly Factor[], results: readonly PointResult[]): 
   return results.map((r) => {
     const hyp = hypothesisVerdicts(r.runs);
     const twin = r.twin && r.twin.length > 0 ? r.twin : undefined;
+    const valid = r.runs.filter(isValid);
+    const t = tallyOutcomes(r.runs);
     return {
       cells: {
         point: r.point.index,
@@ -110,17 +127,20 @@ function flatRows(factors: readonly Factor[], results: readonly PointResult[]): 
         ...Object.fromEntries(factors.map((f) => [f.path, factorValue(r.point.values[f.path])])),
         runs: r.runs.length,
         verdict: pointVerdict(r.runs),
-        metastable: `${r.runs.filter((s) => s.metastable === true).length}/${r.runs.length}`,
+        // Over the valid runs only; the invalid ones counted apart, with the checks they failed.
+        metastable: `${valid.filter((s) => s.metastable === true).length}/${valid.length}`,
         // Beside the lab's verdict, the simulation's of the same point (model vs bench).
         ...(twins
           ? {
               'verdict (simulated)': twin ? pointVerdict(twin) : null,
               'goodput after, simulated (req/s)': twin
-                ? meanOf(twin.map((t) => t.afterTrigger.goodputPerS))
+                ? meanOf(twin.filter(isValid).map((s) => s.afterTrigger.goodputPerS))
                 : null,
             }
           : {}),
-        ...Object.fromEntries(SWEEP_FIGURES.map((f) => [`${f.name} (${f.unit})`, meanOf(r.runs.map(f.of))])),
+        outcomes: describeTally(t),
+        invalid: t.invalid > 0 ? `${t.invalid} (${describeInvalid(t)})` : 0,
+        ...Object.fromEntries(SWEEP_FIGURES.map((f) => [`${f.name} (${f.unit})`, meanOf(valid.map(f.of))])),
         ...Object.fromEntries(hypKeys.map((k) => [`hypothesis ${k}`, hyp[k] ?? ''])),
         folder: r.dir,
       },
@@ -152,7 +172,7 @@ export function sweepMarkdown(
     '',
     `Design: ${design}${design === 'one-at-a-time' ? ' (the reference point first, then one factor moved at a time)' : ''}; ` +
       `factors: ${factors.map((f) => `${f.path} ∈ {${f.values.map((v) => String(factorValue(v))).join(', ')}}${f.reference !== undefined ? ` (reference ${String(factorValue(f.reference))})` : ''}`).join('; ')}.`,
-    'Figures are means over the point\'s runs; "after" is the window from the end of the trigger to the end of the observation.',
+    'Figures are means over the point\'s valid runs only (DESIGN.md §2); invalid runs are counted apart with the validity checks they failed. "After" is the window from the end of the trigger to the end of the observation.',
     '',
   ];
   if (rows.length === 0) return lines.join('\n') + 'No point has finished.\n';

@@ -13,6 +13,11 @@ export interface Trigger {
    * issued, and the time until the process answers is reported on its own (DESIGN.md §2).
    */
   readonly restarts?: boolean;
+  /**
+   * The fault takes effect when `apply` is issued (a signal sent), though the call then
+   * waits for the process to go: its start is the issue time, not the call's return.
+   */
+  readonly effectAtIssue?: boolean;
   describe(): string;
   undoRecipe(lab: Lab): UndoRecipe;
   apply(lab: Lab): Promise<void>;

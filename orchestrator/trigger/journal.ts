@@ -25,9 +25,10 @@ import { runDockerUndo } from '../lab/docker/undo.js';
  * One file per orchestrator process: <state>/journal/<pid>.json.
  */
 export function stateDir(): string {
+  // An empty variable counts as unset (as XDG says), never as the current directory.
   return (
-    process.env.METABENCH_STATE_DIR ??
-    join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'metabench')
+    process.env.METABENCH_STATE_DIR ||
+    join(process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'metabench')
   );
 }
 

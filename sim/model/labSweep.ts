@@ -201,6 +201,7 @@ export function readLabSweep(dir: string, file: string, sets: readonly Override[
       verdict: row.verdict,
       runs: row.runs,
       metastableRuns: row.metastableRuns,
+      validRuns: row.validRuns,
     };
   });
   return {

@@ -68,8 +68,15 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
       ]);
       const r = await simulate(planRun(e, { scale: o.scale, run: 1, sourceFile: file }));
       const s = r.summary;
+      // A slow drain (not-recovered) is neither: the map's observation was too short for it.
       const verdict: SweepVerdict =
-        s.metastable === null ? 'unmeasured' : s.metastable ? 'metastable' : 'recovered';
+        s.outcome === 'invalid'
+          ? 'invalid'
+          : s.outcome === 'metastable'
+            ? 'metastable'
+            : s.outcome === 'recovered' || s.outcome === 'recovered-late'
+              ? 'recovered'
+              : 'unmeasured';
       const row = {
         factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: triggerSeconds(durationMs, o.scale) },
         figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(s)])),

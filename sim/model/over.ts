@@ -25,6 +25,8 @@ export interface LabPoint {
   readonly verdict: SweepVerdict;
   readonly runs?: number | undefined;
   readonly metastableRuns?: number | undefined;
+  /** The point's valid runs (metastableRuns is out of these); absent in older sweep tables. */
+  readonly validRuns?: number | undefined;
 }
 
 /** A lab point with the model's verdict at its cell. */
@@ -72,7 +74,13 @@ export function joinLab(map: SweepTable, lab: readonly LabPoint[]): LabJoin {
     const cell = cellAt(map, p.offeredPerS, p.triggerS);
     const model = cell?.verdict ?? null;
     const agree =
-      model === null || model === 'unmeasured' || p.verdict === 'unmeasured' ? null : model === p.verdict;
+      model === null ||
+      model === 'unmeasured' ||
+      model === 'invalid' ||
+      p.verdict === 'unmeasured' ||
+      p.verdict === 'invalid'
+        ? null
+        : model === p.verdict;
     return { ...p, model, agree };
   });
   return {
@@ -98,13 +106,14 @@ export function describeJoin(j: LabJoin): string {
   return `lab vs model: ${n} lab point${n === 1 ? '' : 's'}; ${parts.join(', ')}`;
 }
 
-/** M metastable (bold, as in the map), R recovered, ? unmeasured. */
+/** M metastable (bold, as in the map), R recovered, ? unmeasured, I invalid (no valid run: no verdict). */
 export function verdictLetter(v: SweepVerdict): string {
-  return v === 'metastable' ? '**M**' : v === 'recovered' ? 'R' : '?';
+  return v === 'metastable' ? '**M**' : v === 'recovered' ? 'R' : v === 'invalid' ? 'I' : '?';
 }
 
 function labLetter(p: LabPoint): string {
-  const runs = p.runs !== undefined && p.runs > 1 ? ` ${p.metastableRuns ?? '?'}/${p.runs}` : '';
+  const runs =
+    p.runs !== undefined && p.runs > 1 ? ` ${p.metastableRuns ?? '?'}/${p.validRuns ?? p.runs}` : '';
   return `${verdictLetter(p.verdict)}${runs}`;
 }
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freshStateDir } from './state.js';
 
 export const CLI = fileURLToPath(new URL('../../orchestrator/cli/main.js', import.meta.url));
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -14,14 +15,18 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `metabench ARGS` as a child process (stdout/stderr captured). */
+/**
+ * Starts `metabench ARGS` as a child process (stdout/stderr captured). Its state folder
+ * is a fresh temporary one unless `env` names one (METABENCH_STATE_DIR): a calibration
+ * stored on this machine never changes what a test runs.
+ */
 export function startCli(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; done: Promise<CliResult>; stderrSoFar: () => string } {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: REPO,
-    env: { ...process.env, ...env },
+    env: { ...process.env, METABENCH_STATE_DIR: freshStateDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -81,6 +81,48 @@ test('SIGTERM during a pause resumes the api, stops the lab, keeps what was meas
   assert.ok(!existsSync(join(state, 'journal', `${cli.child.pid}.json`)), 'journal cleared');
 });
 
+test('Ctrl-C (SIGINT) before the trigger: the bin itself exits 11, and the report claims no trigger or recovery', async () => {
+  const dir = tempDir('sigint');
+  const out = join(dir, 'out');
+  const file = join(dir, 'long-baseline.yaml');
+  // The trigger is planned 31 s in: the interruption comes long before it.
+  writeFileSync(
+    file,
+    [
+      'name: long-baseline',
+      'lab: { api: { workers: 4, work: { dist: constant, mean: 5ms } } }',
+      'load: { arrival: constant, rate: 50/s }',
+      'client: { timeout: 300ms, retry: { policy: none } }',
+      'schedule: { warmup: 1s, baseline: 30s, trigger: { kind: pause, target: api, duration: 2s }, observe: 5s }',
+      'recovery: { within: 2x, tolerance: 10%, window: 1s, hold: 1s }',
+      '',
+    ].join('\n'),
+  );
+  const cli = startCli(['run', file, '--out', out], { METABENCH_STATE_DIR: join(dir, 'state') });
+  await waitFor('the run to start', () => existsSync(join(out, 'run-1', 'manifest.json')));
+  cli.child.kill('SIGINT');
+  const r = await cli.done;
+  // node dist/orchestrator/cli/main.js (the installed bin) exits with its own code, 11.
+  assert.equal(r.code, 11, r.stderr);
+  assert.equal(r.signal, null);
+  assert.doesNotMatch(r.stderr, /pause api applied/);
+  const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+    usable: boolean;
+    outcome: string;
+    metastable: boolean | null;
+    trigger: { applied: boolean };
+    afterTrigger: { seconds: number };
+  };
+  assert.equal(s.usable, false);
+  assert.equal(s.trigger.applied, false);
+  assert.equal(s.outcome, 'invalid');
+  assert.equal(s.metastable, null);
+  assert.equal(s.afterTrigger.seconds, 0);
+  const md = readFileSync(join(out, 'report.md'), 'utf8');
+  assert.match(md, /The run ended before the trigger/);
+  assert.doesNotMatch(md, /recovery time|recovered after|not recovered|\*\*metastable\*\*/);
+});
+
 test('after SIGKILL of the orchestrator mid-pause, `metabench lab reset` finds the journal and resumes the api', async () => {
   const dir = tempDir('sigkill');
   const out = join(dir, 'out');

@@ -4,6 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { saveCalibration } from '../../orchestrator/calibrate/store.js';
+import { loadExperimentFile } from '../../orchestrator/spec/load.js';
 
 // Issue 9's model vs bench for sweeps: `metabench sweep --twin` simulates every lab point
 // (same experiment, seed and scale) into point-<k>/twin/; each point's report shows both,
@@ -26,12 +28,20 @@ test('sweep --twin: each lab point has its simulated twin, its report both side 
   writeFileSync(join(dir, 'twin-small.yaml'), EXPERIMENT);
   writeFileSync(join(dir, 'twin.sweep.yaml'), SWEEP);
   const out = join(dir, 'out');
+  // The local lab was calibrated at 200/s (nominal 400/s); the simulation's runtime has no
+  // calibration: the twin must still offer what the lab offered.
+  const state = join(dir, 'state');
+  storeCalibration(join(dir, 'twin-small.yaml'), state, 200);
   const r = await runCli(['sweep', join(dir, 'twin.sweep.yaml'), '--twin', '--out', out, '--quiet'], {
-    METABENCH_STATE_DIR: join(dir, 'state'),
+    METABENCH_STATE_DIR: state,
   });
   assert.equal(r.code, 0, r.stderr);
-  for (const k of [1, 2]) {
+  for (const [k, rate] of [
+    [1, 100],
+    [2, 60],
+  ] as const) {
     const point = join(out, `point-${k}`);
+    assertTwinRate(point, rate);
     const twin = JSON.parse(readFileSync(join(point, 'twin', 'run-1', 'summary.json'), 'utf8')) as {
       runtime: string;
     };
@@ -61,4 +71,55 @@ test('sweep --twin: each lab point has its simulated twin, its report both side 
   ]);
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /--twin simulates a lab sweep/);
+});
+
+function storeCalibration(file: string, root: string, perS: number): void {
+  saveCalibration(
+    loadExperimentFile(file),
+    'local',
+    {
+      capacityPerS: perS,
+      goodputAtSaturationPerS: null,
+      experimentFile: file,
+      resultsDir: join(root, 'calibration-results'),
+      scale: 1,
+    },
+    { root },
+  );
+}
+
+/** The lab run and its twin offered `rate`/s, both against the lab's measured capacity; the report shows both. */
+function assertTwinRate(dir: string, rate: number): void {
+  const manifest = (d: string) =>
+    JSON.parse(readFileSync(join(d, 'run-1', 'manifest.json'), 'utf8')) as {
+      plan: { ratePerS: number };
+      capacity: { usedPerS: number; source: string };
+    };
+  const lab = manifest(dir);
+  const twin = manifest(join(dir, 'twin'));
+  assert.equal(lab.plan.ratePerS, rate);
+  assert.equal(twin.plan.ratePerS, rate);
+  assert.deepEqual([lab.capacity.usedPerS, lab.capacity.source], [200, 'measured']);
+  assert.deepEqual([twin.capacity.usedPerS, twin.capacity.source], [200, 'measured']);
+  const md = readFileSync(join(dir, 'report.md'), 'utf8');
+  const section = md.slice(md.indexOf('## Model vs bench'));
+  assert.match(
+    section,
+    new RegExp(`\\| offered rate, planned \\(req/s\\) \\| ${rate} \\| ${rate} \\| 0 \\(\\+0%\\) \\|`),
+  );
+  assert.match(section, /\| capacity for % capacity \| 200\/s measured \| 200\/s measured \| the same \|/);
+}
+
+test('run --twin: the twin offers the rate the lab ran, against the capacity the lab used', async () => {
+  const dir = tempDir('run-twin');
+  const file = join(dir, 'twin-small.yaml');
+  writeFileSync(file, EXPERIMENT);
+  const state = join(dir, 'state');
+  storeCalibration(file, state, 200);
+  const out = join(dir, 'out');
+  const r = await runCli(['run', file, '--twin', '--out', out], { METABENCH_STATE_DIR: state });
+  assert.equal(r.code, 0, r.stderr);
+  // 50% of the measured 200/s, not of the nominal 400/s the simulation would resolve alone.
+  assertTwinRate(out, 100);
+  assert.match(r.stderr, /capacity for % capacity: 200\/s measured \(calibration /);
 });

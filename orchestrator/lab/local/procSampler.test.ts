@@ -18,7 +18,8 @@ test('readProcUsage sees CPU time spent by a process tree, counting a child that
   // A shell whose child burns CPU for a while and exits: its CPU moves into the shell's cutime.
   const sh = spawn(
     'sh',
-    ['-c', `${process.execPath} -e "const t=Date.now(); while (Date.now()-t < 400);"; sleep 30`],
+    // It burns 400 ms of its own CPU time, not of wall time: a starved machine gives less CPU per second.
+    ['-c', `${process.execPath} -e "while (process.cpuUsage().user < 400000);"; sleep 30`],
     { stdio: 'ignore', detached: true },
   );
   try {

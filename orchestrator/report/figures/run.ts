@@ -41,7 +41,11 @@ export function runFigures(run: RunData, prefix: string): Figure[] {
     ts,
     s: run.summary,
     id: (name) => `${prefix}${name}`,
-    trigger: { startS: run.summary.trigger.startS, endS: run.summary.trigger.endS },
+    // A trigger the run never reached is not drawn (nothing after it was measured).
+    trigger:
+      run.summary.trigger.applied === false
+        ? null
+        : { startS: run.summary.trigger.startS, endS: run.summary.trigger.endS },
     domainS: [0, ((numbers(ts, 't_s').at(-1) ?? 0) as number) + 1],
     runLabel: prefix ? ` (run ${run.index})` : '',
   };
@@ -64,7 +68,7 @@ interface Ctx {
   readonly ts: Timeseries;
   readonly s: RunSummary;
   readonly id: (name: string) => string;
-  readonly trigger: TimeWindow;
+  readonly trigger: TimeWindow | null;
   readonly domainS: readonly [number, number];
   readonly runLabel: string;
 }
@@ -116,6 +120,8 @@ function linesFigure(
 /** The recovery point when recovered; the recovery deadline otherwise (if it lies in the plot). */
 function recoveryMarker(c: Ctx): VlSpec[] {
   const s = c.s;
+  // No recovery marker for a trigger never reached, nor for an invalid run (no verdict).
+  if (c.trigger === null || s.outcome === 'invalid') return [];
   if (s.recovered && s.recoveryTimeS !== null)
     return markerLayers(rounded(s.trigger.endS + s.recoveryTimeS)!, `recovered after ${s.recoveryTimeS} s`);
   const deadline = s.trigger.endS + s.recoveryDeadlineS;

@@ -2,10 +2,13 @@ import type { SweepTable, SweepVerdict } from '../tables.js';
 import { PALETTE } from '../theme.js';
 import { document, type Figure, type Row } from './common.js';
 
-/** Verdict colours: metastable vermillion, recovered green, unmeasured grey (and shapes, for greyscale print). */
-const VERDICTS: readonly SweepVerdict[] = ['metastable', 'recovered', 'unmeasured'];
-const VERDICT_COLORS = [PALETTE.vermillion, PALETTE.green, '#999999'];
-const VERDICT_SHAPES = ['triangle-up', 'circle', 'cross'];
+/**
+ * Verdict colours: metastable vermillion, recovered green, unmeasured grey, invalid (no
+ * valid run at the point) black (and shapes, for greyscale print).
+ */
+const VERDICTS: readonly SweepVerdict[] = ['metastable', 'recovered', 'unmeasured', 'invalid'];
+const VERDICT_COLORS = [PALETTE.vermillion, PALETTE.green, '#999999', PALETTE.black];
+const VERDICT_SHAPES = ['triangle-up', 'circle', 'cross', 'square'];
 
 function axisTitle(name: string, unit: string): string {
   return `${name} (${unit})`;
@@ -140,12 +143,14 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     verdict: r.verdict,
     label:
       r.runs !== undefined && r.metastableRuns !== undefined
-        ? `${r.metastableRuns}/${r.runs}`
+        ? `${r.metastableRuns}/${r.validRuns ?? r.runs}${r.invalidRuns ? ` (${r.invalidRuns} invalid)` : ''}`
         : r.verdict === 'metastable'
           ? 'M'
           : r.verdict === 'recovered'
             ? 'R'
-            : '?',
+            : r.verdict === 'invalid'
+              ? 'I'
+              : '?',
   }));
   // Several points in one cell sit side by side, 12 px apart.
   const seen = new Map<string, number>();
@@ -246,10 +251,10 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     caption: overlay
       ? `Cells: the ${overlay.cells}'s verdict for every combination of ${fx.name} and ${fy.name}, metastable (vermillion), recovered (green), unmeasured (grey). ` +
         `Dots: the ${overlay.name}'s points, coloured by their own verdict, a circle where it agrees with the ${overlay.cells}'s cell, a cross where it disagrees, a square where there is no cell to compare with (or either is unmeasured).`
-      : `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey); labels give metastable runs / runs where repeated (M metastable, R recovered otherwise).`,
+      : `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey), invalid (black: no valid run); labels give metastable runs / valid runs where repeated, and the invalid runs (M metastable, R recovered, I invalid otherwise).`,
     data,
     series: [
-      ...['metastable', 'recovered', 'unmeasured'].filter((v) => data.some((r) => r['verdict'] === v)),
+      ...VERDICTS.filter((v) => data.some((r) => r['verdict'] === v)),
       ...AGREEMENT.filter((a) => marks.some((r) => r['agreement'] === a)),
     ],
     spec: document(title, {
