@@ -7,8 +7,24 @@ import type { Experiment } from '../orchestrator/spec/schema.js';
  * suite's twin check (test/helpers/twin.ts).
  */
 
-/** The scale the reproduction suite runs every catalogue experiment at. */
+/** The default scale of the reproduction suite. */
 export const SUITE_SCALE = 0.2;
+
+/**
+ * Experiments the suite runs at another scale than SUITE_SCALE, and why (the scale test
+ * found their outcome class changed at SUITE_SCALE).
+ */
+export const SCALE_EXCEPTIONS: Readonly<Record<string, { scale: number; why: string }>> = {
+  'cache-stampede': {
+    scale: 0.5,
+    why: 'at 0.2 the observation ends 24 s after the flush, while the few keys filled right after it still lift goodput: the trend test reads not-recovered (projected recovery 51 s), where scale 1 is metastable; at 0.5 (60 s) it is metastable like scale 1 (seeds 42, 1 and 2; at 0.3 and 0.4 seed 2 still reads not-recovered)',
+  },
+};
+
+/** The scale the reproduction suite runs an experiment at. */
+export function suiteScale(name: string): number {
+  return SCALE_EXCEPTIONS[name]?.scale ?? SUITE_SCALE;
+}
 
 /**
  * The class an outcome is compared by: recovered and recovered-late are one class (both

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { erlangC, md1, mmc } from './model/queueing.js';
+import { erlangC, md1, mmc, mmcSojournQuantile, mmcSojournTail } from './model/queueing.js';
 import { runQueue } from './model/queueRun.js';
 
 // The simulated api (its own WorkerPool and FIFO queue on the SimClock) against the
@@ -21,6 +21,23 @@ test('the closed forms reproduce the check values of research/metastability.md �
   near(mmc(5, 4, 1).meanWait, 0.5541);
   near(mmc(10, 8, 1).meanWait, 0.2046);
   near(md1(0.5, 1).meanWait, 0.5); // half of M/M/1's 1.0
+});
+
+test('the M/M/c sojourn quantile inverts the tail: M/M/1 is exponential with rate μ − λ', () => {
+  const near = (x: number, y: number, d = 1e-6): void => assert.ok(Math.abs(x - y) < d, `${x} vs ${y}`);
+  // M/M/1: T ~ Exp(μ − λ), so its q-quantile is −ln(1 − q) / (μ − λ).
+  near(mmcSojournQuantile(1, 0.8, 1, 0.99), Math.log(100) / 0.2);
+  near(mmcSojournQuantile(1, 0.5, 1, 0.5), Math.log(2) / 0.5);
+  // M/M/c: the tail at the quantile is 1 − q, at light and heavy load.
+  for (const [c, lambda, mu] of [
+    [6, 280, 50],
+    [8, 100, 50],
+    [4, 3.9, 1],
+  ] as const)
+    for (const q of [0.5, 0.9, 0.99])
+      near(mmcSojournTail(c, lambda, mu, mmcSojournQuantile(c, lambda, mu, q)), 1 - q, 1e-9);
+  // Past capacity there is no stationary quantile.
+  assert.equal(mmcSojournQuantile(2, 3, 1, 0.99), Infinity);
 });
 
 const SAMPLES: Record<string, number> = { '0.5': 300_000, '0.7': 500_000, '0.9': 2_500_000 };

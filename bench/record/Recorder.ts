@@ -34,7 +34,7 @@ export interface BucketSeries {
   readonly failures: Record<FailureKind, number[]>;
   /** First attempts sent more than LATE_SEND_MS after their intended time, by intended time. */
   readonly lateSends: number[];
-  /** First attempts by actual send time: the offered load the generator achieved (run validity). */
+  /** First attempts by actual send time (or by the time the breaker or throttle refused them): the offered load the generator achieved (run validity). */
   readonly firstSends: number[];
   readonly responseP50: (number | null)[];
   readonly responseP99: (number | null)[];
@@ -391,6 +391,9 @@ export class Recorder {
         else c.retriesExhausted++;
         return;
       case 'rejected':
+        // A first attempt the breaker or the throttle refused was still offered on
+        // schedule: the generator did its part (validity check 4 reads firstSends).
+        if (e.number === 1) bump(this.s.firstSends, this.bucket(e.atMs));
         if (e.by === 'breaker') {
           c.breakerRejected++;
           bump(this.s.rejectedBreaker, this.bucket(e.atMs));

@@ -40,3 +40,15 @@ test('timeseries.csv: the breaker-state columns, empty when the client has no br
   assert.equal(without[0]!['breaker_open'], '');
   assert.equal(without[0]!['retries_denied_budget'], '');
 });
+
+test('a first attempt the breaker refuses still counts as offered on schedule (firstSends); a refused retry does not', () => {
+  const rec = new Recorder({
+    policies: { clients: 1, budget: false, breaker: true, throttle: false, hedge: false, abandon: false },
+  });
+  rec.policy({ type: 'breaker', client: 0, from: 'closed', to: 'open', atMs: 100 });
+  rec.policy({ type: 'rejected', client: 0, origin: 1, number: 1, by: 'breaker', atMs: 200 });
+  rec.policy({ type: 'rejected', client: 0, origin: 2, number: 2, by: 'breaker', atMs: 300 });
+  rec.policy({ type: 'rejected', client: 0, origin: 3, number: 1, by: 'throttle', atMs: 1200 });
+  rec.tick(2000);
+  assert.deepEqual(rec.close().series.firstSends, [1, 1]);
+});

@@ -59,3 +59,21 @@ export function mmcSojournTail(c: number, lambda: number, mu: number, t: number)
   if (Math.abs(theta - mu) < 1e-12 * mu) return Math.exp(-mu * t) * (1 + C * mu * t);
   return Math.exp(-mu * t) + ((C * mu) / (theta - mu)) * (Math.exp(-mu * t) - Math.exp(-theta * t));
 }
+
+/**
+ * The q-quantile of the M/M/c FCFS sojourn time (wait + service): the t with
+ * P(T > t) = 1 − q, by bisection on mmcSojournTail (decreasing in t). In the unit of 1/μ.
+ */
+export function mmcSojournQuantile(c: number, lambda: number, mu: number, q: number): number {
+  if (!(lambda < c * mu)) return Infinity;
+  const target = 1 - q;
+  let lo = 0;
+  let hi = 1 / mu;
+  while (mmcSojournTail(c, lambda, mu, hi) > target) hi *= 2;
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    const mid = (lo + hi) / 2;
+    if (mmcSojournTail(c, lambda, mu, mid) > target) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import { suiteScale } from './catalogue.js';
 import { runCli, tempDir } from './cli.js';
 import { assertTwinAgrees } from './twin.js';
 
@@ -40,25 +41,62 @@ export interface ScaledRun {
 }
 
 /**
- * `metabench run FILE --scale 0.2 --repeat 1` into a fresh folder; asserts it exited 0,
- * is usable and reconciles offered with recorded, and returns its summary and series.
+ * Extra arguments for every reproduction run: `METABENCH_REPRO_RUNTIME=sim` runs the
+ * suite's lab experiments in simulation instead (for developing an assertion against the
+ * fast runtime first; the suite proper runs the local lab).
+ */
+export function reproRuntimeArgs(): string[] {
+  const rt = process.env['METABENCH_REPRO_RUNTIME'];
+  return rt ? ['--runtime', rt] : [];
+}
+
+/**
+ * `metabench run FILE --scale S --repeat 1` into a fresh folder, S the scale the suite
+ * runs that experiment at (test/helpers/catalogue.ts), with a state folder of its own (no
+ * stored calibration leaks in); asserts it exited 0 (11 when `invalid`: an invalid run
+ * is the claim), is usable and reconciles offered with recorded, and returns its summary
+ * and series.
  */
 export async function runScaled(
   file: string,
   extra: string[] = [],
   env: Record<string, string> = {},
+  opts: { readonly invalid?: boolean } = {},
 ): Promise<ScaledRun> {
-  const out = join(tempDir('exp'), 'out');
+  const dir = tempDir('exp');
+  const out = join(dir, 'out');
+  const scale = suiteScale(basename(file).replace(/\.yaml$/, ''));
   const r = await runCli(
-    ['run', file, '--scale', '0.2', '--repeat', '1', '--out', out, '--quiet', ...extra],
-    env,
+    [
+      'run',
+      file,
+      '--scale',
+      String(scale),
+      '--repeat',
+      '1',
+      '--out',
+      out,
+      '--quiet',
+      ...reproRuntimeArgs(),
+      ...extra,
+    ],
+    { METABENCH_STATE_DIR: join(dir, 'state'), ...env },
   );
-  assert.equal(r.code, 0, `${file}: exit ${r.code}\n${r.stderr}`);
+  // An invalid run exits 11 (unusable); `invalid: true` expects one (its claim).
+  assert.equal(r.code, opts.invalid ? 11 : 0, `${file}: exit ${r.code}\n${r.stderr}`);
   const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
   assert.equal(s.offered, s.recorded, `${file}: every origin offered has its outcome`);
-  assert.equal(s.usable, true, `${file}: ${s.warnings.join('; ')}`);
+  if (!opts.invalid) assert.equal(s.usable, true, `${file}: ${s.warnings.join('; ')}`);
   await assertTwinAgrees(file, s, extra, env);
   return { out, s, rows: readSeries(out), stderr: r.stderr };
+}
+
+/** The events of run-1/events.ndjson. */
+export function readEvents(dir: string): Record<string, unknown>[] {
+  return readFileSync(join(dir, 'run-1/events.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /** Failed origins of a run, all kinds together. */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { loadExperimentFile } from '../../orchestrator/spec/load.js';
-import { outcomeClass, simCannotModel, SUITE_SCALE } from '../../sim/agreement.js';
+import { outcomeClass, simCannotModel } from '../../sim/agreement.js';
 import { runCli, tempDir } from './cli.js';
 
 /**
@@ -28,7 +28,7 @@ export async function assertTwinAgrees(
       'run',
       file,
       '--scale',
-      String(SUITE_SCALE),
+      String(lab.scale),
       '--repeat',
       '1',
       '--out',

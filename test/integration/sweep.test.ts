@@ -28,7 +28,7 @@ test('a scaled sweep of retry-storm over three load rates writes the sweep table
   assert.equal(table.design, 'one-at-a-time');
   assert.deepEqual(
     table.rows.map((row) => row.factors['load.rate']),
-    ['70% capacity', '50% capacity', '90% capacity'],
+    ['70% capacity', '20% capacity', '30% capacity', '50% capacity', '90% capacity'],
   );
   for (const row of table.rows) {
     assert.ok(['metastable', 'recovered'].includes(row.verdict), `a measured verdict: ${row.verdict}`);
@@ -42,7 +42,7 @@ test('a scaled sweep of retry-storm over three load rates writes the sweep table
     string,
     string
   >[];
-  assert.equal(csv.length, 3);
+  assert.equal(csv.length, 5);
   assert.deepEqual(
     csv.map((row) => row['verdict']),
     table.rows.map((row) => row.verdict),
@@ -50,10 +50,10 @@ test('a scaled sweep of retry-storm over three load rates writes the sweep table
   assert.ok(csv.every((row) => /^(pass|fail|unmeasured)/.test(row['hypothesis goodput baseline'] ?? '')));
   const md = readFileSync(join(out, 'sweep.md'), 'utf8');
   assert.match(md, /\| point \| varied \| load.rate \|/);
-  assert.equal(md.split('\n').filter((l) => /^\| \d+ \|/.test(l)).length, 3);
+  assert.equal(md.split('\n').filter((l) => /^\| \d+ \|/.test(l)).length, 5);
 
   // Each point is an experiment results folder; its manifest records the factor as an override.
-  const m = JSON.parse(readFileSync(join(out, 'point-3', 'run-1', 'manifest.json'), 'utf8')) as {
+  const m = JSON.parse(readFileSync(join(out, 'point-5', 'run-1', 'manifest.json'), 'utf8')) as {
     overrides: string[];
     experiment: { load: { rate: unknown } };
   };
@@ -71,12 +71,12 @@ test('a scaled sweep of retry-storm over three load rates writes the sweep table
   // Resume: every point is complete, so none runs again.
   const again = await runCli(args.filter((a) => a !== '--quiet'));
   assert.equal(again.code, 0, again.stderr);
-  assert.match(again.stderr, /3 already complete, skipped/);
-  assert.doesNotMatch(again.stderr, /point \d\/3:/);
+  assert.match(again.stderr, /5 already complete, skipped/);
+  assert.doesNotMatch(again.stderr, /point \d\/5:/);
   assert.deepEqual(
     readdirSync(out)
       .filter((f) => f.startsWith('point-'))
       .sort(),
-    ['point-1', 'point-2', 'point-3'],
+    ['point-1', 'point-2', 'point-3', 'point-4', 'point-5'],
   );
 });

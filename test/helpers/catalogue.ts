@@ -1,0 +1,96 @@
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+
+// The catalogue (experiments/README.md) as the tests read it: each experiment's claimed
+// outcome class, the scale the reproduction suite runs it at, and the experiments the
+// simulation cannot model. test/repro asserts the claims in the lab; the scale test
+// (sim/catalogueScale.test.ts) checks the suite's scale does not change an outcome.
+
+/** DESIGN.md §2's outcome of a run. */
+export type Outcome =
+  'recovered' | 'recovered-late' | 'metastable' | 'not-recovered' | 'unmeasured' | 'invalid';
+
+export const OUTCOMES: readonly Outcome[] = [
+  'recovered',
+  'recovered-late',
+  'metastable',
+  'not-recovered',
+  'unmeasured',
+  'invalid',
+];
+
+/**
+ * A run's outcome: summary.json's `outcome` when it has one; otherwise derived from the
+ * older `recovered`/`metastable` pair (where a late recovery was `metastable: true`).
+ */
+export function outcomeOf(s: RunSummary): Outcome {
+  const o = (s as { outcome?: unknown }).outcome;
+  if (typeof o === 'string' && (OUTCOMES as readonly string[]).includes(o)) return o as Outcome;
+  if (s.metastable === null) return 'unmeasured';
+  if (s.recovered) return s.metastable ? 'recovered-late' : 'recovered';
+  return s.metastable ? 'metastable' : 'unmeasured';
+}
+
+/** The outcome with the reason (and the failed validity checks), for assertion messages. */
+export function describeOutcome(s: RunSummary): string {
+  const x = s as {
+    outcomeReason?: string;
+    sustainingEffect?: string | null;
+    projectedRecoveryS?: number | null;
+    validity?: { failed?: readonly { check: string; value: unknown; limit: unknown }[] };
+  };
+  const failed = x.validity?.failed ?? [];
+  return [
+    `${outcomeOf(s)}: ${x.outcomeReason ?? s.recoveryReason}`,
+    failed.length
+      ? `invalid: ${failed.map((f) => `${f.check} ${JSON.stringify(f.value)} (limit ${JSON.stringify(f.limit)})`).join(', ')}`
+      : '',
+    x.sustainingEffect ? `sustained by ${x.sustainingEffect}` : '',
+    typeof x.projectedRecoveryS === 'number' ? `projected recovery ${x.projectedRecoveryS} s` : '',
+    s.warnings.length ? `warnings: ${s.warnings.join('; ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+export { SUITE_SCALE, SCALE_EXCEPTIONS, suiteScale } from '../../sim/agreement.js';
+
+/**
+ * Each catalogue experiment's claimed outcome class: the first word of its "expected
+ * outcome" cell in experiments/README.md (a test checks they are the same). step-test
+ * is a calibration (metabench calibrate): it has no outcome class.
+ */
+export const CLAIMED: Readonly<Record<string, Outcome | null>> = {
+  'retry-storm': 'metastable',
+  'retry-storm-no-retry': 'recovered',
+  'retry-storm-backoff': 'metastable',
+  'retry-storm-budget': 'recovered',
+  'retry-storm-breaker': 'recovered',
+  'hedging-amplification': 'metastable',
+  'closed-loop-pause': 'recovered',
+  'kill-restart': 'recovered',
+  'load-spike': 'recovered',
+  'lifo-vs-fifo-fifo': 'recovered',
+  'lifo-vs-fifo-lifo': 'recovered',
+  'shed-breaker-oscillation': 'invalid',
+  'cache-stampede': 'metastable',
+  'cache-stampede-mitigated': 'recovered',
+  'cache-outage': 'metastable',
+  'db-pause': 'recovered',
+  'db-partition': 'recovered',
+  'db-latency': 'recovered',
+  'hotos21-retry': 'metastable',
+  'llm-platform': 'recovered',
+  'llm-platform-failing': 'recovered',
+  'step-test': null,
+  soak: 'recovered',
+};
+
+/** Catalogue experiments the simulation cannot model, and why. */
+export const NOT_SIMULATED: Readonly<Record<string, string>> = {
+  'llm-platform':
+    'the simulated api serves /work and /health only: the LLM routes (/chat, /agent, /retrieve, /ingest) answer 404 and there is no provider behind them',
+  'llm-platform-failing':
+    'the simulated api serves /work and /health only: the LLM routes answer 404 and there is no provider to fail',
+  'step-test':
+    'its claim is a step test, and metabench calibrate measures a real lab only (it refuses --runtime sim)',
+};
