@@ -124,6 +124,10 @@ function composeEngineEnv(): NodeJS.ProcessEnv {
 }
 
 function lastLines(text: string, n: number): string {
-  const lines = text.trim().split('\n').filter(Boolean);
+  // Compose v1 ends its progress lines with a carriage return: one line each, not overwritten.
+  const lines = text
+    .split(/[\r\n]+/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.slice(-n).join(' | ') || 'no message';
 }

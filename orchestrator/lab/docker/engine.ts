@@ -193,6 +193,9 @@ export interface ServiceContainer {
   /** Container port ("8080/tcp") → published host address ("127.0.0.1:8080"). */
   readonly ports: Readonly<Record<string, string>>;
   readonly image: string;
+  /** How often the engine restarted it (its restart policy), and the last exit code. */
+  readonly restartCount: number;
+  readonly exitCode: number;
 }
 
 /** The project's containers (any state), found by their compose labels, one per service. */
@@ -222,28 +225,57 @@ export async function inspectContainer(docker: Docker, id: string): Promise<Serv
     pid: i.State.Pid,
     ports,
     image: i.Config.Image,
+    restartCount: i.RestartCount ?? 0,
+    exitCode: i.State.ExitCode ?? 0,
   };
 }
 
 /**
  * Waits until the container runs and, when it has a healthcheck, is healthy; throws
- * E_LAB_PREFLIGHT naming the service when it exits or the timeout passes.
+ * E_LAB_PREFLIGHT naming the service when it exits, restarts (a restart policy hides an exit
+ * behind a restart loop) or the timeout passes, with the end of its log.
  */
 export async function waitHealthy(docker: Docker, id: string, timeoutMs = 90_000): Promise<ServiceContainer> {
   const until = performance.now() + timeoutMs;
   let c = await inspectContainer(docker, id);
+  const restarts = c.restartCount;
   while (performance.now() < until) {
-    if (c.state === 'running' && (c.health === undefined || c.health === 'healthy')) return c;
-    if (c.state === 'exited' || c.state === 'dead')
+    if (c.state === 'exited' || c.state === 'dead' || c.state === 'restarting' || c.restartCount > restarts)
       throw new BenchError(
         'E_LAB_PREFLIGHT',
-        `${c.service} (container ${c.name}) exited while starting; see \`docker logs ${c.name}\``,
+        `${c.service} (container ${c.name}) ${c.state === 'exited' || c.state === 'dead' ? 'exited' : 'exited and is restarting'} with code ${c.exitCode} while starting${await logTail(docker, id)}`,
+        `see \`docker logs ${c.name}\``,
       );
+    if (c.state === 'running' && (c.health === undefined || c.health === 'healthy')) return c;
     await new Promise((r) => setTimeout(r, 250));
     c = await inspectContainer(docker, id);
   }
   throw new BenchError(
     'E_LAB_PREFLIGHT',
-    `${c.service} (container ${c.name}) is ${c.state}${c.health ? ` and ${c.health}` : ''} after ${timeoutMs / 1000} s`,
+    `${c.service} (container ${c.name}) is ${c.state}${c.health ? ` and ${c.health}` : ''} after ${timeoutMs / 1000} s${await logTail(docker, id)}`,
+    `see \`docker logs ${c.name}\``,
   );
+}
+
+/** ": <the last lines of the container's log>", or "" when it has none or they cannot be read. */
+async function logTail(docker: Docker, id: string, lines = 3): Promise<string> {
+  try {
+    const buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: lines })) as Buffer;
+    const text = demuxLog(buf).trim().split('\n').filter(Boolean).join(' | ');
+    return text ? `: ${text}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The text of a non-TTY container's log stream (8-byte frame headers stripped). */
+export function demuxLog(buf: Buffer): string {
+  let out = '';
+  let i = 0;
+  while (i + 8 <= buf.length && (buf[i] === 1 || buf[i] === 2) && buf[i + 1] === 0) {
+    const n = buf.readUInt32BE(i + 4);
+    out += buf.subarray(i + 8, i + 8 + n).toString();
+    i += 8 + n;
+  }
+  return i === 0 ? buf.toString() : out;
 }
