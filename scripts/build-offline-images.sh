@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Builds every image of the Docker lab on a machine that reaches no image registry, only a
 # Debian mirror: a debootstrap'd bookworm root imported with `docker import`, then one
-# `docker build --network host` per image (Debian's redis-server, postgresql and prometheus;
-# this machine's Node.js binary for the api and llm-stub; our faultproxy standing in for
+# `docker build` per image (Debian's redis-server, postgresql and prometheus; this machine's
+# Node.js binary as the stand-in for the official Node.js image; our faultproxy standing in for
 # Toxiproxy). Grafana has no Debian package, so the offline lab runs without it.
+#
+# The api image is built from docker/api/Dockerfile, the file users build, with its base images
+# pointed at the local ones (build arguments): BASE_IMAGE the Node.js stand-in, BUILD_IMAGE the
+# same with this checkout's node_modules in /app (so its `npm ci` is skipped and no registry is
+# reached: the build runs with --network none). Docker's layer cache rebuilds it when a source
+# file changed.
 #
 # Writes docker/offline.env, which points the compose file's image variables at these images:
 #   docker compose --env-file docker/offline.env up -d api redis postgres toxiproxy prometheus
 #   metabench lab up --runtime docker --env-file docker/offline.env
 #
-# An image that exists is kept (REBUILD=1 rebuilds all); the api image (and the stand-in for
-# Toxiproxy built on it) is rebuilt when dist/ changed since it was built: it carries a hash of
-# dist/ as a label. Needs root (debootstrap), docker, debootstrap, and `npm run build` done.
+# Every image is built each time, Docker's layer cache making an unchanged one take seconds;
+# REBUILD=1 builds without the cache, and also redoes the Debian root. Needs root (debootstrap), docker,
+# debootstrap, and node_modules installed (npm ci).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +33,8 @@ OFF=docker/offline
 
 say() { printf '== %s\n' "$*" >&2; }
 have() { [ "$REBUILD" != 1 ] && docker image inspect "$1" >/dev/null 2>&1; }
+CACHE=()
+[ "$REBUILD" = 1 ] && CACHE=(--no-cache)
 # build TAG DOCKERFILE [--build-arg ...] -- tar members of the context (DIR:PATH...)
 build() {
   local tag=$1 file=$2
@@ -38,18 +46,12 @@ build() {
   local members=(-C "$PWD/$OFF" "$file")
   for m in "$@"; do members+=(-C "$(cd "${m%%:*}" && pwd)" "${m#*:}"); done
   say "build $tag"
-  # The repository's files go under app/ (one COPY in api.Dockerfile); heavy dev-only packages stay out.
-  tar -cf - --exclude='node_modules/typescript' --exclude='node_modules/prettier' \
-    --exclude='node_modules/playwright-core' --exclude='node_modules/eslint' \
-    --exclude='node_modules/@typescript-eslint' --exclude='node_modules/autocannon' \
-    --exclude='*.test.js' --exclude='*.map' --transform='s,^\(package\.json\|node_modules\|dist\),app/\1,' \
-    "${members[@]}" |
-    "${NICE[@]}" docker build --network host -q -t "$tag" -f "$file" "${args[@]}" - >/dev/null
+  tar -cf - "${members[@]}" | "${NICE[@]}" docker build --network host "${CACHE[@]}" -q -t "$tag" -f "$file" "${args[@]}" - >/dev/null
 }
 
 command -v docker >/dev/null || { echo "docker is not installed" >&2; exit 4; }
 docker info >/dev/null 2>&1 || { echo "the Docker engine does not answer (is dockerd running?)" >&2; exit 4; }
-[ -f dist/services/api/main.js ] || { echo "dist/ is missing: run npm run build first" >&2; exit 4; }
+[ -d node_modules/typescript ] || { echo "node_modules is missing: run npm ci first" >&2; exit 4; }
 
 t0=$(date +%s)
 if ! have "$BASE"; then
@@ -68,21 +70,26 @@ if ! have "$BASE"; then
 fi
 
 nodebin=$(command -v node)
-have "$NODE_IMAGE" || build "$NODE_IMAGE" node.Dockerfile --build-arg "BASE=$BASE" -- "$(dirname "$nodebin"):$(basename "$nodebin")"
-dist_hash=$(find dist package.json -type f ! -name '*.map' ! -name '*.test.js' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
-built_hash=$(docker image inspect -f '{{ index .Config.Labels "metabench.dist" }}' "$API_IMAGE" 2>/dev/null || true)
-if [ "$REBUILD" = 1 ] || [ "$built_hash" != "$dist_hash" ]; then
-  build "$API_IMAGE" api.Dockerfile --build-arg "NODE_IMAGE=$NODE_IMAGE" --label "metabench.dist=$dist_hash" -- \
-    ".:package.json" ".:node_modules" ".:dist"
-  # The stand-in for Toxiproxy is built on the api image, so it follows it.
-  docker image rm -f "$PREFIX/toxiproxy:faultproxy" >/dev/null 2>&1 || true
-fi
-have "$PREFIX/toxiproxy:faultproxy" ||
-  build "$PREFIX/toxiproxy:faultproxy" faultproxy.Dockerfile --build-arg "API_IMAGE=$API_IMAGE" -- "$OFF:toxiproxy" "$OFF:toxiproxy-cli"
-have "$PREFIX/redis:$SUITE" || build "$PREFIX/redis:$SUITE" redis.Dockerfile --build-arg "BASE=$BASE" --
-have "$PREFIX/postgres:$SUITE" ||
-  build "$PREFIX/postgres:$SUITE" postgres.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:postgres-entrypoint.sh"
-have "$PREFIX/prometheus:$SUITE" || build "$PREFIX/prometheus:$SUITE" prometheus.Dockerfile --build-arg "BASE=$BASE" --
+npmdir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")") # …/node_modules/npm
+build "$NODE_IMAGE" node.Dockerfile --build-arg "BASE=$BASE" -- "$(dirname "$nodebin"):$(basename "$nodebin")" \
+  "$(dirname "$npmdir"):npm"
+# The api's build stage: the Node.js stand-in with node_modules (as `npm ci` installs it from
+# package-lock.json), one image per lockfile and Node.js image.
+node_id=$(docker image inspect -f '{{.Id}}' "$NODE_IMAGE" | cut -d: -f2 | cut -c1-12)
+DEPS_IMAGE=$PREFIX/node-deps:$node_id-$(sha256sum package-lock.json | cut -c1-12)
+modules=$(realpath node_modules)
+have "$DEPS_IMAGE" ||
+  build "$DEPS_IMAGE" deps.Dockerfile --build-arg "NODE_IMAGE=$NODE_IMAGE" -- "$(dirname "$modules"):node_modules"
+say "build $API_IMAGE from docker/api/Dockerfile"
+t1=$(date +%s)
+"${NICE[@]}" docker build --network none "${CACHE[@]}" -q -t "$API_IMAGE" -f docker/api/Dockerfile \
+  --build-arg "BASE_IMAGE=$NODE_IMAGE" --build-arg "BUILD_IMAGE=$DEPS_IMAGE" . >/dev/null
+say "api image built in $(( $(date +%s) - t1 )) s"
+# The stand-in for Toxiproxy is built on the api image (the layer cache keeps it while the api is unchanged).
+build "$PREFIX/toxiproxy:faultproxy" faultproxy.Dockerfile --build-arg "API_IMAGE=$API_IMAGE" -- "$OFF:toxiproxy" "$OFF:toxiproxy-cli"
+build "$PREFIX/redis:$SUITE" redis.Dockerfile --build-arg "BASE=$BASE" --
+build "$PREFIX/postgres:$SUITE" postgres.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:postgres-entrypoint.sh"
+build "$PREFIX/prometheus:$SUITE" prometheus.Dockerfile --build-arg "BASE=$BASE" --
 
 cat > "$OFF.env" <<ENV
 # Written by scripts/build-offline-images.sh: the compose file's images, built locally.

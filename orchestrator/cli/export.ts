@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { BenchError } from '../errors.js';
+import { parseEnvFile } from '../lab/docker/images.js';
 import { GrafanaClient } from '../grafana/client.js';
 import { exportPanels } from '../grafana/exportPanels.js';
 import { wholeNumber } from './options.js';
@@ -13,17 +16,41 @@ export function register(program: Command): void {
     .argument('<results-dir>', 'a folder `metabench run --runtime docker` wrote')
     .option(
       '--grafana-url <URL>',
-      'the Grafana to render with',
-      process.env.METABENCH_GRAFANA_URL ?? `http://127.0.0.1:${process.env.METABENCH_GRAFANA_PORT ?? '3000'}`,
+      'the Grafana to render with (default: METABENCH_GRAFANA_URL, else 127.0.0.1 on METABENCH_GRAFANA_PORT or 3000)',
+    )
+    .option(
+      '--env-file <FILE>',
+      'the compose env file the lab was brought up with: its METABENCH_GRAFANA_PORT finds the lab’s Grafana',
     )
     .option('--width <PX>', 'width of each PNG', wholeNumber('--width', 100, 8000), 1000)
     .option('--height <PX>', 'height of each PNG', wholeNumber('--height', 100, 8000), 500)
-    .action(async (dir: string, o: { grafanaUrl: string; width: number; height: number }) => {
-      const files = await exportPanels(new GrafanaClient(o.grafanaUrl), dir, {
-        width: o.width,
-        height: o.height,
-      });
-      for (const f of files) process.stdout.write(`${f}\n`);
-      process.stderr.write(`metabench: ${files.length} panels exported from ${o.grafanaUrl}\n`);
-    });
+    .action(
+      async (dir: string, o: { grafanaUrl?: string; envFile?: string; width: number; height: number }) => {
+        const url = o.grafanaUrl ?? grafanaUrl(o.envFile);
+        const files = await exportPanels(new GrafanaClient(url), dir, {
+          width: o.width,
+          height: o.height,
+        });
+        for (const f of files) process.stdout.write(`${f}\n`);
+        process.stderr.write(`metabench: ${files.length} panels exported from ${url}\n`);
+      },
+    );
+}
+
+/** The lab's Grafana: METABENCH_GRAFANA_URL, else its port as compose resolves it (the environment over the env file). */
+function grafanaUrl(envFile: string | undefined): string {
+  if (process.env.METABENCH_GRAFANA_URL) return process.env.METABENCH_GRAFANA_URL;
+  let fromFile: Record<string, string> = {};
+  if (envFile !== undefined) {
+    try {
+      fromFile = parseEnvFile(readFileSync(envFile, 'utf8'));
+    } catch (err) {
+      throw new BenchError(
+        'E_USAGE',
+        `--env-file ${envFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+  }
+  const port = process.env.METABENCH_GRAFANA_PORT || fromFile.METABENCH_GRAFANA_PORT || '3000';
+  return `http://127.0.0.1:${port}`;
 }

@@ -8,10 +8,14 @@ export function register(program: Command): void {
     .command('reset')
     .description('undo every fault left applied by an orchestrator that is no longer running')
     .action(() => {
-      // The pre-action hook has already undone orphaned faults; say so when there were none.
-      const more = recoverOrphanedFaults();
-      for (const line of more) process.stdout.write(`undid: ${line}\n`);
-      process.stdout.write('lab reset: no fault left applied\n');
+      // The pre-action hook leaves `lab reset` alone (see main.ts): it says here what it undid.
+      const undone = recoverOrphanedFaults();
+      for (const line of undone) process.stdout.write(`lab reset: undid ${line}\n`);
+      process.stdout.write(
+        undone.length === 0
+          ? 'lab reset: nothing to undo (no fault was left applied by an earlier run)\n'
+          : `lab reset: undid ${undone.length} action${undone.length === 1 ? '' : 's'} left by an earlier run (faults, labs); nothing is left applied\n`,
+      );
     });
   registerDockerLab(lab);
 }

@@ -9,8 +9,15 @@ import {
   runCompose,
   type ComposeOptions,
 } from '../lab/docker/compose.js';
-import { dockerClient, pingEngine, projectContainers, waitHealthy } from '../lab/docker/engine.js';
+import {
+  dockerClient,
+  pingEngine,
+  projectContainers,
+  waitHealthy,
+  type ServiceContainer,
+} from '../lab/docker/engine.js';
 import { parseEnvFile, serviceImages } from '../lab/docker/images.js';
+import { checkPorts, publishedPorts } from '../lab/docker/ports.js';
 import { addRuntimeOptions, composeOptions, type RuntimeFlags } from './runtimeOption.js';
 
 type LabFlags = Pick<RuntimeFlags, 'runtime' | 'project' | 'envFile'>;
@@ -37,22 +44,53 @@ export function registerDockerLab(lab: Command): void {
       else services.push(...GRAFANA_SERVICES);
     }
     if (o.llm) services.push('llm-stub');
+    // Every published port must be free, unless this project's own containers hold it already
+    // (a stopped container holds none: the engine lists no ports for it).
+    const own = new Set((await projectContainers(docker, c.project)).flatMap((x) => Object.values(x.ports)));
+    await checkPorts(publishedPorts(services, composeEnv(c)), own);
     process.stderr.write(`metabench: ${composeCli().bin} up ${services.join(' ')} (project ${c.project})\n`);
     await runCompose(c, [...(o.llm ? ['--profile', 'llm'] : []), 'up', '-d', ...services], { inherit: true });
-    for (const s of await projectContainers(docker, c.project))
-      if (services.includes(s.service)) await waitHealthy(docker, s.id, 120_000);
+    const started = await projectContainers(docker, c.project);
+    for (const service of services) {
+      const s = started.find((x) => x.service === service);
+      if (!s) throw new BenchError('E_LAB_PREFLIGHT', `${service}: compose created no container for it`);
+      await waitHealthy(docker, s.id, 120_000);
+    }
     printStatus(await projectContainers(docker, c.project), c.project);
   });
 
   addRuntimeOptions(
-    lab.command('down').description('stop and remove the Docker lab’s containers and network'),
+    lab
+      .command('down')
+      .description('stop and remove the Docker lab’s containers, its network and their anonymous volumes')
+      .option('--volumes', 'also remove the named volumes the compose file declares'),
     false,
-  ).action(async (o: LabFlags) => {
+  ).action(async (o: LabFlags & { volumes?: boolean }) => {
     const c = dockerOnly(o, 'down');
-    await runCompose(c, ['--profile', 'llm', 'down', '--remove-orphans', '--timeout', '5'], {
-      inherit: true,
-    });
-    process.stdout.write(`lab down: compose project ${c.project} removed\n`);
+    const docker = dockerClient();
+    await pingEngine(docker);
+    // Compose's `down` keeps the anonymous volumes of images that declare a VOLUME (Postgres's,
+    // Prometheus's, Redis's data directories) unless told -v, which would take named ones too:
+    // note them first, and remove them once their containers are gone.
+    const anonymous = await anonymousVolumes(docker, await projectContainers(docker, c.project));
+    await runCompose(
+      c,
+      ['--profile', 'llm', 'down', '--remove-orphans', '--timeout', '5', ...(o.volumes ? ['--volumes'] : [])],
+      { inherit: true },
+    );
+    const failed: string[] = [];
+    for (const v of anonymous)
+      await docker
+        .getVolume(v)
+        .remove()
+        .catch((err: { statusCode?: number; message: string }) => {
+          if (err.statusCode !== 404) failed.push(`${v} (${err.message})`);
+        });
+    if (failed.length > 0)
+      throw new BenchError('E_LAB', `lab down: cannot remove anonymous volumes: ${failed.join(', ')}`);
+    process.stdout.write(
+      `lab down: compose project ${c.project} removed (containers, network, ${anonymous.length} anonymous volume${anonymous.length === 1 ? '' : 's'}${o.volumes ? ', named volumes' : ''})\n`,
+    );
   });
 
   addRuntimeOptions(
@@ -76,10 +114,34 @@ function dockerOnly(o: LabFlags, what: string): ComposeOptions {
   return composeOptions(o);
 }
 
+/** The variables compose interpolates with: the --env-file's, overridden by the environment (as compose does). */
+function composeEnv(c: ComposeOptions): Record<string, string | undefined> {
+  return { ...(c.envFile ? parseEnvFile(readFileSync(c.envFile, 'utf8')) : {}), ...process.env };
+}
+
+/** The anonymous volumes mounted by these containers (not a compose-declared, named volume). */
+export async function anonymousVolumes(
+  docker: ReturnType<typeof dockerClient>,
+  containers: readonly ServiceContainer[],
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const c of containers) {
+    const i = await docker.getContainer(c.id).inspect();
+    for (const m of i.Mounts ?? []) {
+      if (m.Type !== 'volume' || !m.Name) continue;
+      const v = await docker
+        .getVolume(m.Name)
+        .inspect()
+        .catch(() => undefined);
+      if (v && !v.Labels?.['com.docker.compose.volume']) out.push(m.Name);
+    }
+  }
+  return out;
+}
+
 /** Why Grafana's images cannot be had (neither present nor pullable), or undefined when they can. */
 async function grafanaMissing(c: ComposeOptions): Promise<string | undefined> {
-  const env = { ...(c.envFile ? parseEnvFile(readFileSync(c.envFile, 'utf8')) : {}), ...process.env };
-  const images = serviceImages(env);
+  const images = serviceImages(composeEnv(c));
   const docker = dockerClient();
   const absent: string[] = [];
   for (const s of GRAFANA_SERVICES) {
@@ -101,7 +163,7 @@ async function grafanaMissing(c: ComposeOptions): Promise<string | undefined> {
     await runCompose(c, ['pull', ...GRAFANA_SERVICES], { timeoutMs: 300_000 });
     return undefined;
   } catch (err) {
-    return `${absent.join(', ')} cannot be pulled (${(err as Error).message.slice(0, 200)})`;
+    return `${absent.join(', ')} cannot be pulled (${(err as Error).message})`;
   }
 }
 

@@ -25,8 +25,10 @@ program
   .version(metabenchVersion())
   .exitOverride()
   .showSuggestionAfterError()
-  .hook('preAction', () => {
+  .hook('preAction', (_program, action) => {
     // A crashed orchestrator may have left a fault applied (a paused process): undo it first.
+    // `lab reset` does that itself and reports each one.
+    if (action.name() === 'reset' && action.parent?.name() === 'lab') return;
     for (const line of recoverOrphanedFaults())
       process.stderr.write(`metabench: undid a fault left by an earlier run: ${line}\n`);
   });

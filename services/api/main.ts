@@ -10,43 +10,76 @@ import type { LlmRoutesConfig } from './llmRoutes.js';
 import type { ReadThroughConfig } from './readThrough.js';
 import { startApi } from './server.js';
 
-const { values } = parseArgs({
-  options: {
-    host: { type: 'string', default: '127.0.0.1' },
-    port: { type: 'string', default: '8080' },
-    workers: { type: 'string', default: '8' },
-    work: { type: 'string', default: 'exponential:20ms' },
-    // A named cost class, NAME=DIST (repeatable): --cost heavy=lognormal:200ms:1
-    cost: { type: 'string', multiple: true, default: [] },
-    seed: { type: 'string', default: '1' },
-    // Server-side mitigations, each off unless given.
-    queue: { type: 'string', default: 'fifo' }, // fifo | lifo
-    'queue-bound': { type: 'string' },
-    'concurrency-limit': { type: 'string' },
-    'shed-queue-time': { type: 'string' }, // ms
-    codel: { type: 'string' }, // TARGET_MS:INTERVAL_MS
-    'deadline-drop': { type: 'boolean', default: false },
-    // Server-side request timeout, ms from arrival (abandons the request and its DB query).
-    'request-timeout': { type: 'string' },
-    // Read-through cache: both addresses are host:port, so a proxy can sit in between.
-    redis: { type: 'string' },
-    postgres: { type: 'string' },
-    'db-user': { type: 'string', default: 'postgres' },
-    'db-name': { type: 'string', default: 'postgres' },
-    'db-pool': { type: 'string', default: '8' },
-    'db-delay': { type: 'string', default: 'constant:10ms' },
-    'cache-ttl': { type: 'string', default: '3600' }, // seconds
-    // An LLM provider, host:port (its link), for /chat, /agent, /retrieve and /ingest.
-    llm: { type: 'string' },
-    'llm-slots': { type: 'string', default: '64' },
-    'llm-timeout': { type: 'string', default: '10000' }, // ms per attempt
-    'llm-retry': { type: 'string', default: '3:200:2000' }, // ATTEMPTS:BASE_MS:CAP_MS
-    'llm-model': { type: 'string', default: 'gpt-4o-mini' },
-    'llm-embedding-model': { type: 'string', default: 'text-embedding-3-small' },
-    // Exit when stdin closes: the orchestrator's way of never leaving an orphan behind.
-    'exit-with-parent': { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: node dist/services/api/main.js [flags]
+  --host HOST  --port PORT (default 127.0.0.1:8080)   --workers N (8)   --work DIST (exponential:20ms)
+  --cost NAME=DIST (repeatable)   --seed N   --queue fifo|lifo   --queue-bound N   --concurrency-limit N
+  --shed-queue-time MS   --codel TARGET_MS:INTERVAL_MS   --deadline-drop   --request-timeout MS
+  --redis HOST:PORT --postgres HOST:PORT   --db-user U --db-name D --db-pool N --db-delay DIST --cache-ttl S
+  --llm HOST:PORT   --llm-slots N   --llm-timeout MS   --llm-retry ATTEMPTS:BASE_MS:CAP_MS
+  --llm-model NAME   --llm-embedding-model NAME   --exit-with-parent   --help
+Prints one JSON line {"event":"listening",...} on stdout when it accepts requests.
+`;
+
+/** The flags; --help prints the usage (exit 0), a flag it does not know the usage and exit 2. */
+function parseFlags(): ReturnType<typeof parseApiArgs> {
+  try {
+    const parsed = parseApiArgs();
+    if (parsed.values.help) {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    return parsed;
+  } catch (err) {
+    // The usage, then the error as the last line (what a container log's tail shows).
+    process.stderr.write(`${USAGE}api: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+}
+
+function parseApiArgs() {
+  return parseArgs({
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8080' },
+      workers: { type: 'string', default: '8' },
+      work: { type: 'string', default: 'exponential:20ms' },
+      // A named cost class, NAME=DIST (repeatable): --cost heavy=lognormal:200ms:1
+      cost: { type: 'string', multiple: true, default: [] },
+      seed: { type: 'string', default: '1' },
+      // Server-side mitigations, each off unless given.
+      queue: { type: 'string', default: 'fifo' }, // fifo | lifo
+      'queue-bound': { type: 'string' },
+      'concurrency-limit': { type: 'string' },
+      'shed-queue-time': { type: 'string' }, // ms
+      codel: { type: 'string' }, // TARGET_MS:INTERVAL_MS
+      'deadline-drop': { type: 'boolean', default: false },
+      // Server-side request timeout, ms from arrival (abandons the request and its DB query).
+      'request-timeout': { type: 'string' },
+      // Read-through cache: both addresses are host:port, so a proxy can sit in between.
+      redis: { type: 'string' },
+      postgres: { type: 'string' },
+      'db-user': { type: 'string', default: 'postgres' },
+      'db-name': { type: 'string', default: 'postgres' },
+      'db-pool': { type: 'string', default: '8' },
+      'db-delay': { type: 'string', default: 'constant:10ms' },
+      'cache-ttl': { type: 'string', default: '3600' }, // seconds
+      // An LLM provider, host:port (its link), for /chat, /agent, /retrieve and /ingest.
+      llm: { type: 'string' },
+      'llm-slots': { type: 'string', default: '64' },
+      'llm-timeout': { type: 'string', default: '10000' }, // ms per attempt
+      'llm-retry': { type: 'string', default: '3:200:2000' }, // ATTEMPTS:BASE_MS:CAP_MS
+      'llm-model': { type: 'string', default: 'gpt-4o-mini' },
+      'llm-embedding-model': { type: 'string', default: 'text-embedding-3-small' },
+      // Exit when stdin closes: the orchestrator's way of never leaving an orphan behind.
+      'exit-with-parent': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
+const { values } = parseFlags();
 
 function positive(flag: string, v: string): number {
   const n = Number(v);

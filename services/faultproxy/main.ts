@@ -7,8 +7,15 @@
 import { parseFaultProxyArgs, usage } from './args.js';
 import { runFaultProxy } from './run.js';
 
+let args: ReturnType<typeof parseFaultProxyArgs>;
 try {
-  const args = parseFaultProxyArgs(process.argv.slice(2));
+  args = parseFaultProxyArgs(process.argv.slice(2));
+} catch (err) {
+  // A flag it does not know, or a bad value: the usage, and exit 2.
+  process.stderr.write(`${usage}faultproxy: ${(err as Error).message}\n`);
+  process.exit(2);
+}
+try {
   if (args.help) process.stdout.write(usage);
   else {
     await runFaultProxy(args);

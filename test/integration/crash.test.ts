@@ -53,16 +53,23 @@ recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
 
   const r = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(
-    r.stderr,
-    new RegExp(`undid a fault left by an earlier run: resume api \\(pid ${api}\\): sent SIGCONT`),
+  // It says what it undid, once, and nothing that contradicts it.
+  assert.equal(
+    r.stdout,
+    `lab reset: undid resume api (pid ${api}): sent SIGCONT to pid ${api}\n` +
+      `lab reset: undid stop the lab (api): continue: sent SIGCONT to pids ${api}; kill: sent SIGKILL to pids ${api}\n` +
+      'lab reset: undid 2 actions left by an earlier run (faults, labs); nothing is left applied\n',
   );
-  assert.match(r.stdout, /no fault left applied/);
+  assert.doesNotMatch(r.stderr, /undid/);
   // Continued, it is no longer stopped; its parent is gone, so it exits as it was told to.
   await waitFor('the api to run again and exit', () => processState(api) !== 'T' && gone(api), 10_000);
   assert.deepEqual(readdirSync(join(state, 'journal')), [], 'the journal is empty');
   const again = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
-  assert.doesNotMatch(again.stderr, /undid/, 'a second reset has nothing to undo');
+  assert.equal(
+    again.stdout,
+    'lab reset: nothing to undo (no fault was left applied by an earlier run)\n',
+    'a second reset has nothing to undo',
+  );
 });
 
 test('SIGKILL during a latency trigger on a link: lab reset leaves no toxic, and stops Redis and Postgres', async () => {
@@ -94,8 +101,8 @@ recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
 
   const r = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /remove toxic metabench_0_latency from link redis/);
-  assert.match(r.stderr, /stop the lab/);
+  assert.match(r.stdout, /^lab reset: undid remove toxic metabench_0_latency from link redis/m);
+  assert.match(r.stdout, /^lab reset: undid stop the lab/m);
   await waitFor('Redis and Postgres to be stopped', () => gone(redis) && gone(postgres), 15_000);
   assert.ok(!existsSync(dataDir), 'the data directory is removed');
   // The proxy died with its orchestrator, or answers with no toxic left.

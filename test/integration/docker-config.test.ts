@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { isBenchError } from '../../orchestrator/errors.js';
+import { runCompose } from '../../orchestrator/lab/docker/compose.js';
 import { REPO } from '../helpers/cli.js';
 
 // The lab's configuration files as their own tools read them, where those tools are installed.
@@ -48,8 +52,7 @@ test('docker-compose config accepts docker-compose.yml: ports on 127.0.0.1, imag
       const ip = typeof p === 'string' ? p.split(':')[0] : p.host_ip;
       assert.equal(ip, '127.0.0.1', `${name} publishes ${JSON.stringify(p)} on 127.0.0.1 only`);
     }
-    if (!['llm-stub', 'grafana-image-renderer'].includes(name))
-      assert.ok(s.healthcheck, `${name} has a healthcheck`);
+    if (name !== 'grafana-image-renderer') assert.ok(s.healthcheck, `${name} has a healthcheck`);
   }
   const api = cfg.services.api!.ports![0]!;
   assert.match(typeof api === 'string' ? api : String(api.published), /18081/);
@@ -75,4 +78,21 @@ test('promtool check config accepts prometheus/prometheus.yml', (t) => {
   });
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
   assert.match(r.stdout, /SUCCESS/);
+});
+
+test('a failed compose command reports its whole error text, not a cut of it', async (t) => {
+  if (!composeConfig()) {
+    t.skip('neither docker-compose nor docker compose is installed');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-compose-'));
+  const file = join(dir, 'docker-compose.yml');
+  // An unknown key longer than any cut: compose names it in its error.
+  const key = `x_${'k'.repeat(300)}_end`;
+  writeFileSync(file, `services:\n  svc:\n    image: busybox\n    ${key}: 1\n`);
+  await assert.rejects(
+    runCompose({ project: 'metabench-config-test', file }, ['config']),
+    (e: unknown) =>
+      isBenchError(e) && e.message.includes(key) && /config failed \(exit \d+\): /.test(e.message),
+  );
 });

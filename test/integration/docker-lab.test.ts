@@ -12,12 +12,17 @@ import {
   inspectContainer,
   projectContainers,
 } from '../../orchestrator/lab/docker/engine.js';
+import { parseEnvFile } from '../../orchestrator/lab/docker/images.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { REPO, runCli, startCli, tempDir } from '../helpers/cli.js';
 
-// The Docker lab end to end, on the offline images (scripts/build-offline-images.sh builds
-// what is missing or stale): lab up, the retry storm at --scale 0.2 with the docker runtime,
-// lab down. Skipped, with the reason, where no Docker engine answers.
+// The Docker lab end to end, on the offline images (scripts/build-offline-images.sh builds the
+// api image from docker/api/Dockerfile, the file users build, on local base images): a lab up
+// whose api restart-loops fails naming it; lab up --llm brings every service up and each
+// answers (a chat completion through the llm-stub); the retry storm at --scale 0.2 with the
+// docker runtime; lab reset after a crash; lab down leaves no container, network or volume of
+// the project. Grafana has no offline image, so it is the one service left out here. Skipped,
+// with the reason, where no Docker engine answers.
 
 const PROJECT = 'metabench-e2e';
 const ENV_FILE = join(REPO, 'docker', 'offline.env');
@@ -51,20 +56,120 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
 
   // Free loopback ports, so the lab never meets another on this machine.
   const ports: Record<string, string> = {};
-  for (const s of ['API', 'REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS'])
+  for (const s of ['API', 'REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS', 'LLM'])
     ports[`METABENCH_${s}_PORT`] = String(await freePort('127.0.0.1'));
   const env = { ...ports, METABENCH_STATE_DIR: tempDir('docker-state') };
   const common = ['--runtime', 'docker', '--project', PROJECT, '--env-file', ENV_FILE];
 
+  // The image is the Dockerfile's: its build stage compiled the source, its runtime stage has
+  // the files the services read (the llm-stub's profiles, the experiments, the schemas).
+  const apiImage = await docker.getImage(readEnvFile().METABENCH_API_IMAGE!).inspect();
+  assert.deepEqual(apiImage.Config.Entrypoint, ['node']);
+  const ls = spawnSync(
+    'docker',
+    [
+      'run',
+      '--rm',
+      '--network',
+      'none',
+      '--entrypoint',
+      'ls',
+      readEnvFile().METABENCH_API_IMAGE!,
+      '/app',
+      '/app/services/llm-stub/profiles',
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(ls.status, 0, ls.stderr);
+  for (const f of ['dist', 'experiments', 'node_modules', 'schema', 'default.yaml'])
+    assert.match(ls.stdout, new RegExp(`^${f}$`, 'm'));
+  // The stand-ins behave like the official images where a trigger sees it.
+  const standIn = async (name: string) =>
+    (await docker.getImage(readEnvFile()[name]!).inspect()).Config as {
+      StopSignal?: string;
+      Volumes?: Record<string, object>;
+    };
+  const pg = await standIn('METABENCH_POSTGRES_IMAGE');
+  assert.equal(pg.StopSignal, 'SIGINT', 'docker stop is Postgres’s fast shutdown, as with postgres:16');
+  assert.ok(pg.Volumes && '/var/lib/postgresql/data' in pg.Volumes);
+  assert.ok((await standIn('METABENCH_REDIS_IMAGE')).Volumes?.['/data'] !== undefined);
+  assert.ok((await standIn('METABENCH_PROMETHEUS_IMAGE')).Volumes?.['/prometheus'] !== undefined);
+
   let events: { stop: () => string[] } | undefined;
+  const seenVolumes = new Set<string>();
   try {
-    const up = await runCli(['lab', 'up', ...common, '--no-grafana'], env);
+    // A port already taken: stopped before compose, naming the service and the variable.
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const takenPort = String((taken.address() as { port: number }).port);
+    // With Grafana asked for, its images neither here nor pullable (a reference the engine
+    // refuses, so nothing leaves the machine): it is left out with compose's whole error.
+    const noGrafana = `metabench-test/no-such-grafana-${'x'.repeat(200)}:NOT-A-TAG!`;
+    const clash = await runCli(['lab', 'up', ...common], {
+      ...env,
+      METABENCH_REDIS_PORT: takenPort,
+      METABENCH_GRAFANA_IMAGE: noGrafana,
+      METABENCH_RENDERER_IMAGE: noGrafana,
+    });
+    taken.close();
+    assert.equal(clash.code, 4, clash.stderr);
+    const leftOut = /^metabench: Grafana left out: (.*)$/m.exec(clash.stderr)?.[1] ?? '';
+    assert.ok(leftOut.startsWith(`${noGrafana}, ${noGrafana} cannot be pulled (`), clash.stderr);
+    // Inside the parentheses, compose's error, whole (it was cut at 200 characters).
+    const composeError = leftOut.slice(`${noGrafana}, ${noGrafana} cannot be pulled (`.length, -1);
+    assert.ok(composeError.length > 200, `the whole compose error: ${composeError}`);
+    assert.match(composeError, /pull grafana grafana-image-renderer failed \(exit \d+\): /);
+    assert.match(
+      clash.stderr,
+      new RegExp(
+        `^metabench: port clash: redis publishes 127\\.0\\.0\\.1:${takenPort}, which is taken \\(EADDRINUSE\\): set METABENCH_REDIS_PORT to a free port$`,
+        'm',
+      ),
+    );
+    assert.deepEqual(await projectContainers(docker, PROJECT), [], 'nothing was started');
+
+    // An api that exits at start (a flag it does not know) restart-loops under compose's
+    // restart policy: lab up fails, naming it, with its exit code and the end of its log.
+    const crash = await runCli(['lab', 'up', ...common, '--no-grafana'], {
+      ...env,
+      METABENCH_API_FLAGS: '--no-such-flag',
+    });
+    assert.equal(crash.code, 4, crash.stderr);
+    assert.match(
+      crash.stderr,
+      /^metabench: api \(container [\w-]+\) exited (and is restarting )?with code 2 while starting: .*api: Unknown option '--no-such-flag'$/m,
+    );
+    t.diagnostic(`failed lab up after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+
+    const up = await runCli(['lab', 'up', ...common, '--no-grafana', '--llm'], env);
     assert.equal(up.code, 0, up.stderr);
     assert.match(up.stdout, /^api\s+running\s+healthy\s+127\.0\.0\.1:\d+/m);
     assert.match(up.stdout, /^toxiproxy\s+running\s+healthy/m);
     const status = await runCli(['lab', 'status', ...common], env);
-    assert.match(status.stdout, /^prometheus\s+running\s+healthy/m);
+    for (const service of ['api', 'llm-stub', 'postgres', 'prometheus', 'redis', 'toxiproxy'])
+      assert.match(status.stdout, new RegExp(`^${service}\\s+running\\s+healthy`, 'm'));
     t.diagnostic(`lab up after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    for (const c of await projectContainers(docker, PROJECT))
+      for (const m of (await docker.getContainer(c.id).inspect()).Mounts)
+        if (m.Type === 'volume' && m.Name) seenVolumes.add(m.Name);
+    assert.ok(
+      seenVolumes.size >= 3,
+      `the stand-ins' VOLUMEs are anonymous volumes: ${[...seenVolumes].join(', ')}`,
+    );
+
+    // Every service answers on its published port.
+    const chat = await fetch(`http://127.0.0.1:${ports.METABENCH_LLM_PORT}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    assert.equal(chat.status, 200);
+    const completion = (await chat.json()) as { object: string; choices: { message: { content: string } }[] };
+    assert.equal(completion.object, 'chat.completion');
+    assert.ok(completion.choices[0]!.message.content.length > 0);
+    assert.equal((await fetch(`http://127.0.0.1:${ports.METABENCH_API_PORT}/health`)).status, 200);
+    assert.equal((await fetch(`http://127.0.0.1:${ports.METABENCH_TOXIPROXY_PORT}/proxies`)).status, 200);
+    assert.equal((await fetch(`http://127.0.0.1:${ports.METABENCH_PROMETHEUS_PORT}/-/ready`)).status, 200);
 
     // While the run goes, watch the api container's state through the Engine API.
     const out = join(tempDir('docker-run'), 'out');
@@ -195,19 +300,52 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     );
     const reset = await runCli(['lab', 'reset'], env);
     assert.equal(reset.code, 0, reset.stderr);
-    assert.match(reset.stderr, /resume api: docker unpause \(HTTP 204\)/);
-    assert.match(reset.stderr, /start redis: docker start \(HTTP 204\)/);
+    assert.match(reset.stdout, /^lab reset: undid resume api: docker unpause \(HTTP 204\)/m);
+    assert.match(reset.stdout, /^lab reset: undid start redis: docker start \(HTTP 204\)/m);
+    assert.match(
+      reset.stdout,
+      /^lab reset: undid 2 actions left by an earlier run \(faults, labs\); nothing is left applied$/m,
+    );
     assert.equal((await inspectContainer(docker, api.id)).state, 'running');
     assert.equal((await inspectContainer(docker, redis.id)).state, 'running');
+
+    // `docker stop` of Postgres is its fast shutdown (SIGINT): it exits 0 on its own well
+    // before the stop timeout, where SIGTERM's smart shutdown would wait for the api's pooled
+    // connections until the engine SIGKILLs it (exit 137).
+    const postgres = (await projectContainers(docker, PROJECT)).find((c) => c.service === 'postgres')!;
+    await docker.getContainer(postgres.id).stop({ t: 60 });
+    assert.equal((await inspectContainer(docker, postgres.id)).exitCode, 0);
   } finally {
     events?.stop();
     const down = await runCli(['lab', 'down', ...common], env);
     assert.equal(down.code, 0, down.stderr);
-    const left = await projectContainers(docker, PROJECT);
-    assert.deepEqual(left, [], 'lab down removed every container');
+    // Nothing of the project is left: containers, networks, volumes (the anonymous ones too).
+    const cli = (args: string[]): string[] =>
+      spawnSync('docker', args, { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    const label = `label=com.docker.compose.project=${PROJECT}`;
+    assert.deepEqual(cli(['ps', '-a', '-q', '--filter', label]), [], 'docker ps -a');
+    assert.deepEqual(cli(['network', 'ls', '-q', '--filter', label]), [], 'docker network ls');
+    assert.deepEqual(cli(['volume', 'ls', '-q', '--filter', label]), [], 'docker volume ls (named)');
+    const volumes = new Set(cli(['volume', 'ls', '-q']));
+    assert.deepEqual(
+      [...seenVolumes].filter((v) => volumes.has(v)),
+      [],
+      'docker volume ls (anonymous)',
+    );
+    assert.match(
+      down.stdout,
+      new RegExp(
+        `^lab down: compose project ${PROJECT} removed \\(containers, network, ${seenVolumes.size} anonymous volumes\\)$`,
+        'm',
+      ),
+    );
     t.diagnostic(`wall time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
 });
+
+function readEnvFile(): Record<string, string> {
+  return parseEnvFile(readFileSync(ENV_FILE, 'utf8'));
+}
 
 /** Collects the api's pause/unpause events from now until stop() (which returns them, in order). */
 async function watchEvents(docker: Docker): Promise<{ stop: () => string[] }> {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchError } from '../../errors.js';
+import { engineAddress, engineEnv } from './engine.js';
 
 /** The compose file shipped at the package's top level. */
 export const COMPOSE_FILE = fileURLToPath(new URL('../../../../docker-compose.yml', import.meta.url));
@@ -79,7 +80,8 @@ export function runCompose(
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cli.bin, full, {
       // Compose v1 gives up on a slow engine after 60 s (creating a container on the vfs driver copies its image).
-      env: { COMPOSE_HTTP_TIMEOUT: '600', ...process.env, ...opts.env },
+      // The engine metabench talks to (a context's endpoint included), for compose too.
+      env: { COMPOSE_HTTP_TIMEOUT: '600', ...composeEngineEnv(), ...opts.env },
       stdio: ['ignore', opts.inherit ? 'inherit' : 'pipe', 'pipe'],
     });
     let out = '';
@@ -101,14 +103,31 @@ export function runCompose(
         reject(
           new BenchError(
             'E_LAB_PREFLIGHT',
-            `${[cli.bin, ...cli.prefix].join(' ')} ${args.join(' ')} failed (exit ${code}): ${lastLines(err, 6)}`,
+            // Its whole error output, uncut (already on the terminal when inherited: then its end).
+            `${[cli.bin, ...cli.prefix].join(' ')} ${args.join(' ')} failed (exit ${code}): ${opts.inherit ? lastLines(err, 6) : lastLines(err, Infinity)}`,
           ),
         );
     });
   });
 }
 
+/**
+ * process.env, with DOCKER_HOST (and its TLS settings) set to the endpoint when the engine was
+ * found through a context: compose v1 does not read Docker contexts.
+ */
+function composeEngineEnv(): NodeJS.ProcessEnv {
+  const addr = engineAddress();
+  if (!/^(context |DOCKER_CONTEXT=)/.test(addr.from ?? '')) return process.env;
+  const env = { ...process.env };
+  delete env.DOCKER_CONTEXT;
+  return { ...env, ...engineEnv(addr) };
+}
+
 function lastLines(text: string, n: number): string {
-  const lines = text.trim().split('\n').filter(Boolean);
+  // Compose v1 ends its progress lines with a carriage return: one line each, not overwritten.
+  const lines = text
+    .split(/[\r\n]+/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.slice(-n).join(' | ') || 'no message';
 }

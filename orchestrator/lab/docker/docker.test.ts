@@ -8,7 +8,6 @@ import { isBenchError } from '../../errors.js';
 import { runUndo } from '../../trigger/journal.js';
 import { dockerApiFlags, flagsString } from './apiFlags.js';
 import { composeArgs, COMPOSE_FILE } from './compose.js';
-import { engineAddress } from './engine.js';
 import { interpolate, parseEnvFile, serviceImages } from './images.js';
 import { firstHost } from '../../cli/runtimeOption.js';
 
@@ -68,15 +67,6 @@ test('compose arguments name the file and the project; a missing env file is a u
     () => composeArgs({ project: 'p', envFile: '/nonexistent/offline.env' }),
     (e: unknown) => isBenchError(e) && e.code === 'E_USAGE' && /no such file/.test(e.message),
   );
-});
-
-test('DOCKER_HOST: unix socket or tcp, anything else refused', () => {
-  assert.deepEqual(engineAddress({}), { socketPath: '/var/run/docker.sock' });
-  assert.deepEqual(engineAddress({ DOCKER_HOST: 'unix:///run/user/1000/docker.sock' }), {
-    socketPath: '/run/user/1000/docker.sock',
-  });
-  assert.deepEqual(engineAddress({ DOCKER_HOST: 'tcp://127.0.0.1:2375' }), { url: 'http://127.0.0.1:2375' });
-  assert.throws(() => engineAddress({ DOCKER_HOST: 'ssh://host' }), /only unix:\/\/ and tcp:\/\//);
 });
 
 test('a docker undo recipe calls the Engine API (POST /containers/{id}/unpause), and reads its answers', async () => {

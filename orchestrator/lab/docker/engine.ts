@@ -1,36 +1,179 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { Agent as HttpsAgent } from 'node:https';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import Docker from 'dockerode';
 import { BenchError } from '../../errors.js';
 
 /**
- * Where the Docker engine answers: a unix socket (the default, or DOCKER_HOST=unix://…) or
- * an HTTP address (DOCKER_HOST=tcp://host:port). Plain data, so a fault-journal recipe can
- * reach the same engine from another process.
+ * Where the Docker engine answers, found as the docker CLI finds it: a unix socket, an HTTP(S)
+ * address (tcp://, with the TLS files' paths), or ssh:// (the engine reached through `docker
+ * system dial-stdio` on the remote host). Plain data, so a fault-journal recipe can reach the
+ * same engine from another process. `from` says where it was found, for error messages.
  */
-export type EngineAddress = { readonly socketPath: string } | { readonly url: string };
+export type EngineAddress = (
+  | { readonly socketPath: string }
+  | { readonly url: string; readonly tls?: EngineTls }
+  | { readonly ssh: string }
+) & { readonly from?: string };
 
-export function engineAddress(env: NodeJS.ProcessEnv = process.env): EngineAddress {
-  const host = env.DOCKER_HOST;
-  if (!host) return { socketPath: '/var/run/docker.sock' };
-  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
-  if (host.startsWith('tcp://')) return { url: `http://${host.slice('tcp://'.length)}` };
-  throw new BenchError('E_USAGE', `DOCKER_HOST=${host}: only unix:// and tcp:// (no TLS) are supported`);
+/** TLS for a tcp:// engine: PEM files (any may be absent) and whether the server's certificate is verified. */
+export interface EngineTls {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly verify: boolean;
+}
+
+export const DEFAULT_SOCKET = '/var/run/docker.sock';
+
+/**
+ * The engine the docker CLI would use, in its order: DOCKER_CONTEXT, else DOCKER_HOST (unix://,
+ * tcp:// with DOCKER_TLS_VERIFY / DOCKER_TLS and DOCKER_CERT_PATH, ssh://), else the current
+ * context of config.json (in DOCKER_CONFIG or ~/.docker), else the default socket. A context's
+ * endpoint is in contexts/meta/<sha256 of its name>/meta.json and its TLS files in
+ * contexts/tls/<sha256 of its name>/docker/. Throws E_USAGE saying what it read when a setting
+ * cannot be used.
+ */
+export function engineAddress(env: NodeJS.ProcessEnv = process.env, home = homedir()): EngineAddress {
+  const configDir = env.DOCKER_CONFIG || join(home, '.docker');
+  if (env.DOCKER_CONTEXT)
+    return contextAddress(env.DOCKER_CONTEXT, configDir, `DOCKER_CONTEXT=${env.DOCKER_CONTEXT}`);
+  if (env.DOCKER_HOST) {
+    const tlsVerify = !!env.DOCKER_TLS_VERIFY;
+    const tls = tlsVerify || !!env.DOCKER_TLS;
+    const certDir = env.DOCKER_CERT_PATH || configDir;
+    return parseHost(
+      env.DOCKER_HOST,
+      `DOCKER_HOST=${env.DOCKER_HOST}`,
+      tls ? certFiles(certDir, tlsVerify) : undefined,
+    );
+  }
+  const configFile = join(configDir, 'config.json');
+  let current: string | undefined;
+  if (existsSync(configFile)) {
+    try {
+      const cfg = JSON.parse(readFileSync(configFile, 'utf8')) as { currentContext?: unknown };
+      if (typeof cfg.currentContext === 'string' && cfg.currentContext) current = cfg.currentContext;
+    } catch (err) {
+      throw new BenchError('E_USAGE', `${configFile}: not JSON (${(err as Error).message})`);
+    }
+  }
+  if (current && current !== 'default')
+    return contextAddress(current, configDir, `context "${current}" (currentContext of ${configFile})`);
+  return {
+    socketPath: DEFAULT_SOCKET,
+    from: `the default socket (DOCKER_HOST and DOCKER_CONTEXT unset, ${current ? 'context "default"' : 'no currentContext'} in ${configFile})`,
+  };
+}
+
+function contextAddress(name: string, configDir: string, from: string): EngineAddress {
+  if (name === 'default') return { socketPath: DEFAULT_SOCKET, from: `${from}: the default socket` };
+  const id = createHash('sha256').update(name).digest('hex');
+  const metaFile = join(configDir, 'contexts', 'meta', id, 'meta.json');
+  let meta: { Endpoints?: { docker?: { Host?: unknown; SkipTLSVerify?: unknown } } };
+  try {
+    meta = JSON.parse(readFileSync(metaFile, 'utf8')) as typeof meta;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new BenchError(
+      'E_USAGE',
+      `${from}: cannot read its endpoint from ${metaFile} (${e.code ?? e.message})`,
+      '`docker context ls` lists the contexts; `docker context use default` goes back to the default socket',
+    );
+  }
+  const host = meta.Endpoints?.docker?.Host;
+  if (typeof host !== 'string' || !host)
+    throw new BenchError('E_USAGE', `${from}: ${metaFile} has no Endpoints.docker.Host`);
+  const tlsDir = join(configDir, 'contexts', 'tls', id, 'docker');
+  const tls = existsSync(tlsDir)
+    ? certFiles(tlsDir, meta.Endpoints?.docker?.SkipTLSVerify !== true)
+    : undefined;
+  return parseHost(host, `${from}, endpoint ${host}`, tls);
+}
+
+/** The PEM files of a certificate folder that exist (ca.pem, cert.pem, key.pem). */
+function certFiles(dir: string, verify: boolean): EngineTls {
+  const file = (n: string): { [k: string]: string } =>
+    existsSync(join(dir, `${n}.pem`)) ? { [n]: join(dir, `${n}.pem`) } : {};
+  return { ...file('ca'), ...file('cert'), ...file('key'), verify };
+}
+
+function parseHost(host: string, from: string, tls: EngineTls | undefined): EngineAddress {
+  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) || DEFAULT_SOCKET, from };
+  let u: URL;
+  try {
+    u = new URL(host);
+  } catch {
+    u = new URL('invalid:');
+  }
+  if (u.protocol === 'tcp:' && u.hostname) {
+    const port = u.port || (tls ? '2376' : '2375');
+    return tls
+      ? { url: `https://${u.hostname}:${port}`, tls, from }
+      : { url: `http://${u.hostname}:${port}`, from };
+  }
+  if (u.protocol === 'ssh:' && u.hostname)
+    return { ssh: `ssh://${u.username ? `${u.username}@` : ''}${u.host}`, from };
+  throw new BenchError(
+    'E_USAGE',
+    `${from}: not an engine address metabench can use (unix:///path, tcp://host:port or ssh://[user@]host[:port])`,
+  );
+}
+
+/** The address as the docker CLI writes it (for messages and for DOCKER_HOST). */
+export function engineUrl(addr: EngineAddress): string {
+  if ('socketPath' in addr) return `unix://${addr.socketPath}`;
+  if ('ssh' in addr) return addr.ssh;
+  return addr.url.replace(/^https?:/, 'tcp:');
+}
+
+/** The environment that points the docker and compose CLIs at the same engine. */
+export function engineEnv(addr: EngineAddress): Record<string, string> {
+  const env: Record<string, string> = { DOCKER_HOST: engineUrl(addr) };
+  if ('url' in addr && addr.tls) {
+    if (addr.tls.verify) env.DOCKER_TLS_VERIFY = '1';
+    else env.DOCKER_TLS = '1';
+    if (addr.tls.ca) env.DOCKER_CERT_PATH = dirname(addr.tls.ca);
+  }
+  return env;
 }
 
 export function dockerClient(addr: EngineAddress = engineAddress()): Docker {
   if ('socketPath' in addr) return new Docker({ socketPath: addr.socketPath });
+  if ('ssh' in addr) {
+    const u = new URL(addr.ssh);
+    return new Docker({
+      protocol: 'ssh',
+      host: u.hostname,
+      port: Number(u.port || 22),
+      ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+      sshOptions: { ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}) },
+    } as Docker.DockerOptions);
+  }
   const u = new URL(addr.url);
-  return new Docker({ host: u.hostname, port: Number(u.port || 2375), protocol: 'http' });
+  if (!addr.tls) return new Docker({ host: u.hostname, port: Number(u.port || 2375), protocol: 'http' });
+  const read = (f: string | undefined): Buffer | undefined => (f ? readFileSync(f) : undefined);
+  const pem = { ca: read(addr.tls.ca), cert: read(addr.tls.cert), key: read(addr.tls.key) };
+  return new Docker({
+    host: u.hostname,
+    port: Number(u.port || 2376),
+    protocol: 'https',
+    ...pem,
+    agent: new HttpsAgent({ ...pem, rejectUnauthorized: addr.tls.verify }),
+  } as Docker.DockerOptions);
 }
 
-/** Resolves when the engine answers; throws E_LAB_PREFLIGHT saying why it does not. */
-export async function pingEngine(docker: Docker): Promise<void> {
+/** Resolves when the engine answers; throws E_LAB_PREFLIGHT saying where it looked and why it does not. */
+export async function pingEngine(docker: Docker, addr: EngineAddress = engineAddress()): Promise<void> {
   try {
     await docker.ping();
   } catch (err) {
     throw new BenchError(
       'E_LAB_PREFLIGHT',
-      `the Docker engine does not answer (${(err as Error).message})`,
-      'start Docker (dockerd), or set DOCKER_HOST',
+      `the Docker engine does not answer at ${engineUrl(addr)}, from ${addr.from ?? 'the given address'} (${(err as Error).message})`,
+      'start Docker (dockerd), or point DOCKER_HOST or DOCKER_CONTEXT (`docker context use NAME`) at a running engine',
     );
   }
 }
@@ -50,6 +193,9 @@ export interface ServiceContainer {
   /** Container port ("8080/tcp") → published host address ("127.0.0.1:8080"). */
   readonly ports: Readonly<Record<string, string>>;
   readonly image: string;
+  /** How often the engine restarted it (its restart policy), and the last exit code. */
+  readonly restartCount: number;
+  readonly exitCode: number;
 }
 
 /** The project's containers (any state), found by their compose labels, one per service. */
@@ -79,28 +225,57 @@ export async function inspectContainer(docker: Docker, id: string): Promise<Serv
     pid: i.State.Pid,
     ports,
     image: i.Config.Image,
+    restartCount: i.RestartCount ?? 0,
+    exitCode: i.State.ExitCode ?? 0,
   };
 }
 
 /**
  * Waits until the container runs and, when it has a healthcheck, is healthy; throws
- * E_LAB_PREFLIGHT naming the service when it exits or the timeout passes.
+ * E_LAB_PREFLIGHT naming the service when it exits, restarts (a restart policy hides an exit
+ * behind a restart loop) or the timeout passes, with the end of its log.
  */
 export async function waitHealthy(docker: Docker, id: string, timeoutMs = 90_000): Promise<ServiceContainer> {
   const until = performance.now() + timeoutMs;
   let c = await inspectContainer(docker, id);
+  const restarts = c.restartCount;
   while (performance.now() < until) {
-    if (c.state === 'running' && (c.health === undefined || c.health === 'healthy')) return c;
-    if (c.state === 'exited' || c.state === 'dead')
+    if (c.state === 'exited' || c.state === 'dead' || c.state === 'restarting' || c.restartCount > restarts)
       throw new BenchError(
         'E_LAB_PREFLIGHT',
-        `${c.service} (container ${c.name}) exited while starting; see \`docker logs ${c.name}\``,
+        `${c.service} (container ${c.name}) ${c.state === 'exited' || c.state === 'dead' ? 'exited' : 'exited and is restarting'} with code ${c.exitCode} while starting${await logTail(docker, id)}`,
+        `see \`docker logs ${c.name}\``,
       );
+    if (c.state === 'running' && (c.health === undefined || c.health === 'healthy')) return c;
     await new Promise((r) => setTimeout(r, 250));
     c = await inspectContainer(docker, id);
   }
   throw new BenchError(
     'E_LAB_PREFLIGHT',
-    `${c.service} (container ${c.name}) is ${c.state}${c.health ? ` and ${c.health}` : ''} after ${timeoutMs / 1000} s`,
+    `${c.service} (container ${c.name}) is ${c.state}${c.health ? ` and ${c.health}` : ''} after ${timeoutMs / 1000} s${await logTail(docker, id)}`,
+    `see \`docker logs ${c.name}\``,
   );
+}
+
+/** ": <the last lines of the container's log>", or "" when it has none or they cannot be read. */
+async function logTail(docker: Docker, id: string, lines = 3): Promise<string> {
+  try {
+    const buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: lines })) as Buffer;
+    const text = demuxLog(buf).trim().split('\n').filter(Boolean).join(' | ');
+    return text ? `: ${text}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The text of a non-TTY container's log stream (8-byte frame headers stripped). */
+export function demuxLog(buf: Buffer): string {
+  let out = '';
+  let i = 0;
+  while (i + 8 <= buf.length && (buf[i] === 1 || buf[i] === 2) && buf[i + 1] === 0) {
+    const n = buf.readUInt32BE(i + 4);
+    out += buf.subarray(i + 8, i + 8 + n).toString();
+    i += 8 + n;
+  }
+  return i === 0 ? buf.toString() : out;
 }

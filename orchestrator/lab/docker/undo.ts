@@ -12,24 +12,25 @@ export interface DockerUndo {
 
 /**
  * Runs the recipe synchronously (journal recovery runs from sync code before any
- * command): a child node process sends POST /containers/{id}/{action} over the engine's
- * socket. Answers that mean "nothing to undo" (gone, already running, not paused) are
+ * command): a child node process sends POST /containers/{id}/{action} to the recipe's engine. Answers that mean "nothing to undo" (gone, already running, not paused) are
  * said, not thrown.
  */
 export function runDockerUndo(undo: DockerUndo): string {
+  // Through dockerode, as the lab itself talks to the engine (unix, tcp with TLS, ssh alike).
   const script = `
     const r = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
-    const http = require('node:http');
-    const path = '/containers/' + encodeURIComponent(r.container) + '/' + r.action;
-    const target = r.engine.socketPath ? { socketPath: r.engine.socketPath } : (() => { const u = new URL(r.engine.url); return { host: u.hostname, port: u.port || 2375 }; })();
-    const req = http.request({ ...target, method: 'POST', path, timeout: 20000 }, (res) => {
-      let text = ''; res.on('data', (d) => (text += d)); res.on('end', () => process.stdout.write(JSON.stringify({ status: res.statusCode, text })));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (e) => process.stdout.write(JSON.stringify({ error: e.code || e.message })));
-    req.end();`;
+    const say = (o) => process.stdout.write(JSON.stringify(o));
+    import(r.module).then(async ({ dockerClient }) => {
+      try {
+        await dockerClient(r.engine).getContainer(r.container)[r.action]();
+        say({ status: 204 });
+      } catch (e) {
+        if (typeof e.statusCode === 'number') say({ status: e.statusCode, text: JSON.stringify(e.json ?? { message: e.reason ?? e.message }) });
+        else say({ error: e.code || e.message });
+      }
+    }, (e) => say({ error: e.message }));`;
   const child = spawnSync(process.execPath, ['-e', script], {
-    input: JSON.stringify(undo),
+    input: JSON.stringify({ ...undo, module: new URL('./engine.js', import.meta.url).href }),
     encoding: 'utf8',
     timeout: 30_000,
   });
