@@ -3,7 +3,7 @@
  *
  * Runs every catalogue experiment (experiments/*.yaml, not the sweep files) once on the
  * local lab and once as its simulated twin (`--runtime sim`), at the reproduction suite's
- * scale (0.2), with the same seed and the nominal capacity on both sides, through the
+ * scale (0.2, or the exceptions in sim/agreement.ts), with the same seed and the nominal capacity on both sides, through the
  * same runExperiment as `metabench run`; then writes docs/agreement.md from every result
  * kept in results/agreement/ (rows.json and each run's folder).
  *
