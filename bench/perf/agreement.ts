@@ -105,33 +105,21 @@ async function runSide(file: string, name: string, side: Side): Promise<SideResu
       manifestExtra: { command: ['agreement'], experimentFile: file },
     });
     const s = r.runs[0]!;
-    const {
-      outcome,
-      outcomeReason,
-      recoveryTimeS,
-      validity,
-      baseline,
-      afterTrigger,
-      offeredPerS,
-      lateSends,
-      sustainingEffect,
-      projectedRecoveryS,
-    } = s;
     return {
       startedAt,
       loadAvg1,
       wallS: round((performance.now() - t0) / 1000, 1),
       summary: {
-        outcome,
-        outcomeReason,
-        recoveryTimeS,
-        validity,
-        baseline,
-        afterTrigger,
-        offeredPerS,
-        lateSends,
-        sustainingEffect,
-        projectedRecoveryS,
+        outcome: s.outcome,
+        outcomeReason: s.outcomeReason,
+        recoveryTimeS: s.recoveryTimeS,
+        validity: s.validity,
+        baseline: s.baseline,
+        afterTrigger: s.afterTrigger,
+        offeredPerS: s.offeredPerS,
+        lateSends: s.lateSends,
+        sustainingEffect: s.sustainingEffect,
+        projectedRecoveryS: s.projectedRecoveryS,
       },
       error: null,
     };

@@ -1,3 +1,4 @@
+import type { Outcome } from '../../orchestrator/analysis/outcome.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
 // The catalogue (experiments/README.md) as the tests read it: each experiment's claimed
@@ -5,29 +6,11 @@ import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 // simulation cannot model. test/repro asserts the claims in the lab; the scale test
 // (sim/catalogueScale.test.ts) checks the suite's scale does not change an outcome.
 
-/** DESIGN.md §2's outcome of a run. */
-export type Outcome =
-  'recovered' | 'recovered-late' | 'metastable' | 'not-recovered' | 'unmeasured' | 'invalid';
+export type { Outcome } from '../../orchestrator/analysis/outcome.js';
 
-export const OUTCOMES: readonly Outcome[] = [
-  'recovered',
-  'recovered-late',
-  'metastable',
-  'not-recovered',
-  'unmeasured',
-  'invalid',
-];
-
-/**
- * A run's outcome: summary.json's `outcome` when it has one; otherwise derived from the
- * older `recovered`/`metastable` pair (where a late recovery was `metastable: true`).
- */
+/** A run's outcome (summary.json's `outcome`). */
 export function outcomeOf(s: RunSummary): Outcome {
-  const o = (s as { outcome?: unknown }).outcome;
-  if (typeof o === 'string' && (OUTCOMES as readonly string[]).includes(o)) return o as Outcome;
-  if (s.metastable === null) return 'unmeasured';
-  if (s.recovered) return s.metastable ? 'recovered-late' : 'recovered';
-  return s.metastable ? 'metastable' : 'unmeasured';
+  return s.outcome;
 }
 
 /** The outcome with the reason (and the failed validity checks), for assertion messages. */
