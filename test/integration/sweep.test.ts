@@ -9,7 +9,7 @@ import { isSweepTable, type SweepTable } from '../../orchestrator/report/tables.
 // Issue 7's acceptance: a 3-point sweep of retry-storm's load rate at --scale 0.2 on the
 // local runtime (about 3 minutes), then the same command again resumes: nothing reruns.
 
-test('a scaled sweep of retry-storm over three load rates writes the sweep table with a verdict per point, and resumes', async () => {
+test('a scaled sweep of retry-storm over its five load rates writes the sweep table with a verdict per point, and resumes', async () => {
   const out = join(tempDir('sweep'), 'out');
   const args = [
     'sweep',
