@@ -44,7 +44,7 @@ export interface SimApiConfig {
 export const ACCEPT_BACKLOG = 511;
 /** Linux's SYN retransmissions: 1 s, then doubling (tcp_syn_retries 6). */
 export const SYN_RETRY_MS = [1000, 3000, 7000, 15000, 31000, 63000] as const;
-/** undici's connectTimeout in the lab's transport. */
+/** The connect timeout of the lab's transport (CONNECT_TIMEOUT_MS in bench/transport/http.ts). */
 export const CONNECT_TIMEOUT_MS = 60_000;
 
 /** The api's Prometheus counters and gauges (services/api/metrics.ts), as plain numbers. */
@@ -82,7 +82,7 @@ export interface SimRequest {
   reset(): void;
   /** The connection was refused (the api is down). */
   refuse(): void;
-  /** undici gave up connecting (connectTimeout). */
+  /** The client gave up connecting (its connect timeout). */
   connectTimedOut(): void;
 }
 
