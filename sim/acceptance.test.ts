@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulate } from './simulate.js';
-import { planOfFile } from './testing.js';
+import { planOfFile } from '../test/helpers/plan.js';
 
 // The lab's verdicts (test/integration/retry-storm.test.ts at --scale 0.2, and the
 // README at full scale): retry-storm is metastable, retry-storm-no-retry recovers. The
