@@ -1,5 +1,6 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
 import { parseThreshold } from '../spec/threshold.js';
+import { round } from '../../bench/round.js';
 
 /** A verdict: no samples is never a pass. */
 export type Verdict = 'pass' | 'fail' | 'unmeasured';
@@ -59,5 +60,5 @@ export function judge(metric: string, threshold: string, window: string, w: Wind
   const { op, limit } = t.value;
   const ok =
     op === '<=' ? value <= limit : op === '>=' ? value >= limit : op === '<' ? value < limit : value > limit;
-  return { ...base, value: Math.round(value * 10000) / 10000, samples, verdict: ok ? 'pass' : 'fail' };
+  return { ...base, value: round(value, 4), samples, verdict: ok ? 'pass' : 'fail' };
 }
