@@ -29,7 +29,6 @@ import { parseExperiment } from '../../orchestrator/spec/load.js';
 import { planRun } from '../../orchestrator/spec/plan.js';
 import { runOnce } from '../../orchestrator/run/runOnce.js';
 import { StatusLine } from '../../orchestrator/run/status.js';
-import type { Journal } from '../../orchestrator/trigger/journal.js';
 import { simulate } from '../../sim/simulate.js';
 
 const RESULTS = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
@@ -90,7 +89,7 @@ async function measure(name: Scenario): Promise<Measured> {
     const dir = mkdtempSync(join(tmpdir(), 'metabench-simbench-'));
     try {
       summary = await runOnce(plan, dir, {
-        journal: { record: () => undefined, clear: () => undefined } as unknown as Journal,
+        journal: { record: () => undefined, clear: () => undefined },
         status: new StatusLine(process.stderr, true),
         stop: new AbortController().signal,
         runtime: 'sim',

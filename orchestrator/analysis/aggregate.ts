@@ -73,7 +73,7 @@ export function aggregateRuns(all: readonly RunSummary[]) {
       afterTrigger: s.afterTrigger,
       recoveryTimeS: s.recoveryTimeS,
       policies: s.policies,
-    })) as unknown as Record<string, unknown>[],
+    })),
   );
   // With no valid run, the shape stays (every distribution empty) but no figure is given.
   if (runs.length === 0) emptyDistributions(figures);

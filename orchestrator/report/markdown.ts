@@ -181,8 +181,8 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
         : `- run ${index}: **invalid**: no recovered/metastable verdict (see Measurement quality for the checks it failed).`,
     );
   if (x.aggregate) {
-    const a = x.aggregate;
-    const fig = a as unknown as Record<string, unknown>;
+    // The figures are spread into the aggregate by name (aggregateRuns): read them as a record.
+    const fig: Record<string, unknown> = x.aggregate;
     const t = tallyOutcomes(runs);
     verdicts.push(
       '',
