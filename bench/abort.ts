@@ -2,8 +2,9 @@
  * Where bench/ gets its AbortControllers. The policies and the driver cancel what runs
  * below them through AbortSignals, using only `aborted`, `addEventListener('abort', fn,
  * { once })`, `removeEventListener` and `abort()`. Node's AbortController is the default;
- * the simulator injects a lean implementation of that subset (sim/abort.ts), because
- * creating Node's costs several microseconds, a quarter of a simulated origin's CPU.
+ * the runs (lab and simulation alike) inject a lean implementation of that subset
+ * (bench/leanAbort.ts), because creating Node's costs several microseconds, a quarter of
+ * a simulated origin's CPU.
  */
 export type NewController = () => AbortController;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock, type Clock } from './clock.js';
-import { constantArrivals } from './arrival/constant.js';
+import { flatArrivals } from '../test/helpers/arrivals.js';
 import { drive } from './driver.js';
 import { policyEnv, stack, viaTransport } from './policy/ClientPolicy.js';
 import { observe } from './policy/observe.js';
@@ -34,7 +34,7 @@ async function runDrive(policyMaxAttempts: number, timeoutMs: number) {
   );
   const done = drive({
     clock,
-    arrivals: constantArrivals(100, 0, 5000),
+    arrivals: flatArrivals('constant', 100, 0, 5000),
     send,
     recorder,
     deadlineMs: Infinity,
@@ -85,7 +85,7 @@ test('origins still in flight after the drain are recorded as abandoned-at-end',
   const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const done = drive({
     clock,
-    arrivals: constantArrivals(10, 0, 1000),
+    arrivals: flatArrivals('constant', 10, 0, 1000),
     send,
     recorder,
     deadlineMs: Infinity,
@@ -112,7 +112,7 @@ test('a stop signal ends the schedule early and still records every origin', asy
   clock.timer(500, () => stop.abort());
   const done = drive({
     clock,
-    arrivals: constantArrivals(100, 0, 10_000),
+    arrivals: flatArrivals('constant', 100, 0, 10_000),
     send,
     recorder,
     deadlineMs: Infinity,
@@ -131,7 +131,7 @@ test('a generator that falls more than maxLag behind gives origins up as unsent 
   const transport = new ScriptedTransport(clock, () => 5);
   const recorder = new Recorder({});
   const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
-  const arrivals = constantArrivals(100, 0, 5000);
+  const arrivals = flatArrivals('constant', 100, 0, 5000);
   const done = drive({ clock, arrivals, send, recorder, deadlineMs: Infinity, drainMs: 100, maxLagMs: 500 });
   await clock.advanceTo(999);
   // The clock jumps 2 s while the generator is not running (as if blocked).
@@ -234,7 +234,7 @@ test('a driver behind its schedule lets I/O run between bursts of 16 sends, and 
   clock.jumpTo(200);
   const done = drive({
     clock: behind,
-    arrivals: constantArrivals(1000, 0, 100),
+    arrivals: flatArrivals('constant', 1000, 0, 100),
     send,
     recorder,
     deadlineMs: Infinity,

@@ -64,7 +64,7 @@ class LeanSignal {
   }
 }
 
-export class LeanAbortController {
+class LeanAbortController {
   readonly signal = new LeanSignal();
 
   abort(reason: unknown = REASON): void {

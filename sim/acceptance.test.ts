@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulate } from './simulate.js';
-import { planOfFile } from './testing.js';
+import { planOfFile } from '../test/helpers/plan.js';
 
-// The lab's verdicts (test/integration/retry-storm.test.ts at --scale 0.2, and the
+// The lab's verdicts (test/repro/retry-storm.test.ts at --scale 0.2, and the
 // README at full scale): retry-storm is metastable, retry-storm-no-retry recovers. The
 // simulation of the same files must say the same, at both scales.
 

@@ -3,7 +3,7 @@ import { seededRng, type Rng } from '../bench/rng.js';
 import type { Mitigations } from '../services/api/server.js';
 import { poolOptions } from '../services/api/server.js';
 import type { RejectReason } from '../services/api/shedding.js';
-import { WorkerPool, type Job } from '../services/api/workerPool.js';
+import { WorkerPool, type Job, type WorkEnd } from '../services/api/workerPool.js';
 import type { SimClock } from './clock.js';
 import {
   PG_LOOKUP_MS,
@@ -44,7 +44,7 @@ export interface SimApiConfig {
 export const ACCEPT_BACKLOG = 511;
 /** Linux's SYN retransmissions: 1 s, then doubling (tcp_syn_retries 6). */
 export const SYN_RETRY_MS = [1000, 3000, 7000, 15000, 31000, 63000] as const;
-/** undici's connectTimeout in the lab's transport. */
+/** The connect timeout of the lab's transport (CONNECT_TIMEOUT_MS in bench/transport/http.ts). */
 export const CONNECT_TIMEOUT_MS = 60_000;
 
 /** The api's Prometheus counters and gauges (services/api/metrics.ts), as plain numbers. */
@@ -82,7 +82,7 @@ export interface SimRequest {
   reset(): void;
   /** The connection was refused (the api is down). */
   refuse(): void;
-  /** undici gave up connecting (connectTimeout). */
+  /** The client gave up connecting (its connect timeout). */
   connectTimedOut(): void;
 }
 
@@ -94,7 +94,7 @@ const DEADLINE = Symbol('deadline');
  * The end of a job's work as WorkerPool sees it (it only calls `then(free, free)` on
  * what `run` returns): the callbacks run synchronously when the work is done.
  */
-class WorkDone {
+class WorkDone implements WorkEnd {
   private cbs: (() => void)[] | undefined;
   private settled = false;
 
@@ -131,7 +131,7 @@ class ApiJob implements Job {
     this.deadlineMs = remainingMs !== undefined ? enqueuedMs + remainingMs : undefined;
   }
 
-  run(queueWaitMs: number): Promise<void> {
+  run(queueWaitMs: number): WorkEnd {
     return this.api.started(this.req, this.work, this.timeoutAtMs ?? Infinity, queueWaitMs);
   }
 
@@ -285,7 +285,7 @@ export class SimApi {
   }
 
   /** A worker took the job. */
-  started(req: SimRequest, work: DurationDist, timeoutAtMs: number, queueWaitMs: number): Promise<void> {
+  started(req: SimRequest, work: DurationDist, timeoutAtMs: number, queueWaitMs: number): WorkEnd {
     const m = this.counters;
     m.queueWaitMsSum += queueWaitMs;
     m.queueWaitCount++;
@@ -293,7 +293,7 @@ export class SimApi {
     return this.run(req, work, timeoutAtMs);
   }
 
-  private run(req: SimRequest, work: DurationDist, timeoutAtMs: number): Promise<void> {
+  private run(req: SimRequest, work: DurationDist, timeoutAtMs: number): WorkEnd {
     if (!(this.dbPool && req.key !== undefined)) {
       // Without a cache lookup the handler is only the work. Its worker is freed right
       // after the answer, at the same instant and before anything the answer sets off
@@ -304,7 +304,7 @@ export class SimApi {
         this.worked(req);
         done.settle();
       });
-      return done as unknown as Promise<void>;
+      return done;
     }
     return this.runWithLookup(req, work, timeoutAtMs);
   }

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { simulate } from './simulate.js';
-import { planOfFile } from './testing.js';
+import { planOfFile } from '../test/helpers/plan.js';
 import {
   CLAIMED,
   describeOutcome,

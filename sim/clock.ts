@@ -20,7 +20,8 @@ const MAX_LANES = 16;
  */
 interface Lane {
   readonly delayMs: number;
-  items: Entry[];
+  /** Taken from head on; a taken slot is cleared (undefined) until the array is compacted. */
+  items: (Entry | undefined)[];
   head: number;
 }
 
@@ -221,7 +222,7 @@ export class SimClock implements Clock {
     }
     if (best === undefined) return undefined;
     if (!from) return this.pop();
-    from.items[from.head++] = undefined as unknown as Entry;
+    from.items[from.head++] = undefined;
     if (from.head === from.items.length) {
       from.items = [];
       from.head = 0;

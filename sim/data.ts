@@ -306,7 +306,8 @@ interface Waiter {
  */
 export class SimDbPool {
   private readonly idle: SimPgConn[] = [];
-  private readonly waiters: Waiter[] = [];
+  /** Taken from waitHead on; a taken slot is cleared (undefined) until the array is compacted. */
+  private readonly waiters: (Waiter | undefined)[] = [];
   private waitHead = 0;
   private live = 0;
   private busyCount = 0;
@@ -383,7 +384,7 @@ export class SimDbPool {
   private give(c: SimPgConn): void {
     while (this.waitHead < this.waiters.length) {
       const w = this.waiters[this.waitHead]!;
-      this.waiters[this.waitHead++] = undefined as unknown as Waiter;
+      this.waiters[this.waitHead++] = undefined;
       if (this.waitHead > 1024 && this.waitHead * 2 > this.waiters.length) {
         this.waiters.splice(0, this.waitHead);
         this.waitHead = 0;

@@ -7,7 +7,7 @@ import { runCli } from '../test/helpers/cli.js';
 import { bistableRange, healthyState, timeoutProbability } from './model/fluid.js';
 import { mmcSojournTail } from './model/queueing.js';
 import { simulate } from './simulate.js';
-import { planOf } from './testing.js';
+import { planOf } from '../test/helpers/plan.js';
 
 test('the fluid model reproduces the bistable ranges computed in research/metastability.md §10', () => {
   const ms = (x: number): { dist: 'exponential'; meanMs: number } => ({ dist: 'exponential', meanMs: x });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { mmcSojournQuantile, mmcSojournTail } from './model/queueing.js';
-import { planOfFile } from './testing.js';
+import { planOfFile } from '../test/helpers/plan.js';
 
 // docs/reproductions.md states the HotOS '21 configuration's baseline p99 from M/M/c
 // theory; the figure must be the one computed from the experiment file as it is.

@@ -5,7 +5,7 @@ import type { RunRuntime } from '../orchestrator/run/runtime.js';
 import { toDurationDist } from '../orchestrator/spec/fields.js';
 import { connectionCap, type RunPlan } from '../orchestrator/spec/plan.js';
 import { worstOriginMs } from '../orchestrator/run/client.js';
-import { leanController, LeanAbortController } from '../bench/leanAbort.js';
+import { leanController } from '../bench/leanAbort.js';
 import { SimClock } from './clock.js';
 import { SimLab } from './SimLab.js';
 import { SimServerSeries } from './series.js';
@@ -64,10 +64,10 @@ export function simRuntime(
     settle: (p) => clock.run(p, limitMs),
     stopSignal: (stop) => {
       // The driver adds a listener to its stop signal per origin: a lean one, bridged once.
-      const lean = new LeanAbortController();
+      const lean = leanController();
       if (stop.aborted) lean.abort();
       else stop.addEventListener('abort', () => lean.abort(), { once: true });
-      return lean.signal as unknown as AbortSignal;
+      return lean.signal;
     },
     newController: leanController,
     liveStatus: false,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runOnce } from '../orchestrator/run/runOnce.js';
 import { StatusLine } from '../orchestrator/run/status.js';
 import { simulate } from './simulate.js';
-import { planOf, planOfFile } from './testing.js';
+import { planOf, planOfFile } from '../test/helpers/plan.js';
 import { ACCEPT_BACKLOG } from './api.js';
 
 const sum = (xs: readonly (number | null | undefined)[]): number =>

@@ -5,7 +5,7 @@ import type { Transport, TransportResult } from '../bench/transport/Transport.js
 import type { SimApi, SimRequest } from './api.js';
 import type { SimClock } from './clock.js';
 
-/** undici's keepAliveTimeout in the lab's transport: an idle connection is closed after 4 s. */
+/** The lab transport's default keep-alive (HttpTransport's keepAliveMs): an idle connection is closed after 4 s. */
 export const KEEP_ALIVE_MS = 4000;
 
 export interface SimTransportOptions {
@@ -16,7 +16,7 @@ export interface SimTransportOptions {
 }
 
 /**
- * The load generator's HTTP client (bench/transport/http.ts over undici) in the
+ * The load generator's HTTP client (bench/transport/http.ts, over plain sockets) in the
  * simulation, with the same seam (Transport), so the client policies above it run
  * unchanged. Like the lab's: at most `connections` attempts on the wire, one per
  * connection; attempts beyond the cap wait in FIFO order and report how long; an
@@ -170,7 +170,7 @@ class SimCall implements SimRequest {
     signal!.addEventListener('abort', this, { once: true });
   }
 
-  /** The caller gave up (its timeout): undici aborts, destroys the socket, and settles. */
+  /** The caller gave up (its timeout): like the lab's transport, destroy the connection and settle. */
   handleEvent(): void {
     this.gone = true;
     this.finish('timeout', 0, false);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { erlangC, md1, mmc, mmcSojournQuantile, mmcSojournTail } from './model/queueing.js';
-import { runQueue } from './model/queueRun.js';
+import { runQueue } from '../test/helpers/queueRun.js';
 
 // The simulated api (its own WorkerPool and FIFO queue on the SimClock) against the
 // closed forms of research/metastability.md §10, at loads up to ρ = 0.9, within 3%.

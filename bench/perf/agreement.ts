@@ -33,6 +33,7 @@ import {
   SUITE_SCALE,
   suiteScale,
 } from '../../sim/agreement.js';
+import { round } from '../round.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const STORE = join(REPO, 'results', 'agreement');
@@ -305,11 +306,6 @@ function fmt(x: number | string | null): string {
   if (x === null) return '–';
   if (typeof x === 'number') return String(round(x, 2));
   return x.replace(/\|/g, '/');
-}
-
-function round(x: number, d: number): number {
-  const k = 10 ** d;
-  return Math.round(x * k) / k;
 }
 
 await main();

@@ -25,11 +25,11 @@ import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from '../../orchestrator/results/manifest.js';
+import { parseExperiment } from '../../orchestrator/spec/load.js';
+import { planRun } from '../../orchestrator/spec/plan.js';
 import { runOnce } from '../../orchestrator/run/runOnce.js';
 import { StatusLine } from '../../orchestrator/run/status.js';
-import type { Journal } from '../../orchestrator/trigger/journal.js';
 import { simulate } from '../../sim/simulate.js';
-import { planOf } from '../../sim/testing.js';
 
 const RESULTS = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -80,7 +80,7 @@ interface Measured {
 /** One scenario, in this process (the child). */
 async function measure(name: Scenario): Promise<Measured> {
   const s = SCENARIOS[name];
-  const plan = planOf(experiment(s, SECONDS));
+  const plan = planRun(parseExperiment(experiment(s, SECONDS), 'inline.yaml'), { scale: 1, run: 1 });
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   let summary;
@@ -89,7 +89,7 @@ async function measure(name: Scenario): Promise<Measured> {
     const dir = mkdtempSync(join(tmpdir(), 'metabench-simbench-'));
     try {
       summary = await runOnce(plan, dir, {
-        journal: { record: () => undefined, clear: () => undefined } as unknown as Journal,
+        journal: { record: () => undefined, clear: () => undefined },
         status: new StatusLine(process.stderr, true),
         stop: new AbortController().signal,
         runtime: 'sim',

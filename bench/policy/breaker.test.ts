@@ -4,7 +4,7 @@ import { VirtualClock } from '../clock.js';
 import { seededRng } from '../rng.js';
 import type { AttemptResult, Origin } from '../outcome.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
-import { breaker, CircuitBreaker, ConsecutiveBreaker, SamplingBreaker, type BreakerPass } from './breaker.js';
+import { breaker, CircuitBreaker, SamplingBreaker, type BreakerPass } from './breaker.js';
 import { policyEnv, stack, viaTransport } from './ClientPolicy.js';
 import type { BreakerState, PolicyEvent } from './events.js';
 
@@ -145,16 +145,6 @@ test('results of attempts admitted in an earlier state are ignored; a cancelled 
   assert.ok(b.tryPass()?.probe, 'the slot is free again');
 });
 
-test('the consecutive strategy opens after N failures in a row', () => {
-  const s = new ConsecutiveBreaker(3);
-  assert.equal(s.failure(), false);
-  assert.equal(s.failure(), false);
-  s.success();
-  assert.equal(s.failure(), false);
-  assert.equal(s.failure(), false);
-  assert.equal(s.failure(), true);
-});
-
 test('as a policy: a refused attempt is never sent, comes back as breaker-open and is reported', async () => {
   const clock = new VirtualClock();
   const events: PolicyEvent[] = [];
@@ -163,7 +153,9 @@ test('as a policy: a refused attempt is never sent, comes back as breaker-open a
     () => 10,
     () => 'http-5xx',
   );
-  const cb = new CircuitBreaker(new ConsecutiveBreaker(2), { openMs: 1000, probes: 1 }, clock);
+  // Opens on the second failure: every attempt failed, and the window holds two.
+  const opensOnSecond = new SamplingBreaker({ failureRatio: 1, windowMs: 10_000, minVolume: 2 });
+  const cb = new CircuitBreaker(opensOnSecond, { openMs: 1000, probes: 1 }, clock);
   const send = stack(
     [breaker(cb)],
     viaTransport(transport, clock),

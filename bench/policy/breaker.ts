@@ -51,23 +51,6 @@ export class SamplingBreaker implements BreakerStrategy {
   }
 }
 
-/** Opens after `threshold` failures in a row. */
-export class ConsecutiveBreaker implements BreakerStrategy {
-  private n = 0;
-  constructor(private readonly threshold: number) {
-    if (!(threshold >= 1)) throw new RangeError(`threshold must be >= 1 (got ${threshold})`);
-  }
-  success(): void {
-    this.n = 0;
-  }
-  failure(): boolean {
-    return ++this.n >= this.threshold;
-  }
-  reset(): void {
-    this.n = 0;
-  }
-}
-
 /** What the breaker counts as a failure: the server or the path to it is in trouble. */
 export function isBreakerFailure(r: Pick<AttemptResult, 'kind' | 'status'>): boolean {
   switch (r.kind) {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from '../clock.js';
-import { constantArrivals } from '../arrival/constant.js';
+import { flatArrivals } from '../../test/helpers/arrivals.js';
 import { drive } from '../driver.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
@@ -53,7 +53,7 @@ async function run(
   });
   const done = drive({
     clock,
-    arrivals: constantArrivals(opts.ratePerS, 0, opts.durationMs),
+    arrivals: flatArrivals('constant', opts.ratePerS, 0, opts.durationMs),
     send: clients.send,
     recorder,
     deadlineMs: opts.deadlineMs ?? Infinity,

@@ -11,6 +11,7 @@ import {
   type LatencySummary,
 } from './histogram.js';
 import { SuccessLog } from './successLog.js';
+import { round } from '../round.js';
 
 /** A named interval of the run (warm-up, baseline, trigger, after trigger), ms since run start. */
 export interface RecordWindow {
@@ -355,18 +356,18 @@ export class Recorder {
         origin: a.origin.id,
         ...(a.origin.request ? { cls: a.origin.request.cls } : {}),
         n: a.number,
-        intendedMs: round3(a.origin.intendedMs),
-        sentMs: round3(r.sentMs),
-        endMs: round3(r.endMs),
+        intendedMs: round(a.origin.intendedMs, 3),
+        sentMs: round(r.sentMs, 3),
+        endMs: round(r.endMs, 3),
         kind: r.kind,
         status: r.status,
-        ...(r.clientWaitMs ? { clientWaitMs: round3(r.clientWaitMs) } : {}),
+        ...(r.clientWaitMs ? { clientWaitMs: round(r.clientWaitMs, 3) } : {}),
         ...(a.hedge ? { hedge: true } : {}),
         ...(r.stream
           ? {
               tokens: r.stream.tokens,
-              ...(r.stream.ttftMs !== undefined ? { ttftMs: round3(r.stream.ttftMs) } : {}),
-              ...(r.stream.itlMs !== undefined ? { itlMs: round3(r.stream.itlMs) } : {}),
+              ...(r.stream.ttftMs !== undefined ? { ttftMs: round(r.stream.ttftMs, 3) } : {}),
+              ...(r.stream.itlMs !== undefined ? { itlMs: round(r.stream.itlMs, 3) } : {}),
             }
           : {}),
       });
@@ -407,7 +408,7 @@ export class Recorder {
             origin: e.origin,
             n: e.number,
             by: e.by,
-            atMs: round3(e.atMs),
+            atMs: round(e.atMs, 3),
             ...(this.presence.clients > 1 ? { client: e.client } : {}),
           });
         return;
@@ -422,7 +423,13 @@ export class Recorder {
           st.state = e.to;
         }
         if (this.logging)
-          this.events.write({ e: 'breaker', client: e.client, from: e.from, to: e.to, atMs: round3(e.atMs) });
+          this.events.write({
+            e: 'breaker',
+            client: e.client,
+            from: e.from,
+            to: e.to,
+            atMs: round(e.atMs, 3),
+          });
         return;
       }
       case 'hedge-won':
@@ -485,8 +492,8 @@ export class Recorder {
       this.events.write({
         e: 'outcome',
         origin: o.id,
-        intendedMs: round3(o.intendedMs),
-        endMs: round3(r.endMs),
+        intendedMs: round(o.intendedMs, 3),
+        endMs: round(r.endMs, 3),
         kind,
         attempts: r.attempt,
       });
@@ -604,7 +611,7 @@ export class Recorder {
     for (const arr of [...counted, s.breakerOpen, s.breakerHalfOpen]) fill(arr, buckets, 0);
     // Rounding: a bucket's fraction is a sum of shares; keep it inside [0, 1].
     for (const arr of [s.breakerOpen, s.breakerHalfOpen])
-      for (let i = 0; i < arr.length; i++) arr[i] = Math.min(1, Math.round(arr[i]! * 1e6) / 1e6);
+      for (let i = 0; i < arr.length; i++) arr[i] = Math.min(1, round(arr[i]!, 6));
     for (const arr of [s.responseP50, s.responseP99, s.responseMax]) fill(arr, buckets, null);
     for (const c of this.perClass ?? [])
       for (const arr of [c.offered, c.goodput, c.failed]) fill(arr, buckets, 0);
@@ -653,8 +660,4 @@ function setAt<T>(arr: (T | null)[], i: number, v: T): void {
 
 function fill<T>(arr: T[], n: number, v: T): void {
   while (arr.length < n) arr.push(v);
-}
-
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

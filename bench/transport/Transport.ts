@@ -14,7 +14,7 @@ export interface TransportResult {
 }
 
 /**
- * Sends one attempt. HTTP over undici in the lab; a simulated network in the simulator.
+ * Sends one attempt. HTTP/1.1 over plain sockets in the lab (http.ts); a simulated network in the simulator.
  * `send` never rejects: every failure is a kind. When `signal` aborts it settles promptly
  * with whatever kind the transport saw (the caller decides whether that was a timeout).
  */

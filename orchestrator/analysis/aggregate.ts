@@ -2,6 +2,7 @@ import jstat from 'jstat';
 import { mean, sampleStandardDeviation } from 'simple-statistics';
 import type { RunSummary } from './summary.js';
 import { describeTally, isValid, tallyOutcomes } from './tally.js';
+import { round } from '../../bench/round.js';
 
 /** A figure across repetitions: mean, sample standard deviation, 95% CI (t distribution), count. */
 export interface Distribution {
@@ -16,10 +17,10 @@ export function distribution(values: readonly (number | null | undefined)[]): Di
   const n = xs.length;
   if (n === 0) return { mean: null, stdev: null, ci95: null, count: 0 };
   const m = mean(xs);
-  if (n === 1) return { mean: r(m), stdev: null, ci95: null, count: 1 };
+  if (n === 1) return { mean: round(m, 3), stdev: null, ci95: null, count: 1 };
   const sd = sampleStandardDeviation(xs);
   const half = jstat.jStat.studentt.inv(0.975, n - 1) * (sd / Math.sqrt(n));
-  return { mean: r(m), stdev: r(sd), ci95: [r(m - half), r(m + half)], count: n };
+  return { mean: round(m, 3), stdev: round(sd, 3), ci95: [round(m - half, 3), round(m + half, 3)], count: n };
 }
 
 /** Every numeric leaf of `runs[i]` becomes a Distribution; booleans become counts of true. */
@@ -72,7 +73,7 @@ export function aggregateRuns(all: readonly RunSummary[]) {
       afterTrigger: s.afterTrigger,
       recoveryTimeS: s.recoveryTimeS,
       policies: s.policies,
-    })) as unknown as Record<string, unknown>[],
+    })),
   );
   // With no valid run, the shape stays (every distribution empty) but no figure is given.
   if (runs.length === 0) emptyDistributions(figures);
@@ -130,7 +131,3 @@ function emptyDistributions(o: Record<string, unknown>): void {
 }
 
 export type AggregateSummary = ReturnType<typeof aggregateRuns>;
-
-function r(x: number): number {
-  return Math.round(x * 1000) / 1000;
-}

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RunPlan } from '../spec/plan.js';
 import { nearestRank } from './percentiles.js';
+import { round } from '../../bench/round.js';
 
 /**
  * Per request class and per phase: what each class of the workload mix got (a list read
@@ -184,7 +185,7 @@ function judge(
 ): ClassThreshold {
   // Judged on the value as measured; rounded only for the record.
   const verdict: Verdict = value === null || samples === 0 ? 'unmeasured' : value <= limit ? 'pass' : 'fail';
-  const shown = value === null ? null : metric === 'errorRatio' ? round6(value) : round3(value);
+  const shown = value === null ? null : metric === 'errorRatio' ? round(value, 6) : round(value, 3);
   return { metric, limit, value: shown, samples, verdict };
 }
 
@@ -207,13 +208,10 @@ function percentiles(xs: number[]): Percentiles {
   xs.sort((x, y) => x - y);
   const at = (p: number): number | null => {
     const v = nearestRank(xs, p);
-    return v === null ? null : round3(v);
+    return v === null ? null : round(v, 3);
   };
   return { samples: xs.length, p50: at(50), p95: at(95), p99: at(99) };
 }
-
-const round3 = (x: number): number => Math.round(x * 1000) / 1000;
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 /** Reads events.ndjson (line by line) and summarizes it for the plan's classes; null without a mix. */
 export async function classesOfRun(eventsFile: string, plan: RunPlan): Promise<ClassesSummary | null> {
@@ -246,6 +244,6 @@ export function upstreamAmplification(
   if (!calls || !attempts) return null;
   return calls.map((c, i) => {
     const a = attempts[i];
-    return c === null || a === null || a === undefined || c === 0 ? null : round3(a / c);
+    return c === null || a === null || a === undefined || c === 0 ? null : round(a / c, 3);
   });
 }

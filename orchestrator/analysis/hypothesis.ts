@@ -1,5 +1,7 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
+import type { HypothesisMetric } from '../spec/sections/hypothesis.js';
 import { parseThreshold } from '../spec/threshold.js';
+import { round } from '../../bench/round.js';
 
 /** A verdict: no samples is never a pass. */
 export type Verdict = 'pass' | 'fail' | 'unmeasured';
@@ -40,7 +42,12 @@ export interface WindowFigures {
  *   p50|p90|p99|p999|max: "<= 400ms" (successful response times, samples = successes)
  *   errorRatio: "<= 1%"  (failed / completed origins)
  */
-export function judge(metric: string, threshold: string, window: string, w: WindowFigures): HypothesisResult {
+export function judge(
+  metric: HypothesisMetric,
+  threshold: string,
+  window: string,
+  w: WindowFigures,
+): HypothesisResult {
   const base = { metric, window, threshold };
   const t = parseThreshold(metric, threshold);
   let value: number | null;
@@ -53,11 +60,11 @@ export function judge(metric: string, threshold: string, window: string, w: Wind
     value = samples > 0 ? w.failed / samples : null;
   } else {
     samples = w.latencyMs.samples;
-    value = (w.latencyMs as unknown as Record<string, number | null>)[metric] ?? null;
+    value = w.latencyMs[metric] ?? null;
   }
   if (!t.ok || value === null || samples === 0) return { ...base, value, samples, verdict: 'unmeasured' };
   const { op, limit } = t.value;
   const ok =
     op === '<=' ? value <= limit : op === '>=' ? value >= limit : op === '<' ? value < limit : value > limit;
-  return { ...base, value: Math.round(value * 10000) / 10000, samples, verdict: ok ? 'pass' : 'fail' };
+  return { ...base, value: round(value, 4), samples, verdict: ok ? 'pass' : 'fail' };
 }

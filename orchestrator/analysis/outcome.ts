@@ -1,6 +1,7 @@
 import type { RecoveryResult } from './recovery.js';
 import { trendOf, type Trend } from './trend.js';
 import { describeFailed, type Validity } from './validity.js';
+import { round } from '../../bench/round.js';
 
 /** The outcome of a run (DESIGN.md §2). */
 export const OUTCOMES = [
@@ -104,9 +105,9 @@ export function classifyOutcome(x: OutcomeInput): OutcomeResult {
   const b = x.backlog ? trendOf(x.backlog.slice(tail.fromS, tail.toS)) : null;
   const trend: TrendSummary = {
     ...tail,
-    goodputSlope: round(g.slope),
+    goodputSlope: round(g.slope, 3),
     goodputRising: g.rising,
-    backlogSlope: b ? round(b.slope) : null,
+    backlogSlope: b ? round(b.slope, 3) : null,
     backlogShrinking: b ? b.falling : null,
   };
   const effect = x.sustaining ? describeSustaining(x.sustaining) : null;
@@ -124,7 +125,7 @@ export function classifyOutcome(x: OutcomeInput): OutcomeResult {
   const left: number[] = [];
   if (g.rising) left.push(Math.max(0, (r.thresholdPerS - g.last) / g.slope));
   if (b?.falling) left.push(Math.max(0, b.last / -b.slope));
-  const projected = round(r.observedAfterS + Math.max(...left));
+  const projected = round(r.observedAfterS + Math.max(...left), 3);
   return {
     outcome: 'not-recovered',
     reason: `not recovered by the end of the observation (${r.observedAfterS} s after the trigger), but recovering: ${over} ${g.rising ? `goodput rises ${fmtSlope(g.slope)}/s per s` : ''}${g.rising && b?.falling ? ' and ' : ''}${b?.falling ? `the backlog drains ${fmtSlope(-b.slope)} per s` : ''}; at that pace it would recover about ${projected} s after the trigger: observe longer`,
@@ -167,9 +168,5 @@ function pct(x: number): string {
 }
 
 function fmtSlope(x: number): string {
-  return (Math.round(x * 1000) / 1000).toString();
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
+  return round(x, 3).toString();
 }

@@ -1,3 +1,5 @@
+import { round } from '../../bench/round.js';
+
 /**
  * Recovery, exactly as DESIGN.md §2 defines it, on a per-second goodput series (bucket
  * i covers [i, i+1) s of the run).
@@ -55,8 +57,8 @@ export function analyzeRecovery(x: RecoveryInput): RecoveryResult {
   const w = Math.max(1, Math.round(x.windowS));
   const hold = Math.max(0, Math.round(x.holdS));
   const base = {
-    recoveryDeadlineS: round(deadline),
-    observedAfterS: round(observedAfterS),
+    recoveryDeadlineS: round(deadline, 3),
+    observedAfterS: round(observedAfterS, 3),
     deadlineObserved: observedAfterS >= deadline + hold + w,
   };
   const none = { recovered: false, recoveryTimeS: null, recoveredAtS: null, late: false };
@@ -78,7 +80,7 @@ export function analyzeRecovery(x: RecoveryInput): RecoveryResult {
         break;
       }
     if (!holds) continue;
-    const rt = t === first ? 0 : round(t - x.triggerEndS);
+    const rt = t === first ? 0 : round(t - x.triggerEndS, 3);
     const late = rt > deadline;
     return {
       ...base,
@@ -86,21 +88,17 @@ export function analyzeRecovery(x: RecoveryInput): RecoveryResult {
       recoveryTimeS: rt,
       recoveredAtS: t,
       late,
-      thresholdPerS: round(threshold),
+      thresholdPerS: round(threshold, 3),
       reason:
         rt === 0
-          ? `goodput never fell below ${round(threshold)}/s after the trigger (recovery time 0)`
-          : `recovered after ${rt} s, ${late ? 'later than' : 'within'} the deadline of ${round(deadline)} s`,
+          ? `goodput never fell below ${round(threshold, 3)}/s after the trigger (recovery time 0)`
+          : `recovered after ${rt} s, ${late ? 'later than' : 'within'} the deadline of ${round(deadline, 3)} s`,
     };
   }
   return {
     ...base,
     ...none,
-    thresholdPerS: round(threshold),
-    reason: `not recovered to ${round(threshold)}/s within the observed ${round(observedAfterS)} s after the trigger`,
+    thresholdPerS: round(threshold, 3),
+    reason: `not recovered to ${round(threshold, 3)}/s within the observed ${round(observedAfterS, 3)} s after the trigger`,
   };
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

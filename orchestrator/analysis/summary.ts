@@ -32,6 +32,7 @@ import {
   type TriggerOutcome,
   type Validity,
 } from './validity.js';
+import { round } from '../../bench/round.js';
 
 /** A trigger as it actually happened (times from the run's clock). */
 export interface TriggerRecord {
@@ -627,11 +628,6 @@ export function serverAmplification(
 
 function emptyLatency(): LatencySummary {
   return { samples: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
-}
-
-function round(x: number, d: number): number {
-  const f = 10 ** d;
-  return Math.round(x * f) / f;
 }
 
 function pct(x: number): string {

@@ -1,6 +1,7 @@
 import type { Experiment } from '../spec/schema.js';
 import { meanWorkMs } from '../spec/plan.js';
 import type { HypothesisResult } from './hypothesis.js';
+import { round } from '../../bench/round.js';
 
 /**
  * Run validity (DESIGN.md §2): the five conditions a run must meet before any verdict.
@@ -41,15 +42,14 @@ export function validityLimits(e: Experiment): ValidityLimits {
   const s = meanWorkMs(e);
   const timeout = e.client.timeout;
   const derived = Math.max(1, s / 4, 0.02 * timeout);
-  const r = (x: number): number => Math.round(x * 1000) / 1000;
   return {
     triggerOnTimeMs: v.triggerOnTime ?? 100,
     rateTolerance: v.rateTolerance ?? 0.02,
-    lagP99Ms: v.lagP99 ?? r(derived),
+    lagP99Ms: v.lagP99 ?? round(derived, 3),
     lagP99Why:
       v.lagP99 !== undefined
         ? 'set in the experiment file (validity.lagP99)'
-        : `max(1 ms, S/4 = ${r(s / 4)} ms, 2% of the ${timeout} ms attempt timeout = ${r(0.02 * timeout)} ms): lateness far below the system's own time constants cannot change the phenomenon`,
+        : `max(1 ms, S/4 = ${round(s / 4, 3)} ms, 2% of the ${timeout} ms attempt timeout = ${round(0.02 * timeout, 3)} ms): lateness far below the system's own time constants cannot change the phenomenon`,
     generatorCpu: v.generatorCpu ?? 0.9,
   };
 }
@@ -141,12 +141,12 @@ export function judgeValidity(x: ValidityInput): Validity {
             : !t.undone
               ? 'not undone'
               : late! > L.triggerOnTimeMs
-                ? `took effect ${round(late!)} ms after its planned time`
+                ? `took effect ${round(late!, 3)} ms after its planned time`
                 : null;
     add({
       check: 'trigger',
       what: `${t.describe} took effect on time and was undone`,
-      value: problem ?? `took effect ${round(Math.max(0, late!))} ms after its planned time, undone`,
+      value: problem ?? `took effect ${round(Math.max(0, late!), 3)} ms after its planned time, undone`,
       limit: `within ${L.triggerOnTimeMs} ms, applied and undone without error`,
       ok: problem === null,
     });
@@ -160,8 +160,8 @@ export function judgeValidity(x: ValidityInput): Validity {
     add({
       check: 'rate',
       what: `offered rate in the ${p.phase}, /s`,
-      value: round(p.achieved / p.seconds),
-      limit: `${round(p.expected / p.seconds)}/s ± ${round(allowed / p.seconds)}/s (${pctOf(L.rateTolerance)} or 3 Poisson SDs)`,
+      value: round(p.achieved / p.seconds, 3),
+      limit: `${round(p.expected / p.seconds, 3)}/s ± ${round(allowed / p.seconds, 3)}/s (${pctOf(L.rateTolerance)} or 3 Poisson SDs)`,
       ok: Math.abs(off) <= allowed,
     });
   }
@@ -170,7 +170,7 @@ export function judgeValidity(x: ValidityInput): Validity {
   add({
     check: 'lag',
     what: 'schedule lag p99 of first attempts, ms',
-    value: x.lagP99Ms === null ? null : round(x.lagP99Ms),
+    value: x.lagP99Ms === null ? null : round(x.lagP99Ms, 3),
     limit: L.lagP99Ms,
     ok: x.lagSamples === 0 || (x.lagP99Ms !== null && x.lagP99Ms <= L.lagP99Ms),
   });
@@ -185,7 +185,7 @@ export function judgeValidity(x: ValidityInput): Validity {
     add({
       check: 'cpu',
       what: `the generator's CPU, share of one core, in its busiest second${at >= 0 ? ` (second ${at})` : ''}`,
-      value: round(worst),
+      value: round(worst, 3),
       limit: L.generatorCpu,
       ok: worst <= L.generatorCpu,
     });
@@ -205,9 +205,5 @@ function fmt(v: number | string | null): string {
 }
 
 function pctOf(x: number): string {
-  return `${round(x * 100)}%`;
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
+  return `${round(x * 100, 3)}%`;
 }

@@ -39,7 +39,6 @@ import {
   DEFAULT_STEP_MS,
   measureStep,
   OVERLOAD_FACTOR,
-  round,
   stepExperiment,
   wholeSeconds,
   type StepDetail,
@@ -48,6 +47,7 @@ import {
 } from './steps.js';
 import { Journal } from '../trigger/journal.js';
 import { saveCalibration } from './store.js';
+import { round } from '../../bench/round.js';
 
 export interface CalibrationOptions {
   readonly scale: number;
@@ -90,7 +90,9 @@ export function planCalibration(
 ): CalibrationPlan {
   const nominalPerS = nominalCapacityPerS(e);
   const specs = o.steps ?? DEFAULT_LADDER.map((capacityFraction) => ({ capacityFraction }));
-  const ladderPerS = [...new Set(specs.map((r) => round(resolveRate(r, nominalPerS))))].sort((a, b) => a - b);
+  const ladderPerS = [...new Set(specs.map((r) => round(resolveRate(r, nominalPerS), 3)))].sort(
+    (a, b) => a - b,
+  );
   const stepMs = wholeSeconds((o.stepMs ?? DEFAULT_STEP_MS) * o.scale, 2);
   const settleMs = Math.min(wholeSeconds((o.settleMs ?? DEFAULT_SETTLE_MS) * o.scale, 1), stepMs - 1000);
   const refine = o.refine ?? DEFAULT_REFINE;
@@ -205,7 +207,7 @@ export async function runCalibration(
   });
   const startedAt = new Date();
   status.say(
-    `metabench calibrate ${e.name}: ${cp.ladderPerS.length} steps of ${cp.stepMs / 1000} s (${cp.ladderPerS.join(', ')} req/s; nominal capacity ${round(cp.nominalPerS)}/s) → ${dir}`,
+    `metabench calibrate ${e.name}: ${cp.ladderPerS.length} steps of ${cp.stepMs / 1000} s (${cp.ladderPerS.join(', ')} req/s; nominal capacity ${round(cp.nominalPerS, 3)}/s) → ${dir}`,
   );
 
   const runs: StepRun[] = [];
@@ -286,7 +288,7 @@ export async function runCalibration(
         backlogAtStart: backlog,
       };
       runs.push(step);
-      phase = `step ${step.index} ${round(ratePerS)}/s`;
+      phase = `step ${step.index} ${round(ratePerS, 3)}/s`;
       rec.note({ e: 'step', ...step });
       const arrivals = counted(
         profiledArrivals(
@@ -310,7 +312,7 @@ export async function runCalibration(
       nextId += arrivals.count();
       const d = measureStep(rec.peek(), step);
       status.say(
-        `  step ${step.index} (${kind}) ${round(ratePerS)}/s: goodput ${d.goodputPerS ?? '–'}/s of ${d.offeredPerS ?? '–'}/s offered, p99 ${d.latencyMs.p99 ?? '–'} ms (n=${d.latencyMs.samples})`,
+        `  step ${step.index} (${kind}) ${round(ratePerS, 3)}/s: goodput ${d.goodputPerS ?? '–'}/s of ${d.offeredPerS ?? '–'}/s offered, p99 ${d.latencyMs.p99 ?? '–'} ms (n=${d.latencyMs.samples})`,
       );
       return d;
     };
@@ -325,13 +327,13 @@ export async function runCalibration(
       if (j.status !== 'saturated' || j.saturationIndex === null || j.aboveIndex === null) break;
       const lo = judged[j.saturationIndex]!.ratePerS;
       const hi = judged[j.aboveIndex]!.ratePerS;
-      const mid = round((lo + hi) / 2);
+      const mid = round((lo + hi) / 2, 3);
       if (hi - lo < Math.max(1, 0.02 * lo)) break; // fine enough
       judged.push(await runStep(mid, 'refine'));
     }
     const j = judgeSteps(judged, cp.rule);
     if (j.status === 'saturated' && j.saturationIndex !== null && !opts.stop.aborted)
-      await runStep(round(OVERLOAD_FACTOR * judged[j.saturationIndex]!.ratePerS), 'overload');
+      await runStep(round(OVERLOAD_FACTOR * judged[j.saturationIndex]!.ratePerS, 3), 'overload');
   } catch (err) {
     failure = err;
   } finally {
@@ -407,7 +409,7 @@ function summarize(
   const late = details.filter((d) => d.offered > 0 && d.lateSends / d.offered > 0.001);
   if (late.length)
     warnings.push(
-      `late sends at step ${late.map((d) => `${d.index} (${d.ratePerS}/s: ${round((100 * d.lateSends) / d.offered)}%)`).join(', ')}: the load generator did not keep its schedule (a busy machine?), so those steps' response times include its lag`,
+      `late sends at step ${late.map((d) => `${d.index} (${d.ratePerS}/s: ${round((100 * d.lateSends) / d.offered, 3)}%)`).join(', ')}: the load generator did not keep its schedule (a busy machine?), so those steps' response times include its lag`,
     );
   for (const d of details)
     if (d.backlogAtStart > 0)
@@ -421,7 +423,7 @@ function summarize(
     );
   const peakProd =
     e.load.productionPeak && 'perS' in e.load.productionPeak ? e.load.productionPeak.perS : null;
-  const ratio = sat && peakProd ? round(sat.ratePerS / peakProd) : null;
+  const ratio = sat && peakProd ? round(sat.ratePerS / peakProd, 3) : null;
   const margin = {
     productionPeakPerS: peakProd,
     ratio,
@@ -441,7 +443,7 @@ function summarize(
           goodputPerS: overloadStep.goodputPerS,
           ofSaturationGoodput:
             overloadStep.goodputPerS !== null && sat.goodputPerS
-              ? round(overloadStep.goodputPerS / sat.goodputPerS)
+              ? round(overloadStep.goodputPerS / sat.goodputPerS, 3)
               : null,
           ofOffered: overloadStep.goodputRatio,
           p99Ms: overloadStep.latencyMs.p99,
@@ -467,7 +469,7 @@ function summarize(
     warnings,
     load: {
       arrival: e.load.arrival,
-      description: `open loop, ${e.load.arrival} arrivals at a flat rate per step${e.load.mix ? `; mix ${e.load.mix.map((c) => `${c.name} ${round(c.share * 100)}%`).join(', ')}` : ''}`,
+      description: `open loop, ${e.load.arrival} arrivals at a flat rate per step${e.load.mix ? `; mix ${e.load.mix.map((c) => `${c.name} ${round(c.share * 100, 3)}%`).join(', ')}` : ''}`,
     },
     client: describeClient(se.client),
     plan: {
@@ -477,7 +479,7 @@ function summarize(
       ladderPerS: cp.ladderPerS,
     },
     rule: { ...cp.rule, definition: RULE_DEFINITION },
-    nominalCapacityPerS: round(cp.nominalPerS),
+    nominalCapacityPerS: round(cp.nominalPerS, 3),
     referenceP99Ms: j.referenceP99Ms,
     status: interrupted ? 'interrupted' : j.status,
     reason: interrupted ? 'the step test was interrupted' : j.reason,

@@ -1,3 +1,5 @@
+import { round } from '../../bench/round.js';
+
 /**
  * The saturation rule of the step test (seeds/000: "the offered rate above which
  * goodput stops growing while latency rises non-linearly"), stated exactly.
@@ -87,7 +89,7 @@ export function judgeSteps(
     if (s.offeredPerS === null || !(s.offeredPerS > 0)) why.push('no origin was offered in its window');
     else if (s.goodputPerS === null || s.goodputPerS < (1 - rule.tolerance) * s.offeredPerS)
       why.push(
-        `goodput ${s.goodputPerS ?? 0}/s < ${pct(1 - rule.tolerance)} of the ${round(s.offeredPerS)}/s offered`,
+        `goodput ${s.goodputPerS ?? 0}/s < ${pct(1 - rule.tolerance)} of the ${round(s.offeredPerS, 3)}/s offered`,
       );
     if (s.latencyMs.samples === 0 || s.latencyMs.p99 === null) why.push('no success to measure latency on');
     else if (qRef !== null && s.latencyMs.p99 > rule.latencyFactor * qRef)
@@ -114,7 +116,7 @@ export function judgeSteps(
       highestSustainedIndex: null,
       aboveIndex: order[0] ?? null,
       reason: steps.length
-        ? `no step was sustained: the capacity is below the lowest step (${round(steps[order[0]!]!.ratePerS)}/s)`
+        ? `no step was sustained: the capacity is below the lowest step (${round(steps[order[0]!]!.ratePerS, 3)}/s)`
         : 'no step was measured',
     };
   if (topPos === order.length - 1)
@@ -124,7 +126,7 @@ export function judgeSteps(
       saturationIndex: null,
       highestSustainedIndex: top,
       aboveIndex: null,
-      reason: `the highest step (${round(steps[top]!.ratePerS)}/s) was sustained: the saturation point is above it`,
+      reason: `the highest step (${round(steps[top]!.ratePerS, 3)}/s) was sustained: the saturation point is above it`,
     };
   const above = order[topPos + 1]!;
   return {
@@ -133,12 +135,8 @@ export function judgeSteps(
     saturationIndex: top,
     highestSustainedIndex: top,
     aboveIndex: above,
-    reason: `sustained up to ${round(steps[top]!.ratePerS)}/s; no step above it was (the next, ${round(steps[above]!.ratePerS)}/s: ${judgements[above]!.why.join('; ')})`,
+    reason: `sustained up to ${round(steps[top]!.ratePerS, 3)}/s; no step above it was (the next, ${round(steps[above]!.ratePerS, 3)}/s: ${judgements[above]!.why.join('; ')})`,
   };
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }
 
 function pct(x: number): string {

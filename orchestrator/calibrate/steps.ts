@@ -4,6 +4,7 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import type { ClientSpec } from '../spec/sections/client.js';
 import type { Experiment } from '../spec/schema.js';
 import type { StepFigures } from './saturation.js';
+import { round } from '../../bench/round.js';
 
 /**
  * The step test's plan and per-step measurement (the runner is runCalibration.ts).
@@ -121,7 +122,7 @@ export function measureStep(v: View, step: StepRun): StepDetail {
     for (let i = from; i < to; i++) x += arr?.[i] ?? 0;
     return x;
   };
-  const perS = (n: number): number | null => (seconds > 0 ? round(n / seconds) : null);
+  const perS = (n: number): number | null => (seconds > 0 ? round(n / seconds, 3) : null);
   const s = v.series;
   const offered = sum(s.offered);
   const goodput = sum(s.goodput);
@@ -146,7 +147,7 @@ export function measureStep(v: View, step: StepRun): StepDetail {
   return {
     index: step.index,
     kind: step.kind,
-    ratePerS: round(step.ratePerS),
+    ratePerS: round(step.ratePerS, 3),
     startS: step.startMs / 1000,
     endS: step.endMs / 1000,
     measureFromS: step.measureFromMs / 1000,
@@ -154,7 +155,7 @@ export function measureStep(v: View, step: StepRun): StepDetail {
     offered,
     offeredPerS: perS(offered),
     goodputPerS: perS(goodput),
-    goodputRatio: offered > 0 ? round(goodput / offered) : null,
+    goodputRatio: offered > 0 ? round(goodput / offered, 3) : null,
     latencyMs: latency,
     failures,
     lateSends: sum(s.lateSends),
@@ -165,8 +166,4 @@ export function measureStep(v: View, step: StepRun): StepDetail {
 
 function empty(): LatencySummary {
   return { samples: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
-}
-
-export function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

@@ -3,7 +3,7 @@ import { parseSet, type Override } from '../spec/overrides.js';
 
 /**
  * `--set path=value`, repeatable, shared by every command that reads an experiment
- * (run, sweep, validate, and model later). Each override is validated with the file.
+ * (run, sweep, validate, model and calibrate). Each override is validated with the file.
  */
 export function addSetOption(cmd: Command): Command {
   return cmd.option(

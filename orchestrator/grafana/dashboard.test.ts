@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { createApiMetrics } from '../../services/api/metrics.js';
 import { createLiveMetrics } from '../live/liveMetrics.js';
 import { DASHBOARD_UID, flattenPanels } from './client.js';
-import { baseMetric, metricNames } from './promql.js';
+import { baseMetric, metricNames } from '../../test/helpers/promql.js';
 
 const root = (p: string): string => fileURLToPath(new URL(`../../../${p}`, import.meta.url));
 

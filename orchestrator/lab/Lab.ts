@@ -77,8 +77,8 @@ export interface LabTopology {
 
 /**
  * What the orchestrator can do to the system under test. Implemented by the local
- * runtime (child processes) and the simulation (sim/SimLab.ts), and later by the docker
- * runtime. Every method is safe to call twice; `down` never throws.
+ * runtime (child processes), the docker runtime (lab/docker/DockerLab.ts) and the
+ * simulation (sim/SimLab.ts). Every method is safe to call twice; `down` never throws.
  */
 export interface Lab {
   readonly runtime: Runtime;

@@ -18,6 +18,7 @@ import { HttpTransport } from '../../bench/transport/http.js';
 import { leanController } from '../../bench/leanAbort.js';
 import { warmUpClock } from '../../bench/waker.js';
 import { MAX_DERIVED_CONNECTIONS } from '../spec/plan.js';
+import { round } from '../../bench/round.js';
 
 export interface LoadOptions {
   readonly url: string;
@@ -168,29 +169,24 @@ async function measure(o: LoadOptions): Promise<LoadReport> {
   return {
     requests: t.offered,
     targetPerS: o.ratePerS,
-    ratePerS: round(t.offered / sendingS),
-    durationS: round(sendingS),
+    ratePerS: round(t.offered / sendingS, 3),
+    durationS: round(sendingS, 3),
     success: t.offered > 0 ? round(t.outcomes.ok / t.offered, 5) : 0,
     attempts: t.attempts,
     response: all.response,
     service: all.service,
-    omissionFactor: p99r !== null && p99s !== null && p99s > 0 ? round(p99r / p99s) : null,
+    omissionFactor: p99r !== null && p99s !== null && p99s > 0 ? round(p99r / p99s, 3) : null,
     lateSends: t.lateSends,
     lateSendsBySecond: r.series.lateSends,
     scheduleLag: r.scheduleLag,
     clientWait: r.clientWait,
     errors,
     generator: {
-      cpuUserS: round(cpu.user / 1e6),
-      cpuSystemS: round(cpu.system / 1e6),
+      cpuUserS: round(cpu.user / 1e6, 3),
+      cpuSystemS: round(cpu.system / 1e6, 3),
       rssBytes: process.memoryUsage().rss,
     },
   };
-}
-
-function round(x: number, d = 3): number {
-  const f = 10 ** d;
-  return Math.round(x * f) / f;
 }
 
 /** The human-readable report: like `vegeta report`, but measured from the intended time. */

@@ -190,7 +190,7 @@ function upgradeManifest(m: Manifest): Manifest {
   const s = m.experiment.schedule as Experiment['schedule'] & { trigger?: Record<string, unknown> };
   if (s.triggers !== undefined || s.trigger === undefined) return m;
   const { trigger, ...rest } = s;
-  const triggers = [{ ...trigger, atMs: 0 }] as unknown as Experiment['schedule']['triggers'];
+  const triggers = [{ ...trigger, atMs: 0 }] as Experiment['schedule']['triggers'];
   return {
     ...m,
     experiment: { ...m.experiment, schedule: { ...rest, triggers, writtenAs: 'trigger' } },

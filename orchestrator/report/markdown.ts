@@ -13,6 +13,7 @@ import { classLines, classVerdictLines } from './classes.js';
 import { runWarnings } from './warnings.js';
 import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { notReachedLine, outcomeLead, recoveryCell, triggerReached, validityLines } from './outcome.js';
+import { round } from '../../bench/round.js';
 
 /** One section of the report: the same in report.md and report.html. */
 export interface Section {
@@ -180,8 +181,8 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
         : `- run ${index}: **invalid**: no recovered/metastable verdict (see Measurement quality for the checks it failed).`,
     );
   if (x.aggregate) {
-    const a = x.aggregate;
-    const fig = a as unknown as Record<string, unknown>;
+    // The figures are spread into the aggregate by name (aggregateRuns): read them as a record.
+    const fig: Record<string, unknown> = x.aggregate;
     const t = tallyOutcomes(runs);
     verdicts.push(
       '',
@@ -422,7 +423,7 @@ function twinLines(bench: ResultsData, sim: ResultsData): string[] {
   const b = sim.runs.map((r) => r.summary);
   const mean = (xs: readonly RunSummary[], f: (s: RunSummary) => number | null): number | null => {
     const v = xs.map(f).filter((n): n is number => typeof n === 'number' && Number.isFinite(n));
-    return v.length ? Math.round((v.reduce((p, q) => p + q, 0) / v.length) * 1000) / 1000 : null;
+    return v.length ? round(v.reduce((p, q) => p + q, 0) / v.length, 3) : null;
   };
   // Outcomes (DESIGN.md §2); several runs: counted over the valid ones, the invalid apart.
   const verdict = (xs: readonly RunSummary[]): string =>
@@ -436,7 +437,7 @@ function twinLines(bench: ResultsData, sim: ResultsData): string[] {
     const d =
       x === null || y === null
         ? '–'
-        : `${Math.round((y - x) * 1000) / 1000}${unit}${x !== 0 ? ` (${y - x >= 0 ? '+' : ''}${Math.round(((y - x) / Math.abs(x)) * 1000) / 10}%)` : ''}`;
+        : `${round(y - x, 3)}${unit}${x !== 0 ? ` (${y - x >= 0 ? '+' : ''}${Math.round(((y - x) / Math.abs(x)) * 1000) / 10}%)` : ''}`;
     return `| ${what} | ${x ?? '–'}${x !== null ? unit : ''} | ${y ?? '–'}${y !== null ? unit : ''} | ${d} |`;
   };
   const va = verdict(a);
@@ -459,7 +460,7 @@ function twinLines(bench: ResultsData, sim: ResultsData): string[] {
     // The rate each side offered, and the capacity its `% capacity` resolved against.
     row('offered rate, planned (req/s)', (s) => s.offeredPerS),
     `| capacity for % capacity | ${capacityCell(a)} | ${capacityCell(b)} | ${capacityCell(a) === capacityCell(b) ? 'the same' : '**they differ**'} |`,
-    `| recovery time | ${recovery(a)} | ${recovery(b)} | ${ra !== null && rb !== null ? `${Math.round((rb - ra) * 1000) / 1000} s` : '–'} |`,
+    `| recovery time | ${recovery(a)} | ${recovery(b)} | ${ra !== null && rb !== null ? `${round(rb - ra, 3)} s` : '–'} |`,
     row('goodput in the baseline (req/s)', (s) => s.baseline.goodputPerS),
     row('goodput after the trigger (req/s)', (s) => s.afterTrigger.goodputPerS),
     row('amplification after the trigger (client)', (s) => s.afterTrigger.amplification),

@@ -3,6 +3,7 @@ import type { Recorded } from '../../bench/record/Recorder.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import type { RunPlan } from '../spec/plan.js';
 import { serverAmplification } from '../analysis/summary.js';
+import { round } from '../../bench/round.js';
 
 /** The phase a bucket starts in. */
 function phaseAt(plan: RunPlan, ms: number): string {
@@ -19,7 +20,7 @@ function phaseAt(plan: RunPlan, ms: number): string {
  * The status line prints its per-second figures with it, so they read the same.
  */
 export function csvNumber(v: number | null | undefined): string {
-  return v === null || v === undefined ? '' : String(Math.round(v * 1000) / 1000);
+  return v === null || v === undefined ? '' : String(round(v, 3));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Clock } from '../../bench/clock.js';
+import { round } from '../../bench/round.js';
 
 /**
  * The generator's own CPU per second (this process, every thread), as a share of one
@@ -28,7 +29,7 @@ export class GeneratorCpu {
     const wallMs = performance.now();
     const cpuMs = (now.user - this.last.user + now.system - this.last.system) / 1000;
     const spanMs = wallMs - this.lastWallMs;
-    this.perS[second] = spanMs > 0 ? Math.round((cpuMs / spanMs) * 1000) / 1000 : null;
+    this.perS[second] = spanMs > 0 ? round(cpuMs / spanMs, 3) : null;
     this.last = now;
     this.lastWallMs = wallMs;
   }

@@ -28,7 +28,8 @@ import type { ServerSeries } from '../scrape/scraper.js';
 import { makeRuntime, type RunRuntime, type ServerSource } from './runtime.js';
 
 export interface RunContext {
-  readonly journal: Journal;
+  /** Where faults and the lab's processes are recorded before they happen (the on-disk Journal, in a real run). */
+  readonly journal: Pick<Journal, 'record' | 'clear'>;
   readonly status: StatusLine;
   /** Aborts when the user interrupts (Ctrl-C, SIGTERM): the run stops, undoes its faults and keeps what it measured. */
   readonly stop: AbortSignal;

@@ -7,6 +7,7 @@ import type { PlannedTrigger } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { createTrigger } from '../trigger/registry.js';
 import type { Trigger } from '../trigger/Trigger.js';
+import { round } from '../../bench/round.js';
 
 interface Slot {
   readonly trigger: Trigger;
@@ -81,7 +82,7 @@ export class TriggerSchedule {
           action: 'apply',
           kind: s.trigger.kind,
           target: s.trigger.target,
-          atMs: round3(t),
+          atMs: round(t, 3),
         });
         this.say(`  ${s.trigger.describe()} applied at ${(t / 1000).toFixed(3)} s`);
         return true;
@@ -95,7 +96,7 @@ export class TriggerSchedule {
           action: 'failed',
           kind: s.trigger.kind,
           target: s.trigger.target,
-          atMs: round3(clock.now()),
+          atMs: round(clock.now(), 3),
           error: err.message,
         });
         return true; // it may have half-applied: undo anyway
@@ -128,7 +129,7 @@ export class TriggerSchedule {
       action: 'undo',
       kind: s.trigger.kind,
       target: s.trigger.target,
-      atMs: round3(t),
+      atMs: round(t, 3),
     });
     this.say(`  ${s.trigger.describe()} undone at ${(t / 1000).toFixed(3)} s`);
     if (s.trigger.restarts) this.say(`  restart took ${((done - t) / 1000).toFixed(3)} s to become healthy`);
@@ -171,8 +172,4 @@ export class TriggerSchedule {
       undone: s.endMs !== null,
     }));
   }
-}
-
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

@@ -211,9 +211,9 @@ export function planRun(
 }
 
 /**
- * A derived cap never exceeds this: past it a process runs out of file descriptors (and
- * undici scans its clients per request). When the load needs more, attempts wait in the
- * client and the report says the open loop turned partly closed.
+ * A derived cap never exceeds this: past it a process runs out of file descriptors. When
+ * the load needs more, attempts wait in the client and the report says the open loop
+ * turned partly closed.
  */
 export const MAX_DERIVED_CONNECTIONS = 16_384;
 

@@ -4,6 +4,7 @@ import type { RunSummary } from '../analysis/summary.js';
 import type { SweepTable, SweepVerdict } from '../report/tables.js';
 import type { Design, Factor, SweepPoint } from './planner.js';
 import { describeInvalid, describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
+import { round } from '../../bench/round.js';
 
 /** The key figures of each point (the mean over its runs). */
 export const SWEEP_FIGURES = [
@@ -68,7 +69,7 @@ export function hypothesisVerdicts(runs: readonly RunSummary[]): Record<string, 
 
 function meanOf(xs: readonly (number | null)[]): number | null {
   const v = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
-  return v.length ? Math.round(mean(v) * 1000) / 1000 : null;
+  return v.length ? round(mean(v), 3) : null;
 }
 
 function factorValue(v: unknown): string | number {

@@ -127,6 +127,7 @@ export class ReadThroughCache {
     // cancels the statement when the request's time is up; should Postgres itself not
     // answer (paused), the request stops waiting at its deadline and the connection
     // goes back to the pool only when the query has really ended.
+    // (pg types a query as one result; a text of two statements resolves to one per statement.)
     const query = client.query(
       `SET statement_timeout = ${Number.isFinite(leftMs) ? leftMs : 0}; ` +
         `SELECT value, pg_sleep(${delayS.toFixed(6)}) FROM items WHERE id = ${key}`,

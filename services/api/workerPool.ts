@@ -12,6 +12,14 @@ import type { PickupShedder, RejectReason } from './shedding.js';
  *   - a shedder (queue-time limit, CoDel) rejects at pickup by queueing delay.
  * A rejected job never runs: its worker moves on to the next one at once.
  */
+/**
+ * The end of a job's work: the pool only calls `then(free, free)` on it, so a promise
+ * will do, or a lighter thenable (the simulated api's, which settles without a microtask).
+ */
+export interface WorkEnd {
+  then(onDone: () => void, onFailed: () => void): unknown;
+}
+
 export interface Job {
   /** When the job entered the queue (ms on the pool's clock). */
   readonly enqueuedMs: number;
@@ -19,8 +27,8 @@ export interface Job {
   readonly deadlineMs?: number | undefined;
   /** The server-side request timeout's expiry (ms on the pool's clock); a job picked up after it is rejected with timeout. */
   readonly timeoutAtMs?: number | undefined;
-  /** Does the job's work; resolves when the worker is free again. */
-  run(queueWaitMs: number): Promise<void>;
+  /** Does the job's work; settles when the worker is free again. */
+  run(queueWaitMs: number): WorkEnd;
   /** The job was refused without doing its work. */
   reject(reason: RejectReason, queueWaitMs: number): void;
 }
@@ -98,7 +106,7 @@ export class WorkerPool {
 
   private start(job: Job, waitMs: number): void {
     this.busy++;
-    let ran: Promise<void>;
+    let ran: WorkEnd;
     try {
       ran = job.run(waitMs);
     } catch (err) {

@@ -23,7 +23,6 @@ export type GoType =
   | { readonly kind: 'bool' }
   | { readonly kind: 'int'; readonly name: 'int' | 'int64' }
   | { readonly kind: 'float32' }
-  | { readonly kind: 'any' }
   | { readonly kind: 'struct'; readonly struct: GoStruct };
 
 export interface GoStruct {
@@ -39,7 +38,6 @@ export const goBool: GoType = { kind: 'bool' };
 export const goInt64: GoType = { kind: 'int', name: 'int64' };
 export const goInt: GoType = { kind: 'int', name: 'int' };
 export const goFloat32: GoType = { kind: 'float32' };
-export const goAny: GoType = { kind: 'any' };
 export const goStruct = (struct: GoStruct): GoType => ({ kind: 'struct', struct });
 
 /** Parses the first JSON value of `text` like Go's json.Decoder; throws GoJsonError. */
@@ -122,8 +120,6 @@ function typeNameOf(t: GoType): string {
       return t.kind;
     case 'int':
       return t.name;
-    case 'any':
-      return 'interface {}';
     case 'struct':
       return t.struct.typeName;
   }
@@ -164,7 +160,6 @@ function storeStruct(
 /** The Go value for a scalar field, or undefined to leave the field as it was. */
 function storeScalar(node: JsonNode, t: GoType, ctx: Ctx, errors: string[]): unknown {
   if (node.t === 'null') return undefined;
-  if (t.kind === 'any') return toPlain(node);
   const fail = (value: string): undefined => {
     errors.push(typeError(value, typeNameOf(t), ctx));
     return undefined;
@@ -188,22 +183,6 @@ function storeScalar(node: JsonNode, t: GoType, ctx: Ctx, errors: string[]): unk
     }
     default:
       return undefined;
-  }
-}
-
-function toPlain(node: JsonNode): unknown {
-  switch (node.t) {
-    case 'obj':
-      return Object.fromEntries(node.entries.map(([k, v]) => [k, toPlain(v)]));
-    case 'arr':
-      return node.items.map(toPlain);
-    case 'str':
-    case 'bool':
-      return node.v;
-    case 'num':
-      return Number(node.raw);
-    case 'null':
-      return null;
   }
 }
 

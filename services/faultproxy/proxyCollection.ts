@@ -31,20 +31,23 @@ const proxyStruct: GoStruct = {
 const populateItemStruct: GoStruct = { ...proxyStruct, name: '' };
 const populateTypeName = 'struct { toxiproxy.Proxy; Enabled *bool "json:\\"enabled\\"" }';
 
-export interface ProxyInput {
+/** A type, not an interface, so that decodeStruct may fill it as a plain record. */
+export type ProxyInput = {
   name: string;
   listen: string;
   upstream: string;
   enabled: boolean;
-}
+};
 
 /** Decodes a create or update body over `defaults`; throws "bad request body: …". */
 export function decodeProxyBody(body: string, defaults: ProxyInput): ProxyInput {
   const node = parseBody(body);
-  const input: Record<string, unknown> = { ...defaults };
+  const input: ProxyInput = { ...defaults };
+  // decodeStruct stores proxyStruct's fields with their Go types: the strings and the bool
+  // ProxyInput declares (and a Logger object, which nothing reads).
   const err = decodeStruct(node, proxyStruct, input);
   if (err) throw joinError(err, ErrBadRequestBody);
-  return input as unknown as ProxyInput;
+  return input;
 }
 
 export interface PopulateResult {

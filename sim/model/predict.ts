@@ -4,6 +4,7 @@ import { toDurationDist } from '../../orchestrator/spec/fields.js';
 import type { RunPlan } from '../../orchestrator/spec/plan.js';
 import type { Experiment } from '../../orchestrator/spec/schema.js';
 import { bistableRange, healthyState, type BistableRange, type FluidSystem } from './fluid.js';
+import { round } from '../../bench/round.js';
 
 export type Region = 'stable' | 'bistable' | 'unstable';
 
@@ -54,7 +55,7 @@ function caveatsOf(e: Experiment, plan: RunPlan): string[] {
   const api = e.lab.api;
   if (plan.load.arrival.kind === 'closed') out.push('the load is a closed loop: the model is of an open one');
   else if (!e.load.rate)
-    out.push(`the load is not a flat rate: the model takes its mean, ${round(plan.ratePerS)}/s`);
+    out.push(`the load is not a flat rate: the model takes its mean, ${round(plan.ratePerS, 3)}/s`);
   if (e.load.mix?.some((m) => m.cost !== undefined))
     out.push('request classes with their own cost: the model uses the default work only');
   const ignored = [
@@ -84,32 +85,28 @@ function caveatsOf(e: Experiment, plan: RunPlan): string[] {
   return out;
 }
 
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
-}
-
 /** The prediction in words (markdown lines). */
 export function describePrediction(p: Prediction): string[] {
   const s = p.system;
   const r = p.range;
   const where =
     p.region === 'stable'
-      ? `below cμ/m: **stable**, every trigger is survived (even with every attempt timing out the api receives ${round(p.offeredPerS * s.attempts)}/s < ${round(r.capacityPerS)}/s)`
+      ? `below cμ/m: **stable**, every trigger is survived (even with every attempt timing out the api receives ${round(p.offeredPerS * s.attempts, 3)}/s < ${round(r.capacityPerS, 3)}/s)`
       : p.region === 'bistable'
-        ? `inside the bistable range: **vulnerable**, healthy now, collapsed for good after a large enough trigger (m·λ = ${round(p.offeredPerS * s.attempts)}/s > cμ)`
+        ? `inside the bistable range: **vulnerable**, healthy now, collapsed for good after a large enough trigger (m·λ = ${round(p.offeredPerS * s.attempts, 3)}/s > cμ)`
         : `above λ*: **unstable**, no healthy state (it collapses without a trigger)`;
   return [
     '| | |',
     '|---|---|',
     `| workers c | ${s.workers} |`,
     `| work S | ${describeDuration(s.work)} |`,
-    `| capacity cμ | ${round(r.capacityPerS)} req/s |`,
+    `| capacity cμ | ${round(r.capacityPerS, 3)} req/s |`,
     `| attempt timeout τ | ${s.timeoutMs} ms |`,
     `| attempts m | ${s.attempts} |`,
-    `| lower edge cμ/m | ${round(r.lowerPerS)} origins/s |`,
-    `| upper edge λ* | ${r.bistable ? `${round(r.upperPerS)} origins/s (healthy attempts then ${round(r.attemptsAtUpperPerS)}/s)` : '– (one attempt: no retry can sustain an overload)'} |`,
-    `| bistable range | ${r.bistable ? `${round(r.lowerPerS)} ≤ λ < ${round(r.upperPerS)} origins/s` : 'empty'} |`,
-    `| offered load λ | ${round(p.offeredPerS)} origins/s: ${where} |`,
-    `| healthy state at λ | ${p.healthy ? `attempts ${round(p.healthy.attemptsPerS)}/s, P(attempt times out) ${p.healthy.timeoutProbability.toExponential(2)}` : 'none'} |`,
+    `| lower edge cμ/m | ${round(r.lowerPerS, 3)} origins/s |`,
+    `| upper edge λ* | ${r.bistable ? `${round(r.upperPerS, 3)} origins/s (healthy attempts then ${round(r.attemptsAtUpperPerS, 3)}/s)` : '– (one attempt: no retry can sustain an overload)'} |`,
+    `| bistable range | ${r.bistable ? `${round(r.lowerPerS, 3)} ≤ λ < ${round(r.upperPerS, 3)} origins/s` : 'empty'} |`,
+    `| offered load λ | ${round(p.offeredPerS, 3)} origins/s: ${where} |`,
+    `| healthy state at λ | ${p.healthy ? `attempts ${round(p.healthy.attemptsPerS, 3)}/s, P(attempt times out) ${p.healthy.timeoutProbability.toExponential(2)}` : 'none'} |`,
   ];
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { LocalLab } from '../../orchestrator/lab/local/LocalLab.js';
 import { parsePrometheusText } from '../../orchestrator/scrape/prometheusText.js';
-import { processState } from '../../orchestrator/lab/local/procStat.js';
+import { processState } from '../helpers/procState.js';
 import { processTree } from '../../orchestrator/lab/local/procUsage.js';
 import { runCli } from '../helpers/cli.js';
 import { zipfSampler } from '../../bench/workload/zipf.js';

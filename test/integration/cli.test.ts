@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { processState } from '../../orchestrator/lab/local/procStat.js';
+import { processState } from '../helpers/procState.js';
 import { runCli, startCli, tempDir, waitFor } from '../helpers/cli.js';
 
 /** A short experiment: 1 s warm-up, 2 s baseline, then a 6 s pause of the api. */

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { runCli, startCli, tempDir, waitFor } from '../helpers/cli.js';
-import { processState } from '../../orchestrator/lab/local/procStat.js';
+import { processState } from '../helpers/procState.js';
 
 // Undo that survives anything: the orchestrator is killed with SIGKILL in the middle of a
 // trigger, and `metabench lab reset` (as any next command would) undoes the fault from the

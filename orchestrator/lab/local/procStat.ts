@@ -13,16 +13,6 @@ export function processStartTicks(pid: number): number | null {
   }
 }
 
-/** The process's state letter (R, S, T for stopped, Z…); null when it does not exist. */
-export function processState(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
-  } catch {
-    return null;
-  }
-}
-
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

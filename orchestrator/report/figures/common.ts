@@ -1,5 +1,6 @@
 import { CATEGORY_COLORS, DASHES, PRINT_CONFIG, TRIGGER_SHADE } from '../theme.js';
 import type { VlSpec } from '../svg.js';
+import { round } from '../../../bench/round.js';
 
 export type Cell = string | number | null;
 export type Row = Record<string, Cell>;
@@ -159,8 +160,7 @@ export function timeLinesLayer(
   };
 }
 
+/** `round`, or null for a figure that was not measured (null, NaN, ±∞). */
 export function rounded(x: number | null, digits = 3): number | null {
-  if (x === null || !Number.isFinite(x)) return null;
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
+  return x === null || !Number.isFinite(x) ? null : round(x, digits);
 }

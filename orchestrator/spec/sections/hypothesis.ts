@@ -3,7 +3,7 @@ import { parseThreshold } from '../threshold.js';
 
 /** hypothesis: the steady state, declared before running. */
 export const HYPOTHESIS_METRICS = ['goodput', 'p50', 'p90', 'p99', 'p999', 'max', 'errorRatio'] as const;
-type HypothesisMetric = (typeof HYPOTHESIS_METRICS)[number];
+export type HypothesisMetric = (typeof HYPOTHESIS_METRICS)[number];
 
 /** A threshold such as "<= 400ms" or ">= 95% offered", checked here and judged by analysis/hypothesis.ts. */
 const threshold = (metric: HypothesisMetric) =>

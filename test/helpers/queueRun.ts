@@ -2,8 +2,8 @@ import type { DurationDist } from '../../bench/distributions.js';
 import { exponential } from '../../bench/distributions.js';
 import { seededRng } from '../../bench/rng.js';
 import type { QueueDiscipline } from '../../services/api/queue.js';
-import { SimApi, type SimRequest } from '../api.js';
-import { SimClock } from '../clock.js';
+import { SimApi, type SimRequest } from '../../sim/api.js';
+import { SimClock } from '../../sim/clock.js';
 
 export interface QueueRunOptions {
   readonly workers: number;
@@ -87,10 +87,9 @@ export async function runQueue(o: QueueRunOptions): Promise<QueueRun> {
     if (++sent < total) clock.timer(clock.now() + exponential(meanGap, rng), arrive);
   };
   clock.timer(0, arrive);
-  // eslint-disable-next-line no-restricted-properties -- wall time of the run, reported only
+  // Wall time of the run, reported only.
   const t0 = performance.now();
   await clock.run(all);
-  // eslint-disable-next-line no-restricted-properties
   const wallMs = performance.now() - t0;
   const sizes = Array.from({ length: BATCHES }, (_, b) => Math.min(per, Math.max(0, o.n - b * per)));
   return {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { parseExperiment } from '../orchestrator/spec/load.js';
-import type { Override } from '../orchestrator/spec/overrides.js';
-import { parseSet } from '../orchestrator/spec/overrides.js';
-import { planRun, type RunPlan } from '../orchestrator/spec/plan.js';
+import { parseExperiment } from '../../orchestrator/spec/load.js';
+import type { Override } from '../../orchestrator/spec/overrides.js';
+import { parseSet } from '../../orchestrator/spec/overrides.js';
+import { planRun, type RunPlan } from '../../orchestrator/spec/plan.js';
 
-/** A run plan from experiment YAML text (tests, benchmarks). */
+/** A run plan from experiment YAML text. */
 export function planOf(yaml: string, opts: { scale?: number; set?: readonly string[] } = {}): RunPlan {
   const overrides: Override[] = (opts.set ?? []).map((t) => {
     const r = parseSet(t);
@@ -16,6 +16,6 @@ export function planOf(yaml: string, opts: { scale?: number; set?: readonly stri
 
 /** A run plan from one of the repository's experiment files (experiments/NAME.yaml). */
 export function planOfFile(name: string, opts: { scale?: number; set?: readonly string[] } = {}): RunPlan {
-  const text = readFileSync(new URL(`../../experiments/${name}.yaml`, import.meta.url), 'utf8');
+  const text = readFileSync(new URL(`../../../experiments/${name}.yaml`, import.meta.url), 'utf8');
   return planOf(text, opts);
 }
