@@ -97,6 +97,9 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
 
   let events: { stop: () => string[] } | undefined;
   const seenVolumes = new Set<string>();
+  // The body's own failure is the one to report: the clean-up checks below only judge a run
+  // that got through (a body that failed early saw no volumes, and would fail them instead).
+  let bodyPassed = false;
   try {
     // A port already taken: stopped before compose, naming the service and the variable.
     const taken = createServer();
@@ -315,31 +318,36 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     const postgres = (await projectContainers(docker, PROJECT)).find((c) => c.service === 'postgres')!;
     await docker.getContainer(postgres.id).stop({ t: 60 });
     assert.equal((await inspectContainer(docker, postgres.id)).exitCode, 0);
+    bodyPassed = true;
   } finally {
     events?.stop();
     const down = await runCli(['lab', 'down', ...common], env);
-    assert.equal(down.code, 0, down.stderr);
-    // Nothing of the project is left: containers, networks, volumes (the anonymous ones too).
-    const cli = (args: string[]): string[] =>
-      spawnSync('docker', args, { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
-    const label = `label=com.docker.compose.project=${PROJECT}`;
-    assert.deepEqual(cli(['ps', '-a', '-q', '--filter', label]), [], 'docker ps -a');
-    assert.deepEqual(cli(['network', 'ls', '-q', '--filter', label]), [], 'docker network ls');
-    assert.deepEqual(cli(['volume', 'ls', '-q', '--filter', label]), [], 'docker volume ls (named)');
-    const volumes = new Set(cli(['volume', 'ls', '-q']));
-    assert.deepEqual(
-      [...seenVolumes].filter((v) => volumes.has(v)),
-      [],
-      'docker volume ls (anonymous)',
-    );
-    assert.match(
-      down.stdout,
-      new RegExp(
-        `^lab down: compose project ${PROJECT} removed \\(containers, network, ${seenVolumes.size} anonymous volumes\\)$`,
-        'm',
-      ),
-    );
-    t.diagnostic(`wall time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    if (!bodyPassed)
+      t.diagnostic(`lab down after the failure: exit ${down.code}: ${down.stdout}${down.stderr}`);
+    else {
+      assert.equal(down.code, 0, down.stderr);
+      // Nothing of the project is left: containers, networks, volumes (the anonymous ones too).
+      const cli = (args: string[]): string[] =>
+        spawnSync('docker', args, { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+      const label = `label=com.docker.compose.project=${PROJECT}`;
+      assert.deepEqual(cli(['ps', '-a', '-q', '--filter', label]), [], 'docker ps -a');
+      assert.deepEqual(cli(['network', 'ls', '-q', '--filter', label]), [], 'docker network ls');
+      assert.deepEqual(cli(['volume', 'ls', '-q', '--filter', label]), [], 'docker volume ls (named)');
+      const volumes = new Set(cli(['volume', 'ls', '-q']));
+      assert.deepEqual(
+        [...seenVolumes].filter((v) => volumes.has(v)),
+        [],
+        'docker volume ls (anonymous)',
+      );
+      assert.match(
+        down.stdout,
+        new RegExp(
+          `^lab down: compose project ${PROJECT} removed \\(containers, network, ${seenVolumes.size} anonymous volumes\\)$`,
+          'm',
+        ),
+      );
+      t.diagnostic(`wall time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }
   }
 });
 
