@@ -23,6 +23,8 @@ export interface Clock {
    * and their connections reused instead of a new connection opened for every send.
    */
   yieldToIo?(): Promise<void>;
+  /** The origin in epoch ms, where the clock is the wall's (for Grafana's annotations). */
+  readonly originEpochMs?: number;
 }
 
 /** Below this, a wait is finished by the waker (bench/waker.ts) instead of a timer. */

@@ -25,4 +25,6 @@ export interface Transport {
     signal: AbortSignal,
   ): Promise<TransportResult>;
   close(): Promise<void>;
+  /** Attempts on the wire now, where the transport has connections to count. */
+  readonly openConnections?: number;
 }
