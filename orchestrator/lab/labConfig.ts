@@ -3,7 +3,7 @@ import type { Experiment } from '../spec/schema.js';
 import { toDurationDist } from '../spec/fields.js';
 import { resolve } from 'node:path';
 import { DEFAULT_PROFILE, loadProfile } from '../../services/llm-stub/profile.js';
-import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from './local/LocalLab.js';
+import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from './local/recipes.js';
 
 /** The local runtime's configuration of an experiment's lab (loopback, free ports). */
 export function localLabConfig(
