@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, isMap, isNode, type Document } from 'yaml';
 import type { z } from 'zod';
-import { SpecError, type SpecIssue } from '../errors.js';
-import { applyOverrides, overrideAt, type Override } from './overrides.js';
-import { didYouMean } from './didYouMean.js';
+import { SpecError, type SpecIssue } from '../../foundation/errors.js';
+import { applyOverrides, overrideAt, type Override } from '../../foundation/overrides.js';
+import { didYouMean } from '../../foundation/didYouMean.js';
 import { experimentSchema, type Experiment } from './schema.js';
 
-export { didYouMean } from './didYouMean.js';
+export { didYouMean } from '../../foundation/didYouMean.js';
 
 /** Files larger than this are refused before parsing: an experiment is a page of YAML. */
 const MAX_FILE_BYTES = 1 << 20;

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { SpecError } from '../../orchestrator/errors.js';
-import { duration, fraction, multiple, positiveDuration } from '../../orchestrator/spec/fields.js';
+import { SpecError } from '../../foundation/errors.js';
+import { duration, fraction, multiple, positiveDuration } from '../../foundation/fields.js';
 import { parseYamlFile, readSpecFile, toSpecIssues } from '../../orchestrator/spec/load.js';
 
 /**
