@@ -4,7 +4,8 @@ import { SpecError, formatIssue, type SpecIssue } from '../../foundation/errors.
 import { planPoints, type Factor, type SweepPoint } from './sweepPlan.js';
 import { RUNTIMES } from '../lab/runtimes.js';
 import { int } from '../../foundation/fields.js';
-import { parseYamlFile, readSpecFile, toSpecIssues, validateExperiment, type ParsedYaml } from './load.js';
+import { validateExperiment } from './load.js';
+import { parseYamlFile, readSpecFile, toSpecIssues, type ParsedYaml } from '../../foundation/yamlFile.js';
 import { parsePath, type Override } from '../../foundation/overrides.js';
 import type { Experiment } from './schema.js';
 

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SpecError } from '../../foundation/errors.js';
 import { duration, fraction, multiple, positiveDuration } from '../../foundation/fields.js';
-import { parseYamlFile, readSpecFile, toSpecIssues } from '../../orchestrator/spec/load.js';
+import { parseYamlFile, readSpecFile, toSpecIssues } from '../../foundation/yamlFile.js';
 
 /**
  * A latency profile: what a provider looks like from the client's side, as a versioned
