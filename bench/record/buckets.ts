@@ -1,6 +1,6 @@
 import type { FailureKind } from '../outcome.js';
 import { FAILURE_KINDS } from '../outcome.js';
-import { round } from '../round.js';
+import { round } from '../../foundation/round.js';
 
 /** Per-bucket series (one element per second by default). Latency figures are null where a bucket had no success. */
 export interface BucketSeries {

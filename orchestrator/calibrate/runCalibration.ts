@@ -7,8 +7,8 @@ import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
 import { drive } from '../../bench/driver.js';
 import { NdjsonFile } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
-import { seededRng } from '../../bench/rng.js';
-import { BenchError } from '../errors.js';
+import { seededRng } from '../../foundation/rng.js';
+import { BenchError } from '../../foundation/errors.js';
 import type { Lab } from '../lab/Lab.js';
 import type { Runtime } from '../lab/runtimes.js';
 import { writeReport } from '../report/writeReport.js';
@@ -24,7 +24,7 @@ import { parsePrometheusText } from '../scrape/prometheusText.js';
 import { resolveRate } from '../spec/loadPlan.js';
 import { nominalCapacityPerS, planRun } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
-import type { RateSpec } from '../spec/units.js';
+import type { RateSpec } from '../../foundation/units.js';
 import { DEFAULT_RULE, judgeSteps, type SaturationResult, type SaturationRule } from './saturation.js';
 import {
   DEFAULT_LADDER,
@@ -41,7 +41,7 @@ import {
 } from './steps.js';
 import { Journal } from '../trigger/journal.js';
 import { saveCalibration } from './store.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 export interface CalibrationOptions {
   readonly scale: number;

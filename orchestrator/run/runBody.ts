@@ -1,4 +1,4 @@
-import type { Clock } from '../../bench/clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { DriveOptions } from '../../bench/driver.js';
 import type { EventSink } from '../../bench/record/eventLog.js';
 import type { Recorded, Recorder } from '../../bench/record/Recorder.js';

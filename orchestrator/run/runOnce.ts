@@ -5,7 +5,7 @@ import { NdjsonFile, type EventSink } from '../../bench/record/eventLog.js';
 import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
 import { arrivalsFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { clientModel, policyPresence } from './client.js';
 import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
 import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';

@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { request } from 'undici';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
 import { LinkClient } from '../links.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
-import { processTree } from './procUsage.js';
+import { processTree } from '../proc/procUsage.js';
 import {
   apiArgs,
   dataFlags,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { DurationDist } from '../../../bench/distributions.js';
+import type { DurationDist } from '../../../foundation/distributions.js';
 import { formatDurationDist, mitigationFlags } from '../../../services/api/config.js';
 import type { Mitigations } from '../../../services/api/server.js';
 import type { UpstreamRetry } from '../../../services/api/llmUpstream.js';

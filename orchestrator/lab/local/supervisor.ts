@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 import type { Component, LabProcess, UndoRecipe } from '../Lab.js';
-import { processStartTicks } from './procStat.js';
-import { processTree } from './procUsage.js';
+import { processStartTicks } from '../proc/procStat.js';
+import { processTree } from '../proc/procUsage.js';
 
 /**
  * Process supervision for the local lab: starting a node service and waiting for it to
