@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Rng } from '../../foundation/rng.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
@@ -10,7 +11,7 @@ import type { NewController } from '../abort.js';
  * caller's cancellation (the run ending, a hedge losing, the user abandoning); a
  * policy that gives up on its own (a timeout) aborts only what is below it.
  */
-export type SendAttempt = (attempt: Attempt, signal: AbortSignal) => Promise<AttemptResult>;
+export type SendAttempt = (attempt: Attempt, signal: AbortSignalLike) => Promise<AttemptResult>;
 
 /**
  * What every policy may use. No policy reads the wall clock or Math.random, so the

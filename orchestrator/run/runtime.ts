@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import { join } from 'node:path';
 import { RealClock, type Clock } from '../../foundation/clock.js';
 import type { NewController } from '../../bench/abort.js';
@@ -41,7 +42,7 @@ export interface RunRuntime {
   /** Waits for `p`: in real time just that; in the simulation, by running its clock until `p` settles. */
   settle<T>(p: Promise<T>): Promise<T>;
   /** The signal the driver stops on (the user's Ctrl-C, or one bridged from it). */
-  stopSignal(stop: AbortSignal): AbortSignal;
+  stopSignal(stop: AbortSignal): AbortSignalLike;
   readonly newController?: NewController;
   /** Redraw the status line every second (pointless when a second of the run takes microseconds). */
   readonly liveStatus: boolean;
