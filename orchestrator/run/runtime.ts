@@ -25,9 +25,9 @@ export interface ServerSource {
 }
 
 /**
- * What differs between running an experiment on the lab and simulating it; runOnce
- * does the rest the same way for both (recorder, client policies, driver, triggers,
- * the results files).
+ * What differs between running an experiment on the lab and simulating it; runBody
+ * does the rest the same way for both (recorder, client policies, driver, status line,
+ * teardown), and runOnce writes the results files.
  */
 export interface RunRuntime {
   readonly lab: Lab;

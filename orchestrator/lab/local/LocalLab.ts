@@ -38,7 +38,7 @@ export class LocalLab implements Lab {
   private llmPort = 0;
   faultProxyApi: string | undefined;
   private readonly linkAddrs = new Map<string, { listen: string; upstream: string }>();
-  /** The api's flags that reach the cache and database (through their links). */
+  /** The api's flags that reach the cache, the database and the LLM (through their links). */
   private dataArgs: string[] = [];
 
   constructor(private readonly cfg: LocalLabConfig) {}
