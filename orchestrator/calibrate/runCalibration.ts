@@ -15,7 +15,7 @@ import { warmUpClock } from '../../foundation/waker.js';
 import { BenchError } from '../../foundation/errors.js';
 import type { Lab } from '../lab/Lab.js';
 import { ProcSampler } from '../lab/proc/procSampler.js';
-import { createLab } from '../lab/createLab.js';
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import type { Runtime } from '../lab/runtimes.js';
 import { writeReport } from '../report/writeReport.js';
 import type { StepTable } from '../report/tables.js';
@@ -197,9 +197,10 @@ export async function runCalibration(
   // The lab's processes are journaled like a fault (as a run's): a killed calibrate leaves none behind.
   const journal = new Journal();
   const labEntry = 'calibration-lab';
-  if (opts.runtime === 'sim')
+  const createLab = runtimePlugin(opts.runtime).lab;
+  if (!createLab)
     throw new BenchError('E_USAGE', 'calibrate measures a real lab: use --runtime local or docker');
-  const lab: Lab = createLab(opts.runtime, e, {
+  const lab: Lab = createLab(e, {
     seed: e.seed,
     logFile: join(dir, 'lab.log'),
     onProcessesChanged: () =>

@@ -1,4 +1,4 @@
-import type { DockerUndo } from './docker/undo.js';
+import type { DockerUndo } from './dockerData.js';
 import type { LinkControl } from './links.js';
 import type { Runtime } from './runtimes.js';
 
