@@ -10,7 +10,7 @@ import type { Journal } from '../trigger/journal.js';
 import { buildClient, worstOriginMs } from './client.js';
 import { GeneratorCpu } from './generatorCpu.js';
 import { mixFor } from './load.js';
-import type { RunRuntime, ServerSource } from './runtime.js';
+import type { RunRuntime, ServerSource } from '../lab/RuntimePlugin.js';
 import { lastSecond, type StatusLine } from './status.js';
 
 /** The lab, clock, recorder and client a body drives its load through. */

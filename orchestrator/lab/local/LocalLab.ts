@@ -7,16 +7,8 @@ import { LinkClient } from '../links.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
 import { processTree } from '../proc/procUsage.js';
-import {
-  apiArgs,
-  dataFlags,
-  faultProxyArgs,
-  llmFlags,
-  llmStubArgs,
-  type LocalCacheConfig,
-  type LocalLabConfig,
-  type LocalLlmConfig,
-} from './recipes.js';
+import { apiArgs, dataFlags, faultProxyArgs, llmFlags, llmStubArgs } from './recipes.js';
+import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
 import { PausedTrees, resumeRecipe, startNodeService, teardownRecipe } from './supervisor.js';
 import { localTopology } from './topology.js';
 

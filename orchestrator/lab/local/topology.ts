@@ -1,6 +1,6 @@
 import { formatDurationDist } from '../../../services/api/config.js';
 import type { LabTopology } from '../Lab.js';
-import type { LocalLabConfig } from './recipes.js';
+import type { LocalLabConfig } from '../labConfig.js';
 
 /** What is running in a local lab now, as topology() describes it. */
 export interface LocalLabState {
