@@ -2,17 +2,13 @@ import type { NewController } from '../abort.js';
 import type { Clock } from '../clock.js';
 import type { DurationDist } from '../distributions.js';
 import type { Rng } from '../rng.js';
-import { abandon } from './abandon.js';
-import { exponential, fixed, immediate, type Backoff, type Jitter } from './backoff.js';
-import { breaker, CircuitBreaker, SamplingBreaker } from './breaker.js';
-import { awsBudget, ratioBudget, type RetryBudget } from './budget.js';
+import type { Jitter } from './backoff.js';
+import type { CircuitBreaker } from './breaker.js';
+import type { RetryBudget } from './budget.js';
 import { stack, type ClientPolicy, type PolicyEnv, type SendAttempt } from './ClientPolicy.js';
-import { propagateDeadline } from './deadline.js';
 import type { PolicyEvent } from './events.js';
-import { hedge } from './hedge.js';
-import { retry, type RetryOn } from './retry.js';
-import { AdaptiveThrottle, throttle } from './throttle.js';
-import { attemptTimeout } from './timeout.js';
+import type { RetryOn } from './retry.js';
+import type { AdaptiveThrottle } from './throttle.js';
 
 /**
  * The client model as plain data (times in ms, fractions 0..1): what the experiment
@@ -63,102 +59,66 @@ export type BudgetModel =
       readonly perSuccess: number;
     };
 
-export function backoffOf(m: BackoffModel): Backoff {
-  switch (m.kind) {
-    case 'immediate':
-      return immediate();
-    case 'fixed':
-      return fixed(m.delayMs);
-    case 'exponential':
-      return exponential({ baseMs: m.baseMs, capMs: m.capMs, jitter: m.jitter });
-  }
-}
-
-export function budgetOf(m: BudgetModel): RetryBudget {
-  return m.style === 'ratio'
-    ? ratioBudget(m.ratio, m.burst)
-    : awsBudget({
-        capacity: m.capacity,
-        retryCost: m.retryCost,
-        timeoutCost: m.timeoutCost,
-        perSuccess: m.perSuccess,
-      });
+/**
+ * What one client instance keeps across its origins: the state a policy shares with
+ * other layers (the retry budget, which retry and hedging draw on) or that the run reads
+ * afterwards (breaker and throttle). Each is made once per instance, before any layer.
+ */
+export interface InstanceState {
+  readonly budget?: RetryBudget | undefined;
+  readonly breaker?: CircuitBreaker | undefined;
+  readonly throttle?: AdaptiveThrottle | undefined;
 }
 
 /** One client: its stack and the state it shares across its origins (one explicit object). */
-export interface ClientInstance {
+export interface ClientInstance extends InstanceState {
   readonly id: number;
   readonly send: SendAttempt;
-  readonly budget: RetryBudget | undefined;
-  readonly breaker: CircuitBreaker | undefined;
-  readonly throttle: AdaptiveThrottle | undefined;
+}
+
+/** What building one layer of one client instance may use. */
+export interface LayerContext {
+  readonly env: PolicyEnv;
+  /** The instance's shared state, made by every policy's `state` before any layer is built. */
+  readonly state: InstanceState;
+  /** Records each attempt actually sent; given by the caller (the Recorder's). */
+  readonly observe: ClientPolicy;
 }
 
 /**
- * Builds one client's policy stack over `base` (the transport). The order, outermost
- * first, and why:
- *
- *   abandon        the user's patience covers everything below it
- *   retry          backoff, budget and the origin's deadline decide each retry
- *   hedge          a second attempt of the same try after a delay; the loser is cancelled
- *   breaker        every attempt (first, retry, hedge) meets the breaker; refused ones are not sent
- *   throttle       likewise for adaptive throttling (after the breaker: it counts only
- *                  what the breaker let through)
- *   observe        records each attempt that is actually sent (the amplification counts these)
- *   timeout        each attempt's own timeout, cut short by the origin's deadline
- *   deadline       x-deadline-ms, computed at the moment of sending
- *   transport
- *
- * `observe` is given by the caller (the Recorder's), so this module does not depend on
- * how attempts are recorded.
+ * One policy's part in building a client (the policy registry, orchestrator/spec/policies/,
+ * gives them in stack order, outermost first): the instance state it owns, and its layer
+ * of the stack, absent when the model does not use the policy.
+ */
+export interface StackPart {
+  readonly state?: (model: ClientModel, env: PolicyEnv) => InstanceState;
+  readonly layer?: (model: ClientModel, ctx: LayerContext) => ClientPolicy | undefined;
+}
+
+/**
+ * Builds one client's policy stack over `base` (the transport) from `parts`, outermost
+ * first (the order, and why, is documented with the registry). `observe` is given by
+ * the caller, so this module does not depend on how attempts are recorded.
  */
 export function buildClientInstance(
   model: ClientModel,
+  parts: readonly StackPart[],
   id: number,
   base: SendAttempt,
   env: PolicyEnv,
   observe: ClientPolicy,
 ): ClientInstance {
-  const budget = model.budget ? budgetOf(model.budget) : undefined;
-  const cb = model.breaker
-    ? new CircuitBreaker(
-        new SamplingBreaker({
-          failureRatio: model.breaker.failureRatio,
-          windowMs: model.breaker.windowMs,
-          minVolume: model.breaker.minVolume,
-        }),
-        { openMs: model.breaker.openMs, probes: model.breaker.probes },
-        env.clock,
-        (from, to, atMs) => env.emit({ type: 'breaker', client: id, from, to, atMs }),
-      )
-    : undefined;
-  const th = model.throttle ? new AdaptiveThrottle(model.throttle, env.clock) : undefined;
-  const policies: ClientPolicy[] = [];
-  if (model.abandon && model.abandon.fraction > 0) policies.push(abandon(model.abandon));
-  // With a budget the retry layer stays even for a single try: it tells the budget about
-  // each request and success, which is what refills it for hedges.
-  if (model.retry.maxAttempts > 1 || budget)
-    policies.push(
-      retry({
-        maxAttempts: model.retry.maxAttempts,
-        backoff: backoffOf(model.retry.backoff),
-        retryOn: model.retry.retryOn,
-        ...(budget ? { budget } : {}),
-      }),
-    );
-  if (model.hedge)
-    policies.push(
-      hedge({
-        delayMs: model.hedge.delayMs,
-        maxHedges: model.hedge.maxHedges,
-        ...(budget ? { budget } : {}),
-      }),
-    );
-  if (cb) policies.push(breaker(cb));
-  if (th) policies.push(throttle(th));
-  policies.push(observe, attemptTimeout(model.timeoutMs));
-  if (model.propagateDeadline) policies.push(propagateDeadline());
-  return { id, send: stack(policies, base, env), budget, breaker: cb, throttle: th };
+  let state: InstanceState = {};
+  for (const p of parts) if (p.state) state = { ...state, ...p.state(model, env) };
+  const ctx: LayerContext = { env, state, observe };
+  const policies = parts.flatMap((p) => p.layer?.(model, ctx) ?? []);
+  return {
+    id,
+    send: stack(policies, base, env),
+    budget: state.budget,
+    breaker: state.breaker,
+    throttle: state.throttle,
+  };
 }
 
 export interface Clients {
@@ -177,6 +137,7 @@ export interface Clients {
  */
 export function buildClients(
   model: ClientModel,
+  parts: readonly StackPart[],
   base: SendAttempt,
   ctx: {
     readonly clock: Clock;
@@ -195,6 +156,7 @@ export function buildClients(
     instances.push(
       buildClientInstance(
         model,
+        parts,
         i,
         base,
         {

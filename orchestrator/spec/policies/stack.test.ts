@@ -1,16 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../clock.js';
-import { flatArrivals } from '../../test/helpers/arrivals.js';
-import { drive } from '../driver.js';
-import type { Attempt, OutcomeKind } from '../outcome.js';
-import { Recorder } from '../record/Recorder.js';
-import { seededRng } from '../rng.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
-import { viaTransport } from './ClientPolicy.js';
-import { buildClients, type ClientModel } from './compose.js';
-import { DEADLINE_HEADER } from './deadline.js';
-import { observe } from './observe.js';
+import { VirtualClock } from '../../../bench/clock.js';
+import { flatArrivals } from '../../../test/helpers/arrivals.js';
+import { drive } from '../../../bench/driver.js';
+import type { Attempt, OutcomeKind } from '../../../bench/outcome.js';
+import { Recorder } from '../../../bench/record/Recorder.js';
+import { seededRng } from '../../../bench/rng.js';
+import { ScriptedTransport } from '../../../test/helpers/fakeTransport.js';
+import { viaTransport } from '../../../bench/policy/ClientPolicy.js';
+import { buildClients, type ClientModel } from '../../../bench/policy/compose.js';
+import { DEADLINE_HEADER } from '../../../bench/policy/deadline.js';
+import { observe } from '../../../bench/policy/observe.js';
+import { CLIENT_STACK } from './index.js';
 
 const base: ClientModel = {
   instances: 1,
@@ -45,7 +46,7 @@ async function run(
     },
     { write: (e) => lines.push(e as Record<string, unknown>), close: async () => {} },
   );
-  const clients = buildClients(model, viaTransport(transport, clock), {
+  const clients = buildClients(model, CLIENT_STACK, viaTransport(transport, clock), {
     clock,
     rngFor: (k) => seededRng(1, `client-${k}`),
     emit: (e) => recorder.policy(e),
