@@ -1,5 +1,5 @@
-import { sampleDuration, type DurationDist } from '../bench/distributions.js';
-import { seededRng, type Rng } from '../bench/rng.js';
+import { sampleDuration, type DurationDist } from '../foundation/distributions.js';
+import { seededRng, type Rng } from '../foundation/rng.js';
 import type { Mitigations } from '../services/api/server.js';
 import { poolOptions } from '../services/api/server.js';
 import type { RejectReason } from '../services/api/shedding.js';

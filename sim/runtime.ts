@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiMitigations, labCacheConfig } from '../orchestrator/lab/labConfig.js';
 import type { RunRuntime } from '../orchestrator/run/runtime.js';
-import { toDurationDist } from '../orchestrator/spec/fields.js';
+import { toDurationDist } from '../foundation/fields.js';
 import { connectionCap, type RunPlan } from '../orchestrator/spec/plan.js';
 import { worstOriginMs } from '../orchestrator/run/client.js';
 import { leanController } from '../bench/leanAbort.js';

@@ -1,10 +1,10 @@
 import type { NewController } from '../../bench/abort.js';
-import type { Clock } from '../../bench/clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import { viaTransport } from '../../bench/policy/ClientPolicy.js';
 import { buildClients, type Clients, type ClientModel } from '../../bench/policy/compose.js';
 import { observe } from '../../bench/policy/observe.js';
 import type { PolicyPresence, Recorder } from '../../bench/record/Recorder.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import type { ClientSpec } from '../spec/sections/client.js';
 import type { RunPlan } from '../spec/plan.js';

@@ -1,5 +1,5 @@
 import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { WorkloadMix } from '../../bench/workload/mix.js';
 import { arrivalProcess } from '../spec/arrivals/index.js';
 import type { RunPlan } from '../spec/plan.js';

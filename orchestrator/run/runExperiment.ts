@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import { aggregateRuns, type AggregateSummary } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
 import { writeReport } from '../report/writeReport.js';

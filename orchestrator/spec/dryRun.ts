@@ -4,7 +4,7 @@ import { describeLoad } from './loadPlan.js';
 import type { RunPlan } from './plan.js';
 
 export { expectedOrigins } from './arrivals/index.js';
-import { formatDuration } from './units.js';
+import { formatDuration } from '../../foundation/units.js';
 
 /** What `--dry-run` shows: the resolved plan of one run, and the whole experiment's length. */
 export interface DryRun {

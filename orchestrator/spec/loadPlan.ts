@@ -3,7 +3,7 @@ import { DEFAULT_CLASS } from '../../bench/workload/mix.js';
 import { SHAPE_NAMES, shapeOf, type ArrivalPlan, type ShapeName } from './arrivals/index.js';
 import type { ArrivalContext, PlannedArrival } from './arrivals/kind.js';
 import type { LoadSpec } from './sections/load.js';
-import type { RateSpec } from './units.js';
+import type { RateSpec } from '../../foundation/units.js';
 
 export type { ArrivalPlan } from './arrivals/index.js';
 export { resolveRate } from './arrivals/kind.js';

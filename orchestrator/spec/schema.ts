@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { didYouMean } from './didYouMean.js';
-import { int } from './fields.js';
+import { didYouMean } from '../../foundation/didYouMean.js';
+import { int } from '../../foundation/fields.js';
 import { notSpikeable } from './loadPlan.js';
 import { client } from './sections/client.js';
 import { hypothesis } from './sections/hypothesis.js';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { sampleDuration, type DurationDist } from '../../bench/distributions.js';
-import type { Rng } from '../../bench/rng.js';
+import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
+import type { Rng } from '../../foundation/rng.js';
 import { DbPool } from './dbPool.js';
 import type { ApiMetrics } from './metrics.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { DurationDist } from '../../../bench/distributions.js';
-import { durationDist, int, toDurationDist } from '../fields.js';
+import type { DurationDist } from '../../../foundation/distributions.js';
+import { durationDist, int, toDurationDist } from '../../../foundation/fields.js';
 import { arrivalGenerator, arrivalShape, type PlannedArrival } from './kind.js';
 
 /** N virtual users, each pacing itself (bench/closedLoop.ts). */

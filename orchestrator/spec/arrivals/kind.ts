@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ArrivalProcess } from '../../../bench/arrival/ArrivalProcess.js';
-import type { RateSpec } from '../units.js';
+import type { RateSpec } from '../../../foundation/units.js';
 
 /**
  * What one arrival kind is made of, in one file under arrivals/: how the experiment file

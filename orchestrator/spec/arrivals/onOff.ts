@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { onOffArrivals } from '../../../bench/arrival/onOff.js';
-import { seededRng } from '../../../bench/rng.js';
-import { positiveDuration, rate } from '../fields.js';
+import { seededRng } from '../../../foundation/rng.js';
+import { positiveDuration, rate } from '../../../foundation/fields.js';
 import { arrivalGenerator, arrivalShape, resolveRate, type PlannedArrival } from './kind.js';
 
 /** `onOff:` bursty load, a two-state Markov-modulated Poisson process. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveDuration, rate } from '../fields.js';
+import { positiveDuration, rate } from '../../../foundation/fields.js';
 import { arrivalShape, resolveRate } from './kind.js';
 import { profilePlan } from './profile.js';
 

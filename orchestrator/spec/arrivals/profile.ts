@@ -1,7 +1,7 @@
 import type { RateSegment } from '../../../bench/arrival/profile.js';
 import { RateProfile } from '../../../bench/arrival/profile.js';
 import { profiledArrivals } from '../../../bench/arrival/profiled.js';
-import { seededRng } from '../../../bench/rng.js';
+import { seededRng } from '../../../foundation/rng.js';
 import { arrivalGenerator, type ArrivalLaw, type PlannedArrival } from './kind.js';
 
 /**

@@ -1,4 +1,4 @@
-import { rate as rateField } from '../fields.js';
+import { rate as rateField } from '../../../foundation/fields.js';
 import { arrivalShape, resolveRate } from './kind.js';
 import { profilePlan } from './profile.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { wavesArrivals } from '../../../bench/arrival/waves.js';
-import { seededRng } from '../../../bench/rng.js';
-import { positiveDuration, rate } from '../fields.js';
+import { seededRng } from '../../../foundation/rng.js';
+import { positiveDuration, rate } from '../../../foundation/fields.js';
 import { arrivalGenerator, arrivalShape, resolveRate, type PlannedArrival } from './kind.js';
 
 /** `waves:` a sinusoidal Poisson process, mean ± amplitude every period. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { DurationDist } from '../../../bench/distributions.js';
+import type { DurationDist } from '../../../foundation/distributions.js';
 import { abandon as abandonLayer } from '../../../bench/policy/abandon.js';
-import { fraction, positiveDuration } from '../fields.js';
-import { formatDuration } from '../units.js';
+import { fraction, positiveDuration } from '../../../foundation/fields.js';
+import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy, type PolicyFields } from './kind.js';
 
 const patience = z.strictObject({

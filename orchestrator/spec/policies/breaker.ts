@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { breaker as breakerLayer, CircuitBreaker, SamplingBreaker } from '../../../bench/policy/breaker.js';
-import { fraction, int, positiveDuration } from '../fields.js';
-import { formatDuration } from '../units.js';
+import { fraction, int, positiveDuration } from '../../../foundation/fields.js';
+import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
 
 const ms = () => positiveDuration(3_600_000);

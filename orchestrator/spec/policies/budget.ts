@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { awsBudget, ratioBudget, type RetryBudget } from '../../../bench/policy/budget.js';
 import type { BudgetModel } from '../../../bench/policy/compose.js';
-import { fraction } from '../fields.js';
+import { fraction } from '../../../foundation/fields.js';
 import { clientPolicy } from './kind.js';
 
 const tokens = (max: number) =>

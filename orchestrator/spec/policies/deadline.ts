@@ -1,5 +1,5 @@
-import { positiveDuration } from '../fields.js';
-import { formatDuration } from '../units.js';
+import { positiveDuration } from '../../../foundation/fields.js';
+import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
 
 /**

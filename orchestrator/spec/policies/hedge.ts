@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { hedge as hedgeLayer } from '../../../bench/policy/hedge.js';
-import { int, positiveDuration } from '../fields.js';
-import { formatDuration } from '../units.js';
+import { int, positiveDuration } from '../../../foundation/fields.js';
+import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
 
 /**

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { VirtualClock } from '../../../bench/clock.js';
+import { VirtualClock } from '../../../foundation/clock.js';
 import { policyEnv, type ClientPolicy } from '../../../bench/policy/ClientPolicy.js';
 import type { InstanceState } from '../../../bench/policy/compose.js';
-import { seededRng } from '../../../bench/rng.js';
+import { seededRng } from '../../../foundation/rng.js';
 import { clientModel, describeClient } from '../../run/client.js';
 import { jsonSchemaOf } from '../jsonSchema.js';
 import { parseExperiment } from '../load.js';

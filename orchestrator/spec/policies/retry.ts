@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { exponential, fixed, immediate, type Backoff } from '../../../bench/policy/backoff.js';
 import type { BackoffModel } from '../../../bench/policy/compose.js';
 import { retry as retryLayer, RETRY_ON } from '../../../bench/policy/retry.js';
-import { int, positiveDuration } from '../fields.js';
-import { formatDuration } from '../units.js';
+import { int, positiveDuration } from '../../../foundation/fields.js';
+import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
 
 const ms = () => positiveDuration(3_600_000);

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../../../bench/clock.js';
+import { VirtualClock } from '../../../foundation/clock.js';
 import { flatArrivals } from '../../../test/helpers/arrivals.js';
 import { drive } from '../../../bench/driver.js';
 import type { Attempt, OutcomeKind } from '../../../bench/outcome.js';
 import { Recorder } from '../../../bench/record/Recorder.js';
-import { seededRng } from '../../../bench/rng.js';
+import { seededRng } from '../../../foundation/rng.js';
 import { ScriptedTransport } from '../../../test/helpers/fakeTransport.js';
 import { viaTransport } from '../../../bench/policy/ClientPolicy.js';
 import { buildClients, type ClientModel } from '../../../bench/policy/compose.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AdaptiveThrottle, throttle as throttleLayer } from '../../../bench/policy/throttle.js';
-import { positiveDuration } from '../fields.js';
-import { formatDuration } from '../units.js';
+import { positiveDuration } from '../../../foundation/fields.js';
+import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
 
 /**

@@ -1,6 +1,6 @@
 import { attemptTimeout } from '../../../bench/policy/timeout.js';
-import { positiveDuration } from '../fields.js';
-import { formatDuration } from '../units.js';
+import { positiveDuration } from '../../../foundation/fields.js';
+import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
 
 /** `timeout:` each attempt's own timeout, cut short by the origin's deadline. */

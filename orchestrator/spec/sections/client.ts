@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int } from '../fields.js';
+import { int } from '../../../foundation/fields.js';
 import { policyFields } from '../policies/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SHAPE_NAMES, shapeFields, shapeOf } from '../arrivals/index.js';
-import { absoluteRate, fraction, int, positiveDuration } from '../fields.js';
+import { absoluteRate, fraction, int, positiveDuration } from '../../../foundation/fields.js';
 
 /**
  * load: the arrival process (open loop unless `closedLoop` is given) and the workload

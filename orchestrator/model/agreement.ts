@@ -1,9 +1,9 @@
-import type { Outcome } from '../orchestrator/analysis/outcome.js';
-import type { Experiment } from '../orchestrator/spec/schema.js';
+import type { Outcome } from '../analysis/outcome.js';
+import type { Experiment } from '../spec/schema.js';
 
 /**
  * Lab and simulation agree (issue 17, point 10): what "agree" means, shared by
- * `npm run agreement` (bench/perf/agreement.ts, docs/agreement.md) and the reproduction
+ * `npm run agreement` (benchmarks/agreement.ts, docs/agreement.md) and the reproduction
  * suite's twin check (test/helpers/twin.ts).
  */
 
