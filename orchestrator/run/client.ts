@@ -1,14 +1,15 @@
 import type { NewController } from '../../bench/abort.js';
 import type { Clock } from '../../foundation/clock.js';
 import { viaTransport } from '../../bench/policy/ClientPolicy.js';
-import { buildClients, type Clients, type ClientModel } from '../../bench/policy/compose.js';
+import { buildClients, type Clients } from '../../bench/policy/compose.js';
 import { observe } from '../../bench/policy/observe.js';
 import type { PolicyPresence, Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../foundation/rng.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import type { ClientSpec } from '../spec/sections/client.js';
 import type { RunPlan } from '../spec/plan.js';
-import { CLIENT_STACK, describePolicies, policyModel } from '../spec/policies/index.js';
+import { CLIENT_STACK, describePolicies, policyModel, type ClientModel } from '../spec/policies/index.js';
+import type { InstanceState } from '../spec/policies/kind.js';
 
 /** The experiment's `client:` section as the plain client model bench/policy builds from. */
 export function clientModel(c: ClientSpec): ClientModel {
@@ -38,7 +39,7 @@ export function buildClient(
   recorder: Recorder,
   clock: Clock,
   newController?: NewController,
-): Clients {
+): Clients<InstanceState> {
   const model = clientModel(plan.experiment.client);
   return buildClients(model, CLIENT_STACK, viaTransport(transport, clock), {
     clock,

@@ -33,7 +33,9 @@ function patienceOf(p: NonNullable<PolicyFields<typeof fields>['abandon']>['pati
 export const abandon = clientPolicy({
   fields,
   example: 'abandon: { fraction: 25%, patience: { dist: exponential, mean: 2s } }',
-  model: ({ abandon: a }) =>
+  model: ({
+    abandon: a,
+  }): { readonly abandon?: { readonly fraction: number; readonly patience: DurationDist } } =>
     a ? { abandon: { fraction: a.fraction, patience: patienceOf(a.patience) } } : {},
   layer: {
     at: 10,

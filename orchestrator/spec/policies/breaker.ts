@@ -28,7 +28,17 @@ export const breaker = clientPolicy({
       .optional(),
   },
   example: 'breaker: { failureRatio: 40%, window: 10s, open: 3s }',
-  model: ({ breaker: b }) =>
+  model: ({
+    breaker: b,
+  }): {
+    readonly breaker?: {
+      readonly failureRatio: number;
+      readonly windowMs: number;
+      readonly minVolume: number;
+      readonly openMs: number;
+      readonly probes: number;
+    };
+  } =>
     b
       ? {
           breaker: {
@@ -54,6 +64,7 @@ export const breaker = clientPolicy({
         )
       : undefined,
   }),
+  dispose: (s) => s.breaker?.dispose(),
   layer: { at: 40, build: (_m, { state }) => (state.breaker ? breakerLayer(state.breaker) : undefined) },
   describe: {
     at: 50,

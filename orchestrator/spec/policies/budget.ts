@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { awsBudget, ratioBudget, type RetryBudget } from '../../../bench/policy/budget.js';
-import type { BudgetModel } from '../../../bench/policy/compose.js';
 import { fraction } from '../../../foundation/fields.js';
 import { clientPolicy } from './kind.js';
 
@@ -43,6 +42,16 @@ const schema = z
       ctx.addIssue({ code: 'custom', path: ['ratio'], message: 'must be greater than 0%' });
   });
 
+export type BudgetModel =
+  | { readonly style: 'ratio'; readonly ratio: number; readonly burst: number }
+  | {
+      readonly style: 'aws';
+      readonly capacity: number;
+      readonly retryCost: number;
+      readonly timeoutCost: number;
+      readonly perSuccess: number;
+    };
+
 export function budgetOf(m: BudgetModel): RetryBudget {
   return m.style === 'ratio'
     ? ratioBudget(m.ratio, m.burst)
@@ -61,7 +70,7 @@ export function budgetOf(m: BudgetModel): RetryBudget {
 export const budget = clientPolicy({
   fields: { budget: schema.optional() },
   example: 'budget: { style: aws, capacity: 100 }',
-  model: ({ budget: b }) =>
+  model: ({ budget: b }): { readonly budget?: BudgetModel } =>
     b
       ? {
           budget:

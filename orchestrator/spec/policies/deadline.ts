@@ -13,7 +13,7 @@ export const deadline = clientPolicy({
     deadline: positiveDuration(3_600_000).optional(),
   },
   example: 'deadline: 3s',
-  model: () => ({}),
+  model: (): object => ({}),
   describe: {
     at: 30,
     text: (c) => `deadline ${c.deadline !== undefined ? formatDuration(c.deadline) : 'none'}`,

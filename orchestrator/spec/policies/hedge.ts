@@ -20,7 +20,8 @@ export const hedge = clientPolicy({
       .optional(),
   },
   example: 'hedge: { delay: 80ms }',
-  model: ({ hedge: h }) => (h ? { hedge: { delayMs: h.delay, maxHedges: h.max } } : {}),
+  model: ({ hedge: h }): { readonly hedge?: { readonly delayMs: number; readonly maxHedges: number } } =>
+    h ? { hedge: { delayMs: h.delay, maxHedges: h.max } } : {},
   layer: {
     at: 30,
     build: (m, { state: { budget } }) =>

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import type { ClientModel, StackPart } from '../../../bench/policy/compose.js';
+import type { StackPart } from '../../../bench/policy/compose.js';
 import { abandon } from './abandon.js';
 import { breaker } from './breaker.js';
 import { budget } from './budget.js';
 import { deadline } from './deadline.js';
 import { hedge } from './hedge.js';
-import type { ClientBasics, ClientPolicyDef } from './kind.js';
+import type { ClientBasics, ClientPolicyDef, InstanceState } from './kind.js';
 import { observe } from './observe.js';
 import { propagateDeadline } from './propagateDeadline.js';
 import { retry } from './retry.js';
@@ -45,26 +45,25 @@ export const CLIENT_POLICIES = {
 } satisfies Record<string, { readonly fields: z.core.$ZodLooseShape }>;
 
 type Defs = typeof CLIENT_POLICIES;
-type Def = ClientPolicyDef<z.core.$ZodLooseShape, keyof ClientModel>;
+type Def = ClientPolicyDef<z.core.$ZodLooseShape, object>;
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
   ? I
   : never;
-type FieldsOf<D> = D extends ClientPolicyDef<infer F, infer _K> ? F : never;
-type ModelledBy<D> = D extends ClientPolicyDef<infer _F, infer K> ? K : never;
+type FieldsOf<D> = D extends ClientPolicyDef<infer F, infer _M> ? F : never;
+type ModelOf<D> = D extends ClientPolicyDef<infer _F, infer M> ? M : never;
 
 /** Every policy's fields of `client:`, as one shape. */
 export type PolicyFieldShape = UnionToIntersection<{ [K in keyof Defs]: FieldsOf<Defs[K]> }[keyof Defs]>;
 
 /**
- * Every part of the client model comes from a policy (`instances` is the section's own):
- * a part no registered policy plans is a compile error here.
+ * The client model as plain data (times in ms, fractions 0..1): what the experiment
+ * file's `client:` section resolves to and the clients are built from, each policy's
+ * part as it plans it. Optional parts are absent when the client does not use them.
  */
-const everyPartPlanned: [Exclude<keyof ClientModel, ModelledBy<Defs[keyof Defs]> | 'instances'>] extends [
-  never,
-]
-  ? true
-  : never = true;
-void everyPartPlanned;
+export type ClientModel = {
+  /** Independent client instances the origins are split over, round-robin. */
+  readonly instances: number;
+} & UnionToIntersection<{ [K in keyof Defs]: ModelOf<Defs[K]> }[keyof Defs]>;
 
 const defs = Object.values(CLIENT_POLICIES) as readonly Def[];
 
@@ -75,13 +74,16 @@ export function policyFields(): PolicyFieldShape {
 
 /** The client model's policy parts (all but `instances`), each from its policy. */
 export function policyModel(c: Record<string, unknown>): Omit<ClientModel, 'instances'> {
-  // Complete by the check above: every part of the model has its policy.
   return Object.assign({}, ...defs.map((d) => d.model(c as never))) as Omit<ClientModel, 'instances'>;
 }
 
 /** What building a client takes from each policy: every state first, then the layers in stack order. */
-export const CLIENT_STACK: readonly StackPart[] = [
-  ...defs.flatMap((d) => (d.state ? [{ state: d.state }] : [])),
+export const CLIENT_STACK: readonly StackPart<ClientModel, InstanceState>[] = [
+  ...defs.flatMap((d) =>
+    d.state || d.dispose
+      ? [{ ...(d.state && { state: d.state }), ...(d.dispose && { dispose: d.dispose }) }]
+      : [],
+  ),
   ...defs
     .flatMap((d) => (d.layer ? [d.layer] : []))
     .sort((a, b) => a.at - b.at)

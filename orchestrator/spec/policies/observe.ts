@@ -9,6 +9,6 @@ import { clientPolicy } from './kind.js';
 export const observe = clientPolicy({
   fields: {},
   example: '',
-  model: () => ({}),
+  model: (): object => ({}),
   layer: { at: 60, build: (_m, ctx) => ctx.observe },
 });

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { VirtualClock } from '../../../foundation/clock.js';
 import { policyEnv, type ClientPolicy } from '../../../bench/policy/ClientPolicy.js';
-import type { InstanceState } from '../../../bench/policy/compose.js';
+import type { PolicyPresence } from '../../../bench/record/Recorder.js';
 import { seededRng } from '../../../foundation/rng.js';
 import { clientModel, describeClient } from '../../run/client.js';
 import { jsonSchemaOf } from '../jsonSchema.js';
 import { parseExperiment } from '../load.js';
 import { CLIENT_POLICIES, CLIENT_STACK } from './index.js';
-import type { ClientPolicyDef } from './kind.js';
+import type { ClientPolicyDef, InstanceState } from './kind.js';
 
 const retryStorm = readFileSync(new URL('../../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
 /** Where the Recorder's observer would sit: here it records nothing. */
@@ -21,7 +21,7 @@ test('every client policy round-trips: spec → client model → its layer → d
     jsonSchemaOf('experiment') as { properties: { client: { properties: Record<string, unknown> } } }
   ).properties.client.properties;
   const env = policyEnv(new VirtualClock(), seededRng(1));
-  for (const [name, d] of Object.entries(CLIENT_POLICIES) as [string, ClientPolicyDef<never, never>][]) {
+  for (const [name, d] of Object.entries(CLIENT_POLICIES) as [string, ClientPolicyDef<never, object>][]) {
     const lines = [name === 'timeout' ? '' : '  timeout: 500ms', d.example ? `  ${d.example}` : ''];
     const e = parseExperiment(retryStorm.replace(CLIENT, `${lines.filter(Boolean).join('\n')}\n`), 'x.yaml');
     const model = clientModel(e.client);
@@ -33,7 +33,7 @@ test('every client policy round-trips: spec → client model → its layer → d
       for (const p of CLIENT_STACK) if (p.state) state = { ...state, ...p.state(model, env) };
       const layer = d.layer.build(model, { env, state, observe: passThrough });
       assert.equal(typeof layer, 'function', `${name} builds its layer from its example`);
-      state.breaker?.dispose();
+      for (const p of CLIENT_STACK) p.dispose?.(state);
     }
     if (d.describe) {
       const text = d.describe.text(e.client as never, { ...e.client, deadline: e.client.deadline ?? 3000 });
@@ -79,4 +79,18 @@ test('every client policy file under policies/ is in the registry', async () => 
     for (const d of defs)
       assert.ok(registered.has(d), `${f}'s policy is in CLIENT_POLICIES (policies/index.ts)`);
   }
+});
+
+// Type-level: every policy the Recorder reports on is in the registry; one missing from
+// CLIENT_POLICIES fails to compile here.
+const reported: Record<Exclude<keyof PolicyPresence, 'clients'>, keyof typeof CLIENT_POLICIES> = {
+  budget: 'budget',
+  breaker: 'breaker',
+  throttle: 'throttle',
+  hedge: 'hedge',
+  abandon: 'abandon',
+};
+
+test('every policy the Recorder reports on has its entry in the registry', () => {
+  for (const name of Object.values(reported)) assert.ok(name in CLIENT_POLICIES, name);
 });

@@ -9,7 +9,8 @@ export const propagateDeadline = clientPolicy({
     propagateDeadline: z.boolean().default(true),
   },
   example: 'propagateDeadline: true',
-  model: (c) => ({ propagateDeadline: c.propagateDeadline }),
+  /** Send the remaining deadline in x-deadline-ms (only origins with a deadline have one). */
+  model: (c): { readonly propagateDeadline: boolean } => ({ propagateDeadline: c.propagateDeadline }),
   layer: { at: 80, build: (m) => (m.propagateDeadline ? propagate() : undefined) },
   describe: {
     at: 90,

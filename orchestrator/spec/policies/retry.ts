@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { exponential, fixed, immediate, type Backoff } from '../../../bench/policy/backoff.js';
-import type { BackoffModel } from '../../../bench/policy/compose.js';
-import { retry as retryLayer, RETRY_ON } from '../../../bench/policy/retry.js';
+import { exponential, fixed, immediate, type Backoff, type Jitter } from '../../../bench/policy/backoff.js';
+import { retry as retryLayer, RETRY_ON, type RetryOn } from '../../../bench/policy/retry.js';
 import { int, positiveDuration } from '../../../foundation/fields.js';
 import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
@@ -72,6 +71,23 @@ const schema = z
     }
   });
 
+export type BackoffModel =
+  | { readonly kind: 'immediate' }
+  | { readonly kind: 'fixed'; readonly delayMs: number }
+  | {
+      readonly kind: 'exponential';
+      readonly baseMs: number;
+      readonly capMs: number;
+      readonly jitter: Jitter;
+    };
+
+export interface RetryModel {
+  /** Tries in all: 1 when the client does not retry. */
+  readonly maxAttempts: number;
+  readonly backoff: BackoffModel;
+  readonly retryOn: readonly RetryOn[];
+}
+
 export function backoffOf(m: BackoffModel): Backoff {
   switch (m.kind) {
     case 'immediate':
@@ -87,7 +103,7 @@ export function backoffOf(m: BackoffModel): Backoff {
 export const retry = clientPolicy({
   fields: { retry: schema.default({ policy: 'none', maxAttempts: 1 }) },
   example: 'retry: { policy: exponential, maxAttempts: 3, base: 50ms, cap: 1s, retryOn: [timeout, 429] }',
-  model: ({ retry: r }) => {
+  model: ({ retry: r }): { readonly retry: RetryModel } => {
     const backoff: BackoffModel =
       r.policy === 'fixed'
         ? { kind: 'fixed', delayMs: r.delay ?? 0 }

@@ -24,7 +24,8 @@ export const throttle = clientPolicy({
       .optional(),
   },
   example: 'throttle: { k: 1.5 }',
-  model: ({ throttle: t }) => (t ? { throttle: { k: t.k, windowMs: t.window } } : {}),
+  model: ({ throttle: t }): { readonly throttle?: { readonly k: number; readonly windowMs: number } } =>
+    t ? { throttle: { k: t.k, windowMs: t.window } } : {},
   state: (m, env) => ({ throttle: m.throttle ? new AdaptiveThrottle(m.throttle, env.clock) : undefined }),
   layer: { at: 50, build: (_m, { state }) => (state.throttle ? throttleLayer(state.throttle) : undefined) },
   describe: {

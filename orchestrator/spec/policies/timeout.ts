@@ -10,7 +10,7 @@ export const timeout = clientPolicy({
     timeout: positiveDuration(3_600_000),
   },
   example: 'timeout: 500ms',
-  model: (c) => ({ timeoutMs: c.timeout }),
+  model: (c): { readonly timeoutMs: number } => ({ timeoutMs: c.timeout }),
   layer: { at: 70, build: (m) => attemptTimeout(m.timeoutMs) },
   describe: { at: 10, text: (c) => `per-attempt timeout ${formatDuration(c.timeout)}` },
 });
