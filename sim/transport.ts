@@ -1,12 +1,10 @@
 import type { Attempt } from '../bench/outcome.js';
 import { kindOfStatus, type OutcomeKind } from '../bench/outcome.js';
 import { DEADLINE_HEADER } from '../bench/policy/deadline.js';
+import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 import type { Transport, TransportResult } from '../bench/transport/Transport.js';
 import type { SimApi, SimRequest } from './api.js';
 import type { SimClock } from './clock.js';
-
-/** The lab transport's default keep-alive (HttpTransport's keepAliveMs): an idle connection is closed after 4 s. */
-export const KEEP_ALIVE_MS = 4000;
 
 export interface SimTransportOptions {
   /** Most attempts on the wire at once, one per connection (the lab's connection cap). */

@@ -35,7 +35,10 @@ export interface HttpTransportOptions {
 /** Hands a waiting attempt a connection (`null`: the transport closed); false when that attempt already gave up. */
 type Waiter = (c: Connection | null) => boolean;
 
-const CONNECT_TIMEOUT_MS = 60_000;
+/** How long a connect may take before the attempt fails (the simulated transport uses it too). */
+export const CONNECT_TIMEOUT_MS = 60_000;
+/** An idle connection is closed after this long (keepAliveMs's default; the simulated transport's too). */
+export const KEEP_ALIVE_MS = 4000;
 const EMPTY: readonly string[] = [];
 
 /**
@@ -80,7 +83,7 @@ export class HttpTransport implements Transport {
     this.clock = opts.clock;
     this.method = opts.method ?? 'GET';
     this.path = opts.path ?? '/work';
-    this.keepAliveMs = opts.keepAliveMs ?? 4000;
+    this.keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     // One timer for every idle connection, not one per idle spell.
     // eslint-disable-next-line no-restricted-globals -- sockets idle in real time, whatever clock times the attempts
     this.sweeper = setInterval(() => this.closeStale(), 500);
