@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { ExitCode } from '../exitCodes.js';
 import { runExperiment, twinCapacity } from '../run/runExperiment.js';
+import { refuseUnsimulable } from '../../sim/agreement.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../spec/overrides.js';
@@ -72,6 +73,8 @@ export function register(program: Command): void {
         ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
       };
+      // A twin the simulation cannot model is refused before the lab runs, not after.
+      if (o.twin || runtime === 'sim') refuseUnsimulable(experiment, file);
       if (o.dryRun) {
         const plan = planRun(experiment, {
           scale: o.scale,
