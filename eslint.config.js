@@ -1,5 +1,5 @@
-// Lint: typescript-eslint's recommended rules, plus the bans that keep bench/ and sim/
-// runnable in virtual time (the simulator reuses bench/ with an injected clock and rng).
+// Lint: typescript-eslint's recommended rules, plus the bans that keep foundation/, bench/,
+// sim/ and the model runnable in virtual time (the simulator reuses bench/ with an injected clock and rng).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -29,8 +29,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**/*.ts', 'sim/**/*.ts'],
-    ignores: ['bench/clock.ts', 'sim/clock.ts', 'bench/**/*.test.ts', 'sim/**/*.test.ts', 'bench/perf/**'],
+    files: ['foundation/**/*.ts', 'bench/**/*.ts', 'sim/**/*.ts', 'orchestrator/model/**/*.ts'],
+    ignores: ['foundation/clock.ts', 'sim/clock.ts', '**/*.test.ts'],
     rules: {
       'no-restricted-properties': [
         'error',

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from './clock.js';
+import { VirtualClock } from '../foundation/clock.js';
 import { driveClosed } from './closedLoop.js';
 import { policyEnv, stack, viaTransport } from './policy/ClientPolicy.js';
 import { observe } from './policy/observe.js';
 import { Recorder } from './record/Recorder.js';
-import { seededRng } from './rng.js';
+import { seededRng } from '../foundation/rng.js';
 import { ScriptedTransport } from '../test/helpers/fakeTransport.js';
 
 test('a closed loop sends less when the service stalls, and its response times hide the stall', async () => {

@@ -1,11 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { isEventTarget } from './abort.js';
-import type { Clock } from './clock.js';
-import { sampleDuration, type DurationDist } from './distributions.js';
+import type { Clock } from '../foundation/clock.js';
+import { sampleDuration, type DurationDist } from '../foundation/distributions.js';
 import type { Origin } from './outcome.js';
 import type { SendAttempt } from './policy/ClientPolicy.js';
 import type { Recorder } from './record/Recorder.js';
-import type { Rng } from './rng.js';
+import type { Rng } from '../foundation/rng.js';
 import type { WorkloadMix } from './workload/mix.js';
 
 export interface ClosedLoopOptions {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock, type Clock } from './clock.js';
+import { VirtualClock, type Clock } from '../foundation/clock.js';
 import { flatArrivals } from '../test/helpers/arrivals.js';
 import { drive } from './driver.js';
 import { policyEnv, stack, viaTransport } from './policy/ClientPolicy.js';
@@ -8,7 +8,7 @@ import { observe } from './policy/observe.js';
 import { retry } from './policy/retry.js';
 import { attemptTimeout } from './policy/timeout.js';
 import { Recorder } from './record/Recorder.js';
-import { seededRng } from './rng.js';
+import { seededRng } from '../foundation/rng.js';
 import { profiledArrivals } from './arrival/profiled.js';
 import { RateProfile } from './arrival/profile.js';
 import { WorkloadMix } from './workload/mix.js';

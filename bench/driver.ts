@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { isEventTarget, nodeController, type NewController } from './abort.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../foundation/clock.js';
 import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
 import type { Origin } from './outcome.js';
 import type { SendAttempt } from './policy/ClientPolicy.js';

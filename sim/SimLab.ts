@@ -1,6 +1,6 @@
-import { seededRng } from '../bench/rng.js';
+import { seededRng } from '../foundation/rng.js';
 import { formatDurationDist } from '../services/api/config.js';
-import { BenchError } from '../orchestrator/errors.js';
+import { BenchError } from '../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../orchestrator/lab/Lab.js';
 import type { LinkControl, ToxicSpec, ToxicState } from '../orchestrator/lab/links.js';
 import { SimApi, ACCEPT_BACKLOG, type SimApiConfig } from './api.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { simulate } from './simulate.js';
+import { simulate } from '../orchestrator/model/simulate.js';
 import { planOfFile } from '../test/helpers/plan.js';
 
 // The lab's verdicts (test/repro/retry-storm.test.ts at --scale 0.2, and the

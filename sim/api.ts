@@ -1,5 +1,5 @@
-import type { DurationDist } from '../bench/distributions.js';
-import { seededRng } from '../bench/rng.js';
+import type { DurationDist } from '../foundation/distributions.js';
+import { seededRng } from '../foundation/rng.js';
 import { CONNECT_TIMEOUT_MS } from '../bench/transport/http.js';
 import { ReadThrough, type LookupEvents } from '../services/api/lookup.js';
 import type { Mitigations } from '../services/api/server.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { simulate } from './simulate.js';
+import { simulate } from '../orchestrator/model/simulate.js';
 import { planOfFile } from '../test/helpers/plan.js';
 import {
   CLAIMED,

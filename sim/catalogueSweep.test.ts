@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { loadSweepFile } from '../orchestrator/spec/sweep.js';
 import { planRun } from '../orchestrator/spec/plan.js';
-import { bistableRange } from './model/fluid.js';
-import { fluidSystemOf } from './model/predict.js';
+import { bistableRange } from '../orchestrator/model/fluid.js';
+import { fluidSystemOf } from '../orchestrator/model/predict.js';
 
 // Issue 17: a catalogue sweep over the offered load claims to cross the boundary where
 // the retry storm begins, the fluid model's lower edge cμ/m (below it even a client whose

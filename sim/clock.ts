@@ -1,4 +1,4 @@
-import type { Clock } from '../bench/clock.js';
+import type { Clock } from '../foundation/clock.js';
 
 interface Entry {
   readonly atMs: number;

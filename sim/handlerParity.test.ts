@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { VirtualClock } from '../bench/clock.js';
+import { VirtualClock } from '../foundation/clock.js';
 import { parsePrometheusText } from '../orchestrator/scrape/prometheusText.js';
 import { startApi, type ApiConfig } from '../services/api/server.js';
 import { SimApi, type SimRequest } from './api.js';

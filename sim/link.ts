@@ -1,4 +1,4 @@
-import type { Rng } from '../bench/rng.js';
+import type { Rng } from '../foundation/rng.js';
 import type { SimClock } from './clock.js';
 import type { ToxicSpec, ToxicState } from '../orchestrator/lab/links.js';
 

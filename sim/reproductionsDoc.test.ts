@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { mmcSojournQuantile, mmcSojournTail } from './model/queueing.js';
+import { mmcSojournQuantile, mmcSojournTail } from '../orchestrator/model/queueing.js';
 import { planOfFile } from '../test/helpers/plan.js';
 
 // docs/reproductions.md states the HotOS '21 configuration's baseline p99 from M/M/c

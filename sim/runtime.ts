@@ -5,7 +5,7 @@ import type { RunRuntime } from '../orchestrator/run/runtime.js';
 import { connectionCap, type RunPlan } from '../orchestrator/spec/plan.js';
 import { worstOriginMs } from '../orchestrator/run/client.js';
 import { leanController } from '../bench/leanAbort.js';
-import { refuseUnsimulable } from './agreement.js';
+import { refuseUnsimulable } from './refusals.js';
 import { SimClock } from './clock.js';
 import { SimLab } from './SimLab.js';
 import { SimServerSeries } from './series.js';

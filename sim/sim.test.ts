@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runOnce } from '../orchestrator/run/runOnce.js';
 import { StatusLine } from '../orchestrator/run/status.js';
-import { simulate } from './simulate.js';
+import { simulate } from '../orchestrator/model/simulate.js';
 import { planOf, planOfFile } from '../test/helpers/plan.js';
 import { ACCEPT_BACKLOG } from './api.js';
 

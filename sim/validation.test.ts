@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { erlangC, md1, mmc, mmcSojournQuantile, mmcSojournTail } from './model/queueing.js';
+import { erlangC, md1, mmc, mmcSojournQuantile, mmcSojournTail } from '../orchestrator/model/queueing.js';
 import { runQueue } from '../test/helpers/queueRun.js';
 
 // The simulated api (its own WorkerPool and FIFO queue on the SimClock) against the

@@ -1,5 +1,5 @@
-import type { Rng } from '../rng.js';
-import { exponential } from '../distributions.js';
+import type { Rng } from '../../foundation/rng.js';
+import { exponential } from '../../foundation/distributions.js';
 import type { ArrivalProcess } from './ArrivalProcess.js';
 import type { RateProfile } from './profile.js';
 

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.js';
-import type { Rng } from '../rng.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { Rng } from '../../foundation/rng.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
 import type { Transport } from '../transport/Transport.js';
 import type { PolicyEvent } from './events.js';

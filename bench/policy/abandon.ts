@@ -1,4 +1,4 @@
-import { sampleDuration, type DurationDist } from '../distributions.js';
+import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
 import type { ClientPolicy } from './ClientPolicy.js';
 
 export interface AbandonOptions {

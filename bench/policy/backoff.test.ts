@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seededRng } from '../rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { exponential, fixed, immediate, type Backoff, type Jitter } from './backoff.js';
 
 /** The delays of the first `n` retries of one origin. */

@@ -1,4 +1,4 @@
-import type { Rng } from '../rng.js';
+import type { Rng } from '../../foundation/rng.js';
 
 /**
  * The wait before a retry, as an immutable value (cockatiel's idea): `next()` returns

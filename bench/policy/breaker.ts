@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { AttemptResult } from '../outcome.js';
 import { refuse, type ClientPolicy } from './ClientPolicy.js';
 import type { BreakerState } from './events.js';

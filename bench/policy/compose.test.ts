@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../clock.js';
+import { VirtualClock } from '../../foundation/clock.js';
 import { flatArrivals } from '../../test/helpers/arrivals.js';
 import { drive } from '../driver.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
-import { seededRng } from '../rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
 import { viaTransport } from './ClientPolicy.js';
 import { buildClients, type ClientModel } from './compose.js';

@@ -1,7 +1,7 @@
 import type { NewController } from '../abort.js';
-import type { Clock } from '../clock.js';
-import type { DurationDist } from '../distributions.js';
-import type { Rng } from '../rng.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { DurationDist } from '../../foundation/distributions.js';
+import type { Rng } from '../../foundation/rng.js';
 import { abandon } from './abandon.js';
 import { exponential, fixed, immediate, type Backoff, type Jitter } from './backoff.js';
 import { breaker, CircuitBreaker, SamplingBreaker } from './breaker.js';

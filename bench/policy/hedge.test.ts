@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../clock.js';
-import { seededRng } from '../rng.js';
+import { VirtualClock } from '../../foundation/clock.js';
+import { seededRng } from '../../foundation/rng.js';
 import { lastNumberOf, type Attempt, type AttemptResult, type OutcomeKind, type Origin } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { Recorder } from '../record/Recorder.js';
 import type { ClientPolicy } from './ClientPolicy.js';
 

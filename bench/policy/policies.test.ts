@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../clock.js';
-import { seededRng } from '../rng.js';
+import { VirtualClock } from '../../foundation/clock.js';
+import { seededRng } from '../../foundation/rng.js';
 import type { Attempt, AttemptResult, Origin } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
 import { ScriptedTransport, type ScriptExtras } from '../../test/helpers/fakeTransport.js';

@@ -2,7 +2,7 @@ import { lastNumberOf, type AttemptResult } from '../outcome.js';
 import { immediate, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
 import type { ClientPolicy } from './ClientPolicy.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../foundation/clock.js';
 
 /**
  * What a retry may follow. Never a 4xx other than 429: the request itself was wrong.

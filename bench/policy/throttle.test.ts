@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../clock.js';
-import { seededRng, type Rng } from '../rng.js';
+import { VirtualClock } from '../../foundation/clock.js';
+import { seededRng, type Rng } from '../../foundation/rng.js';
 import type { Origin } from '../outcome.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
 import { policyEnv, stack, viaTransport } from './ClientPolicy.js';

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.js';
-import type { Rng } from '../rng.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { Rng } from '../../foundation/rng.js';
 import type { AttemptResult } from '../outcome.js';
 import { isBreakerFailure } from './breaker.js';
 import { refuse, type ClientPolicy } from './ClientPolicy.js';

@@ -11,7 +11,7 @@ import {
   type LatencySummary,
 } from './histogram.js';
 import { SuccessLog } from './successLog.js';
-import { round } from '../round.js';
+import { round } from '../../foundation/round.js';
 
 /** A named interval of the run (warm-up, baseline, trigger, after trigger), ms since run start. */
 export interface RecordWindow {

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { VirtualClock } from '../clock.js';
+import { VirtualClock } from '../../foundation/clock.js';
 import { policyEnv, stack, viaTransport } from '../policy/ClientPolicy.js';
 import { DEADLINE_HEADER, propagateDeadline } from '../policy/deadline.js';
-import { seededRng } from '../rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { HttpTransport, parseRetryAfter } from './http.js';
 
 test('Retry-After: delay-seconds, or an HTTP-date against the response Date header', () => {
@@ -108,7 +108,7 @@ test('keep-alive: sequential attempts share one connection; concurrent ones open
 });
 
 test('a wait for a connection is reported as clientWaitMs, on the transport clock', async () => {
-  const { RealClock } = await import('../clock.js');
+  const { RealClock } = await import('../../foundation/clock.js');
   const s = await countingServer((_req, res) => setTimeout(() => res.end('ok'), 50));
   const t = new HttpTransport({ url: s.url, connections: 1, clock: new RealClock() });
   try {
@@ -221,7 +221,7 @@ test('chunked answers are read to their end; failures are kinds: refused, reset 
   } finally {
     await s.close();
   }
-  const { freePort } = await import('../perf/nginx.js');
+  const { freePort } = await import('../../benchmarks/nginx.js');
   const refused = new HttpTransport({
     url: `http://127.0.0.1:${await freePort()}`,
     connections: 1,

@@ -1,13 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import { HTTPParser } from 'http-parser-js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { kindOfStatus } from '../outcome.js';
-import { parseRetryAfter } from './retryAfter.js';
+import { parseRetryAfter } from '../../foundation/retryAfter.js';
 import { SseMeter } from './sse.js';
 import type { Transport, TransportResult } from './Transport.js';
 
-export { parseRetryAfter } from './retryAfter.js';
+export { parseRetryAfter } from '../../foundation/retryAfter.js';
 
 export interface HttpTransportOptions {
   /** Base URL, e.g. http://127.0.0.1:8080 */

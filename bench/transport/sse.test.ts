@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../clock.js';
+import { VirtualClock } from '../../foundation/clock.js';
 import { SseMeter } from './sse.js';
 
 const head = 'data: {"id":"c","object":"chat.completion.chunk","choices":[';

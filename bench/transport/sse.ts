@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../foundation/clock.js';
 
 /**
  * What the client saw of a streamed (server-sent events) answer in OpenAI's chunk

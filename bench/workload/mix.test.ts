@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seededRng } from '../rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { WorkloadMix, type RequestClass } from './mix.js';
 import { zipfSampler } from './zipf.js';
 

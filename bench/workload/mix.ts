@@ -1,4 +1,4 @@
-import type { Rng } from '../rng.js';
+import type { Rng } from '../../foundation/rng.js';
 import { zipfSampler } from './zipf.js';
 
 /** How keys are drawn for a request class: uniform over `keys`, or Zipf with `exponent`. */

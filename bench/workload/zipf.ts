@@ -1,4 +1,4 @@
-import type { Rng } from '../rng.js';
+import type { Rng } from '../../foundation/rng.js';
 
 /**
  * A Zipf sampler over ranks 1..n with P(k) ∝ 1 / k^s, by rejection-inversion

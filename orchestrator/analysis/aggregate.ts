@@ -2,7 +2,7 @@ import jstat from 'jstat';
 import { mean, sampleStandardDeviation } from 'simple-statistics';
 import type { RunSummary } from './summary.js';
 import { describeTally, isValid, tallyOutcomes } from './tally.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /** A figure across repetitions: mean, sample standard deviation, 95% CI (t distribution), count. */
 export interface Distribution {

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RunPlan } from '../spec/plan.js';
 import { nearestRank } from './percentiles.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /**
  * Per request class and per phase: what each class of the workload mix got (a list read

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AttemptResult, Origin } from '../../bench/outcome.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { gateFailures } from '../cli/failOn.js';
-import { SpecError } from '../errors.js';
+import { SpecError } from '../../foundation/errors.js';
 import { parseExperiment } from '../spec/load.js';
 import { planRun } from '../spec/plan.js';
 import { aggregateRuns } from './aggregate.js';

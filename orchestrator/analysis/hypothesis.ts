@@ -1,7 +1,7 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
 import type { HypothesisMetric } from '../spec/sections/hypothesis.js';
 import { parseThreshold } from '../spec/threshold.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /** A verdict: no samples is never a pass. */
 export type Verdict = 'pass' | 'fail' | 'unmeasured';

@@ -1,7 +1,7 @@
 import type { RecoveryResult } from './recovery.js';
 import { trendOf, type Trend } from './trend.js';
 import { describeFailed, type Validity } from './validity.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /** The outcome of a run (DESIGN.md §2). */
 export const OUTCOMES = [

@@ -1,4 +1,4 @@
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /**
  * Recovery, exactly as DESIGN.md §2 defines it, on a per-second goodput series (bucket

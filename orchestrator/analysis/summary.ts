@@ -32,7 +32,7 @@ import {
   type TriggerOutcome,
   type Validity,
 } from './validity.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /** A trigger as it actually happened (times from the run's clock). */
 export interface TriggerRecord {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { trendOf } from './trend.js';
 
 test('a clean rising line is rising, a falling one falling, a flat one neither', () => {

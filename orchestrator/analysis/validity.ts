@@ -1,7 +1,7 @@
 import type { Experiment } from '../spec/schema.js';
 import { meanWorkMs } from '../spec/plan.js';
 import type { HypothesisResult } from './hypothesis.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /**
  * Run validity (DESIGN.md §2): the five conditions a run must meet before any verdict.

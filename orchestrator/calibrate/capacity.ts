@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import type { Runtime } from '../lab/runtimes.js';
 import type { MeasuredCapacity } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';

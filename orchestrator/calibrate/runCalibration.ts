@@ -4,17 +4,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
-import { RealClock } from '../../bench/clock.js';
+import { RealClock } from '../../foundation/clock.js';
 import { drive } from '../../bench/driver.js';
 import { NdjsonFile } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { HttpTransport } from '../../bench/transport/http.js';
 import { leanController } from '../../bench/leanAbort.js';
-import { warmUpClock } from '../../bench/waker.js';
-import { BenchError } from '../errors.js';
+import { warmUpClock } from '../../foundation/waker.js';
+import { BenchError } from '../../foundation/errors.js';
 import type { Lab } from '../lab/Lab.js';
-import { ProcSampler } from '../lab/local/procSampler.js';
+import { ProcSampler } from '../lab/proc/procSampler.js';
 import { createLab } from '../lab/createLab.js';
 import type { Runtime } from '../lab/runtimes.js';
 import { writeReport } from '../report/writeReport.js';
@@ -30,7 +30,7 @@ import { Scraper, type ServerSeries } from '../scrape/scraper.js';
 import { resolveRate } from '../spec/loadPlan.js';
 import { connectionCap, nominalCapacityPerS, planRun } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
-import type { RateSpec } from '../spec/units.js';
+import type { RateSpec } from '../../foundation/units.js';
 import { DEFAULT_RULE, judgeSteps, type SaturationResult, type SaturationRule } from './saturation.js';
 import {
   DEFAULT_LADDER,
@@ -47,7 +47,7 @@ import {
 } from './steps.js';
 import { Journal } from '../trigger/journal.js';
 import { saveCalibration } from './store.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 export interface CalibrationOptions {
   readonly scale: number;

@@ -1,4 +1,4 @@
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /**
  * The saturation rule of the step test (seeds/000: "the offered rate above which

@@ -4,7 +4,7 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import type { ClientSpec } from '../spec/sections/client.js';
 import type { Experiment } from '../spec/schema.js';
 import type { StepFigures } from './saturation.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /**
  * The step test's plan and per-step measurement (the runner is runCalibration.ts).

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import { describeMachine } from '../results/manifest.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { parseExperiment } from '../spec/load.js';

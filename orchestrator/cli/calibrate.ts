@@ -3,12 +3,18 @@ import { calibrationFile } from '../calibrate/store.js';
 import { planCalibration, runCalibration } from '../calibrate/runCalibration.js';
 import { DEFAULT_RULE } from '../calibrate/saturation.js';
 import { DEFAULT_REFINE, DEFAULT_SETTLE_MS, DEFAULT_STEP_MS, OVERLOAD_FACTOR } from '../calibrate/steps.js';
-import { BenchError } from '../errors.js';
-import { ExitCode } from '../exitCodes.js';
+import { BenchError } from '../../foundation/errors.js';
+import { ExitCode } from '../../foundation/exitCodes.js';
 import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
 import { loadExperimentFile } from '../spec/load.js';
-import type { Override } from '../spec/overrides.js';
-import { formatDuration, parseDuration, parsePercent, parseRate, type RateSpec } from '../spec/units.js';
+import type { Override } from '../../foundation/overrides.js';
+import {
+  formatDuration,
+  parseDuration,
+  parsePercent,
+  parseRate,
+  type RateSpec,
+} from '../../foundation/units.js';
 import { addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import { parseEnvFile } from '../lab/docker/images.js';
 import { GrafanaClient } from '../grafana/client.js';
 import { exportPanels } from '../grafana/exportPanels.js';

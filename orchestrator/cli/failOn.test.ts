@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunSummary } from '../analysis/summary.js';
-import { BenchError } from '../errors.js';
-import { ExitCode } from '../exitCodes.js';
+import { BenchError } from '../../foundation/errors.js';
+import { ExitCode } from '../../foundation/exitCodes.js';
 import { enforceGate, gateFailures } from './failOn.js';
 
 type V = 'pass' | 'fail' | 'unmeasured';

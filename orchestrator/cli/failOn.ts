@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ClassesSummary } from '../analysis/classes.js';
 import type { RunSummary } from '../analysis/summary.js';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import { OUTCOMES, type Outcome } from '../analysis/outcome.js';
 
 export type FailOn = 'hypothesis' | Outcome;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { toDoubleDash } from '../../services/faultproxy/args.js';
 import { runFaultProxy } from '../../services/faultproxy/run.js';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import { wholeNumber } from './options.js';
 
 /**

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseRateFlag, runLlmStub } from '../../services/llm-stub/run.js';
-import { BenchError, isBenchError } from '../errors.js';
+import { BenchError, isBenchError } from '../../foundation/errors.js';
 import { wholeNumber } from './options.js';
 
 function rate(flag: string) {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import { formatLoadReport, runLoad } from '../loadtest/runLoad.js';
-import { parseDuration, parseRate } from '../spec/units.js';
+import { parseDuration, parseRate } from '../../foundation/units.js';
 import { wholeNumber } from './options.js';
 
 function duration(flag: string) {

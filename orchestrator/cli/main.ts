@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { isBenchError, SpecError } from '../errors.js';
-import { ExitCode } from '../exitCodes.js';
+import { isBenchError, SpecError } from '../../foundation/errors.js';
+import { ExitCode } from '../../foundation/exitCodes.js';
 import { metabenchVersion } from '../results/manifest.js';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
 import * as calibrateCmd from './calibrate.js';

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { BenchError } from '../errors.js';
-import { ExitCode } from '../exitCodes.js';
+import { BenchError } from '../../foundation/errors.js';
+import { ExitCode } from '../../foundation/exitCodes.js';
 import { runExperiment, twinCapacity } from '../run/runExperiment.js';
-import { refuseUnsimulable } from '../../sim/agreement.js';
+import { refuseUnsimulable } from '../../sim/refusals.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
-import type { Override } from '../spec/overrides.js';
+import type { Override } from '../../foundation/overrides.js';
 import { planRun } from '../spec/plan.js';
 import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
 import { describeFailed } from '../analysis/validity.js';

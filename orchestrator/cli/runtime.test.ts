@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExitCode } from '../exitCodes.js';
+import { ExitCode } from '../../foundation/exitCodes.js';
 import { RUNTIMES, parseRuntime } from '../lab/runtimes.js';
 import { REPO, runCli, tempDir } from '../../test/helpers/cli.js';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseSet, type Override } from '../spec/overrides.js';
+import { parseSet, type Override } from '../../foundation/overrides.js';
 
 /**
  * `--set path=value`, repeatable, shared by every command that reads an experiment

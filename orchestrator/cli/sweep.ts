@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { BenchError } from '../errors.js';
-import { ExitCode } from '../exitCodes.js';
-import type { Override } from '../spec/overrides.js';
+import { BenchError } from '../../foundation/errors.js';
+import { ExitCode } from '../../foundation/exitCodes.js';
+import type { Override } from '../../foundation/overrides.js';
 import { dryRun } from '../spec/dryRun.js';
 import { planRun } from '../spec/plan.js';
 import { loadSweepFile } from '../spec/sweep.js';

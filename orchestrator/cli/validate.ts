@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { SpecError, type SpecIssue } from '../errors.js';
-import { parseYamlFile, readSpecFile, validateExperiment } from '../spec/load.js';
-import type { Override } from '../spec/overrides.js';
+import { SpecError, type SpecIssue } from '../../foundation/errors.js';
+import { validateExperiment } from '../spec/load.js';
+import { parseYamlFile, readSpecFile } from '../../foundation/yamlFile.js';
+import type { Override } from '../../foundation/overrides.js';
 import { isSweepData, loadSweep } from '../spec/sweep.js';
 import { addSetOption } from './setOption.js';
 

@@ -1,4 +1,4 @@
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 
 /** The uid of the provisioned dashboard (grafana/dashboards/metabench.json). */
 export const DASHBOARD_UID = 'metabench';

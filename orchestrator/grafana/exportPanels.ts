@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import type { GrafanaClient } from './client.js';
 
 /** Margins around the runs, so a panel shows the lab before the load and the drain after it. */

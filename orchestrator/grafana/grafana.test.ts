@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { isBenchError } from '../errors.js';
+import { isBenchError } from '../../foundation/errors.js';
 import { runAnnotations } from './annotations.js';
 import { GrafanaClient } from './client.js';
 import { exportPanels, runsTimeRange, slug } from './exportPanels.js';

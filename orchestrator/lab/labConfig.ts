@@ -1,6 +1,6 @@
 import type { Mitigations } from '../../services/api/server.js';
 import type { Experiment } from '../spec/schema.js';
-import { toDurationDist } from '../spec/fields.js';
+import { toDurationDist } from '../../foundation/fields.js';
 import { resolve } from 'node:path';
 import { DEFAULT_PROFILE, loadProfile } from '../../services/llm-stub/profile.js';
 import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from './local/LocalLab.js';

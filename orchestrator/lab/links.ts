@@ -1,5 +1,5 @@
 import { Toxiproxy, ToxiproxyError, type Proxy, type ToxicType } from 'toxiproxy-node-client';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import type { UndoRecipe } from './Lab.js';
 
 /**

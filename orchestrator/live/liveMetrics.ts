@@ -4,7 +4,7 @@ import { FAILURE_KINDS } from '../../bench/outcome.js';
 import type { Attempt, AttemptResult, Origin } from '../../bench/outcome.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import type { LabProcess } from '../lab/Lab.js';
-import { readProcUsage, type ProcUsage } from '../lab/local/procUsage.js';
+import { readProcUsage, type ProcUsage } from '../lab/proc/procUsage.js';
 
 /**
  * The orchestrator's client-side metrics while a run is in progress, in Prometheus's

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { startSink } from './sink.js';
 import * as hdr from 'hdr-histogram-js';
-import { RealClock } from '../../bench/clock.js';
+import { RealClock } from '../../foundation/clock.js';
 import { drive } from '../../bench/driver.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
@@ -13,12 +13,12 @@ import { retry } from '../../bench/policy/retry.js';
 import { attemptTimeout } from '../../bench/policy/timeout.js';
 import type { LatencySummary } from '../../bench/record/histogram.js';
 import { Recorder } from '../../bench/record/Recorder.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { HttpTransport } from '../../bench/transport/http.js';
 import { leanController } from '../../bench/leanAbort.js';
-import { warmUpClock } from '../../bench/waker.js';
+import { warmUpClock } from '../../foundation/waker.js';
 import { MAX_DERIVED_CONNECTIONS } from '../spec/plan.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 export interface LoadOptions {
   readonly url: string;

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeDuration } from '../../bench/distributions.js';
+import { describeDuration } from '../../foundation/distributions.js';
 import type { CalibrationResult } from '../calibrate/runCalibration.js';
-import { BenchError } from '../errors.js';
-import { toDurationDist } from '../spec/fields.js';
+import { BenchError } from '../../foundation/errors.js';
+import { toDurationDist } from '../../foundation/fields.js';
 import { dataFilesOf, type OutFile } from './exports.js';
 import { document, rounded, timeLinesLayer, type Figure, type Row } from './figures/common.js';
 import { stepFigures } from './figures/step.js';

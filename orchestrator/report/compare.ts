@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { mean } from 'simple-statistics';
 import type { LatencySummary } from '../../bench/record/histogram.js';
 import type { RunSummary, WindowSummary } from '../analysis/summary.js';
-import { formatDuration } from '../spec/units.js';
+import { formatDuration } from '../../foundation/units.js';
 import {
   document,
   rounded,

@@ -4,7 +4,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { AggregateSummary } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
 import { outcomeOf } from '../analysis/tally.js';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import type { Experiment } from '../spec/schema.js';
 import { isStepTable, isSweepTable, type StepTable, type SweepTable } from './tables.js';
 

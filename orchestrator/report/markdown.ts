@@ -1,6 +1,6 @@
 import { describeTriggers, triggerWindowMs } from '../spec/sections/schedule.js';
 import type { LatencySummary } from '../../bench/record/histogram.js';
-import { describeDuration } from '../../bench/distributions.js';
+import { describeDuration } from '../../foundation/distributions.js';
 import type { Distribution } from '../analysis/aggregate.js';
 import type { RunSummary, WindowSummary } from '../analysis/summary.js';
 import type { Experiment } from '../spec/schema.js';
@@ -13,7 +13,7 @@ import { classLines, classVerdictLines } from './classes.js';
 import { runWarnings } from './warnings.js';
 import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { notReachedLine, outcomeLead, recoveryCell, triggerReached, validityLines } from './outcome.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /** One section of the report: the same in report.md and report.html. */
 export interface Section {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 
 export function writeJson(file: string, data: unknown): void {
   writeFileSync(file, JSON.stringify(data, null, 2) + '\n');

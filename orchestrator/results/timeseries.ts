@@ -3,7 +3,7 @@ import type { Recorded } from '../../bench/record/Recorder.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import type { RunPlan } from '../spec/plan.js';
 import { serverAmplification } from '../analysis/summary.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /** The phase a bucket starts in. */
 function phaseAt(plan: RunPlan, ms: number): string {

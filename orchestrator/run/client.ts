@@ -1,6 +1,6 @@
 import type { NewController } from '../../bench/abort.js';
-import type { Clock } from '../../bench/clock.js';
-import type { DurationDist } from '../../bench/distributions.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { DurationDist } from '../../foundation/distributions.js';
 import { viaTransport } from '../../bench/policy/ClientPolicy.js';
 import {
   buildClients,
@@ -11,11 +11,11 @@ import {
 import { observe } from '../../bench/policy/observe.js';
 import { RETRY_ON } from '../../bench/policy/retry.js';
 import type { PolicyPresence, Recorder } from '../../bench/record/Recorder.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import type { ClientSpec } from '../spec/sections/client.js';
 import type { RunPlan } from '../spec/plan.js';
-import { formatDuration } from '../spec/units.js';
+import { formatDuration } from '../../foundation/units.js';
 
 /** The experiment's `client:` section as the plain client model bench/policy builds from. */
 export function clientModel(c: ClientSpec): ClientModel {

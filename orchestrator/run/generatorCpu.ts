@@ -1,5 +1,5 @@
-import type { Clock } from '../../bench/clock.js';
-import { round } from '../../bench/round.js';
+import type { Clock } from '../../foundation/clock.js';
+import { round } from '../../foundation/round.js';
 
 /**
  * The generator's own CPU per second (this process, every thread), as a share of one

@@ -4,7 +4,7 @@ import { RateProfile } from '../../bench/arrival/profile.js';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
 import { replayArrivals } from '../../bench/arrival/replay.js';
 import { wavesArrivals } from '../../bench/arrival/waves.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { WorkloadMix } from '../../bench/workload/mix.js';
 import type { ArrivalPlan } from '../spec/loadPlan.js';
 import type { RunPlan } from '../spec/plan.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import { aggregateRuns, type AggregateSummary } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
 import { writeReport } from '../report/writeReport.js';
@@ -10,7 +10,7 @@ import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
-import { refuseUnsimulable } from '../../sim/agreement.js';
+import { refuseUnsimulable } from '../../sim/refusals.js';
 import { runOnce, type RunContext } from './runOnce.js';
 import { StatusLine } from './status.js';
 

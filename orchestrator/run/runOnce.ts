@@ -1,13 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock } from '../../bench/clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import { drive } from '../../bench/driver.js';
 import { NdjsonFile, type EventSink } from '../../bench/record/eventLog.js';
 import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import { arrivalsFor, mixFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
 import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
 import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
-import { RealClock, type Clock } from '../../bench/clock.js';
+import { RealClock, type Clock } from '../../foundation/clock.js';
 import type { NewController } from '../../bench/abort.js';
 import { leanController } from '../../bench/leanAbort.js';
-import { warmUpClock } from '../../bench/waker.js';
+import { warmUpClock } from '../../foundation/waker.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import { HttpTransport } from '../../bench/transport/http.js';
 import type { Lab } from '../lab/Lab.js';
 import { createLab } from '../lab/createLab.js';
 import type { ComposeOptions } from '../lab/docker/compose.js';
-import { ProcSampler } from '../lab/local/procSampler.js';
+import { ProcSampler } from '../lab/proc/procSampler.js';
 import type { Runtime } from '../lab/runtimes.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { Scraper } from '../scrape/scraper.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Recorder, type BucketFigures } from '../../bench/record/Recorder.js';
 import type { AttemptResult, Origin } from '../../bench/outcome.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { parseExperiment } from '../spec/load.js';
 import { planRun } from '../spec/plan.js';

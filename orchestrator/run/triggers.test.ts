@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../../bench/clock.js';
+import { VirtualClock } from '../../foundation/clock.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import type { Lab } from '../lab/Lab.js';
 import { parseExperiment } from '../spec/load.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../bench/clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { Recorder } from '../../bench/record/Recorder.js';
 import type { TriggerRecord } from '../analysis/summary.js';
 import type { Lab } from '../lab/Lab.js';
@@ -7,7 +7,7 @@ import type { PlannedTrigger } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { createTrigger } from '../trigger/registry.js';
 import type { Trigger } from '../trigger/Trigger.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 interface Slot {
   readonly trigger: Trigger;

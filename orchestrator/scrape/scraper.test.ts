@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../../bench/clock.js';
+import { VirtualClock } from '../../foundation/clock.js';
 import type { Lab } from '../lab/Lab.js';
 import { Scraper } from './scraper.js';
 

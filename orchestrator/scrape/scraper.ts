@@ -1,4 +1,4 @@
-import type { Clock } from '../../bench/clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { Component, Lab } from '../lab/Lab.js';
 import { parsePrometheusText } from './prometheusText.js';
 

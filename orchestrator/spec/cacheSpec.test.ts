@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SpecError } from '../errors.js';
+import { SpecError } from '../../foundation/errors.js';
 import { parseExperiment } from './load.js';
 import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
 

@@ -2,7 +2,7 @@ import { describeTrigger, triggerTarget } from './sections/schedule.js';
 import type { ArrivalPlan } from './loadPlan.js';
 import { describeLoad } from './loadPlan.js';
 import type { RunPlan, Span } from './plan.js';
-import { formatDuration } from './units.js';
+import { formatDuration } from '../../foundation/units.js';
 
 /** What `--dry-run` shows: the resolved plan of one run, and the whole experiment's length. */
 export interface DryRun {

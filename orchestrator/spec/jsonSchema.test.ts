@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from '../../test/helpers/cli.js';
 import { jsonSchemaOf, jsonSchemaText } from './jsonSchema.js';
-import { UNIT_PATTERNS } from './units.js';
+import { UNIT_PATTERNS } from '../../foundation/units.js';
 
 test('the committed JSON Schemas are up to date (npm run schema regenerates them)', () => {
   for (const kind of ['experiment', 'sweep'] as const)

@@ -1,109 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument, isMap, isNode, type Document } from 'yaml';
-import type { z } from 'zod';
-import { SpecError, type SpecIssue } from '../errors.js';
-import { applyOverrides, overrideAt, type Override } from './overrides.js';
-import { didYouMean } from './didYouMean.js';
+import type { Override } from '../../foundation/overrides.js';
+import { applyOverrides } from '../../foundation/overrides.js';
+import { SpecError } from '../../foundation/errors.js';
+import { parseYamlFile, readSpecFile, toSpecIssues, type ParsedYaml } from '../../foundation/yamlFile.js';
 import { experimentSchema, type Experiment } from './schema.js';
 
-export { didYouMean } from './didYouMean.js';
-
-/** Files larger than this are refused before parsing: an experiment is a page of YAML. */
-const MAX_FILE_BYTES = 1 << 20;
+export { didYouMean } from '../../foundation/didYouMean.js';
 
 /** Reads, parses and validates an experiment file; throws SpecError listing every problem. */
 export function loadExperimentFile(file: string, overrides: readonly Override[] = []): Experiment {
   return parseExperiment(readSpecFile(file), file, overrides);
-}
-
-/** A spec file's bytes, or a SpecError naming the file. */
-export function readSpecFile(file: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (err) {
-    throw new SpecError([
-      {
-        file,
-        path: '',
-        message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-      },
-    ]);
-  }
-}
-
-/** A YAML file parsed into plain data, with what is needed to locate a field in it. */
-export interface ParsedYaml {
-  readonly data: Record<string, unknown>;
-  readonly doc: Document;
-  readonly lines: LineCounter;
-  readonly file: string;
-}
-
-/**
- * Parses a spec file (experiment or sweep) into a top-level mapping. Refuses quickly, with
- * a location where one exists: oversized, binary and empty files, YAML syntax errors,
- * duplicate keys, and alias bombs.
- */
-export function parseYamlFile(buf: Buffer | string, file: string, what = 'an experiment'): ParsedYaml {
-  if (buf.length > MAX_FILE_BYTES)
-    throw new SpecError([{ file, path: '', message: `the file is larger than ${MAX_FILE_BYTES} bytes` }]);
-  const text = typeof buf === 'string' ? buf : buf.toString('utf8');
-  if (text.includes('\u0000') || text.includes('\ufffd'))
-    throw new SpecError([
-      {
-        file,
-        path: '',
-        message: `the file is not text (it contains binary data); ${what} file is YAML`,
-      },
-    ]);
-  if (text.trim() === '' || /^(\s*#.*\n?)*\s*$/.test(text))
-    throw new SpecError([
-      {
-        file,
-        path: '',
-        message:
-          what === 'an experiment'
-            ? 'the file is empty; an experiment needs at least name, lab, load, client, schedule and recovery'
-            : `the file is empty; ${what} file is a YAML mapping`,
-      },
-    ]);
-
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    throw new SpecError(
-      doc.errors.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return {
-          file,
-          line: pos.line,
-          column: pos.col,
-          path: '',
-          message: `YAML syntax: ${firstLine(e.message)}`,
-        };
-      }),
-    );
-  }
-  let data: unknown;
-  try {
-    // Aliases are expanded at most 100 times: a "billion laughs" file is refused, not expanded.
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    throw new SpecError([
-      { file, path: '', message: `cannot expand the YAML: ${firstLine((err as Error).message)}` },
-    ]);
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data))
-    throw new SpecError([
-      {
-        file,
-        line: 1,
-        column: 1,
-        path: '',
-        message: `the top level must be a mapping of fields (${what === 'an experiment' ? 'name:, lab:, load:, …' : 'name:, experiment:, factors:, …'})`,
-      },
-    ]);
-  return { data: data as Record<string, unknown>, doc, lines, file };
 }
 
 export function parseExperiment(
@@ -119,100 +24,8 @@ export function validateExperiment(y: ParsedYaml, overrides: readonly Override[]
   const data = overrides.length ? applyOverrides(y.data, overrides) : y.data;
   const result = experimentSchema.safeParse(data, { reportInput: true });
   if (!result.success)
-    throw new SpecError(toSpecIssues(result.error.issues, y.doc, y.lines, y.file, overrides));
+    throw new SpecError(
+      toSpecIssues(result.error.issues, y.doc, y.lines, y.file, overrides, experimentSchema),
+    );
   return result.data;
-}
-
-/** Locates each schema issue in the YAML source and words it for a person. */
-export function toSpecIssues(
-  issues: readonly z.core.$ZodIssue[],
-  doc: Document,
-  lines: LineCounter,
-  file: string,
-  overrides: readonly Override[] = [],
-  schema: unknown = experimentSchema,
-): SpecIssue[] {
-  const out: SpecIssue[] = [];
-  for (const iss of issues) {
-    const path = iss.path.map(String);
-    if (iss.code === 'unrecognized_keys') {
-      const parent = doc.getIn(iss.path as unknown[], true);
-      for (const key of iss.keys) {
-        const keyNode = isMap(parent)
-          ? parent.items.find((p) => isNode(p.key) && String((p.key as { value?: unknown }).value) === key)
-              ?.key
-          : undefined;
-        const known = knownKeysAt(schema, iss.path as PropertyKey[]);
-        const guess = didYouMean(key, known);
-        const o = overrideAt([...iss.path, key], overrides);
-        out.push({
-          file,
-          ...(o?.relation === 'from' ? {} : position(keyNode, lines)),
-          path: [...path, key].join('.'),
-          message: `unknown field${guess ? `; did you mean "${guess}"?` : known.length ? ` (known: ${known.join(', ')})` : ''}${o ? ` (${o.relation} ${o.override.source})` : ''}`,
-        });
-      }
-      continue;
-    }
-    // Point at the deepest node that exists: a missing field is reported at its parent.
-    let node: unknown;
-    for (let n = iss.path.length; n >= 0 && node === undefined; n--)
-      node = doc.getIn(iss.path.slice(0, n) as unknown[], true);
-    const missing = iss.code === 'invalid_type' && (iss as { input?: unknown }).input === undefined;
-    const o = overrideAt(iss.path, overrides);
-    out.push({
-      file,
-      ...(o?.relation === 'from' ? {} : position(node, lines)),
-      path: path.join('.'),
-      message: `${missing ? 'is required' : iss.message}${o ? ` (${o.relation} ${o.override.source})` : ''}`,
-    });
-  }
-  return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-}
-
-function position(node: unknown, lines: LineCounter): { line?: number; column?: number } {
-  const range = (node as { range?: [number, number, number] } | undefined)?.range;
-  if (!range) return {};
-  const p = lines.linePos(range[0]);
-  return { line: p.line, column: p.col };
-}
-
-/** The keys the schema allows at an object path (for did-you-mean). */
-function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
-  let s: unknown = schema;
-  for (const seg of path) {
-    s = unwrap(s);
-    const element = (s as { _zod?: { def?: { type?: string; element?: unknown; valueType?: unknown } } })._zod
-      ?.def;
-    if (typeof seg === 'number' && element?.type === 'array') {
-      s = element.element;
-      continue;
-    }
-    // A record (hypothesis.classes): any key leads to its value's schema.
-    if (typeof seg === 'string' && element?.type === 'record') {
-      s = element.valueType;
-      continue;
-    }
-    const shape = (s as { shape?: Record<string, unknown> }).shape;
-    if (!shape || typeof seg !== 'string') return [];
-    s = shape[seg];
-  }
-  s = unwrap(s);
-  const shape = (s as { shape?: Record<string, unknown> }).shape;
-  return shape ? Object.keys(shape) : [];
-}
-
-function unwrap(s: unknown): unknown {
-  for (let i = 0; i < 10; i++) {
-    const def = (s as { _zod?: { def?: { type?: string; innerType?: unknown; in?: unknown } } })._zod?.def;
-    if (!def) return s;
-    if (def.innerType) s = def.innerType;
-    else if (def.type === 'pipe' && def.in) s = def.in;
-    else return s;
-  }
-  return s;
-}
-
-function firstLine(s: string): string {
-  return s.split('\n')[0] ?? s;
 }

@@ -1,13 +1,13 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { DurationDist } from '../../bench/distributions.js';
+import type { DurationDist } from '../../foundation/distributions.js';
 import type { RateSegment } from '../../bench/arrival/profile.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import type { RequestClass } from '../../bench/workload/mix.js';
 import { DEFAULT_CLASS } from '../../bench/workload/mix.js';
-import { toDurationDist } from './fields.js';
+import { toDurationDist } from '../../foundation/fields.js';
 import type { LoadSpec } from './sections/load.js';
 import { readTrace } from './trace.js';
-import type { RateSpec } from './units.js';
+import type { RateSpec } from '../../foundation/units.js';
 
 /** The arrival process of a run, resolved to req/s and placed on the run's timeline. */
 export type ArrivalPlan =

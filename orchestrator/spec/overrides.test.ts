@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SpecError } from '../errors.js';
+import { SpecError } from '../../foundation/errors.js';
 import { parseExperiment } from './load.js';
-import { applyOverrides, parsePath, parseSet, type Override } from './overrides.js';
+import { applyOverrides, parsePath, parseSet, type Override } from '../../foundation/overrides.js';
 
 const retryStorm = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
 

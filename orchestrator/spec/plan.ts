@@ -1,4 +1,4 @@
-import { deriveSeed } from '../../bench/rng.js';
+import { deriveSeed } from '../../foundation/rng.js';
 import type { Experiment } from './schema.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import { planLoad, type LoadPlan } from './loadPlan.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { didYouMean } from './didYouMean.js';
-import { int } from './fields.js';
+import { didYouMean } from '../../foundation/didYouMean.js';
+import { int } from '../../foundation/fields.js';
 import { client } from './sections/client.js';
 import { hypothesis } from './sections/hypothesis.js';
 import { lab } from './sections/lab.js';

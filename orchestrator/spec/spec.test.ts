@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SpecError } from '../errors.js';
+import { SpecError } from '../../foundation/errors.js';
 import { didYouMean, parseExperiment } from './load.js';
 import { connectionCap, nominalCapacityPerS, planRun } from './plan.js';
 import { clientModel, describeClient } from '../run/client.js';
-import { parseDuration, parseMultiple, parsePercent, parseRate } from './units.js';
+import { parseDuration, parseMultiple, parsePercent, parseRate } from '../../foundation/units.js';
 
 const retryStorm = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, tempDir } from '../../test/helpers/cli.js';
-import { SpecError } from '../errors.js';
-import { parseSet } from './overrides.js';
+import { SpecError } from '../../foundation/errors.js';
+import { parseSet } from '../../foundation/overrides.js';
 import { loadSweepFile } from './sweep.js';
 
 function sweepDir(sweep: string): string {

@@ -1,11 +1,12 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { SpecError, formatIssue, type SpecIssue } from '../errors.js';
-import { planPoints, type Factor, type SweepPoint } from '../sweep/planner.js';
+import { SpecError, formatIssue, type SpecIssue } from '../../foundation/errors.js';
+import { planPoints, type Factor, type SweepPoint } from './sweepPlan.js';
 import { RUNTIMES } from '../lab/runtimes.js';
-import { int } from './fields.js';
-import { parseYamlFile, readSpecFile, toSpecIssues, validateExperiment, type ParsedYaml } from './load.js';
-import { parsePath, type Override } from './overrides.js';
+import { int } from '../../foundation/fields.js';
+import { validateExperiment } from './load.js';
+import { parseYamlFile, readSpecFile, toSpecIssues, type ParsedYaml } from '../../foundation/yamlFile.js';
+import { parsePath, type Override } from '../../foundation/overrides.js';
 import type { Experiment } from './schema.js';
 
 /** Runtimes a sweep can run its points on (the lab's runtimes, orchestrator/lab/runtimes.ts). */

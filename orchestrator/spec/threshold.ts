@@ -1,4 +1,4 @@
-import { parseDuration, parsePercent, type Parsed } from './units.js';
+import { parseDuration, parsePercent, type Parsed } from '../../foundation/units.js';
 
 export type ThresholdOp = '<=' | '>=' | '<' | '>';
 export interface Threshold {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { SpecError } from '../errors.js';
+import { SpecError } from '../../foundation/errors.js';
 
 /**
  * Reads a load trace (CSV with a header row):

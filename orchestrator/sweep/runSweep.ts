@@ -5,13 +5,19 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { RunSummary } from '../analysis/summary.js';
 import { describeTally, tallyOutcomes } from '../analysis/tally.js';
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { runExperiment, twinCapacity } from '../run/runExperiment.js';
 import type { LoadedSweep } from '../spec/sweep.js';
 import type { CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
-import { incompletePointDirs, isPointComplete, pendingPoints, pointDir, type SweepPoint } from './planner.js';
+import {
+  incompletePointDirs,
+  isPointComplete,
+  pendingPoints,
+  pointDir,
+  type SweepPoint,
+} from '../spec/sweepPlan.js';
 import { sweepCsv, sweepMarkdown, sweepTable, pointVerdict, type PointResult } from './table.js';
 
 export interface SweepOptions {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import type { RunSummary } from '../analysis/summary.js';
 import { isSweepTable } from '../report/tables.js';
-import { planPoints, type Factor } from './planner.js';
+import { planPoints, type Factor } from '../spec/sweepPlan.js';
 import { hypothesisVerdicts, pointVerdict, sweepCsv, sweepMarkdown, sweepTable } from './table.js';
 
 function run(

@@ -2,9 +2,9 @@ import { stringify } from 'csv-stringify/sync';
 import { mean } from 'simple-statistics';
 import type { RunSummary } from '../analysis/summary.js';
 import type { SweepTable, SweepVerdict } from '../report/tables.js';
-import type { Design, Factor, SweepPoint } from './planner.js';
+import type { Design, Factor, SweepPoint } from '../spec/sweepPlan.js';
 import { describeInvalid, describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 /** The key figures of each point (the mean over its runs). */
 export const SWEEP_FIGURES = [

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { UndoRecipe } from '../lab/Lab.js';
-import { isAlive, processStartTicks } from '../lab/local/procStat.js';
+import { isAlive, processStartTicks } from '../lab/proc/procStat.js';
 import { runDockerUndo } from '../lab/docker/undo.js';
 
 /**

@@ -1,4 +1,4 @@
-import { BenchError } from '../errors.js';
+import { BenchError } from '../../foundation/errors.js';
 import type { Lab } from '../lab/Lab.js';
 import { LinkClient, type LinkControl, type ToxicSpec } from '../lab/links.js';
 import type { Trigger } from './Trigger.js';

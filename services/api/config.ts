@@ -1,4 +1,4 @@
-import type { DurationDist } from '../../bench/distributions.js';
+import type { DurationDist } from '../../foundation/distributions.js';
 import type { Mitigations } from './server.js';
 
 /**

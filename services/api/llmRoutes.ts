@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Rng } from '../../bench/rng.js';
+import type { Rng } from '../../foundation/rng.js';
 import { LlmUpstream, type LlmUpstreamConfig } from './llmUpstream.js';
 import type { ApiMetrics } from './metrics.js';
 import type { ReadThroughCache } from './readThrough.js';

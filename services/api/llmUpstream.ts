@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
-import type { Rng } from '../../bench/rng.js';
-import { parseRetryAfter } from '../../bench/transport/retryAfter.js';
+import type { Rng } from '../../foundation/rng.js';
+import { parseRetryAfter } from '../../foundation/retryAfter.js';
 import type { HostPort } from './readThrough.js';
 
 /** The api's own retry policy toward the provider (not the load generator's). */

@@ -1,6 +1,6 @@
-import { sampleDuration, type DurationDist } from '../../bench/distributions.js';
-import type { Clock } from '../../bench/clock.js';
-import type { Rng } from '../../bench/rng.js';
+import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { Rng } from '../../foundation/rng.js';
 
 /**
  * The read-through lookup, written once for the api (ioredis, node-postgres, wall

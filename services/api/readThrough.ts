@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type pg from 'pg';
-import type { DurationDist } from '../../bench/distributions.js';
-import type { Rng } from '../../bench/rng.js';
+import type { DurationDist } from '../../foundation/distributions.js';
+import type { Rng } from '../../foundation/rng.js';
 import { DbPool } from './dbPool.js';
 import { ReadThrough, wallClock, type ApiClock, type Lookup, type LookupEvents } from './lookup.js';
 import type { ApiMetrics } from './metrics.js';

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
-import type { DurationDist } from '../../bench/distributions.js';
-import { seededRng } from '../../bench/rng.js';
+import type { DurationDist } from '../../foundation/distributions.js';
+import { seededRng } from '../../foundation/rng.js';
 import { WorkerPool, type WorkerPoolOptions } from './workerPool.js';
 import { CodelShedder, QueueTimeShedder } from './shedding.js';
 import type { QueueDiscipline } from './queue.js';

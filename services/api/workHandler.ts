@@ -1,5 +1,5 @@
-import { sampleDuration, type DurationDist } from '../../bench/distributions.js';
-import type { Rng } from '../../bench/rng.js';
+import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
+import type { Rng } from '../../foundation/rng.js';
 import type { ApiClock, Lookup } from './lookup.js';
 import type { RejectReason } from './shedding.js';
 import type { Job, WorkEnd, WorkerPool } from './workerPool.js';

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
-import type { Clock } from '../../bench/clock.js';
-import type { Rng } from '../../bench/rng.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { Rng } from '../../foundation/rng.js';
 import type { Chunk, ChunkSink, Direction } from './stream.js';
 import { ToxicStub, type LinkEnv } from './stub.js';
 import { noop } from './toxics/noop.js';

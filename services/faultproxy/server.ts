@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { RealClock, type Clock } from '../../bench/clock.js';
-import { seededRng } from '../../bench/rng.js';
+import { RealClock, type Clock } from '../../foundation/clock.js';
+import { seededRng } from '../../foundation/rng.js';
 import { apiHandler } from './api.js';
 import { ProxyCollection } from './proxyCollection.js';
 

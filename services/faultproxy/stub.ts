@@ -1,5 +1,5 @@
-import type { Clock } from '../../bench/clock.js';
-import type { Rng } from '../../bench/rng.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { Rng } from '../../foundation/rng.js';
 import type { Chunk, ChunkSink } from './stream.js';
 import type { Toxic, ToxicWrapper } from './toxics/Toxic.js';
 

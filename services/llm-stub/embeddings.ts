@@ -1,5 +1,5 @@
-import { standardNormal } from '../../bench/distributions.js';
-import { deriveSeed, seededRng } from '../../bench/rng.js';
+import { standardNormal } from '../../foundation/distributions.js';
+import { deriveSeed, seededRng } from '../../foundation/rng.js';
 
 /**
  * A unit vector that depends only on the text and the dimension: the same text always

@@ -1,4 +1,4 @@
-import { deriveSeed, seededRng, type Rng } from '../../bench/rng.js';
+import { deriveSeed, seededRng, type Rng } from '../../foundation/rng.js';
 
 /**
  * What happens to one request, decided from the request's own seeded draw: the stub's

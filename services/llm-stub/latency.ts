@@ -1,5 +1,5 @@
-import { standardNormal } from '../../bench/distributions.js';
-import type { Rng } from '../../bench/rng.js';
+import { standardNormal } from '../../foundation/distributions.js';
+import type { Rng } from '../../foundation/rng.js';
 import type { Profile } from './profile.js';
 
 /**

@@ -5,7 +5,7 @@
  * The same flags as `metabench llm-stub`.
  */
 import { parseArgs } from 'node:util';
-import { isBenchError } from '../../orchestrator/errors.js';
+import { isBenchError } from '../../foundation/errors.js';
 import { parseRateFlag, runLlmStub } from './run.js';
 
 const USAGE = `usage: node dist/services/llm-stub/main.js [flags]   (the flags of \`metabench llm-stub\`)

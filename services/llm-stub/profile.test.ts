@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SpecError } from '../../orchestrator/errors.js';
+import { SpecError } from '../../foundation/errors.js';
 import { DEFAULT_PROFILE, loadProfile } from './profile.js';
 
 test('the shipped profile loads and says it is synthetic, when and from what', () => {

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { SpecError } from '../../orchestrator/errors.js';
-import { duration, fraction, multiple, positiveDuration } from '../../orchestrator/spec/fields.js';
-import { parseYamlFile, readSpecFile, toSpecIssues } from '../../orchestrator/spec/load.js';
+import { SpecError } from '../../foundation/errors.js';
+import { duration, fraction, multiple, positiveDuration } from '../../foundation/fields.js';
+import { parseYamlFile, readSpecFile, toSpecIssues } from '../../foundation/yamlFile.js';
 
 /**
  * A latency profile: what a provider looks like from the client's side, as a versioned

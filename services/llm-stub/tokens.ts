@@ -1,4 +1,4 @@
-import type { Rng } from '../../bench/rng.js';
+import type { Rng } from '../../foundation/rng.js';
 
 /**
  * Token counting without a tokenizer: about 4 characters per token (OpenAI's rule of

@@ -1,7 +1,7 @@
 import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
-import { seededRng, type Rng } from '../../bench/rng.js';
+import { seededRng, type Rng } from '../../foundation/rng.js';
 
 /**
  * Arrivals at one flat rate over [startMs, endMs), built the way a run builds them (a

@@ -35,7 +35,7 @@ export function describeOutcome(s: RunSummary): string {
     .join('; ');
 }
 
-export { SUITE_SCALE, SCALE_EXCEPTIONS, suiteScale } from '../../sim/agreement.js';
+export { SUITE_SCALE, SCALE_EXCEPTIONS, suiteScale } from '../../orchestrator/model/agreement.js';
 
 /**
  * Each catalogue experiment's claimed outcome class: the first word of its "expected

@@ -1,4 +1,4 @@
-import type { Clock } from '../../bench/clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { Attempt, OutcomeKind } from '../../bench/outcome.js';
 import type { Transport, TransportResult } from '../../bench/transport/Transport.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseExperiment } from '../../orchestrator/spec/load.js';
-import type { Override } from '../../orchestrator/spec/overrides.js';
-import { parseSet } from '../../orchestrator/spec/overrides.js';
+import type { Override } from '../../foundation/overrides.js';
+import { parseSet } from '../../foundation/overrides.js';
 import { planRun, type RunPlan } from '../../orchestrator/spec/plan.js';
 
 /** A run plan from experiment YAML text. */

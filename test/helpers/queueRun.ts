@@ -1,6 +1,6 @@
-import type { DurationDist } from '../../bench/distributions.js';
-import { exponential } from '../../bench/distributions.js';
-import { seededRng } from '../../bench/rng.js';
+import type { DurationDist } from '../../foundation/distributions.js';
+import { exponential } from '../../foundation/distributions.js';
+import { seededRng } from '../../foundation/rng.js';
 import type { QueueDiscipline } from '../../services/api/queue.js';
 import { SimApi, type SimRequest } from '../../sim/api.js';
 import { SimClock } from '../../sim/clock.js';

@@ -1,5 +1,5 @@
-import { VirtualClock } from '../../bench/clock.js';
-import { seededRng } from '../../bench/rng.js';
+import { VirtualClock } from '../../foundation/clock.js';
+import { seededRng } from '../../foundation/rng.js';
 import { ToxicStub, type LinkEnv } from '../../services/faultproxy/stub.js';
 import { noop } from '../../services/faultproxy/toxics/noop.js';
 import { isStateful, type ToxicKind, type ToxicWrapper } from '../../services/faultproxy/toxics/Toxic.js';

@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { loadExperimentFile } from '../../orchestrator/spec/load.js';
-import { outcomeClass, simCannotModel } from '../../sim/agreement.js';
+import { outcomeClass, simCannotModel } from '../../orchestrator/model/agreement.js';
 import { runCli, tempDir } from './cli.js';
 
 /**
  * Lab and simulation agree (issue 17, point 10): after a reproduction test has run FILE
  * on the lab, its simulated twin (`--runtime sim`, same file, seed, scale and extra
  * arguments; seconds of wall time) must reach the same outcome class. Nothing to compare
- * when the simulation cannot model the experiment (sim/agreement.ts) or the lab run gave
+ * when the simulation cannot model the experiment (orchestrator/model/agreement.ts) or the lab run gave
  * no verdict (invalid or unmeasured). A twin without a verdict is a failure: the simulation
  * keeps its schedule by construction. Returns the twin's summary, or null when skipped.
  */

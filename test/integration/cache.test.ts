@@ -7,10 +7,10 @@ import { request } from 'undici';
 import { LocalLab } from '../../orchestrator/lab/local/LocalLab.js';
 import { parsePrometheusText } from '../../orchestrator/scrape/prometheusText.js';
 import { processState } from '../helpers/procState.js';
-import { processTree } from '../../orchestrator/lab/local/procUsage.js';
+import { processTree } from '../../orchestrator/lab/proc/procUsage.js';
 import { runCli } from '../helpers/cli.js';
 import { zipfSampler } from '../../bench/workload/zipf.js';
-import { seededRng } from '../../bench/rng.js';
+import { seededRng } from '../../foundation/rng.js';
 
 const KEYS = 1000;
 const EXPONENT = 1;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { isBenchError } from '../../orchestrator/errors.js';
+import { isBenchError } from '../../foundation/errors.js';
 import { runCompose } from '../../orchestrator/lab/docker/compose.js';
 import { REPO } from '../helpers/cli.js';
 

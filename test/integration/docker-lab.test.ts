@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,8 +51,14 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     return;
   }
   const t0 = Date.now();
-  const build = spawnSync(join(REPO, 'scripts', 'build-offline-images.sh'), { cwd: REPO, encoding: 'utf8' });
-  assert.equal(build.status, 0, `build-offline-images.sh: ${build.stderr}`);
+  // Asynchronously: a build of minutes under spawnSync would block the event loop, and the
+  // Engine API's kept-alive socket, closed by the engine meanwhile, be reused unnoticed (EPIPE).
+  await promisify(execFile)(join(REPO, 'scripts', 'build-offline-images.sh'), {
+    cwd: REPO,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((err: { stderr?: string; message: string }) =>
+    assert.fail(`build-offline-images.sh: ${err.stderr ?? err.message}`),
+  );
   t.diagnostic(`images ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
   // Free loopback ports, so the lab never meets another on this machine.

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { request } from 'undici';
 import { formatDurationDist } from '../../../services/api/config.js';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
 import { LinkClient } from '../links.js';
 import { dockerApiFlags, flagsString, LINK_ADDRESSES, type ApiLabConfig } from './apiFlags.js';

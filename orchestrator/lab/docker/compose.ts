@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 import { engineAddress, engineEnv } from './engine.js';
 
 /** The compose file shipped at the package's top level. */

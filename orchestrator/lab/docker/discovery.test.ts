@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { isBenchError } from '../../errors.js';
+import { isBenchError } from '../../../foundation/errors.js';
 import { DEFAULT_SOCKET, dockerClient, engineAddress, engineEnv, pingEngine } from './engine.js';
 
 // Finding the Docker engine as the docker CLI does: DOCKER_CONTEXT, DOCKER_HOST (unix, tcp with

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { isBenchError } from '../../errors.js';
+import { isBenchError } from '../../../foundation/errors.js';
 import { runUndo } from '../../trigger/journal.js';
 import { dockerApiFlags, flagsString } from './apiFlags.js';
 import { composeArgs, COMPOSE_FILE } from './compose.js';

@@ -4,7 +4,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Docker from 'dockerode';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 
 /**
  * Where the Docker engine answers, found as the docker CLI finds it: a unix socket, an HTTP(S)

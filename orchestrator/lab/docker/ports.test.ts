@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { test } from 'node:test';
-import { isBenchError } from '../../errors.js';
+import { isBenchError } from '../../../foundation/errors.js';
 import { checkPorts, publishedPorts } from './ports.js';
 
 // The port preflight of `lab up --runtime docker`: the host ports of docker-compose.yml, as

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { parse } from 'yaml';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 import { COMPOSE_FILE } from './compose.js';
 import { interpolate } from './images.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 import { findRedisServer, onPath } from './binaries.js';
 
 test('a missing redis-server is a preflight error (exit code 4) that names the package to install', () => {

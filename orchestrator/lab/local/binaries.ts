@@ -1,6 +1,6 @@
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 
 /** A program on the PATH, or undefined. */
 export function onPath(name: string, path = process.env.PATH ?? ''): string | undefined {

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../foundation/errors.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
-import { processTree } from './procUsage.js';
+import { processTree } from '../proc/procUsage.js';
 
 const READY_TIMEOUT_MS = 30_000;
 

@@ -1,6 +1,6 @@
 import { CATEGORY_COLORS, DASHES, PRINT_CONFIG, TRIGGER_SHADE } from '../theme.js';
 import type { VlSpec } from '../svg.js';
-import { round } from '../../../bench/round.js';
+import { round } from '../../../foundation/round.js';
 
 export type Cell = string | number | null;
 export type Row = Record<string, Cell>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RETRY_ON } from '../../../bench/policy/retry.js';
-import { fraction, int, positiveDuration } from '../fields.js';
+import { fraction, int, positiveDuration } from '../../../foundation/fields.js';
 
 /**
  * client: the client model, part of the load model (timeouts, retries, budget,

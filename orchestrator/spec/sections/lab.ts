@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationDist, fraction, int, positiveDuration } from '../fields.js';
+import { durationDist, fraction, int, positiveDuration } from '../../../foundation/fields.js';
 
 /** lab: the system under test. */
 const work = z.strictObject({

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { absoluteRate, durationDist, fraction, int, positiveDuration, rate } from '../fields.js';
+import {
+  absoluteRate,
+  durationDist,
+  fraction,
+  int,
+  positiveDuration,
+  rate,
+} from '../../../foundation/fields.js';
 
 /**
  * load: the arrival process (open loop unless `closedLoop` is given) and the workload

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, fraction, int, multiple, positiveDuration } from '../fields.js';
+import { duration, fraction, int, multiple, positiveDuration } from '../../../foundation/fields.js';
 
 /**
  * schedule and recovery: the phases, the triggers, and the recovery criterion.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fraction, positiveDuration } from '../fields.js';
+import { fraction, positiveDuration } from '../../../foundation/fields.js';
 
 /**
  * validity: the limits of the run-validity checks (DESIGN.md §2). Every field is

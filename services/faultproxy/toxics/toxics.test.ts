@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seededRng } from '../../../bench/rng.js';
+import { seededRng } from '../../../foundation/rng.js';
 import { toxicHarness } from '../../../test/helpers/toxicHarness.js';
 import { bandwidthKind } from './bandwidth.js';
 import { latencyKind, LatencyToxic } from './latency.js';

@@ -16,9 +16,14 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { RealClock } from '../clock.js';
-import { createLatencyHistogram, recordMs, summarize, type LatencySummary } from '../record/histogram.js';
-import { LinkClient } from '../../orchestrator/lab/links.js';
+import { RealClock } from '../foundation/clock.js';
+import {
+  createLatencyHistogram,
+  recordMs,
+  summarize,
+  type LatencySummary,
+} from '../bench/record/histogram.js';
+import { LinkClient } from '../orchestrator/lab/links.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +38,7 @@ const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const maxSeconds = Number(values['max-seconds']);
 
-const FAULTPROXY = fileURLToPath(new URL('../../services/faultproxy/main.js', import.meta.url));
+const FAULTPROXY = fileURLToPath(new URL('../services/faultproxy/main.js', import.meta.url));
 const SERVER = `
   const http = require('node:http');
   const body = Buffer.from('ok');

@@ -1,13 +1,13 @@
-import { nullSink } from '../bench/record/eventLog.js';
-import type { Recorded } from '../bench/record/Recorder.js';
-import type { RunSummary } from '../orchestrator/analysis/summary.js';
-import { executeRun } from '../orchestrator/run/runOnce.js';
-import { StatusLine } from '../orchestrator/run/status.js';
-import type { ServerSeries } from '../orchestrator/scrape/scraper.js';
-import type { RunPlan } from '../orchestrator/spec/plan.js';
-import type { SimClock } from './clock.js';
-import { simRuntime } from './runtime.js';
-import type { SimLab } from './SimLab.js';
+import { nullSink } from '../../bench/record/eventLog.js';
+import type { Recorded } from '../../bench/record/Recorder.js';
+import type { RunSummary } from '../analysis/summary.js';
+import { executeRun } from '../run/runOnce.js';
+import { StatusLine } from '../run/status.js';
+import type { ServerSeries } from '../scrape/scraper.js';
+import type { RunPlan } from '../spec/plan.js';
+import type { SimClock } from '../../sim/clock.js';
+import { simRuntime } from '../../sim/runtime.js';
+import type { SimLab } from '../../sim/SimLab.js';
 
 export interface Simulated {
   readonly summary: RunSummary;

@@ -4,10 +4,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../../test/helpers/cli.js';
-import { isBenchError } from '../../orchestrator/errors.js';
-import { loadExperimentFile } from '../../orchestrator/spec/load.js';
-import { parseSet, type Override } from '../../orchestrator/spec/overrides.js';
-import { planRun } from '../../orchestrator/spec/plan.js';
+import { isBenchError } from '../../foundation/errors.js';
+import { loadExperimentFile } from '../spec/load.js';
+import { parseSet, type Override } from '../../foundation/overrides.js';
+import { planRun } from '../spec/plan.js';
 import { differingPaths, readLabSweep } from './labSweep.js';
 
 const FILE = join(REPO, 'experiments', 'retry-storm.yaml');

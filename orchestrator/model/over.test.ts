@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SweepTable } from '../../orchestrator/report/tables.js';
+import type { SweepTable } from '../report/tables.js';
 import { mapTable, triggerSeconds } from './map.js';
 import {
   describeJoin,

@@ -1,5 +1,5 @@
-import type { SweepTable, SweepVerdict } from '../../orchestrator/report/tables.js';
-import type { MapOverlay } from '../../orchestrator/report/figures/sweep.js';
+import type { SweepTable, SweepVerdict } from '../report/tables.js';
+import type { MapOverlay } from '../report/figures/sweep.js';
 
 /**
  * `metabench model FILE --over SWEEP_DIR`: a lab sweep drawn over the simulated map.

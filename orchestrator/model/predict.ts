@@ -1,10 +1,10 @@
-import type { DurationDist } from '../../bench/distributions.js';
-import { describeDuration } from '../../bench/distributions.js';
-import { toDurationDist } from '../../orchestrator/spec/fields.js';
-import type { RunPlan } from '../../orchestrator/spec/plan.js';
-import type { Experiment } from '../../orchestrator/spec/schema.js';
+import type { DurationDist } from '../../foundation/distributions.js';
+import { describeDuration } from '../../foundation/distributions.js';
+import { toDurationDist } from '../../foundation/fields.js';
+import type { RunPlan } from '../spec/plan.js';
+import type { Experiment } from '../spec/schema.js';
 import { bistableRange, healthyState, type BistableRange, type FluidSystem } from './fluid.js';
-import { round } from '../../bench/round.js';
+import { round } from '../../foundation/round.js';
 
 export type Region = 'stable' | 'bistable' | 'unstable';
 

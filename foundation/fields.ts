@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DurationDist } from '../../bench/distributions.js';
+import type { DurationDist } from './distributions.js';
 import {
   parseDuration,
   parseMultiple,

@@ -6,18 +6,18 @@
  *  (b) generator CPU seconds per 100k requests at 5k req/s, beside autocannon at the
  *      same rate in the same run;
  *  (c) with --long: RSS after 1 and after 10 minutes at 5k req/s.
- * It prints figures (and writes them to bench/results/load-<date>.md); it asserts nothing.
+ * It prints figures (and writes them to benchmarks/results/load-<date>.md); it asserts nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describeMachine } from '../../orchestrator/results/manifest.js';
-import type { LoadReport } from '../../orchestrator/loadtest/runLoad.js';
+import { describeMachine } from '../orchestrator/results/manifest.js';
+import type { LoadReport } from '../orchestrator/loadtest/runLoad.js';
 import { startNginx } from './nginx.js';
 
-const CLI = fileURLToPath(new URL('../../orchestrator/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../orchestrator/cli/main.js', import.meta.url));
 const AUTOCANNON = fileURLToPath(new URL('./autocannonRun.js', import.meta.url));
-const RESULTS = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../benchmarks/results/', import.meta.url));
 const long = process.argv.includes('--long');
 const out: string[] = [];
 const say = (line: string): void => {

@@ -14,7 +14,7 @@
  *   storm-recovers (results folder): the first scenario through `metabench run`'s own
  *                   runOnce, writing events.ndjson, timeseries.csv and summary.json
  *
- * It prints figures (and writes them to bench/results/sim-<date>.md); it asserts nothing.
+ * It prints figures (and writes them to benchmarks/results/sim-<date>.md); it asserts nothing.
  * `--seconds N` shortens the experiments (default 600); `--repeat N` runs each scenario N
  * times (default 3) and reports the fastest and the median, since other processes on the
  * machine slow a run down, never speed it up.
@@ -24,14 +24,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeMachine } from '../../orchestrator/results/manifest.js';
-import { parseExperiment } from '../../orchestrator/spec/load.js';
-import { planRun } from '../../orchestrator/spec/plan.js';
-import { runOnce } from '../../orchestrator/run/runOnce.js';
-import { StatusLine } from '../../orchestrator/run/status.js';
-import { simulate } from '../../sim/simulate.js';
+import { describeMachine } from '../orchestrator/results/manifest.js';
+import { parseExperiment } from '../orchestrator/spec/load.js';
+import { planRun } from '../orchestrator/spec/plan.js';
+import { runOnce } from '../orchestrator/run/runOnce.js';
+import { StatusLine } from '../orchestrator/run/status.js';
+import { simulate } from '../orchestrator/model/simulate.js';
 
-const RESULTS = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../benchmarks/results/', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const argSeconds = process.argv.indexOf('--seconds');
 const SECONDS = argSeconds > 0 ? Number(process.argv[argSeconds + 1]) : 600;

@@ -1,4 +1,4 @@
-import type { DurationDist } from '../../bench/distributions.js';
+import type { DurationDist } from '../../foundation/distributions.js';
 import { erlangC } from './queueing.js';
 
 /**
@@ -7,7 +7,7 @@ import { erlangC } from './queueing.js';
  * per-attempt timeout τ and m attempts in all, retrying at once (or after any backoff:
  * deferring an attempt changes when it comes, not how many come), open-loop origins at
  * λ per second. Derived for research/metastability.md §10; validated by simulation
- * (sim/model.test.ts).
+ * (orchestrator/model/model.test.ts).
  *
  * Two steady states can exist:
  *

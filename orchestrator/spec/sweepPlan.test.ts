@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../test/helpers/cli.js';
-import { incompletePointDirs, pendingPoints, planPoints, type Factor } from './planner.js';
+import { incompletePointDirs, pendingPoints, planPoints, type Factor } from './sweepPlan.js';
 
 const rate: Factor = {
   path: 'load.rate',

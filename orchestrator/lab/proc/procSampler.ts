@@ -1,4 +1,4 @@
-import type { Clock } from '../../../bench/clock.js';
+import type { Clock } from '../../../foundation/clock.js';
 import type { LabProcess } from '../Lab.js';
 import { readProcUsage, type ProcUsage } from './procUsage.js';
 

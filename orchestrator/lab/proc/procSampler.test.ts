@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { VirtualClock } from '../../../bench/clock.js';
+import { VirtualClock } from '../../../foundation/clock.js';
 import { ProcSampler } from './procSampler.js';
 import { parseRssBytes, parseStat, readProcUsage, type ProcUsage } from './procUsage.js';
 import type { LabProcess } from '../Lab.js';

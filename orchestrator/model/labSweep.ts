@@ -2,11 +2,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { BenchError, formatIssue, SpecError } from '../../orchestrator/errors.js';
-import { SweepTableSchema, type SweepTable } from '../../orchestrator/report/tables.js';
-import { loadExperimentFile } from '../../orchestrator/spec/load.js';
-import type { Override } from '../../orchestrator/spec/overrides.js';
-import { planRun } from '../../orchestrator/spec/plan.js';
+import { BenchError, formatIssue, SpecError } from '../../foundation/errors.js';
+import { SweepTableSchema, type SweepTable } from '../report/tables.js';
+import { loadExperimentFile } from '../spec/load.js';
+import type { Override } from '../../foundation/overrides.js';
+import { planRun } from '../spec/plan.js';
 import { triggerSeconds } from './map.js';
 import type { LabPoint } from './over.js';
 

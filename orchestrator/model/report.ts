@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rowsToCsv } from '../../orchestrator/report/exports.js';
-import { sweepFigures } from '../../orchestrator/report/figures/sweep.js';
-import type { SweepTable } from '../../orchestrator/report/tables.js';
-import { svgFiles, writeFiles } from '../../orchestrator/report/writeReport.js';
-import { writeJson } from '../../orchestrator/results/files.js';
-import type { Experiment } from '../../orchestrator/spec/schema.js';
-import { describeTrigger } from '../../orchestrator/spec/sections/schedule.js';
+import { rowsToCsv } from '../report/exports.js';
+import { sweepFigures } from '../report/figures/sweep.js';
+import type { SweepTable } from '../report/tables.js';
+import { svgFiles, writeFiles } from '../report/writeReport.js';
+import { writeJson } from '../results/files.js';
+import type { Experiment } from '../spec/schema.js';
+import { describeTrigger } from '../spec/sections/schedule.js';
 import type { LabSweep } from './labSweep.js';
 import { mapTable, MAP_FACTORS } from './map.js';
 import { describeJoin, labOverlay, sameCoordinate, type JoinedPoint, type LabJoin } from './over.js';
@@ -45,7 +45,7 @@ export async function writeModel(
     '',
     'Below cμ/m the collapsed state cannot last: even if every attempt times out, the api receives m·λ < cμ and drains its backlog. ' +
       'Above λ* = max over Λ < cμ of Λ·(1 − p(Λ))/(1 − p(Λ)^m) there is no healthy fixed point of Λ = λ·(1 − p^m)/(1 − p) left, p(Λ) being the chance that an attempt’s sojourn in an M/M/c-like queue at Λ exceeds the timeout. ' +
-      'In between both states are stable: which one the system is in depends on its history, i.e. on the trigger (derivation in sim/model/fluid.ts and the README).',
+      'In between both states are stable: which one the system is in depends on its history, i.e. on the trigger (derivation in orchestrator/model/fluid.ts and the README).',
     ...(p.caveats.length ? ['', '**Not in the model**:', '', ...p.caveats.map((c) => `- ${c}`)] : []),
   ];
   const files: { path: string; content: string }[] = [];

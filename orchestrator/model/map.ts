@@ -1,10 +1,10 @@
-import type { RunSummary } from '../../orchestrator/analysis/summary.js';
-import type { SweepTable, SweepVerdict } from '../../orchestrator/report/tables.js';
-import { loadExperimentFile } from '../../orchestrator/spec/load.js';
-import { parseSet, type Override } from '../../orchestrator/spec/overrides.js';
-import { planRun } from '../../orchestrator/spec/plan.js';
-import { BenchError } from '../../orchestrator/errors.js';
-import { simulate } from '../simulate.js';
+import type { RunSummary } from '../analysis/summary.js';
+import type { SweepTable, SweepVerdict } from '../report/tables.js';
+import { loadExperimentFile } from '../spec/load.js';
+import { parseSet, type Override } from '../../foundation/overrides.js';
+import { planRun } from '../spec/plan.js';
+import { BenchError } from '../../foundation/errors.js';
+import { simulate } from './simulate.js';
 import { cellText, overAxes, type LabJoin } from './over.js';
 
 export const MAP_FACTORS = [

@@ -25,7 +25,7 @@ export interface Clock {
   yieldToIo?(): Promise<void>;
 }
 
-/** Below this, a wait is finished by the waker (bench/waker.ts) instead of a timer. */
+/** Below this, a wait is finished by the waker (foundation/waker.ts) instead of a timer. */
 const FINE_MS = 2;
 /** Below this, a wait is spun out with setImmediate (cheaper than a wake-up). */
 const SPIN_MS = 0.1;

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../test/helpers/cli.js';
-import { bistableRange, healthyState, timeoutProbability } from './model/fluid.js';
-import { mmcSojournTail } from './model/queueing.js';
+import { runCli } from '../../test/helpers/cli.js';
+import { bistableRange, healthyState, timeoutProbability } from './fluid.js';
+import { mmcSojournTail } from './queueing.js';
 import { simulate } from './simulate.js';
-import { planOf } from '../test/helpers/plan.js';
+import { planOf } from '../../test/helpers/plan.js';
 
 test('the fluid model reproduces the bistable ranges computed in research/metastability.md §10', () => {
   const ms = (x: number): { dist: 'exponential'; meanMs: number } => ({ dist: 'exponential', meanMs: x });
