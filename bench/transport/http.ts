@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { HTTPParser } from 'http-parser-js';
 import type { Clock } from '../../foundation/clock.js';
+import { FifoQueue } from '../../foundation/fifoQueue.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { kindOfStatus } from '../outcome.js';
 import { parseRetryAfter } from '../../foundation/retryAfter.js';
@@ -63,8 +64,7 @@ export class HttpTransport implements Transport {
   private busy = 0;
   /** Idle connections, oldest first; the last is reused first. */
   private readonly idle: Connection[] = [];
-  private readonly waiting: Waiter[] = [];
-  private waitHead = 0;
+  private readonly waiting = new FifoQueue<Waiter>();
   private closed = false;
   /** Every connection not yet closed, for close() to wait on. */
   readonly all = new Set<Connection>();
@@ -143,15 +143,7 @@ export class HttpTransport implements Transport {
   }
 
   private nextWaiter(): Waiter | undefined {
-    while (this.waitHead < this.waiting.length) {
-      const w = this.waiting[this.waitHead++]!;
-      if (this.waitHead > 1024 && this.waitHead * 2 > this.waiting.length) {
-        this.waiting.splice(0, this.waitHead);
-        this.waitHead = 0;
-      }
-      return w;
-    }
-    return undefined;
+    return this.waiting.pop();
   }
 
   /** A connection finished its attempt and can carry another. */
@@ -171,7 +163,7 @@ export class HttpTransport implements Transport {
       if (i >= 0) this.idle.splice(i, 1);
     }
     // A waiter that could have had this connection gets a new one.
-    if (this.closed || this.waitHead >= this.waiting.length) return;
+    if (this.closed || this.waiting.length === 0) return;
     const fresh = this.dial();
     for (let w = this.nextWaiter(); w; w = this.nextWaiter()) if (w(fresh)) return;
     fresh.idleSinceMs = this.clock.now();

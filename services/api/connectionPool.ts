@@ -1,5 +1,5 @@
 import type { ApiClock } from './lookup.js';
-import { FifoQueue } from './queue.js';
+import { FifoQueue } from '../../foundation/fifoQueue.js';
 
 interface Waiter<C> {
   resolve(c: C | undefined): void;
