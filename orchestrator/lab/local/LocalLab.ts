@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import type { DurationDist } from '../../../foundation/distributions.js';
-import { formatDurationDist, mitigationFlags } from '../../../services/api/config.js';
+import { apiFlags, formatDurationDist, type ApiDependencyFlags } from '../../../services/api/config.js';
 import type { Mitigations } from '../../../services/api/server.js';
 import { BenchError } from '../../../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
@@ -87,7 +87,8 @@ export class LocalLab implements Lab {
   faultProxyApi: string | undefined;
   private readonly linkAddrs = new Map<string, { listen: string; upstream: string }>();
   /** The api's flags that reach the cache and database (through their links). */
-  private dataArgs: string[] = [];
+  /** How the api reaches its dependencies (their links), once they are up. */
+  private deps: ApiDependencyFlags = {};
 
   constructor(private readonly cfg: LocalLabConfig) {}
 
@@ -98,8 +99,10 @@ export class LocalLab implements Lab {
   async up(): Promise<void> {
     if (this.api) return;
     if (this.cfg.logFile) this.log = createWriteStream(this.cfg.logFile, { flags: 'a' });
-    this.dataArgs = this.cfg.cache ? await this.startDataServices(this.cfg.cache) : [];
-    if (this.cfg.llm) this.dataArgs.push(...(await this.startLlmStub(this.cfg.llm)));
+    this.deps = {
+      ...(this.cfg.cache ? { cache: await this.startDataServices(this.cfg.cache) } : {}),
+      ...(this.cfg.llm ? { llm: await this.startLlmStub(this.cfg.llm) } : {}),
+    };
     await this.spawnApi(this.cfg.apiPort);
   }
 
@@ -111,21 +114,7 @@ export class LocalLab implements Lab {
       this.cfg.host,
       '--port',
       String(port),
-      '--workers',
-      String(this.cfg.workers),
-      '--work',
-      formatDurationDist(this.cfg.work),
-      '--seed',
-      String(this.cfg.seed),
-      ...Object.entries(this.cfg.costs ?? {}).flatMap(([name, d]) => [
-        '--cost',
-        `${name}=${formatDurationDist(d)}`,
-      ]),
-      ...mitigationFlags(this.cfg.mitigations ?? {}),
-      ...(this.cfg.requestTimeoutMs !== undefined
-        ? ['--request-timeout', String(this.cfg.requestTimeoutMs)]
-        : []),
-      ...this.dataArgs,
+      ...apiFlags(this.cfg, this.deps),
       '--exit-with-parent',
     ];
   }
@@ -183,20 +172,11 @@ export class LocalLab implements Lab {
     this.faultProxyApi = `http://${this.cfg.host}:${msg.port}`;
   }
 
-  /** The stub LLM provider as a child process behind its `llm` link; returns the api's flags to reach it. */
-  private async startLlmStub(c: LocalLlmConfig): Promise<string[]> {
+  /** The stub LLM provider as a child process behind its `llm` link; returns how the api reaches it. */
+  private async startLlmStub(c: LocalLlmConfig): Promise<NonNullable<ApiDependencyFlags['llm']>> {
     await this.spawnLlmStub(c, 0);
     const via = await this.startFaultProxy({ llm: `${this.cfg.host}:${this.llmPort}` });
-    return [
-      '--llm',
-      via.llm!,
-      '--llm-slots',
-      String(c.slots),
-      '--llm-timeout',
-      String(c.timeoutMs),
-      '--llm-retry',
-      `${c.retry.maxAttempts}:${c.retry.baseMs}:${c.retry.capMs}`,
-    ];
+    return { address: via.llm!, slots: c.slots, timeoutMs: c.timeoutMs, retry: c.retry };
   }
 
   /** Spawns the stub; `port` 0 lets it pick (the first start), else its old port (a restart behind the same link). */
@@ -235,8 +215,8 @@ export class LocalLab implements Lab {
     this.llmPort = msg.port;
   }
 
-  /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns the api's flags to reach them. */
-  private async startDataServices(c: LocalCacheConfig): Promise<string[]> {
+  /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns how the api reaches them. */
+  private async startDataServices(c: LocalCacheConfig): Promise<NonNullable<ApiDependencyFlags['cache']>> {
     // Preflight: both binaries present before anything starts.
     findRedisServer();
     findPostgresBin();
@@ -255,22 +235,15 @@ export class LocalLab implements Lab {
       redis: `${this.cfg.host}:${this.redis.port}`,
       postgres: `${this.cfg.host}:${this.postgres.port}`,
     });
-    return [
-      '--redis',
-      via.redis!,
-      '--postgres',
-      via.postgres!,
-      '--db-user',
-      this.postgres.user,
-      '--db-name',
-      this.postgres.database,
-      '--db-pool',
-      String(c.pool),
-      '--db-delay',
-      formatDurationDist(c.queryDelay),
-      '--cache-ttl',
-      String(c.ttlS),
-    ];
+    return {
+      redis: via.redis!,
+      postgres: via.postgres!,
+      dbUser: this.postgres.user,
+      dbName: this.postgres.database,
+      pool: c.pool,
+      queryDelay: c.queryDelay,
+      ttlS: c.ttlS,
+    };
   }
 
   /** Every row of the table into the cache, with the api's key format and TTL. */
