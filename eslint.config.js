@@ -28,6 +28,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // dependency-cruiser's configuration is CommonJS.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
   {
     files: ['foundation/**/*.ts', 'bench/**/*.ts', 'sim/**/*.ts', 'orchestrator/model/**/*.ts'],
     ignores: ['foundation/clock.ts', 'sim/clock.ts', '**/*.test.ts'],

@@ -34,6 +34,9 @@ import {
   suiteScale,
 } from '../orchestrator/model/agreement.js';
 import { round } from '../foundation/round.js';
+import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
+
+registerRuntimes();
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const STORE = join(REPO, 'results', 'agreement');

@@ -30,6 +30,9 @@ import { planRun } from '../orchestrator/spec/plan.js';
 import { runOnce } from '../orchestrator/run/runOnce.js';
 import { StatusLine } from '../orchestrator/run/status.js';
 import { simulate } from '../orchestrator/model/simulate.js';
+import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
+
+registerRuntimes();
 
 const RESULTS = fileURLToPath(new URL('../../benchmarks/results/', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);

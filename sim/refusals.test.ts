@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { seededRng } from '../foundation/rng.js';
 import { SpecError } from '../foundation/errors.js';
 import { ExitCode } from '../foundation/exitCodes.js';
+import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
 import { runExperiment } from '../orchestrator/run/runExperiment.js';
 import { parseExperiment } from '../orchestrator/spec/load.js';
 import { planRun } from '../orchestrator/spec/plan.js';
@@ -13,6 +14,8 @@ import { startCli } from '../test/helpers/cli.js';
 import { simRuntime } from './runtime.js';
 import { SimClock } from './clock.js';
 import { SIM_TOXICS, SimLink, ToxicNotModelled } from './link.js';
+
+registerRuntimes();
 
 /**
  * What the simulation cannot model is refused by name, never silently left out: a
@@ -88,7 +91,7 @@ test('the simulation runtime refuses an LLM lab, naming the file and lab.llm', (
   const e = parseExperiment(readFileSync(file, 'utf8'), 'experiments/llm-platform.yaml');
   const plan = planRun(e, { scale: 0.1, run: 1, sourceFile: 'experiments/llm-platform.yaml' });
   assert.throws(
-    () => simRuntime(plan),
+    () => simRuntime(plan, { worstOriginMs: 0 }),
     (err: unknown) =>
       err instanceof SpecError &&
       /^experiments\/llm-platform\.yaml: lab\.llm: not simulated/.test(err.message),

@@ -1,9 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { labConfig } from '../orchestrator/lab/labConfig.js';
-import type { RunRuntime } from '../orchestrator/run/runtime.js';
+import type { RunRuntime, RuntimeOptions, RuntimePlugin } from '../orchestrator/lab/RuntimePlugin.js';
 import { connectionCap, type RunPlan } from '../orchestrator/spec/plan.js';
-import { worstOriginMs } from '../orchestrator/run/client.js';
 import { leanController } from '../bench/leanAbort.js';
 import { refuseUnsimulable } from './refusals.js';
 import { SimClock } from './clock.js';
@@ -19,6 +18,7 @@ import { SimTransport } from './transport.js';
  */
 export function simRuntime(
   plan: RunPlan,
+  o: Pick<RuntimeOptions, 'worstOriginMs'>,
   dir?: string,
 ): RunRuntime & { readonly sim: { clock: SimClock; lab: SimLab } } {
   const e = plan.experiment;
@@ -40,7 +40,7 @@ export function simRuntime(
   });
   const classes = plan.load.mix;
   // Virtual time may run a little past the schedule (the drain, Retry-After); never for ever.
-  const limitMs = plan.totalMs + worstOriginMs(e.client) + 600_000;
+  const limitMs = plan.totalMs + o.worstOriginMs + 600_000;
   if (dir !== undefined)
     writeFileSync(join(dir, 'lab.log'), 'simulated lab (runtime sim): no processes, no output\n');
   return {
@@ -67,3 +67,10 @@ export function simRuntime(
     manifest: { simulation: SimLab.assumptions() },
   };
 }
+
+/** The sim runtime as the composition root registers it (no lab to calibrate, no undo of its own). */
+export const simPlugin: RuntimePlugin = {
+  name: 'sim',
+  run: (plan, dir, o) => simRuntime(plan, o, dir),
+  refuse: refuseUnsimulable,
+};

@@ -8,6 +8,9 @@ import { StatusLine } from '../orchestrator/run/status.js';
 import { simulate } from '../orchestrator/model/simulate.js';
 import { planOf, planOfFile } from '../test/helpers/plan.js';
 import { ACCEPT_BACKLOG } from './api.js';
+import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
+
+registerRuntimes();
 
 const sum = (xs: readonly (number | null | undefined)[]): number =>
   xs.reduce<number>((a, x) => a + (x ?? 0), 0);

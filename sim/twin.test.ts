@@ -8,6 +8,9 @@ import { writeReport } from '../orchestrator/report/writeReport.js';
 import { runExperiment } from '../orchestrator/run/runExperiment.js';
 import { loadExperimentFile } from '../orchestrator/spec/load.js';
 import { runCli } from '../test/helpers/cli.js';
+import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
+
+registerRuntimes();
 
 test('a results folder with a simulated twin: report.md shows both side by side, with the difference', async () => {
   // Two runtimes would be lab and sim; the report only reads the folders, so a simulated

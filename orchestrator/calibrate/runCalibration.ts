@@ -15,7 +15,7 @@ import { warmUpClock } from '../../foundation/waker.js';
 import { BenchError } from '../../foundation/errors.js';
 import type { Lab } from '../lab/Lab.js';
 import { ProcSampler } from '../lab/proc/procSampler.js';
-import { createLab } from '../lab/createLab.js';
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import type { Runtime } from '../lab/runtimes.js';
 import { writeReport } from '../report/writeReport.js';
 import type { StepTable } from '../report/tables.js';
@@ -31,7 +31,7 @@ import { resolveRate } from '../spec/loadPlan.js';
 import { connectionCap, nominalCapacityPerS, planRun } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import type { RateSpec } from '../../foundation/units.js';
-import { DEFAULT_RULE, judgeSteps, type SaturationResult, type SaturationRule } from './saturation.js';
+import { DEFAULT_RULE, judgeSteps, type SaturationRule } from './saturation.js';
 import {
   DEFAULT_LADDER,
   DEFAULT_REFINE,
@@ -47,6 +47,9 @@ import {
 } from './steps.js';
 import { Journal } from '../trigger/journal.js';
 import { saveCalibration } from './store.js';
+import type { CalibrationResult } from './result.js';
+
+export type { CalibrationResult } from './result.js';
 import { round } from '../../foundation/round.js';
 
 export interface CalibrationOptions {
@@ -107,65 +110,6 @@ export function planCalibration(
   };
 }
 
-/** calibration.json: everything the step test found, and how. */
-export interface CalibrationResult {
-  readonly experiment: string;
-  readonly experimentFile: string | null;
-  readonly runtime: Runtime;
-  readonly startedAt: string;
-  readonly scale: number;
-  readonly seed: number;
-  readonly usable: boolean;
-  readonly warnings: string[];
-  readonly load: { readonly arrival: string; readonly description: string };
-  readonly client: string;
-  readonly plan: {
-    readonly stepS: number;
-    readonly settleS: number;
-    readonly refine: number;
-    readonly ladderPerS: readonly number[];
-  };
-  readonly rule: SaturationRule & { readonly definition: string };
-  readonly nominalCapacityPerS: number;
-  readonly referenceP99Ms: number | null;
-  readonly status: SaturationResult['status'] | 'interrupted';
-  readonly reason: string;
-  /** The saturation point: the capacity. Null unless status is "saturated". */
-  readonly saturation: {
-    readonly offeredPerS: number;
-    readonly measuredOfferedPerS: number | null;
-    readonly goodputPerS: number | null;
-    readonly p99Ms: number | null;
-  } | null;
-  /** Not reached: the capacity is at least this; below the lowest step: at most this. */
-  readonly bound: { readonly atLeastPerS?: number; readonly belowPerS?: number } | null;
-  readonly peakGoodput: { readonly offeredPerS: number; readonly goodputPerS: number } | null;
-  /** The margin against the declared production peak (load.productionPeak): saturation / peak. */
-  readonly margin: {
-    readonly productionPeakPerS: number | null;
-    readonly ratio: number | null;
-    readonly note: string;
-  };
-  /** Goodput at 150% of the saturation point (its own step, after a drain). */
-  readonly overload: {
-    readonly offeredPerS: number;
-    readonly goodputPerS: number | null;
-    /** Goodput there as a fraction of goodput at the saturation point. */
-    readonly ofSaturationGoodput: number | null;
-    /** Goodput there as a fraction of what was offered there. */
-    readonly ofOffered: number | null;
-    readonly p99Ms: number | null;
-    readonly failures: StepDetail['failures'];
-  } | null;
-  readonly overloadNote: string | null;
-  /** Unsustained steps below the saturation point (noise), by rate. */
-  readonly anomaliesPerS: readonly number[];
-  /** Every step in the order it ran, with its judgement (the overload probe is not judged). */
-  readonly steps: readonly (StepDetail & { readonly sustained: boolean | null; readonly why: string[] })[];
-  /** Where the capacity was stored, or why it was not. */
-  readonly stored: { readonly file: string } | { readonly notStored: string };
-}
-
 export const RULE_DEFINITION =
   "a step is sustained when goodput >= (1 - tolerance) x offered and p99 <= latencyFactor x the lowest step's p99 " +
   '(both over the step after its settling time); the saturation point is the highest sustained step with no sustained step above it';
@@ -197,9 +141,10 @@ export async function runCalibration(
   // The lab's processes are journaled like a fault (as a run's): a killed calibrate leaves none behind.
   const journal = new Journal();
   const labEntry = 'calibration-lab';
-  if (opts.runtime === 'sim')
+  const createLab = runtimePlugin(opts.runtime).lab;
+  if (!createLab)
     throw new BenchError('E_USAGE', 'calibrate measures a real lab: use --runtime local or docker');
-  const lab: Lab = createLab(opts.runtime, e, {
+  const lab: Lab = createLab(e, {
     seed: e.seed,
     logFile: join(dir, 'lab.log'),
     onProcessesChanged: () =>

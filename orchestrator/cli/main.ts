@@ -14,9 +14,13 @@ import * as loadCmd from './load.js';
 import * as modelCmd from './model.js';
 import * as reportCmd from './report.js';
 import * as runCmd from './run.js';
+import { registerRuntimes } from './runtimes.js';
 import * as schemaCmd from './schema.js';
 import * as sweepCmd from './sweep.js';
 import * as validateCmd from './validate.js';
+
+// The runtimes (local, docker, sim) are plugins: registered here, before any command runs.
+registerRuntimes();
 
 const program = new Command();
 program

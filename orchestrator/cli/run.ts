@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
 import { runExperiment, twinCapacity } from '../run/runExperiment.js';
-import { refuseUnsimulable } from '../../sim/refusals.js';
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../../foundation/overrides.js';
@@ -73,8 +73,9 @@ export function register(program: Command): void {
         ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
       };
-      // A twin the simulation cannot model is refused before the lab runs, not after.
-      if (o.twin || runtime === 'sim') refuseUnsimulable(experiment, file);
+      // What a runtime cannot run is refused before anything runs (a twin's, before the lab runs).
+      for (const r of o.twin ? [runtime, 'sim' as const] : [runtime])
+        runtimePlugin(r).refuse?.(experiment, file);
       if (o.dryRun) {
         const plan = planRun(experiment, {
           scale: o.scale,

@@ -3,7 +3,57 @@ import type { Experiment } from '../spec/schema.js';
 import { toDurationDist } from '../../foundation/fields.js';
 import { resolve } from 'node:path';
 import { DEFAULT_PROFILE, loadProfile } from '../../services/llm-stub/profile.js';
-import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from './local/LocalLab.js';
+import type { DurationDist } from '../../foundation/distributions.js';
+import type { FaultRates } from '../../services/llm-stub/faults.js';
+import type { UpstreamRetry } from '../../services/api/llmUpstream.js';
+
+/** A real lab's configuration (the local runtime's processes; the docker runtime's api flags). */
+export interface LocalLabConfig {
+  readonly host: string;
+  /** 0 lets the api pick a free port. */
+  readonly apiPort: number;
+  readonly workers: number;
+  readonly work: DurationDist;
+  readonly costs?: Readonly<Record<string, DurationDist>>;
+  readonly seed: number;
+  /** The api's server-side mitigations (all off when absent). */
+  readonly mitigations?: Mitigations;
+  /** Server-side request timeout of the api (ms from arrival). */
+  readonly requestTimeoutMs?: number;
+  /** A read-through cache (redis-server) in front of a database (postgres), both started by the lab. */
+  readonly cache?: LocalCacheConfig;
+  /** The stub LLM provider, started by the lab and reached by the api through its `llm` link. */
+  readonly llm?: LocalLlmConfig;
+  /** Where the components' stdout/stderr go (a file in the run folder); undefined discards them. */
+  readonly logFile?: string;
+  /**
+   * Called whenever the lab's set of processes changes (a start, a kill, a restart), so
+   * the caller can journal teardownRecipe(): a killed orchestrator leaves no process behind.
+   */
+  readonly onProcessesChanged?: () => void;
+}
+
+export interface LocalCacheConfig {
+  readonly ttlS: number;
+  /** Fill the cache with every key before the run (as the OSDI '22 reproducer did), so the cold start is not itself a trigger. */
+  readonly prewarm: boolean;
+  /** Rows in the database's table (ids 0..keys). */
+  readonly keys: number;
+  /** The api's DB connection pool size p. */
+  readonly pool: number;
+  /** Server-side delay of each miss query. */
+  readonly queryDelay: DurationDist;
+}
+
+export interface LocalLlmConfig {
+  readonly profileFile: string;
+  readonly profileName: string;
+  readonly rates: FaultRates;
+  /** The api's provider slots, per-attempt timeout and retry policy toward the provider. */
+  readonly slots: number;
+  readonly timeoutMs: number;
+  readonly retry: UpstreamRetry;
+}
 
 /** An experiment's lab in the api's terms, whatever runs it: what every runtime builds its lab from. */
 export type LabConfig = Omit<LocalLabConfig, 'host' | 'apiPort' | 'logFile' | 'onProcessesChanged'>;

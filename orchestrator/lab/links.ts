@@ -1,6 +1,6 @@
 import { Toxiproxy, ToxiproxyError, type Proxy, type ToxicType } from 'toxiproxy-node-client';
 import { BenchError } from '../../foundation/errors.js';
-import type { UndoRecipe } from './Lab.js';
+import type { UndoRecipe } from './undoRecipe.js';
 
 /**
  * The orchestrator's client for dependency links: one Toxiproxy proxy per

@@ -3,9 +3,10 @@ import { InvalidArgumentError } from 'commander';
 /**
  * The runtimes a lab can run on: `local` (child processes on loopback), `docker` (the
  * Docker Compose lab) and `sim` (a discrete-event simulation of the same lab in virtual
- * time, sim/); a new runtime is one name here and one case where labs are built. Sweep files
- * (`runtime:`) and `--runtime` on run, sweep and calibrate accept exactly these names,
- * and manifest.json records the one used.
+ * time, sim/); a new runtime is one name here and one RuntimePlugin registered by the
+ * composition root (orchestrator/cli/runtimes.ts). Sweep files (`runtime:`) and
+ * `--runtime` on run, sweep and calibrate accept exactly these names, and manifest.json
+ * records the one used.
  */
 export const RUNTIMES = ['local', 'docker', 'sim'] as const;
 export type Runtime = (typeof RUNTIMES)[number];

@@ -1,6 +1,7 @@
 import { nullSink } from '../../bench/record/eventLog.js';
 import type { Recorded } from '../../bench/record/Recorder.js';
 import type { RunSummary } from '../analysis/summary.js';
+import { worstOriginMs } from '../run/client.js';
 import { executeRun } from '../run/runOnce.js';
 import { StatusLine } from '../run/status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
@@ -29,7 +30,7 @@ export async function simulate(
   plan: RunPlan,
   opts: { readonly stop?: AbortSignal } = {},
 ): Promise<Simulated> {
-  const rt = simRuntime(plan);
+  const rt = simRuntime(plan, { worstOriginMs: worstOriginMs(plan.experiment.client) });
   // The wall time the simulation took, for the caller's report: never part of the model.
   // eslint-disable-next-line no-restricted-properties
   const t0 = performance.now();

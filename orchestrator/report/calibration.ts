@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeDuration } from '../../foundation/distributions.js';
-import type { CalibrationResult } from '../calibrate/runCalibration.js';
+import type { CalibrationResult } from '../calibrate/result.js';
 import { BenchError } from '../../foundation/errors.js';
 import { toDurationDist } from '../../foundation/fields.js';
 import { dataFilesOf, type OutFile } from './exports.js';

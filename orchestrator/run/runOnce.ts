@@ -11,7 +11,7 @@ import { seededRng } from '../../foundation/rng.js';
 import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
 import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
 import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
-import type { ComposeOptions } from '../lab/docker/compose.js';
+import type { ComposeOptions } from '../lab/dockerData.js';
 import { LiveRecorder } from '../live/liveMetrics.js';
 import { RunObservers, type ObserveOptions } from '../live/observers.js';
 import type { Lab } from '../lab/Lab.js';
@@ -25,7 +25,7 @@ import { TriggerSchedule } from './triggers.js';
 import { GeneratorCpu } from './generatorCpu.js';
 import { lastSecond, type StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
-import { makeRuntime, type RunRuntime, type ServerSource } from './runtime.js';
+import { runtimePlugin, type RunRuntime, type ServerSource } from '../lab/RuntimePlugin.js';
 
 export interface RunContext {
   /** Where faults and the lab's processes are recorded before they happen (the on-disk Journal, in a real run). */
@@ -49,12 +49,13 @@ export interface RunContext {
  * write manifest.json, events.ndjson, timeseries.csv and summary.json into `dir`.
  * Whatever happens, the trigger is undone and the lab stopped before this returns.
  * The local lab runs it in real time; the simulation (ctx.runtime 'sim') in virtual
- * time, with the same recorder, client policies, driver and triggers (run/runtime.ts).
+ * time, with the same recorder, client policies, driver and triggers (lab/RuntimePlugin.ts).
  */
 export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Promise<RunSummary> {
   mkdirSync(dir, { recursive: true });
   const labEntry = `run-${plan.run}-lab`;
-  const rt = makeRuntime(ctx.runtime ?? 'local', plan, dir, {
+  const rt = runtimePlugin(ctx.runtime ?? 'local').run(plan, dir, {
+    worstOriginMs: worstOriginMs(plan.experiment.client),
     // The lab's processes are journaled like a fault: a killed orchestrator leaves none behind.
     onProcessesChanged: () =>
       ctx.journal.record({

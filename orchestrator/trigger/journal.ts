@@ -15,7 +15,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { UndoRecipe } from '../lab/Lab.js';
 import { isAlive, processStartTicks } from '../lab/proc/procStat.js';
-import { runDockerUndo } from '../lab/docker/undo.js';
+import { undoRunner } from '../lab/RuntimePlugin.js';
 
 /**
  * The fault journal: every applied fault is written (and fsynced) here *before* it is
@@ -127,8 +127,12 @@ export function runUndo(undo: UndoRecipe): string {
       rmSync(path, { recursive: true, force: true });
       return `${undo.what}: removed ${path}`;
     }
-    case 'docker':
-      return runDockerUndo(undo);
+    case 'docker': {
+      // Only the docker runtime knows its engine; the composition root registered it.
+      const run = undoRunner('docker');
+      if (!run) throw new Error(`${undo.what}: no registered runtime undoes a docker recipe`);
+      return run(undo);
+    }
   }
 }
 

@@ -2,7 +2,19 @@ import type { Clock } from '../../foundation/clock.js';
 import { FifoQueue } from '../../foundation/fifoQueue.js';
 import type { Rng } from '../../foundation/rng.js';
 import type { Chunk, ChunkSink } from './stream.js';
-import type { Toxic, ToxicWrapper } from './toxics/Toxic.js';
+
+/**
+ * What run() needs of a toxic and of its wrapper, said structurally: toxics/Toxic.ts's Toxic
+ * and ToxicWrapper fit, and the stub does not import the module that imports it.
+ */
+interface Piped {
+  pipe(stub: ToxicStub): Promise<void>;
+}
+interface Wrapped {
+  readonly toxicity: number;
+  readonly type: string;
+  readonly toxic: Piped;
+}
 
 /** What a toxic's read or sleep returns when the stub is being interrupted. */
 export const INTERRUPTED: unique symbol = Symbol('interrupted');
@@ -199,7 +211,7 @@ export class ToxicStub implements ChunkSink {
   // ---- chain side (called by the link) ----
 
   /** Starts `wrapper`'s toxic on this stub, or the noop if the toxicity roll says so. */
-  run(wrapper: ToxicWrapper, noop: Toxic): void {
+  run(wrapper: Wrapped, noop: Piped): void {
     this.interrupting = false;
     const toxic = this.env.rng.next() < wrapper.toxicity ? wrapper.toxic : noop;
     this.running = toxic.pipe(this).catch((err: unknown) => {

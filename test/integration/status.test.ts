@@ -8,6 +8,9 @@ import { StatusLine } from '../../orchestrator/run/status.js';
 import { parseExperiment } from '../../orchestrator/spec/load.js';
 import { planRun } from '../../orchestrator/spec/plan.js';
 import { Journal } from '../../orchestrator/trigger/journal.js';
+import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
+
+registerRuntimes();
 
 // Issue 17, point 8: each status update shows the last complete second exactly as
 // timeseries.csv records it. A short run on the local lab (real processes over

@@ -1,5 +1,5 @@
 import { apiFlags } from '../../../services/api/config.js';
-import type { LocalLabConfig } from '../local/LocalLab.js';
+import type { LocalLabConfig } from '../labConfig.js';
 
 /** The api's configuration in either runtime: the local lab's, without where it listens. */
 export type ApiLabConfig = Omit<LocalLabConfig, 'host' | 'apiPort' | 'logFile'>;

@@ -4,6 +4,9 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchError } from '../../../foundation/errors.js';
 import { engineAddress, engineEnv } from './engine.js';
+import type { ComposeOptions } from '../dockerData.js';
+
+export type { ComposeOptions } from '../dockerData.js';
 
 /** The compose file shipped at the package's top level. */
 export const COMPOSE_FILE = fileURLToPath(new URL('../../../../docker-compose.yml', import.meta.url));
@@ -13,14 +16,6 @@ export const DEFAULT_PROJECT = 'metabench';
 export const CORE_SERVICES = ['api', 'redis', 'postgres', 'toxiproxy'] as const;
 export const OBSERVE_SERVICES = ['prometheus'] as const;
 export const GRAFANA_SERVICES = ['grafana', 'grafana-image-renderer'] as const;
-
-export interface ComposeOptions {
-  /** Compose project name (its containers carry com.docker.compose.project=<project>). */
-  readonly project: string;
-  /** An env file of image/port overrides (docker/offline.env), passed as --env-file. */
-  readonly envFile?: string | undefined;
-  readonly file?: string;
-}
 
 /** How compose is invoked here: `docker compose` (v2) or `docker-compose` (v1). */
 export interface ComposeCli {

@@ -10,6 +10,9 @@ import { dockerApiFlags, flagsString } from './apiFlags.js';
 import { composeArgs, COMPOSE_FILE } from './compose.js';
 import { interpolate, parseEnvFile, serviceImages } from './images.js';
 import { firstHost } from '../../cli/runtimeOption.js';
+import { registerRuntimes } from '../../cli/runtimes.js';
+
+registerRuntimes();
 
 test('the api flags in docker are the local lab’s, with the dependencies behind Toxiproxy’s links', () => {
   const flags = dockerApiFlags({
@@ -92,6 +95,8 @@ test('a docker undo recipe calls the Engine API (POST /containers/{id}/unpause),
     new Promise((resolve, reject) => {
       const w = new Worker(
         `const { runUndo } = await import(${JSON.stringify(new URL('../../trigger/journal.js', import.meta.url).href)});
+         const { registerRuntimes } = await import(${JSON.stringify(new URL('../../cli/runtimes.js', import.meta.url).href)});
+         registerRuntimes();
          const { parentPort, workerData } = await import('node:worker_threads');
          try { parentPort.postMessage({ ok: runUndo(workerData) }); } catch (e) { parentPort.postMessage({ err: e.message }); }`,
         {

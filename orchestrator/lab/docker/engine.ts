@@ -5,26 +5,9 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Docker from 'dockerode';
 import { BenchError } from '../../../foundation/errors.js';
+import type { EngineAddress, EngineTls } from '../dockerData.js';
 
-/**
- * Where the Docker engine answers, found as the docker CLI finds it: a unix socket, an HTTP(S)
- * address (tcp://, with the TLS files' paths), or ssh:// (the engine reached through `docker
- * system dial-stdio` on the remote host). Plain data, so a fault-journal recipe can reach the
- * same engine from another process. `from` says where it was found, for error messages.
- */
-export type EngineAddress = (
-  | { readonly socketPath: string }
-  | { readonly url: string; readonly tls?: EngineTls }
-  | { readonly ssh: string }
-) & { readonly from?: string };
-
-/** TLS for a tcp:// engine: PEM files (any may be absent) and whether the server's certificate is verified. */
-export interface EngineTls {
-  readonly ca?: string;
-  readonly cert?: string;
-  readonly key?: string;
-  readonly verify: boolean;
-}
+export type { EngineAddress, EngineTls } from '../dockerData.js';
 
 export const DEFAULT_SOCKET = '/var/run/docker.sock';
 

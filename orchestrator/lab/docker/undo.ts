@@ -1,14 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import type { EngineAddress } from './engine.js';
+import type { DockerUndo } from '../dockerData.js';
 
-/** A fault-journal recipe that undoes a Docker action through the Engine API. */
-export interface DockerUndo {
-  readonly kind: 'docker';
-  readonly action: 'unpause' | 'start';
-  readonly container: string;
-  readonly engine: EngineAddress;
-  readonly what: string;
-}
+export type { DockerUndo } from '../dockerData.js';
 
 /**
  * Runs the recipe synchronously (journal recovery runs from sync code before any

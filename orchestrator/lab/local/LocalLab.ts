@@ -3,9 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
-import type { DurationDist } from '../../../foundation/distributions.js';
 import { apiFlags, formatDurationDist, type ApiDependencyFlags } from '../../../services/api/config.js';
-import type { Mitigations } from '../../../services/api/server.js';
 import { BenchError } from '../../../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
 import { processStartTicks } from '../proc/procStat.js';
@@ -13,55 +11,9 @@ import { processTree } from '../proc/procUsage.js';
 import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { LinkClient } from '../links.js';
-import type { FaultRates } from '../../../services/llm-stub/faults.js';
-import type { UpstreamRetry } from '../../../services/api/llmUpstream.js';
+import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
 
-export interface LocalLabConfig {
-  readonly host: string;
-  /** 0 lets the api pick a free port. */
-  readonly apiPort: number;
-  readonly workers: number;
-  readonly work: DurationDist;
-  readonly costs?: Readonly<Record<string, DurationDist>>;
-  readonly seed: number;
-  /** The api's server-side mitigations (all off when absent). */
-  readonly mitigations?: Mitigations;
-  /** Server-side request timeout of the api (ms from arrival). */
-  readonly requestTimeoutMs?: number;
-  /** A read-through cache (redis-server) in front of a database (postgres), both started by the lab. */
-  readonly cache?: LocalCacheConfig;
-  /** The stub LLM provider, started by the lab and reached by the api through its `llm` link. */
-  readonly llm?: LocalLlmConfig;
-  /** Where the components' stdout/stderr go (a file in the run folder); undefined discards them. */
-  readonly logFile?: string;
-  /**
-   * Called whenever the lab's set of processes changes (a start, a kill, a restart), so
-   * the caller can journal teardownRecipe(): a killed orchestrator leaves no process behind.
-   */
-  readonly onProcessesChanged?: () => void;
-}
-
-export interface LocalCacheConfig {
-  readonly ttlS: number;
-  /** Fill the cache with every key before the run (as the OSDI '22 reproducer did), so the cold start is not itself a trigger. */
-  readonly prewarm: boolean;
-  /** Rows in the database's table (ids 0..keys). */
-  readonly keys: number;
-  /** The api's DB connection pool size p. */
-  readonly pool: number;
-  /** Server-side delay of each miss query. */
-  readonly queryDelay: DurationDist;
-}
-
-export interface LocalLlmConfig {
-  readonly profileFile: string;
-  readonly profileName: string;
-  readonly rates: FaultRates;
-  /** The api's provider slots, per-attempt timeout and retry policy toward the provider. */
-  readonly slots: number;
-  readonly timeoutMs: number;
-  readonly retry: UpstreamRetry;
-}
+export type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
 
 const LLM_STUB_MAIN = fileURLToPath(new URL('../../../services/llm-stub/main.js', import.meta.url));
 const API_MAIN = fileURLToPath(new URL('../../../services/api/main.js', import.meta.url));

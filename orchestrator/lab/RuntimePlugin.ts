@@ -1,0 +1,118 @@
+import type { NewController } from '../../bench/abort.js';
+import type { Transport } from '../../bench/transport/Transport.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { ServerSeries } from '../scrape/scraper.js';
+import type { RunPlan } from '../spec/plan.js';
+import type { Experiment } from '../spec/schema.js';
+import type { ComposeOptions } from './dockerData.js';
+import type { Lab, UndoRecipe } from './Lab.js';
+import { RUNTIMES, type Runtime } from './runtimes.js';
+
+/**
+ * The one interface a runtime implements (DESIGN.md §5): local, docker and sim each export a
+ * RuntimePlugin, and the composition root (orchestrator/cli/runtimes.ts) registers them. The
+ * orchestrator's run code reaches a runtime only through runtimePlugin(name), so it imports no
+ * runtime, and no runtime imports the run code.
+ */
+
+/** The service's per-bucket series: scraped from /metrics in the lab, read off its counters in the simulation. */
+export interface ServerSource {
+  start(): void;
+  stop(): Promise<ServerSeries>;
+  /** Samples taken; the series is used only when there were at least two. */
+  readonly scrapes: number;
+}
+
+/**
+ * What differs between running an experiment on the lab and simulating it; runOnce
+ * does the rest the same way for both (recorder, client policies, driver, triggers,
+ * the results files).
+ */
+export interface RunRuntime {
+  readonly lab: Lab;
+  /** The run's clock, created once the lab is up (its origin is the run's start). */
+  clock(): Clock;
+  transport(clock: Clock): Transport;
+  serverSource(clock: Clock): ServerSource;
+  /** Per-process CPU and memory, where there are processes. */
+  procSampler(
+    clock: Clock,
+  ): { start(): void; stop(): Promise<Record<string, (number | null)[]>> } | undefined;
+  /** Waits for `p`: in real time just that; in the simulation, by running its clock until `p` settles. */
+  settle<T>(p: Promise<T>): Promise<T>;
+  /** The signal the driver stops on (the user's Ctrl-C, or one bridged from it). */
+  stopSignal(stop: AbortSignal): AbortSignal;
+  readonly newController?: NewController;
+  /** Redraw the status line every second (pointless when a second of the run takes microseconds). */
+  readonly liveStatus: boolean;
+  /** Facts for manifest.json beyond the lab's topology. */
+  readonly manifest?: Record<string, unknown>;
+}
+
+/** What building a lab needs beyond the experiment: its seed, where its log goes, who journals its processes. */
+export interface LabOptions {
+  readonly seed: number;
+  readonly logFile?: string;
+  /** Called whenever the lab's processes change (to journal its teardown recipe). */
+  readonly onProcessesChanged?: () => void;
+  /** docker: the compose project (default: the default project). */
+  readonly docker?: ComposeOptions | undefined;
+}
+
+/** What building a run's runtime needs beyond the plan. */
+export interface RuntimeOptions {
+  /**
+   * The longest one origin can stay in flight under the plan's client model (the run code
+   * derives it): the simulation bounds its virtual time with it.
+   */
+  readonly worstOriginMs: number;
+  /** Called whenever the lab's processes change (to journal its teardown recipe). */
+  readonly onProcessesChanged?: () => void;
+  /** docker: the compose project. */
+  readonly docker?: ComposeOptions | undefined;
+}
+
+/** An undo recipe of one kind, and how to run it (returns a sentence saying what it did). */
+type UndoRunners = { readonly [K in UndoRecipe['kind']]?: (u: Extract<UndoRecipe, { kind: K }>) => string };
+
+export interface RuntimePlugin {
+  readonly name: Runtime;
+  /** A run's runtime on this plan: the lab, its clock and transport, the service's series; `dir` is the run folder. */
+  run(plan: RunPlan, dir: string, o: RuntimeOptions): RunRuntime;
+  /**
+   * Refuses, before anything runs, an experiment this runtime cannot run as declared (a
+   * SpecError naming `file` and each field); absent where it runs every experiment.
+   */
+  readonly refuse?: (e: Experiment, file: string | undefined) => void;
+  /** The lab alone, for commands that drive it themselves (calibrate); absent where there is no lab to measure. */
+  readonly lab?: (e: Experiment, o: LabOptions) => Lab;
+  /** Runs the fault journal's recipes of kinds only this runtime writes (docker: unpause, start). */
+  readonly undo?: UndoRunners;
+}
+
+const registered = new Map<Runtime, RuntimePlugin>();
+
+/** Called by the composition root; a second plugin of the same name replaces the first. */
+export function registerRuntime(p: RuntimePlugin): void {
+  registered.set(p.name, p);
+}
+
+export function runtimePlugin(name: Runtime): RuntimePlugin {
+  const p = registered.get(name);
+  if (!p)
+    throw new Error(
+      `runtime "${name}" is not registered (the composition root, orchestrator/cli/runtimes.ts, registers ${RUNTIMES.join(', ')})`,
+    );
+  return p;
+}
+
+/** The runner of an undo recipe kind that a registered runtime owns, if one does. */
+export function undoRunner<K extends UndoRecipe['kind']>(
+  kind: K,
+): ((u: Extract<UndoRecipe, { kind: K }>) => string) | undefined {
+  for (const p of registered.values()) {
+    const run = p.undo?.[kind];
+    if (run) return run as (u: Extract<UndoRecipe, { kind: K }>) => string;
+  }
+  return undefined;
+}

@@ -1,0 +1,27 @@
+import { join } from 'node:path';
+import { localLabConfig } from '../labConfig.js';
+import { realRuntime } from '../realRuntime.js';
+import type { RuntimePlugin } from '../RuntimePlugin.js';
+import { DEFAULT_PROJECT } from './compose.js';
+import { DockerLab } from './DockerLab.js';
+import { runDockerUndo } from './undo.js';
+
+/** The docker runtime: the Docker Compose lab, driven through the Engine API. */
+export const dockerRuntime: RuntimePlugin = {
+  name: 'docker',
+  lab: (e, o) =>
+    new DockerLab({
+      ...localLabConfig(e, o),
+      compose: o.docker ?? { project: DEFAULT_PROJECT },
+    }),
+  run: (plan, dir, o) =>
+    realRuntime(plan, () =>
+      dockerRuntime.lab!(plan.experiment, {
+        seed: plan.seed,
+        logFile: join(dir, 'lab.log'),
+        ...(o.onProcessesChanged ? { onProcessesChanged: o.onProcessesChanged } : {}),
+        ...(o.docker ? { docker: o.docker } : {}),
+      }),
+    ),
+  undo: { docker: runDockerUndo },
+};

@@ -1,0 +1,43 @@
+/**
+ * The docker runtime's plain data that crosses the lab's interface: where its engine answers,
+ * its compose project, and its fault-journal recipe. They sit here, below the runtimes, because
+ * Lab's UndoRecipe and a run's options carry them; the code that acts on them is in docker/.
+ */
+
+/**
+ * Where the Docker engine answers, found as the docker CLI finds it: a unix socket, an HTTP(S)
+ * address (tcp://, with the TLS files' paths), or ssh:// (the engine reached through `docker
+ * system dial-stdio` on the remote host). Plain data, so a fault-journal recipe can reach the
+ * same engine from another process. `from` says where it was found, for error messages.
+ */
+export type EngineAddress = (
+  | { readonly socketPath: string }
+  | { readonly url: string; readonly tls?: EngineTls }
+  | { readonly ssh: string }
+) & { readonly from?: string };
+
+/** TLS for a tcp:// engine: PEM files (any may be absent) and whether the server's certificate is verified. */
+export interface EngineTls {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly verify: boolean;
+}
+
+/** The compose project a docker lab runs as. */
+export interface ComposeOptions {
+  /** Compose project name (its containers carry com.docker.compose.project=<project>). */
+  readonly project: string;
+  /** An env file of image/port overrides (docker/offline.env), passed as --env-file. */
+  readonly envFile?: string | undefined;
+  readonly file?: string;
+}
+
+/** A fault-journal recipe that undoes a Docker action through the Engine API. */
+export interface DockerUndo {
+  readonly kind: 'docker';
+  readonly action: 'unpause' | 'start';
+  readonly container: string;
+  readonly engine: EngineAddress;
+  readonly what: string;
+}

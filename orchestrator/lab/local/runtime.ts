@@ -1,0 +1,19 @@
+import { join } from 'node:path';
+import { localLabConfig } from '../labConfig.js';
+import { realRuntime } from '../realRuntime.js';
+import type { RuntimePlugin } from '../RuntimePlugin.js';
+import { LocalLab } from './LocalLab.js';
+
+/** The local runtime: the lab as child processes on loopback. */
+export const localRuntime: RuntimePlugin = {
+  name: 'local',
+  lab: (e, o) => new LocalLab(localLabConfig(e, o)),
+  run: (plan, dir, o) =>
+    realRuntime(plan, () =>
+      localRuntime.lab!(plan.experiment, {
+        seed: plan.seed,
+        logFile: join(dir, 'lab.log'),
+        ...(o.onProcessesChanged ? { onProcessesChanged: o.onProcessesChanged } : {}),
+      }),
+    ),
+};
