@@ -1,6 +1,6 @@
 import type { Attempt } from '../bench/outcome.js';
 import { kindOfStatus, type OutcomeKind } from '../bench/outcome.js';
-import { DEADLINE_HEADER } from '../bench/policy/deadline.js';
+import { DEADLINE_HEADER } from '../foundation/deadlineHeader.js';
 import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 import { FifoQueue } from '../foundation/fifoQueue.js';
 import type { Transport, TransportResult } from '../bench/transport/Transport.js';

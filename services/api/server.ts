@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
 import type { DurationDist } from '../../foundation/distributions.js';
 import { seededRng } from '../../foundation/rng.js';
+import { DEADLINE_HEADER } from '../../foundation/deadlineHeader.js';
 import { WorkerPool, type WorkerPoolOptions } from './workerPool.js';
 import { CodelShedder, QueueTimeShedder } from './shedding.js';
 import type { QueueDiscipline } from './queue.js';
@@ -51,9 +52,6 @@ export interface Mitigations {
 
 /** The listen backlog the api asks for (the simulated api's kernel keeps as many handshakes). */
 export const LISTEN_BACKLOG = 511;
-
-/** The propagated deadline header: the origin's remaining deadline in whole ms at send time. */
-export const DEADLINE_HEADER = 'x-deadline-ms';
 
 export function poolOptions(m: Mitigations = {}): WorkerPoolOptions {
   if (m.shedQueueTimeMs !== undefined && m.codel)
