@@ -43,7 +43,7 @@ export function policyEnv(
 /**
  * A client policy wraps the layer below it, undici-interceptor style. Policies that
  * loop over attempts (retry, hedge) sit above those that act on one attempt, so every
- * attempt is seen and timed on its own. The full order is in bench/policy/compose.ts.
+ * attempt is seen and timed on its own. The full order is documented with the policy registry (orchestrator/spec/policies/index.ts).
  */
 export type ClientPolicy = (next: SendAttempt, env: PolicyEnv) => SendAttempt;
 
