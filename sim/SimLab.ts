@@ -7,7 +7,7 @@ import { SimApi, ACCEPT_BACKLOG, type SimApiConfig } from './api.js';
 import type { SimClock } from './clock.js';
 import { SimPostgresServer, SimRedisServer, PG_LOOKUP_MS } from './data.js';
 import { SimLink } from './link.js';
-import { KEEP_ALIVE_MS } from './transport.js';
+import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 
 export interface SimLabConfig extends SimApiConfig {
   /** The cache's keys (ids 0..keys in the database) and whether they are filled before the run. */

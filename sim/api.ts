@@ -1,29 +1,30 @@
-import { sampleDuration, type DurationDist } from '../foundation/distributions.js';
-import { seededRng, type Rng } from '../foundation/rng.js';
+import type { DurationDist } from '../foundation/distributions.js';
+import { seededRng } from '../foundation/rng.js';
+import { CONNECT_TIMEOUT_MS } from '../bench/transport/http.js';
+import { ReadThrough, type LookupEvents } from '../services/api/lookup.js';
 import type { Mitigations } from '../services/api/server.js';
-import { poolOptions } from '../services/api/server.js';
+import { LISTEN_BACKLOG, poolOptions } from '../services/api/server.js';
 import type { RejectReason } from '../services/api/shedding.js';
-import { WorkerPool, type Job, type WorkEnd } from '../services/api/workerPool.js';
+import { WorkerPool } from '../services/api/workerPool.js';
+import { WorkHandler, type WorkEvents, type WorkRequest } from '../services/api/workHandler.js';
 import type { SimClock } from './clock.js';
 import {
   PG_LOOKUP_MS,
-  QueryCanceled,
   SimDbPool,
   SimRedisClient,
+  type SimPgConn,
   type SimPostgresServer,
   type SimRedisServer,
 } from './data.js';
 import { SimProcess } from './process.js';
 
 /**
- * The api (services/api/server.ts) in the simulation. The queue disciplines and the
- * mitigations are the api's own code: its WorkerPool, queues and shedders
- * (services/api/workerPool.ts, queue.ts, shedding.ts) run here unchanged on the
- * simulated clock. What the HTTP handler does around them is mirrored line by line:
- * the read-through lookup, the request timeout (checked at pickup and through the
- * lookup, never during the work itself, as in the api), the work slept, and the work
- * done for clients that already left (counted as wasted). Its listening socket is
- * modelled as the kernel has it (see `connect`).
+ * The api (services/api/server.ts) in the simulation. Its request path is the api's
+ * own code, run on the simulated process's clock: the /work handler
+ * (services/api/workHandler.ts) with its WorkerPool, queues and shedders, and the
+ * read-through lookup (services/api/lookup.ts) over the simulated Redis and Postgres
+ * clients (data.ts). What is modelled here is the process around it: its listening
+ * socket as the kernel has it (see `connect`), pause, kill and restart.
  */
 
 export interface SimApiConfig {
@@ -37,17 +38,15 @@ export interface SimApiConfig {
 }
 
 /**
- * The listen backlog the api asks for (server.listen backlog 511; the kernel's default
- * somaxconn of 4096 does not lower it). A paused api's kernel still completes this many
- * handshakes (and one more); later SYNs are dropped and retried by the client's kernel.
+ * The listen backlog the api asks for (the kernel's default somaxconn of 4096 does not
+ * lower it). A paused api's kernel still completes this many handshakes (and one more);
+ * later SYNs are dropped and retried by the client's kernel.
  */
-export const ACCEPT_BACKLOG = 511;
+export const ACCEPT_BACKLOG = LISTEN_BACKLOG;
 /** Linux's SYN retransmissions: 1 s, then doubling (tcp_syn_retries 6). */
 export const SYN_RETRY_MS = [1000, 3000, 7000, 15000, 31000, 63000] as const;
-/** The connect timeout of the lab's transport (CONNECT_TIMEOUT_MS in bench/transport/http.ts). */
-export const CONNECT_TIMEOUT_MS = 60_000;
 
-/** The api's Prometheus counters and gauges (services/api/metrics.ts), as plain numbers. */
+/** The api's Prometheus counters (services/api/metrics.ts), as plain numbers. */
 export class ApiCounters {
   received = 0;
   /** Every status (the scraper sums api_requests_completed_total over its labels). */
@@ -65,18 +64,57 @@ export class ApiCounters {
   queueWaitCount = 0;
 }
 
+/** The handler's and the lookup's events, counted in ApiCounters (what the series read). */
+class CountedEvents implements WorkEvents, LookupEvents {
+  constructor(
+    private readonly m: ApiCounters,
+    private readonly observeQueueWait: () => ((ms: number) => void) | undefined,
+  ) {}
+
+  received(): void {
+    this.m.received++;
+  }
+  completed(): void {
+    this.m.completed++;
+  }
+  rejected(reason: RejectReason): void {
+    this.m.rejected[reason] = (this.m.rejected[reason] ?? 0) + 1;
+  }
+  timedOut(): void {
+    this.m.timedOut++;
+  }
+  wasted(): void {
+    this.m.wasted++;
+  }
+  queueWait(ms: number): void {
+    this.m.queueWaitMsSum += ms;
+    this.m.queueWaitCount++;
+    this.observeQueueWait()?.(ms);
+  }
+  serviceTime(): void {}
+  cacheHit(): void {
+    this.m.cacheHits++;
+  }
+  cacheMiss(): void {
+    this.m.cacheMisses++;
+  }
+  cacheError(): void {
+    this.m.cacheErrors++;
+  }
+  cacheFillError(): void {
+    this.m.cacheFillErrors++;
+  }
+  dbPoolWait(): void {}
+  dbQuery(): void {
+    this.m.dbQueries++;
+  }
+  dbQueryTime(): void {}
+}
+
 /** One HTTP request (one attempt) as the api sees it; the transport implements it. */
-export interface SimRequest {
+export interface SimRequest extends WorkRequest {
   /** Path without the query. */
   readonly route: string;
-  /** ?cost= */
-  readonly cost: string | undefined;
-  /** ?key= */
-  readonly key: number | undefined;
-  /** x-deadline-ms, when the client sent it. */
-  readonly deadlineHeaderMs: number | undefined;
-  /** The client has gone (its socket destroyed): nobody reads an answer. */
-  readonly gone: boolean;
   answer(status: number, shed?: string): void;
   /** The connection was reset (the api died under it). */
   reset(): void;
@@ -86,66 +124,12 @@ export interface SimRequest {
   connectTimedOut(): void;
 }
 
-export type Lookup = 'hit' | 'miss' | 'timeout' | 'error';
-
-const DEADLINE = Symbol('deadline');
-
-/**
- * The end of a job's work as WorkerPool sees it (it only calls `then(free, free)` on
- * what `run` returns): the callbacks run synchronously when the work is done.
- */
-class WorkDone implements WorkEnd {
-  private cbs: (() => void)[] | undefined;
-  private settled = false;
-
-  then(onDone: () => void): void {
-    if (this.settled) onDone();
-    else (this.cbs ??= []).push(onDone);
-  }
-
-  settle(): void {
-    this.settled = true;
-    const cbs = this.cbs;
-    this.cbs = undefined;
-    if (cbs) for (const f of cbs) f();
-  }
-}
-
-/**
- * One request as the WorkerPool's job (services/api/workerPool.ts's Job, built as the
- * handler builds it): queued at its arrival, with the request timeout's expiry and the
- * propagated deadline. A class rather than closures: a collapsed api queues hundreds of
- * thousands of them.
- */
-class ApiJob implements Job {
-  readonly deadlineMs: number | undefined;
-
-  constructor(
-    private readonly api: SimApi,
-    private readonly req: SimRequest,
-    private readonly work: DurationDist,
-    readonly enqueuedMs: number,
-    readonly timeoutAtMs: number | undefined,
-    remainingMs: number | undefined,
-  ) {
-    this.deadlineMs = remainingMs !== undefined ? enqueuedMs + remainingMs : undefined;
-  }
-
-  run(queueWaitMs: number): WorkEnd {
-    return this.api.started(this.req, this.work, this.timeoutAtMs ?? Infinity, queueWaitMs);
-  }
-
-  reject(reason: RejectReason): void {
-    this.api.rejected(this.req, reason);
-  }
-}
-
 export class SimApi {
   readonly proc: SimProcess;
   readonly counters = new ApiCounters();
   private pool!: WorkerPool;
-  private rng!: Rng;
-  private dbRng!: Rng;
+  private handler!: WorkHandler<SimRequest>;
+  private readonly events = new CountedEvents(this.counters, () => this.observeQueueWait);
   private redisClient: SimRedisClient | undefined;
   private dbPool: SimDbPool | undefined;
   /** Requests received (or waiting in the socket backlog) and not answered: what a kill resets. */
@@ -172,18 +156,47 @@ export class SimApi {
   /** A fresh process: a new pool, new connections to its dependencies, its seeded streams from the start. */
   private boot(): void {
     this.starts++;
+    // The api's code runs inside the process: its timers wait while it is paused.
+    const procClock = {
+      now: () => this.clock.now(),
+      timer: (atMs: number, fn: () => void) => this.proc.at(atMs, fn),
+    };
     this.pool = new WorkerPool(this.cfg.workers, {
       ...poolOptions(this.cfg.mitigations),
-      now: () => this.clock.now(),
+      now: procClock.now,
     });
-    this.rng = seededRng(this.cfg.seed, 'api-work');
-    this.dbRng = seededRng(this.cfg.seed, 'api-db');
-    if (this.deps && this.cfg.cache) {
-      this.redisClient = new SimRedisClient(this.proc, this.deps.redis);
-      this.redisClient.open();
-      this.dbPool = new SimDbPool(this.proc, this.deps.postgres, this.cfg.cache.pool);
-      this.dbPool.open();
+    let cache: ReadThrough<SimPgConn> | undefined;
+    const cc = this.cfg.cache;
+    if (this.deps && cc) {
+      const redis = (this.redisClient = new SimRedisClient(this.proc, this.deps.redis));
+      redis.open();
+      const db = (this.dbPool = new SimDbPool(this.proc, this.deps.postgres, cc.pool));
+      db.open();
+      cache = new ReadThrough<SimPgConn>(
+        procClock,
+        { get: (key) => redis.get(key), fill: (key) => redis.set(key, cc.ttlMs) },
+        {
+          acquire: (deadlineMs) => db.acquire(deadlineMs),
+          release: (c) => db.release(c),
+          query: (c, _key, timeoutMs, delayMs) => c.query(timeoutMs, PG_LOOKUP_MS + delayMs).then(() => ''),
+        },
+        cc.queryDelay,
+        seededRng(this.cfg.seed, 'api-db'),
+        this.events,
+      );
     }
+    this.handler = new WorkHandler<SimRequest>(
+      this.cfg,
+      this.pool,
+      procClock,
+      seededRng(this.cfg.seed, 'api-work'),
+      this.events,
+      cache,
+      (req, status, shed) => {
+        this.live.delete(req);
+        if (!req.gone) req.answer(status, shed);
+      },
+    );
   }
 
   get queueDepth(): number {
@@ -245,175 +258,15 @@ export class SimApi {
     });
   }
 
-  /** The api's handler for one request (services/api/server.ts, app.all('/work')). */
+  /** The api reads one request: /work goes to the api's handler; /health answers at once; nothing else is routed (express's 404). */
   private receive(req: SimRequest): void {
-    const m = this.counters;
-    m.received++;
     if (req.route !== '/work') {
-      // /health answers at once; nothing else is routed (express's 404).
+      this.counters.received++;
       req.answer(req.route === '/health' ? 200 : 404);
       return;
     }
-    const work = req.cost === undefined ? this.cfg.work : this.cfg.costs?.[req.cost];
-    if (!work) {
-      m.completed++;
-      req.answer(400);
-      return;
-    }
     this.live.add(req);
-    const arrivedMs = this.clock.now();
-    const rt = this.cfg.requestTimeoutMs;
-    this.pool.submit(
-      new ApiJob(
-        this,
-        req,
-        work,
-        arrivedMs,
-        rt === undefined ? undefined : arrivedMs + rt,
-        req.deadlineHeaderMs,
-      ),
-    );
-  }
-
-  /** The pool refused the job without running it. */
-  rejected(req: SimRequest, reason: RejectReason): void {
-    if (reason === 'timeout') return this.timedOut(req);
-    const m = this.counters;
-    m.rejected[reason] = (m.rejected[reason] ?? 0) + 1;
-    m.completed++;
-    this.respond(req, 503, reason);
-  }
-
-  /** A worker took the job. */
-  started(req: SimRequest, work: DurationDist, timeoutAtMs: number, queueWaitMs: number): WorkEnd {
-    const m = this.counters;
-    m.queueWaitMsSum += queueWaitMs;
-    m.queueWaitCount++;
-    this.observeQueueWait?.(queueWaitMs);
-    return this.run(req, work, timeoutAtMs);
-  }
-
-  private run(req: SimRequest, work: DurationDist, timeoutAtMs: number): WorkEnd {
-    if (!(this.dbPool && req.key !== undefined)) {
-      // Without a cache lookup the handler is only the work. Its worker is freed right
-      // after the answer, at the same instant and before anything the answer sets off
-      // at the client (which, in the lab, is another process): a settled-at-once
-      // thenable instead of a promise, so no microtask comes between.
-      const done = new WorkDone();
-      this.proc.at(this.clock.now() + sampleDuration(work, this.rng), () => {
-        this.worked(req);
-        done.settle();
-      });
-      return done;
-    }
-    return this.runWithLookup(req, work, timeoutAtMs);
-  }
-
-  private async runWithLookup(req: SimRequest, work: DurationDist, timeoutAtMs: number): Promise<void> {
-    const got = await this.lookup(req.key!, timeoutAtMs);
-    if (got === 'timeout') return this.timedOut(req);
-    if (got === 'error') {
-      this.counters.completed++;
-      this.respond(req, 500);
-      return;
-    }
-    await this.sleep(sampleDuration(work, this.rng));
-    this.worked(req);
-  }
-
-  private worked(req: SimRequest): void {
-    const m = this.counters;
-    m.completed++;
-    // The work is done even when nobody is waiting for it any more.
-    if (req.gone) {
-      m.wasted++;
-      this.live.delete(req);
-    } else this.respond(req, 200);
-  }
-
-  timedOut(req: SimRequest): void {
-    this.counters.timedOut++;
-    this.counters.completed++;
-    this.respond(req, 504);
-  }
-
-  private respond(req: SimRequest, status: number, shed?: string): void {
-    this.live.delete(req);
-    if (!req.gone) req.answer(status, shed);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.proc.at(this.clock.now() + ms, resolve));
-  }
-
-  /** The read-through lookup (services/api/readThrough.ts, ReadThroughCache.lookup). */
-  private async lookup(key: number, deadlineMs: number): Promise<Lookup> {
-    const m = this.counters;
-    const redis = this.redisClient!;
-    const pool = this.dbPool!;
-    let cached: boolean;
-    try {
-      cached = await this.withDeadline(redis.get(key), deadlineMs);
-    } catch (err) {
-      if (err === DEADLINE) return 'timeout';
-      m.cacheErrors++;
-      cached = false; // the cache is down: fall through to the database
-    }
-    if (cached) {
-      m.cacheHits++;
-      return 'hit';
-    }
-    m.cacheMisses++;
-    const client = await pool.acquire(deadlineMs);
-    if (!client) return 'timeout';
-    const leftMs = Math.floor(deadlineMs - this.clock.now());
-    if (leftMs < 1) {
-      pool.release(client);
-      return 'timeout';
-    }
-    const delayMs = sampleDuration(this.cfg.cache!.queryDelay, this.dbRng);
-    const query = client.query(Number.isFinite(leftMs) ? leftMs : 0, PG_LOOKUP_MS + delayMs);
-    void query.catch(() => undefined).finally(() => pool.release(client));
-    try {
-      await this.withDeadline(query, deadlineMs);
-      m.dbQueries++;
-    } catch (err) {
-      m.dbQueries++;
-      return err === DEADLINE || err instanceof QueryCanceled ? 'timeout' : 'error';
-    }
-    if (this.clock.now() >= deadlineMs) return 'timeout'; // outlived its request: no fill
-    try {
-      await this.withDeadline(redis.set(key, this.cfg.cache!.ttlMs), deadlineMs);
-    } catch {
-      m.cacheFillErrors++;
-    }
-    return 'miss';
-  }
-
-  private withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
-    const leftMs = deadlineMs - this.clock.now();
-    if (!Number.isFinite(leftMs)) return p;
-    if (leftMs <= 0) return Promise.reject(DEADLINE);
-    return new Promise<T>((resolve, reject) => {
-      let done = false;
-      this.proc.at(deadlineMs, () => {
-        if (done) return;
-        done = true;
-        reject(DEADLINE);
-      });
-      p.then(
-        (v) => {
-          if (done) return;
-          done = true;
-          resolve(v);
-        },
-        (e: unknown) => {
-          if (done) return;
-          done = true;
-          reject(e);
-        },
-      );
-    });
+    this.handler.handle(req);
   }
 
   // What the triggers do to it.

@@ -1,3 +1,5 @@
+import { ConnectionPool } from '../services/api/connectionPool.js';
+import { PG_RECONNECT_MS } from '../services/api/dbPool.js';
 import type { SimClock } from './clock.js';
 import type { LinkConn, SimLink } from './link.js';
 import { SimProcess } from './process.js';
@@ -21,8 +23,6 @@ export const PG_CHUNK_BYTES = 160;
 export const PG_LOOKUP_MS = 0.2;
 /** ioredis's default reconnect delay: min(attempt × 50 ms, 2 s). */
 export const redisReconnectDelayMs = (attempt: number): number => Math.min(attempt * 50, 2000);
-/** The api's DbPool retries a broken connection every 500 ms. */
-export const PG_RECONNECT_MS = 500;
 
 export class SimRedisServer {
   readonly proc: SimProcess;
@@ -294,30 +294,23 @@ export class SimPgConn {
   }
 }
 
-interface Waiter {
-  resolve(c: SimPgConn | undefined): void;
-  done: boolean;
-}
-
 /**
- * The api's DbPool (services/api/dbPool.ts) in the simulation: `size` connections, a
- * FIFO of waiters each with its request's deadline, a broken connection replaced in
- * the background (retried every 500 ms until postgres answers).
+ * The api's DbPool (services/api/dbPool.ts) in the simulation: `size` connections
+ * behind the api's own ConnectionPool (the FIFO of waiters with their deadlines), on
+ * the api process's clock; a broken connection replaced in the background (retried
+ * every PG_RECONNECT_MS until postgres answers), as DbPool does.
  */
 export class SimDbPool {
-  private readonly idle: SimPgConn[] = [];
-  /** Taken from waitHead on; a taken slot is cleared (undefined) until the array is compacted. */
-  private readonly waiters: (Waiter | undefined)[] = [];
-  private waitHead = 0;
-  private live = 0;
-  private busyCount = 0;
+  private readonly pool: ConnectionPool<SimPgConn>;
   readonly all: SimPgConn[] = [];
 
   constructor(
     private readonly api: SimProcess,
     private readonly server: SimPostgresServer,
     private readonly size: number,
-  ) {}
+  ) {
+    this.pool = new ConnectionPool({ now: () => api.now(), timer: (atMs, fn) => api.at(atMs, fn) });
+  }
 
   /** Opens every connection at once (the api's start, before it listens). */
   open(): void {
@@ -325,7 +318,7 @@ export class SimDbPool {
       const c = new SimPgConn(this.api, this.server);
       this.all.push(c);
       void c.connect().then((ok) => {
-        if (ok) this.give(c);
+        if (ok) this.pool.give(c);
         else {
           c.broken = true;
           this.reconnect(c);
@@ -335,67 +328,30 @@ export class SimDbPool {
   }
 
   get waiting(): number {
-    return this.live;
+    return this.pool.waiting;
   }
 
   get busy(): number {
-    return this.busyCount;
+    return this.pool.busy;
   }
 
   acquire(deadlineMs: number): Promise<SimPgConn | undefined> {
-    const c = this.idle.pop();
-    if (c) {
-      this.busyCount++;
-      return Promise.resolve(c);
-    }
-    return new Promise((resolve) => {
-      const w: Waiter = { resolve, done: false };
-      const leftMs = deadlineMs - this.api.now();
-      if (Number.isFinite(leftMs)) {
-        if (leftMs <= 0) return resolve(undefined);
-        this.api.at(deadlineMs, () => {
-          if (w.done) return;
-          w.done = true;
-          this.live--;
-          resolve(undefined);
-        });
-      }
-      this.waiters.push(w);
-      this.live++;
-    });
+    return this.pool.acquire(deadlineMs);
   }
 
   release(c: SimPgConn): void {
-    this.busyCount--;
+    this.pool.returned();
     if (c.broken) {
       this.reconnect(c);
       return;
     }
-    this.give(c);
+    this.pool.give(c);
   }
 
   private reconnect(c: SimPgConn): void {
     void c.connect().then((ok) => {
-      if (ok) this.give(c);
+      if (ok) this.pool.give(c);
       else this.api.at(this.api.now() + PG_RECONNECT_MS, () => this.reconnect(c));
     });
-  }
-
-  private give(c: SimPgConn): void {
-    while (this.waitHead < this.waiters.length) {
-      const w = this.waiters[this.waitHead]!;
-      this.waiters[this.waitHead++] = undefined;
-      if (this.waitHead > 1024 && this.waitHead * 2 > this.waiters.length) {
-        this.waiters.splice(0, this.waitHead);
-        this.waitHead = 0;
-      }
-      if (w.done) continue;
-      w.done = true;
-      this.live--;
-      this.busyCount++;
-      w.resolve(c);
-      return;
-    }
-    this.idle.push(c);
   }
 }

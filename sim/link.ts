@@ -5,6 +5,18 @@ import type { ToxicSpec, ToxicState } from '../orchestrator/lab/links.js';
 export type Stream = 'upstream' | 'downstream';
 
 /**
+ * The fault proxy's toxics the simulated links model. The others (slow_close, slicer,
+ * limit_data) act on how bytes are cut up and when connections close, which these
+ * links, carrying whole requests and replies over long-lived connections, do not model:
+ * adding one is refused by name (and a spec that needs one is refused before it runs,
+ * agreement.ts's simRefusals), never silently ignored.
+ */
+export const SIM_TOXICS = ['latency', 'bandwidth', 'timeout', 'reset_peer'] as const;
+
+/** A toxic the simulated link cannot model. */
+export class ToxicNotModelled extends Error {}
+
+/**
  * One connection over a simulated link (the api's end of it): the client model that
  * owns it hears about the link closing it (`onClose`), and chunks it sends come out
  * in order per direction.
@@ -46,8 +58,9 @@ interface Held {
  *   timeout     a black hole: chunks are dropped, the connection stays open and silent;
  *               removing the toxic closes every connection it sat on
  *   reset_peer  the first chunk is dropped and the connection reset `timeout` ms later
- *   slow_close  delays closes only; connections here are long-lived, so it has no effect
  *   disabled    (partition) every connection is closed and new ones are refused
+ *
+ * Any other toxic type is refused (ToxicNotModelled).
  *
  * Toxicity is rolled per connection and toxic, when the toxic is added or the
  * connection opened, as the fault proxy does. Chunks are a request or a reply; their
@@ -122,8 +135,6 @@ export class SimLink {
           });
           return; // dropped
         }
-        default:
-          break; // slow_close, slicer, limit_data: no effect on these small, long-lived connections
       }
     }
     const out = Math.max(t, c.lastOut[h.stream]);
@@ -143,6 +154,10 @@ export class SimLink {
   // The fault proxy's API, as the triggers use it (orchestrator/trigger/link.ts).
 
   addToxic(spec: ToxicSpec): ToxicState {
+    if (!(SIM_TOXICS as readonly string[]).includes(spec.type))
+      throw new ToxicNotModelled(
+        `the simulated link ${this.name} cannot model the ${spec.type} toxic (it models ${SIM_TOXICS.join(', ')}): run this fault on the local or docker lab`,
+      );
     const stream = spec.stream ?? 'downstream';
     const name = spec.name ?? `${spec.type}_${stream}`;
     if (this.toxics.some((t) => t.name === name))

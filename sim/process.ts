@@ -28,10 +28,13 @@ export class SimProcess {
     return this.clock.now();
   }
 
-  /** Runs `fn` inside the process at `atMs` (later if it is paused then; never if it dies first). */
-  at(atMs: number, fn: () => void): void {
+  /**
+   * Runs `fn` inside the process at `atMs` (later if it is paused then; never if it dies
+   * first). The returned cancel only stops a timer that has not fallen due.
+   */
+  at(atMs: number, fn: () => void): () => void {
     const epoch = this.epoch;
-    this.clock.timer(atMs, () => this.run(epoch, fn));
+    return this.clock.timer(atMs, () => this.run(epoch, fn));
   }
 
   /** Runs `fn` inside the process now (an event arriving from outside): deferred while paused. */

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { apiMitigations, labCacheConfig } from '../orchestrator/lab/labConfig.js';
+import { labConfig } from '../orchestrator/lab/labConfig.js';
 import type { RunRuntime, RuntimeOptions, RuntimePlugin } from '../orchestrator/lab/RuntimePlugin.js';
-import { toDurationDist } from '../foundation/fields.js';
 import { connectionCap, type RunPlan } from '../orchestrator/spec/plan.js';
 import { leanController } from '../bench/leanAbort.js';
+import { refuseUnsimulable } from './refusals.js';
 import { SimClock } from './clock.js';
 import { SimLab } from './SimLab.js';
 import { SimServerSeries } from './series.js';
@@ -22,20 +22,13 @@ export function simRuntime(
   dir?: string,
 ): RunRuntime & { readonly sim: { clock: SimClock; lab: SimLab } } {
   const e = plan.experiment;
+  // What it cannot model (an LLM provider, some toxics) is refused, by file and field.
+  refuseUnsimulable(e, plan.sourceFile);
   const clock = new SimClock();
-  const cache = labCacheConfig(e.lab).cache;
+  // The lab every runtime builds (labConfig.ts), here as simulated processes.
+  const { cache, llm: _none, ...api } = labConfig(e, plan.seed);
   const lab = new SimLab(clock, {
-    workers: e.lab.api.workers,
-    work:
-      e.lab.api.work.dist === 'lognormal'
-        ? { dist: 'lognormal', meanMs: e.lab.api.work.mean, sigma: e.lab.api.work.sigma ?? 1 }
-        : { dist: e.lab.api.work.dist, meanMs: e.lab.api.work.mean },
-    ...(e.lab.api.costs
-      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
-      : {}),
-    seed: plan.seed,
-    mitigations: apiMitigations(e.lab.api),
-    ...(e.lab.api.requestTimeout !== undefined ? { requestTimeoutMs: e.lab.api.requestTimeout } : {}),
+    ...api,
     ...(cache
       ? {
           // The lab's Redis keeps whole seconds of TTL.
@@ -79,4 +72,5 @@ export function simRuntime(
 export const simPlugin: RuntimePlugin = {
   name: 'sim',
   run: (plan, dir, o) => simRuntime(plan, o, dir),
+  refuse: refuseUnsimulable,
 };

@@ -1,12 +1,11 @@
 import type { Attempt } from '../bench/outcome.js';
 import { kindOfStatus, type OutcomeKind } from '../bench/outcome.js';
-import { DEADLINE_HEADER } from '../bench/policy/deadline.js';
+import { DEADLINE_HEADER } from '../foundation/deadlineHeader.js';
+import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
+import { FifoQueue } from '../foundation/fifoQueue.js';
 import type { Transport, TransportResult } from '../bench/transport/Transport.js';
 import type { SimApi, SimRequest } from './api.js';
 import type { SimClock } from './clock.js';
-
-/** The lab transport's default keep-alive (HttpTransport's keepAliveMs): an idle connection is closed after 4 s. */
-export const KEEP_ALIVE_MS = 4000;
 
 export interface SimTransportOptions {
   /** Most attempts on the wire at once, one per connection (the lab's connection cap). */
@@ -27,11 +26,9 @@ export interface SimTransportOptions {
  */
 export class SimTransport implements Transport {
   private active = 0;
-  private readonly waiting: (() => boolean)[] = [];
-  private waitHead = 0;
-  /** When each idle kept-alive connection became idle, oldest first. */
-  private idle: number[] = [];
-  private idleHead = 0;
+  private readonly waiting = new FifoQueue<() => boolean>();
+  /** When each idle kept-alive connection became idle, oldest first (the newest is reused first). */
+  private readonly idle = new FifoQueue<number>();
   sent = 0;
 
   constructor(
@@ -41,8 +38,7 @@ export class SimTransport implements Transport {
   ) {
     api.onDied = () => {
       // The api's death closed every kept-alive connection.
-      this.idle = [];
-      this.idleHead = 0;
+      this.idle.drain();
     };
   }
 
@@ -90,26 +86,14 @@ export class SimTransport implements Transport {
   /** Takes a kept-alive connection if one is idle (true), else a new one will be opened. */
   private takeIdle(): boolean {
     const expired = this.clock.now() - KEEP_ALIVE_MS;
-    while (this.idleHead < this.idle.length && this.idle[this.idleHead]! < expired) this.idleHead++;
-    if (this.idleHead >= this.idle.length) {
-      if (this.idleHead > 0) {
-        this.idle = [];
-        this.idleHead = 0;
-      }
-      return false;
-    }
-    this.idle.pop();
-    if (this.idleHead > 1024 && this.idleHead * 2 > this.idle.length) {
-      this.idle = this.idle.slice(this.idleHead);
-      this.idleHead = 0;
-    }
-    return true;
+    while (this.idle.length > 0 && this.idle.peek()! < expired) this.idle.pop();
+    return this.idle.popNewest() !== undefined;
   }
 
   /** An attempt ended: its connection goes back idle (`keep`) or is gone; its slot passes on. */
   ended(keep: boolean): void {
     if (keep) this.idle.push(this.clock.now());
-    if (this.waitHead < this.waiting.length) {
+    if (this.waiting.length > 0) {
       // The next waiter goes on as its own event: an api that answers at once (a shed, a
       // refusal) would otherwise pass slot after slot down one call stack.
       this.clock.timer(this.clock.now(), () => this.passSlot());
@@ -119,14 +103,7 @@ export class SimTransport implements Transport {
   }
 
   private passSlot(): void {
-    while (this.waitHead < this.waiting.length) {
-      const next = this.waiting[this.waitHead++]!;
-      if (this.waitHead > 1024 && this.waitHead * 2 > this.waiting.length) {
-        this.waiting.splice(0, this.waitHead);
-        this.waitHead = 0;
-      }
-      if (next()) return;
-    }
+    for (let next = this.waiting.pop(); next; next = this.waiting.pop()) if (next()) return;
     this.active--;
   }
 

@@ -2,6 +2,7 @@ import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import { connect, type Socket } from 'node:net';
 import { HTTPParser } from 'http-parser-js';
 import type { Clock } from '../../foundation/clock.js';
+import { FifoQueue } from '../../foundation/fifoQueue.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { kindOfStatus } from '../outcome.js';
 import { parseRetryAfter } from '../../foundation/retryAfter.js';
@@ -36,7 +37,10 @@ export interface HttpTransportOptions {
 /** Hands a waiting attempt a connection (`null`: the transport closed); false when that attempt already gave up. */
 type Waiter = (c: Connection | null) => boolean;
 
-const CONNECT_TIMEOUT_MS = 60_000;
+/** How long a connect may take before the attempt fails (the simulated transport uses it too). */
+export const CONNECT_TIMEOUT_MS = 60_000;
+/** An idle connection is closed after this long (keepAliveMs's default; the simulated transport's too). */
+export const KEEP_ALIVE_MS = 4000;
 const EMPTY: readonly string[] = [];
 
 /**
@@ -61,8 +65,7 @@ export class HttpTransport implements Transport {
   private busy = 0;
   /** Idle connections, oldest first; the last is reused first. */
   private readonly idle: Connection[] = [];
-  private readonly waiting: Waiter[] = [];
-  private waitHead = 0;
+  private readonly waiting = new FifoQueue<Waiter>();
   private closed = false;
   /** Every connection not yet closed, for close() to wait on. */
   readonly all = new Set<Connection>();
@@ -81,7 +84,7 @@ export class HttpTransport implements Transport {
     this.clock = opts.clock;
     this.method = opts.method ?? 'GET';
     this.path = opts.path ?? '/work';
-    this.keepAliveMs = opts.keepAliveMs ?? 4000;
+    this.keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     // One timer for every idle connection, not one per idle spell.
     // eslint-disable-next-line no-restricted-globals -- sockets idle in real time, whatever clock times the attempts
     this.sweeper = setInterval(() => this.closeStale(), 500);
@@ -141,15 +144,7 @@ export class HttpTransport implements Transport {
   }
 
   private nextWaiter(): Waiter | undefined {
-    while (this.waitHead < this.waiting.length) {
-      const w = this.waiting[this.waitHead++]!;
-      if (this.waitHead > 1024 && this.waitHead * 2 > this.waiting.length) {
-        this.waiting.splice(0, this.waitHead);
-        this.waitHead = 0;
-      }
-      return w;
-    }
-    return undefined;
+    return this.waiting.pop();
   }
 
   /** A connection finished its attempt and can carry another. */
@@ -169,7 +164,7 @@ export class HttpTransport implements Transport {
       if (i >= 0) this.idle.splice(i, 1);
     }
     // A waiter that could have had this connection gets a new one.
-    if (this.closed || this.waitHead >= this.waiting.length) return;
+    if (this.closed || this.waiting.length === 0) return;
     const fresh = this.dial();
     for (let w = this.nextWaiter(); w; w = this.nextWaiter()) if (w(fresh)) return;
     fresh.idleSinceMs = this.clock.now();

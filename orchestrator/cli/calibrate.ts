@@ -4,7 +4,6 @@ import { planCalibration, runCalibration } from '../calibrate/runCalibration.js'
 import { DEFAULT_RULE } from '../calibrate/saturation.js';
 import { DEFAULT_REFINE, DEFAULT_SETTLE_MS, DEFAULT_STEP_MS, OVERLOAD_FACTOR } from '../calibrate/steps.js';
 import { BenchError } from '../../foundation/errors.js';
-import { ExitCode } from '../../foundation/exitCodes.js';
 import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
 import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../../foundation/overrides.js';
@@ -17,6 +16,7 @@ import {
 } from '../../foundation/units.js';
 import { addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { onInterrupt } from './interrupt.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -119,20 +119,11 @@ export function register(program: Command): void {
         );
         return;
       }
-      const stop = new AbortController();
-      let signals = 0;
-      const onSignal = (sig: NodeJS.Signals): void => {
-        if (++signals === 1) {
-          process.stderr.write(`\n${sig}: stopping the step test; what was measured is written\n`);
-          stop.abort();
-        } else process.exit(ExitCode.unusable);
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      const interrupt = onInterrupt({ stopping: 'stopping the step test; what was measured is written' });
       try {
         const { dir, result } = await runCalibration(e, {
           ...opts,
-          stop: stop.signal,
+          stop: interrupt.stop,
           manifestExtra: {
             command: process.argv.slice(2),
             experimentFile: file,
@@ -155,11 +146,10 @@ export function register(program: Command): void {
             : `not stored: ${result.stored.notStored}`,
         );
         process.stdout.write(`${dir}\n`);
-        if (stop.signal.aborted)
+        if (interrupt.stop.aborted)
           throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${dir}`);
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        interrupt.dispose();
       }
     },
   );

@@ -4,6 +4,7 @@ import { BenchError } from '../../foundation/errors.js';
 import { formatLoadReport, runLoad } from '../loadtest/runLoad.js';
 import { parseDuration, parseRate } from '../../foundation/units.js';
 import { wholeNumber } from './options.js';
+import { onInterrupt } from './interrupt.js';
 
 function duration(flag: string) {
   return (v: string): number => {
@@ -76,10 +77,7 @@ export function register(program: Command): void {
         }
         if (url.protocol !== 'http:')
           throw new BenchError('E_USAGE', `--url: only http:// is supported (got ${url.protocol})`);
-        const stop = new AbortController();
-        const onSignal = (): void => stop.abort();
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
+        const interrupt = onInterrupt();
         try {
           const report = await runLoad({
             url: o.url,
@@ -93,14 +91,13 @@ export function register(program: Command): void {
             connections: o.connections,
             hdrOut: o.hdrOut,
             warmUp: o.warmup,
-            stop: stop.signal,
+            stop: interrupt.stop,
           });
           process.stdout.write(o.json ? `${JSON.stringify(report)}\n` : formatLoadReport(report));
-          if (stop.signal.aborted)
+          if (interrupt.stop.aborted)
             throw new BenchError('E_INTERRUPTED', 'interrupted: the figures above cover only what was sent');
         } finally {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
+          interrupt.dispose();
         }
       },
     );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
-import { ExitCode } from '../../foundation/exitCodes.js';
 import { runExperiment, twinCapacity } from '../run/runExperiment.js';
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../../foundation/overrides.js';
@@ -16,6 +16,7 @@ import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeO
 import { join } from 'node:path';
 import { TWIN_DIR } from '../report/load.js';
 import { writeReport } from '../report/writeReport.js';
+import { onInterrupt } from './interrupt.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -72,6 +73,9 @@ export function register(program: Command): void {
         ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
       };
+      // What a runtime cannot run is refused before anything runs (a twin's, before the lab runs).
+      for (const r of o.twin ? [runtime, 'sim' as const] : [runtime])
+        runtimePlugin(r).refuse?.(experiment, file);
       if (o.dryRun) {
         const plan = planRun(experiment, {
           scale: o.scale,
@@ -85,30 +89,17 @@ export function register(program: Command): void {
 
       const lab = await runtimeContext(o);
       // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
-      const stop = new AbortController();
-      let signals = 0;
-      const onSignal = (sig: NodeJS.Signals): void => {
-        signals++;
-        if (signals === 1) {
-          process.stderr.write(
-            `\n${sig}: stopping — undoing the trigger, stopping the lab, writing what was measured (again to force)\n`,
-          );
-          stop.abort();
-        } else {
-          process.stderr.write(
-            `${sig}: forced exit; the next metabench command undoes any fault left applied\n`,
-          );
-          process.exit(ExitCode.unusable);
-        }
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      const interrupt = onInterrupt({
+        stopping:
+          'stopping — undoing the trigger, stopping the lab, writing what was measured (again to force)',
+        forced: 'forced exit; the next metabench command undoes any fault left applied',
+      });
       try {
         const result = await runExperiment(experiment, {
           scale: o.scale,
           out: o.out,
           quiet: Boolean(o.quiet),
-          stop: stop.signal,
+          stop: interrupt.stop,
           sourceFile: file,
           runtime,
           lab,
@@ -119,14 +110,14 @@ export function register(program: Command): void {
             overrides: describeOverrides(o.set),
           },
         });
-        if (o.twin && !stop.signal.aborted) {
+        if (o.twin && !interrupt.stop.aborted) {
           // The simulated twin: the same file, seed and scale in virtual time, then the
           // lab's report again, now with the comparison.
           await runExperiment(experiment, {
             scale: o.scale,
             out: join(result.dir, TWIN_DIR),
             quiet: Boolean(o.quiet),
-            stop: stop.signal,
+            stop: interrupt.stop,
             sourceFile: file,
             runtime: 'sim',
             // At the rate the lab ran: the capacity its manifest recorded, not one resolved again.
@@ -141,7 +132,7 @@ export function register(program: Command): void {
           await writeReport(result.dir);
         }
         process.stdout.write(`${result.dir}\n`);
-        if (stop.signal.aborted)
+        if (interrupt.stop.aborted)
           throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
         if (result.runs.some((r) => !r.usable))
           throw new BenchError(
@@ -159,8 +150,7 @@ export function register(program: Command): void {
           );
         enforceGate(result.runs, o.failOn);
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        interrupt.dispose();
       }
     },
   );

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
-import { ExitCode } from '../../foundation/exitCodes.js';
 import type { Override } from '../../foundation/overrides.js';
 import { dryRun } from '../spec/dryRun.js';
 import { planRun } from '../spec/plan.js';
@@ -10,6 +9,7 @@ import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
 import { addCapacityOption, addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { onInterrupt } from './interrupt.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -84,25 +84,16 @@ export function register(program: Command): void {
         process.stdout.write(lines.join('\n') + '\n');
         return;
       }
-      const stop = new AbortController();
-      let signals = 0;
-      const onSignal = (sig: NodeJS.Signals): void => {
-        if (++signals === 1) {
-          process.stderr.write(
-            `\n${sig}: stopping the sweep after undoing the trigger; rerun with --out to resume\n`,
-          );
-          stop.abort();
-        } else process.exit(ExitCode.unusable);
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      const interrupt = onInterrupt({
+        stopping: 'stopping the sweep after undoing the trigger; rerun with --out to resume',
+      });
       try {
         const r = await runSweep(s, {
           scale: o.scale,
           out: o.out,
           repeat: o.repeat,
           quiet: Boolean(o.quiet),
-          stop: stop.signal,
+          stop: interrupt.stop,
           sets: describeOverrides(o.set),
           runtime,
           capacity: o.capacity,
@@ -110,7 +101,7 @@ export function register(program: Command): void {
           manifestExtra: { command: process.argv.slice(2) },
         });
         process.stdout.write(`${r.dir}\n`);
-        if (stop.signal.aborted)
+        if (interrupt.stop.aborted)
           throw new BenchError('E_INTERRUPTED', `interrupted; rerun with --out ${r.dir} to resume the sweep`);
         const unusable = r.results.filter((p) => p.runs.some((x) => !x.usable));
         if (unusable.length)
@@ -119,8 +110,7 @@ export function register(program: Command): void {
             `a run is unusable in point ${unusable.map((p) => p.point.index).join(', ')}; see ${r.dir}/sweep.md`,
           );
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        interrupt.dispose();
       }
     },
   );

@@ -80,7 +80,12 @@ export interface RuntimePlugin {
   readonly name: Runtime;
   /** A run's runtime on this plan: the lab, its clock and transport, the service's series; `dir` is the run folder. */
   run(plan: RunPlan, dir: string, o: RuntimeOptions): RunRuntime;
-  /** The lab alone; absent where there is no lab to measure (calibrate refuses such a runtime). */
+  /**
+   * Refuses, before anything runs, an experiment this runtime cannot run as declared (a
+   * SpecError naming `file` and each field); absent where it runs every experiment.
+   */
+  readonly refuse?: (e: Experiment, file: string | undefined) => void;
+  /** The lab alone, for commands that drive it themselves (calibrate); absent where there is no lab to measure. */
   readonly lab?: (e: Experiment, o: LabOptions) => Lab;
   /** Runs the fault journal's recipes of kinds only this runtime writes (docker: unpause, start). */
   readonly undo?: UndoRunners;

@@ -55,6 +55,24 @@ export interface LocalLlmConfig {
   readonly retry: UpstreamRetry;
 }
 
+/** An experiment's lab in the api's terms, whatever runs it: what every runtime builds its lab from. */
+export type LabConfig = Omit<LocalLabConfig, 'host' | 'apiPort' | 'logFile' | 'onProcessesChanged'>;
+
+/** The experiment's lab (the api, its cache and database, its LLM provider) for any runtime, seeded. */
+export function labConfig(e: Experiment, seed: number): LabConfig {
+  return {
+    workers: e.lab.api.workers,
+    work: toDurationDist(e.lab.api.work),
+    ...(e.lab.api.costs
+      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
+      : {}),
+    seed,
+    mitigations: apiMitigations(e.lab.api),
+    ...labCacheConfig(e.lab),
+    ...labLlmConfig(e.lab),
+  };
+}
+
 /** The local runtime's configuration of an experiment's lab (loopback, free ports). */
 export function localLabConfig(
   e: Experiment,
@@ -63,15 +81,7 @@ export function localLabConfig(
   return {
     host: '127.0.0.1',
     apiPort: 0,
-    workers: e.lab.api.workers,
-    work: toDurationDist(e.lab.api.work),
-    ...(e.lab.api.costs
-      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
-      : {}),
-    seed: opts.seed,
-    mitigations: apiMitigations(e.lab.api),
-    ...labCacheConfig(e.lab),
-    ...labLlmConfig(e.lab),
+    ...labConfig(e, opts.seed),
     ...(opts.logFile !== undefined ? { logFile: opts.logFile } : {}),
     ...(opts.onProcessesChanged ? { onProcessesChanged: opts.onProcessesChanged } : {}),
   };
@@ -90,7 +100,7 @@ export function apiMitigations(api: Experiment['lab']['api']): Mitigations {
   };
 }
 
-/** The lab's cache and database, and the api's request timeout, for the local runtime. */
+/** The lab's cache and database, and the api's request timeout. */
 export function labCacheConfig(lab: Experiment['lab']): {
   cache?: LocalCacheConfig;
   requestTimeoutMs?: number;
@@ -111,7 +121,7 @@ export function labCacheConfig(lab: Experiment['lab']): {
   };
 }
 
-/** The stub LLM provider and the api's policy toward it, for the local runtime; loads the profile (a SpecError names its file and field). */
+/** The stub LLM provider and the api's policy toward it; loads the profile (a SpecError names its file and field). */
 export function labLlmConfig(lab: Experiment['lab']): { llm?: LocalLlmConfig } {
   const l = lab.llm;
   if (!l) return {};

@@ -1,5 +1,6 @@
 import type { Outcome } from '../analysis/outcome.js';
 import type { Experiment } from '../spec/schema.js';
+import { simRefusals } from '../../sim/refusals.js';
 
 /**
  * Lab and simulation agree (issue 17, point 10): what "agree" means, shared by
@@ -41,14 +42,7 @@ export function outcomesAgree(lab: Outcome, sim: Outcome): boolean | null {
   return outcomeClass(lab) === outcomeClass(sim);
 }
 
-/**
- * Why the simulation cannot model an experiment, or null when it can. The simulated lab
- * (sim/SimLab.ts) has the api, Redis, Postgres and the links; it has no LLM provider, so
- * an experiment whose lab has one would be simulated without the component its result
- * rests on.
- */
+/** Why the simulation cannot model an experiment (sim/refusals.ts), or null when it can. */
 export function simCannotModel(e: Experiment): string | null {
-  if (e.lab.llm)
-    return 'its lab has an LLM provider (the stub, its token streams, the api calling it with retries), which the simulated lab does not have: a simulation would run the api without the component the result rests on';
-  return null;
+  return simRefusals(e)[0]?.message ?? null;
 }

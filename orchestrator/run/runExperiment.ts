@@ -10,6 +10,7 @@ import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { runOnce, type RunContext } from './runOnce.js';
 import { StatusLine } from './status.js';
 
@@ -66,6 +67,8 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   const runtime = opts.runtime ?? DEFAULT_RUNTIME;
   // Before any folder is made: --capacity measured without a calibration stops here.
   const capacity = opts.planned ? { planned: opts.planned } : capacityFor(e, runtime, opts.capacity);
+  // … and so does an experiment the runtime cannot run as declared (the simulation: an LLM lab, a toxic it does not model).
+  runtimePlugin(runtime).refuse?.(e, opts.sourceFile);
   const dir = resultsDir(e.name, opts.out, opts.resultsRoot);
   const status = new StatusLine(process.stderr, opts.quiet ?? false);
   const journal = new Journal();

@@ -14,6 +14,8 @@ import { triggerWindowMs, type TriggerSpec } from './sections/schedule.js';
  */
 export interface RunPlan {
   readonly experiment: Experiment;
+  /** The file the experiment was read from, when it was (errors name it). */
+  readonly sourceFile?: string | undefined;
   readonly scale: number;
   /** 1-based index of this run among the repetitions. */
   readonly run: number;
@@ -191,6 +193,7 @@ export function planRun(
   );
   return {
     experiment: e,
+    ...(opts.sourceFile !== undefined ? { sourceFile: opts.sourceFile } : {}),
     scale: f,
     run: opts.run,
     seed: runSeed(e.seed, opts.run),

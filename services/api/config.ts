@@ -87,3 +87,86 @@ export function parseHostPort(flag: string, s: string): { host: string; port: nu
     throw new Error(`--${flag}: expected host:port (got "${s}")`);
   return { host: s.slice(0, i), port };
 }
+
+/** The api's configuration as its flags carry it (main.ts parses them back). */
+export interface ApiFlagsConfig {
+  readonly workers: number;
+  readonly work: DurationDist;
+  readonly seed: number;
+  readonly costs?: Readonly<Record<string, DurationDist>> | undefined;
+  readonly mitigations?: Mitigations | undefined;
+  readonly requestTimeoutMs?: number | undefined;
+}
+
+/** Where the api reaches its dependencies, and its policy toward them, as flags carry them. */
+export interface ApiDependencyFlags {
+  readonly cache?: {
+    /** host:port of Redis (through its link). */
+    readonly redis: string;
+    /** host:port of Postgres (through its link). */
+    readonly postgres: string;
+    readonly dbUser: string;
+    readonly dbName: string;
+    readonly pool: number;
+    readonly queryDelay: DurationDist;
+    readonly ttlS: number;
+  };
+  readonly llm?: {
+    /** host:port of the LLM provider (through its link). */
+    readonly address: string;
+    readonly slots: number;
+    readonly timeoutMs: number;
+    readonly retry: { readonly maxAttempts: number; readonly baseMs: number; readonly capMs: number };
+  };
+}
+
+/**
+ * The api's flags for a configuration (main.ts's usage): built once, for the local
+ * lab's child process and the docker lab's container alike; where it listens is the
+ * caller's to add.
+ */
+export function apiFlags(cfg: ApiFlagsConfig, deps: ApiDependencyFlags = {}): string[] {
+  const c = deps.cache;
+  const l = deps.llm;
+  return [
+    '--workers',
+    String(cfg.workers),
+    '--work',
+    formatDurationDist(cfg.work),
+    '--seed',
+    String(cfg.seed),
+    ...Object.entries(cfg.costs ?? {}).flatMap(([name, d]) => ['--cost', `${name}=${formatDurationDist(d)}`]),
+    ...mitigationFlags(cfg.mitigations ?? {}),
+    ...(cfg.requestTimeoutMs !== undefined ? ['--request-timeout', String(cfg.requestTimeoutMs)] : []),
+    ...(c
+      ? [
+          '--redis',
+          c.redis,
+          '--postgres',
+          c.postgres,
+          '--db-user',
+          c.dbUser,
+          '--db-name',
+          c.dbName,
+          '--db-pool',
+          String(c.pool),
+          '--db-delay',
+          formatDurationDist(c.queryDelay),
+          '--cache-ttl',
+          String(c.ttlS),
+        ]
+      : []),
+    ...(l
+      ? [
+          '--llm',
+          l.address,
+          '--llm-slots',
+          String(l.slots),
+          '--llm-timeout',
+          String(l.timeoutMs),
+          '--llm-retry',
+          `${l.retry.maxAttempts}:${l.retry.baseMs}:${l.retry.capMs}`,
+        ]
+      : []),
+  ];
+}

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { ConnectionPool } from './connectionPool.js';
+import { wallClock, type ApiClock } from './lookup.js';
 
 export interface DbPoolConfig {
   readonly host: string;
@@ -9,30 +11,25 @@ export interface DbPoolConfig {
   readonly size: number;
 }
 
-interface Waiter {
-  resolve(c: pg.Client | undefined): void;
-  timer: NodeJS.Timeout | undefined;
-  done: boolean;
-}
+/** How often a broken connection's replacement is retried while Postgres does not answer. */
+export const PG_RECONNECT_MS = 500;
 
 /**
- * A fixed pool of `size` Postgres connections with a FIFO queue of waiters. Each
- * acquire carries its request's deadline: a waiter whose deadline passes leaves the
- * queue with nothing (the request is abandoned, and no query runs for it). Opened
- * eagerly, so connection setup is not on the request path; a broken connection is
- * replaced in the background.
+ * A fixed pool of `size` Postgres connections with a FIFO queue of waiters
+ * (connectionPool.ts). Opened eagerly, so connection setup is not on the request path;
+ * a broken connection is replaced in the background.
  */
 export class DbPool {
-  private readonly idle: pg.Client[] = [];
-  /** Taken from waitHead on; a taken slot is cleared (undefined) until the array is compacted. */
-  private readonly waiters: (Waiter | undefined)[] = [];
-  private waitHead = 0;
-  private live = 0;
-  private busyCount = 0;
+  private readonly pool: ConnectionPool<pg.Client>;
   private closed = false;
   private readonly broken = new WeakSet<pg.Client>();
 
-  constructor(private readonly cfg: DbPoolConfig) {}
+  constructor(
+    private readonly cfg: DbPoolConfig,
+    clock: ApiClock = wallClock,
+  ) {
+    this.pool = new ConnectionPool(clock);
+  }
 
   async open(): Promise<void> {
     await Promise.all(Array.from({ length: this.cfg.size }, () => this.connect()));
@@ -40,11 +37,11 @@ export class DbPool {
 
   /** Requests waiting for a connection. */
   get waiting(): number {
-    return this.live;
+    return this.pool.waiting;
   }
 
   get busy(): number {
-    return this.busyCount;
+    return this.pool.busy;
   }
 
   private async connect(): Promise<void> {
@@ -59,31 +56,13 @@ export class DbPool {
     this.give(c);
   }
 
-  /** A connection, or undefined when `deadlineMs` (performance.now() ms) passes first. */
+  /** A connection, or undefined when `deadlineMs` (on the pool's clock) passes first. */
   acquire(deadlineMs: number): Promise<pg.Client | undefined> {
-    const c = this.idle.pop();
-    if (c) {
-      this.busyCount++;
-      return Promise.resolve(c);
-    }
-    return new Promise((resolve) => {
-      const w: Waiter = { resolve, timer: undefined, done: false };
-      const leftMs = deadlineMs - performance.now();
-      if (Number.isFinite(leftMs)) {
-        if (leftMs <= 0) return resolve(undefined);
-        w.timer = setTimeout(() => {
-          w.done = true;
-          this.live--;
-          resolve(undefined);
-        }, leftMs);
-      }
-      this.waiters.push(w);
-      this.live++;
-    });
+    return this.pool.acquire(deadlineMs);
   }
 
   release(c: pg.Client): void {
-    this.busyCount--;
+    this.pool.returned();
     if (this.broken.has(c)) {
       void c.end().catch(() => undefined);
       if (!this.closed) this.reconnect();
@@ -93,7 +72,7 @@ export class DbPool {
   }
 
   private reconnect(): void {
-    this.connect().catch(() => setTimeout(() => !this.closed && this.reconnect(), 500).unref());
+    this.connect().catch(() => setTimeout(() => !this.closed && this.reconnect(), PG_RECONNECT_MS).unref());
   }
 
   private give(c: pg.Client): void {
@@ -101,26 +80,11 @@ export class DbPool {
       void c.end().catch(() => undefined);
       return;
     }
-    while (this.waitHead < this.waiters.length) {
-      const w = this.waiters[this.waitHead]!;
-      this.waiters[this.waitHead++] = undefined;
-      if (this.waitHead > 1024 && this.waitHead * 2 > this.waiters.length) {
-        this.waiters.splice(0, this.waitHead);
-        this.waitHead = 0;
-      }
-      if (w.done) continue;
-      w.done = true;
-      this.live--;
-      if (w.timer) clearTimeout(w.timer);
-      this.busyCount++;
-      w.resolve(c);
-      return;
-    }
-    this.idle.push(c);
+    this.pool.give(c);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.idle.splice(0).map((c) => c.end().catch(() => undefined)));
+    await Promise.all(this.pool.takeIdle().map((c) => c.end().catch(() => undefined)));
   }
 }

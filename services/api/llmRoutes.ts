@@ -233,7 +233,7 @@ export function registerLlmRoutes(
       if (!r.ok) return r.reason === 'aborted' ? void api.completed.inc({ status: '499' }) : failed(res, r);
       const db = cache();
       if (db) {
-        const got = await db.queryDb(key, performance.now() + cfg.timeoutMs);
+        const got = await db.queryDbWithin(key, cfg.timeoutMs);
         if (typeof got === 'string')
           return finish(res, got === 'timeout' ? 504 : 500, { error: `database: ${got}` });
       }

@@ -1,3 +1,8 @@
+import { FifoQueue } from '../../foundation/fifoQueue.js';
+
+/** FIFO: the one head-index queue (foundation/fifoQueue.ts). */
+export { FifoQueue };
+
 /**
  * The queue in front of the api's workers. FIFO serves the oldest request first (the
  * default, and the discipline under which a backlog of requests whose clients have
@@ -13,35 +18,6 @@ export interface JobQueue<T> {
   push(item: T): boolean;
   /** The next item to serve, or undefined when empty. */
   pop(): T | undefined;
-}
-
-/** FIFO over an array with a head index: O(1) amortised dequeue without shift()'s copying. */
-export class FifoQueue<T> implements JobQueue<T> {
-  private items: (T | undefined)[] = [];
-  private head = 0;
-
-  constructor(private readonly bound = Infinity) {}
-
-  get length(): number {
-    return this.items.length - this.head;
-  }
-
-  push(item: T): boolean {
-    if (this.length >= this.bound) return false;
-    this.items.push(item);
-    return true;
-  }
-
-  pop(): T | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head++] = undefined;
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
-  }
 }
 
 /** LIFO: a stack. */

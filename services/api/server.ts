@@ -1,14 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import express from 'express';
-import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
+import express, { type Response } from 'express';
+import type { DurationDist } from '../../foundation/distributions.js';
 import { seededRng } from '../../foundation/rng.js';
+import { DEADLINE_HEADER } from '../../foundation/deadlineHeader.js';
 import { WorkerPool, type WorkerPoolOptions } from './workerPool.js';
-import { CodelShedder, QueueTimeShedder, type RejectReason } from './shedding.js';
+import { CodelShedder, QueueTimeShedder } from './shedding.js';
 import type { QueueDiscipline } from './queue.js';
 import { ReadThroughCache, type ReadThroughConfig } from './readThrough.js';
-import { createApiMetrics } from './metrics.js';
+import { createApiMetrics, type ApiMetrics } from './metrics.js';
+import { wallClock, type ApiClock } from './lookup.js';
+import { WorkHandler, type WorkEvents, type WorkRequest } from './workHandler.js';
 import { registerLlmRoutes, type LlmRoutesConfig } from './llmRoutes.js';
 
 export interface ApiConfig {
@@ -48,8 +50,8 @@ export interface Mitigations {
   readonly deadlineDrop?: boolean;
 }
 
-/** The propagated deadline header: the origin's remaining deadline in whole ms at send time. */
-export const DEADLINE_HEADER = 'x-deadline-ms';
+/** The listen backlog the api asks for (the simulated api's kernel keeps as many handshakes). */
+export const LISTEN_BACKLOG = 511;
 
 export function poolOptions(m: Mitigations = {}): WorkerPoolOptions {
   if (m.shedQueueTimeMs !== undefined && m.codel)
@@ -69,6 +71,36 @@ export function poolOptions(m: Mitigations = {}): WorkerPoolOptions {
   };
 }
 
+/** The bodies of the handler's answers other than 200 and 503 (400 is an unknown cost class). */
+const ANSWERS: Readonly<Record<number, string>> = { 500: 'database error\n', 504: 'server timeout\n' };
+
+/** One /work request on its express response. */
+class ExpressWork implements WorkRequest {
+  constructor(
+    readonly cost: string | undefined,
+    readonly key: number | undefined,
+    readonly deadlineHeaderMs: number | undefined,
+    readonly res: Response,
+  ) {}
+
+  get gone(): boolean {
+    return this.res.req.socket.destroyed;
+  }
+}
+
+/** The handler's events as the api's Prometheus metrics. */
+function workEvents(m: ApiMetrics): WorkEvents {
+  return {
+    received: () => m.received.inc(),
+    completed: (status) => m.completed.inc({ status: String(status) }),
+    rejected: (reason) => m.rejected.inc({ reason }),
+    timedOut: () => m.timedOut.inc(),
+    wasted: () => m.wasted.inc(),
+    queueWait: (ms) => m.queueWait.observe(ms / 1000),
+    serviceTime: (ms) => m.serviceTime.observe(ms / 1000),
+  };
+}
+
 export interface ApiService {
   readonly server: Server;
   readonly port: number;
@@ -83,16 +115,19 @@ export interface ApiService {
  *   GET /health   answered at once (not queued): liveness only
  *   GET /metrics  Prometheus text
  */
-export async function startApi(cfg: ApiConfig): Promise<ApiService> {
-  const pool = new WorkerPool(cfg.workers, poolOptions(cfg.mitigations));
+export async function startApi(
+  cfg: ApiConfig,
+  /** The clock of the request path: wall time (performance.now, Node's timers) unless a test injects one. */
+  clock: ApiClock = wallClock,
+): Promise<ApiService> {
+  const pool = new WorkerPool(cfg.workers, { ...poolOptions(cfg.mitigations), now: () => clock.now() });
   let cache: ReadThroughCache | undefined;
   const metrics = createApiMetrics(pool, cfg.cache ? () => cache : undefined);
   const rng = seededRng(cfg.seed, 'api-work');
   if (cfg.cache) {
-    cache = new ReadThroughCache(cfg.cache, metrics, seededRng(cfg.seed, 'api-db'));
+    cache = new ReadThroughCache(cfg.cache, metrics, seededRng(cfg.seed, 'api-db'), clock);
     await cache.open();
   }
-  const timeoutMs = cfg.requestTimeoutMs;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -106,18 +141,32 @@ export async function startApi(cfg: ApiConfig): Promise<ApiService> {
     res.send(await metrics.registry.metrics());
   });
 
+  const handler = new WorkHandler<ExpressWork>(
+    { work: cfg.work, costs: cfg.costs, requestTimeoutMs: cfg.requestTimeoutMs },
+    pool,
+    clock,
+    rng,
+    workEvents(metrics),
+    cache,
+    (w, status, shed) => {
+      if (w.gone) return;
+      const res = w.res;
+      if (status === 200) res.status(200).type('text/plain').send('ok\n');
+      else if (status === 503) res.status(503).set('x-shed', shed).type('text/plain').send(`shed: ${shed}\n`);
+      else
+        res
+          .status(status)
+          .type('text/plain')
+          .send(ANSWERS[status] ?? `unknown cost class "${w.cost}"\n`);
+    },
+  );
+
   app.all('/work', (req, res) => {
-    metrics.received.inc();
     const costName = typeof req.query['cost'] === 'string' ? req.query['cost'] : undefined;
-    const work = costName === undefined ? cfg.work : cfg.costs?.[costName];
-    if (!work) {
-      res.status(400).type('text/plain').send(`unknown cost class "${costName}"\n`);
-      metrics.completed.inc({ status: '400' });
-      return;
-    }
     const keyParam = req.query['key'];
     const key = typeof keyParam === 'string' ? Number(keyParam) : undefined;
     if (key !== undefined && !(Number.isSafeInteger(key) && key >= 0)) {
+      metrics.received.inc();
       res
         .status(400)
         .type('text/plain')
@@ -125,46 +174,15 @@ export async function startApi(cfg: ApiConfig): Promise<ApiService> {
       metrics.completed.inc({ status: '400' });
       return;
     }
-    const arrivedMs = performance.now();
-    const timeoutAtMs = timeoutMs === undefined ? Infinity : arrivedMs + timeoutMs;
-    const timedOut = (): void => {
-      metrics.timedOut.inc();
-      metrics.completed.inc({ status: '504' });
-      if (!req.socket.destroyed) res.status(504).type('text/plain').send('server timeout\n');
-    };
     const deadlineHeader = req.headers[DEADLINE_HEADER];
-    const remainingMs = typeof deadlineHeader === 'string' ? Number(deadlineHeader) : NaN;
-    pool.submit({
-      enqueuedMs: arrivedMs,
-      deadlineMs: Number.isFinite(remainingMs) ? arrivedMs + remainingMs : undefined,
-      timeoutAtMs: timeoutMs === undefined ? undefined : timeoutAtMs,
-      reject: (reason: RejectReason) => {
-        if (reason === 'timeout') return timedOut();
-        metrics.rejected.inc({ reason });
-        metrics.completed.inc({ status: '503' });
-        if (!req.socket.destroyed)
-          res.status(503).set('x-shed', reason).type('text/plain').send(`shed: ${reason}\n`);
-      },
-      run: async (queueWaitMs) => {
-        metrics.queueWait.observe(queueWaitMs / 1000);
-        const t0 = performance.now();
-        if (cache && key !== undefined) {
-          const got = await cache.lookup(key, timeoutAtMs);
-          if (got === 'timeout') return timedOut();
-          if (got === 'error') {
-            metrics.completed.inc({ status: '500' });
-            if (!req.socket.destroyed) res.status(500).type('text/plain').send('database error\n');
-            return;
-          }
-        }
-        await sleep(sampleDuration(work, rng));
-        metrics.serviceTime.observe((performance.now() - t0) / 1000);
-        metrics.completed.inc({ status: '200' });
-        // The work is done even when nobody is waiting for it any more.
-        if (req.socket.destroyed) metrics.wasted.inc();
-        else res.status(200).type('text/plain').send('ok\n');
-      },
-    });
+    handler.handle(
+      new ExpressWork(
+        costName,
+        key,
+        typeof deadlineHeader === 'string' ? Number(deadlineHeader) : undefined,
+        res,
+      ),
+    );
   });
 
   const llm = cfg.llm
@@ -175,7 +193,7 @@ export async function startApi(cfg: ApiConfig): Promise<ApiService> {
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host: cfg.host, port: cfg.port, backlog: 511 }, () => resolve());
+    server.listen({ host: cfg.host, port: cfg.port, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   return {

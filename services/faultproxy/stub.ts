@@ -1,4 +1,5 @@
 import type { Clock } from '../../foundation/clock.js';
+import { FifoQueue } from '../../foundation/fifoQueue.js';
 import type { Rng } from '../../foundation/rng.js';
 import type { Chunk, ChunkSink } from './stream.js';
 
@@ -47,8 +48,8 @@ export class ToxicStub implements ChunkSink {
   /** Per-connection state of a stateful toxic; survives interrupts and updates. */
   state: unknown = undefined;
   output: ChunkSink;
-  private readonly queue: (Chunk | null)[] = [];
-  private head = 0;
+  /** Chunks pushed and not read yet; null is the end of stream. */
+  private readonly queue = new FifoQueue<Chunk | null>();
   private waiter: ((r: ReadResult) => void) | undefined;
   private wake: (() => void) | undefined;
   private interrupting = false;
@@ -120,7 +121,7 @@ export class ToxicStub implements ChunkSink {
    */
   read(deadlineMs?: number): ReadResult | Promise<ReadResult> {
     if (this.interrupting) return INTERRUPTED;
-    if (this.head < this.queue.length) return this.shift();
+    if (this.queue.length > 0) return this.shift();
     if (deadlineMs !== undefined && deadlineMs <= this.env.clock.now()) return TIMED_OUT;
     return new Promise<ReadResult>((resolve) => {
       this.waiter = resolve;
@@ -161,8 +162,7 @@ export class ToxicStub implements ChunkSink {
 
   /** Puts an end of stream back in front of the queue (a toxic interrupted while holding it). */
   unreadEnd(): void {
-    if (this.head > 0) this.queue[--this.head] = null;
-    else this.queue.unshift(null);
+    this.queue.unshift(null);
   }
 
   /** Waits `ms` and cannot be interrupted (Toxiproxy's reset_peer waits like this). */
@@ -176,7 +176,7 @@ export class ToxicStub implements ChunkSink {
    * or queue per chunk (the no-toxic hot path).
    */
   passThrough(): Promise<void> {
-    while (this.head < this.queue.length) {
+    while (this.queue.length > 0) {
       const c = this.shift();
       if (c === null) {
         this.close();
@@ -194,12 +194,9 @@ export class ToxicStub implements ChunkSink {
     if (this.closedFlag) return;
     this.closedFlag = true;
     this.stopPassing();
-    const dropped = this.queue.length - this.head;
-    let chunks = 0;
-    for (let i = this.head; i < this.queue.length; i++) if (this.queue[i] !== null) chunks++;
-    if (dropped > 0) {
-      this.queue.length = 0;
-      this.head = 0;
+    if (this.queue.length > 0) {
+      let chunks = 0;
+      for (const c of this.queue.drain()) if (c !== null) chunks++;
       this.env.queued(-chunks);
     }
     this.output.end();
@@ -248,9 +245,7 @@ export class ToxicStub implements ChunkSink {
 
   /** Takes every queued item (chunks and a final null) off the queue, for flushing on removal. */
   drain(): (Chunk | null)[] {
-    const items = this.queue.slice(this.head);
-    this.queue.length = 0;
-    this.head = 0;
+    const items = this.queue.drain();
     let chunks = 0;
     for (const c of items) if (c !== null) chunks++;
     if (chunks > 0) this.env.queued(-chunks);
@@ -263,15 +258,7 @@ export class ToxicStub implements ChunkSink {
   }
 
   private shift(): Chunk | null {
-    const c = this.queue[this.head]!;
-    this.queue[this.head++] = null;
-    if (this.head === this.queue.length) {
-      this.queue.length = 0;
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
+    const c = this.queue.pop() as Chunk | null;
     if (c !== null) this.env.queued(-1);
     return c;
   }

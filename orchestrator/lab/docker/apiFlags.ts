@@ -1,4 +1,4 @@
-import { formatDurationDist, mitigationFlags } from '../../../services/api/config.js';
+import { apiFlags } from '../../../services/api/config.js';
 import type { LocalLabConfig } from '../labConfig.js';
 
 /** The api's configuration in either runtime: the local lab's, without where it listens. */
@@ -13,35 +13,22 @@ export const LINK_ADDRESSES = { redis: 'toxiproxy:26379', postgres: 'toxiproxy:2
  */
 export function dockerApiFlags(cfg: ApiLabConfig): string[] {
   const c = cfg.cache;
-  return [
-    '--workers',
-    String(cfg.workers),
-    '--work',
-    formatDurationDist(cfg.work),
-    '--seed',
-    String(cfg.seed),
-    ...Object.entries(cfg.costs ?? {}).flatMap(([name, d]) => ['--cost', `${name}=${formatDurationDist(d)}`]),
-    ...mitigationFlags(cfg.mitigations ?? {}),
-    ...(cfg.requestTimeoutMs !== undefined ? ['--request-timeout', String(cfg.requestTimeoutMs)] : []),
-    ...(c
-      ? [
-          '--redis',
-          LINK_ADDRESSES.redis,
-          '--postgres',
-          LINK_ADDRESSES.postgres,
-          '--db-user',
-          'postgres',
-          '--db-name',
-          'postgres',
-          '--db-pool',
-          String(c.pool),
-          '--db-delay',
-          formatDurationDist(c.queryDelay),
-          '--cache-ttl',
-          String(c.ttlS),
-        ]
-      : []),
-  ];
+  return apiFlags(
+    cfg,
+    c
+      ? {
+          cache: {
+            redis: LINK_ADDRESSES.redis,
+            postgres: LINK_ADDRESSES.postgres,
+            dbUser: 'postgres',
+            dbName: 'postgres',
+            pool: c.pool,
+            queryDelay: c.queryDelay,
+            ttlS: c.ttlS,
+          },
+        }
+      : {},
+  );
 }
 
 /** The flags as one string for compose's interpolation, which splits it shell-style: no value may need quoting. */

@@ -1,13 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { request } from 'undici';
+import type { ApiDependencyFlags } from '../../../services/api/config.js';
 import { BenchError } from '../../../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
 import { LinkClient } from '../links.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
 import { processTree } from '../proc/procUsage.js';
-import { apiArgs, dataFlags, faultProxyArgs, llmFlags, llmStubArgs } from './recipes.js';
+import { apiArgs, faultProxyArgs, llmStubArgs } from './recipes.js';
 import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
 import { PausedTrees, resumeRecipe, startNodeService, teardownRecipe } from './supervisor.js';
 import { localTopology } from './topology.js';
@@ -30,8 +31,8 @@ export class LocalLab implements Lab {
   private llmPort = 0;
   faultProxyApi: string | undefined;
   private readonly linkAddrs = new Map<string, { listen: string; upstream: string }>();
-  /** The api's flags that reach the cache, the database and the LLM (through their links). */
-  private dataArgs: string[] = [];
+  /** How the api reaches its dependencies (their links), once they are up. */
+  private deps: ApiDependencyFlags = {};
 
   constructor(private readonly cfg: LocalLabConfig) {}
 
@@ -45,13 +46,15 @@ export class LocalLab implements Lab {
   async up(): Promise<void> {
     if (this.api) return;
     if (this.cfg.logFile) this.log = createWriteStream(this.cfg.logFile, { flags: 'a' });
-    this.dataArgs = this.cfg.cache ? await this.startDataServices(this.cfg.cache) : [];
-    if (this.cfg.llm) this.dataArgs.push(...(await this.startLlmStub(this.cfg.llm)));
+    this.deps = {
+      ...(this.cfg.cache ? { cache: await this.startDataServices(this.cfg.cache) } : {}),
+      ...(this.cfg.llm ? { llm: await this.startLlmStub(this.cfg.llm) } : {}),
+    };
     await this.spawnApi(this.cfg.apiPort);
   }
 
   private async spawnApi(port: number): Promise<void> {
-    this.apiPort = await startNodeService(apiArgs(this.cfg, port, this.dataArgs), {
+    this.apiPort = await startNodeService(apiArgs(this.cfg, port, this.deps), {
       tag: 'api',
       what: 'the api',
       log: this.write,
@@ -95,11 +98,11 @@ export class LocalLab implements Lab {
     this.faultProxyApi = `http://${this.cfg.host}:${port}`;
   }
 
-  /** The stub LLM provider as a child process behind its `llm` link; returns the api's flags to reach it. */
-  private async startLlmStub(c: LocalLlmConfig): Promise<string[]> {
+  /** The stub LLM provider as a child process behind its `llm` link; returns how the api reaches it. */
+  private async startLlmStub(c: LocalLlmConfig): Promise<NonNullable<ApiDependencyFlags['llm']>> {
     await this.spawnLlmStub(c, 0);
     const via = await this.startFaultProxy({ llm: `${this.cfg.host}:${this.llmPort}` });
-    return llmFlags(c, via.llm!);
+    return { address: via.llm!, slots: c.slots, timeoutMs: c.timeoutMs, retry: c.retry };
   }
 
   /** Spawns the stub; `port` 0 lets it pick (the first start), else its old port (a restart behind the same link). */
@@ -115,8 +118,8 @@ export class LocalLab implements Lab {
     });
   }
 
-  /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns the api's flags to reach them. */
-  private async startDataServices(c: LocalCacheConfig): Promise<string[]> {
+  /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns how the api reaches them. */
+  private async startDataServices(c: LocalCacheConfig): Promise<NonNullable<ApiDependencyFlags['cache']>> {
     // Preflight: both binaries present before anything starts.
     findRedisServer();
     findPostgresBin();
@@ -134,7 +137,15 @@ export class LocalLab implements Lab {
       redis: `${this.cfg.host}:${this.redis.port}`,
       postgres: `${this.cfg.host}:${this.postgres.port}`,
     });
-    return dataFlags(c, { redis: via.redis!, postgres: via.postgres! }, this.postgres);
+    return {
+      redis: via.redis!,
+      postgres: via.postgres!,
+      dbUser: this.postgres.user,
+      dbName: this.postgres.database,
+      pool: c.pool,
+      queryDelay: c.queryDelay,
+      ttlS: c.ttlS,
+    };
   }
 
   /** Every row of the table into the cache, with the api's key format and TTL. */

@@ -1,0 +1,193 @@
+import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
+import type { Rng } from '../../foundation/rng.js';
+import type { ApiClock, Lookup } from './lookup.js';
+import type { RejectReason } from './shedding.js';
+import type { Job, WorkEnd, WorkerPool } from './workerPool.js';
+
+/**
+ * What the api does with one GET /work, written once for the express server
+ * (server.ts) and the simulated api (sim/api.ts): the cost class, the queue (the
+ * WorkerPool and its mitigations), the request timeout (checked at pickup and through
+ * the lookup, never during the work itself), the read-through lookup, the work slept,
+ * and the work done for clients that already left (counted as wasted). The caller
+ * parses the request and writes the answer; time comes from its clock.
+ */
+
+/** One /work request as the handler sees it (parsed by the caller). */
+export interface WorkRequest {
+  /** ?cost= */
+  readonly cost: string | undefined;
+  /** ?key= (a validated whole number) */
+  readonly key: number | undefined;
+  /** x-deadline-ms: the client's remaining deadline at send time, when it sent one. */
+  readonly deadlineHeaderMs: number | undefined;
+  /** The client has gone (its socket destroyed): nobody reads an answer. */
+  readonly gone: boolean;
+}
+
+/** Where the handler's events are counted (prom-client in the api, plain numbers in the simulator). */
+export interface WorkEvents {
+  received(): void;
+  completed(status: number): void;
+  rejected(reason: RejectReason): void;
+  timedOut(): void;
+  wasted(): void;
+  queueWait(ms: number): void;
+  serviceTime(ms: number): void;
+}
+
+export interface WorkHandlerConfig {
+  readonly work: DurationDist;
+  readonly costs?: Readonly<Record<string, DurationDist>> | undefined;
+  /** Server-side request timeout (ms from arrival, queue wait included); absent: none. */
+  readonly requestTimeoutMs?: number | undefined;
+}
+
+/**
+ * How the request ended, for the caller to write: 200 ok (`wasted` when its client had
+ * gone), 400 unknown cost class, 500 database error, 503 shed (`shed` says why), 504
+ * server timeout.
+ */
+export type Respond<R> = (req: R, status: number, shed?: RejectReason) => void;
+
+export class WorkHandler<R extends WorkRequest> {
+  constructor(
+    private readonly cfg: WorkHandlerConfig,
+    private readonly pool: WorkerPool,
+    private readonly clock: ApiClock,
+    private readonly rng: Rng,
+    private readonly events: WorkEvents,
+    /** The read-through cache; absent: ?key= is not looked up. */
+    private readonly cache: { lookup(key: number, deadlineMs: number): Promise<Lookup> } | undefined,
+    private readonly respond: Respond<R>,
+  ) {}
+
+  handle(req: R): void {
+    this.events.received();
+    const work = req.cost === undefined ? this.cfg.work : this.cfg.costs?.[req.cost];
+    if (!work) {
+      this.events.completed(400);
+      this.respond(req, 400);
+      return;
+    }
+    const arrivedMs = this.clock.now();
+    const rt = this.cfg.requestTimeoutMs;
+    this.pool.submit(
+      new WorkJob(
+        this,
+        req,
+        work,
+        arrivedMs,
+        rt === undefined ? undefined : arrivedMs + rt,
+        req.deadlineHeaderMs,
+      ),
+    );
+  }
+
+  /** The pool refused the job without running it. */
+  rejected(req: R, reason: RejectReason): void {
+    if (reason === 'timeout') return this.timedOut(req);
+    this.events.rejected(reason);
+    this.events.completed(503);
+    this.respond(req, 503, reason);
+  }
+
+  /** A worker took the job. */
+  started(req: R, work: DurationDist, timeoutAtMs: number, queueWaitMs: number): WorkEnd {
+    this.events.queueWait(queueWaitMs);
+    const t0 = this.clock.now();
+    if (!(this.cache && req.key !== undefined)) {
+      // Without a cache lookup the handler is only the work. Its worker is freed right
+      // after the answer, at the same instant and before anything the answer sets off
+      // at the client: a settled-at-once thenable instead of a promise, so no microtask
+      // comes between (in the simulator the client is the same process).
+      const done = new WorkDone();
+      this.clock.timer(t0 + sampleDuration(work, this.rng), () => {
+        try {
+          this.worked(req, t0);
+        } finally {
+          done.settle(); // the worker is free even if writing the answer threw
+        }
+      });
+      return done;
+    }
+    return this.runWithLookup(req, work, timeoutAtMs, t0);
+  }
+
+  private async runWithLookup(req: R, work: DurationDist, timeoutAtMs: number, t0: number): Promise<void> {
+    const got = await this.cache!.lookup(req.key!, timeoutAtMs);
+    if (got === 'timeout') return this.timedOut(req);
+    if (got === 'error') {
+      this.events.completed(500);
+      this.respond(req, 500);
+      return;
+    }
+    const ms = sampleDuration(work, this.rng);
+    await new Promise<void>((resolve) => this.clock.timer(this.clock.now() + ms, resolve));
+    this.worked(req, t0);
+  }
+
+  private worked(req: R, t0: number): void {
+    this.events.serviceTime(this.clock.now() - t0);
+    this.events.completed(200);
+    // The work is done even when nobody is waiting for it any more.
+    if (req.gone) this.events.wasted();
+    this.respond(req, 200);
+  }
+
+  private timedOut(req: R): void {
+    this.events.timedOut();
+    this.events.completed(504);
+    this.respond(req, 504);
+  }
+}
+
+/**
+ * One request as the WorkerPool's job: queued at its arrival, with the request
+ * timeout's expiry and the propagated deadline. A class rather than closures: a
+ * collapsed simulated api queues hundreds of thousands of them.
+ */
+class WorkJob<R extends WorkRequest> implements Job {
+  readonly deadlineMs: number | undefined;
+
+  constructor(
+    private readonly h: WorkHandler<R>,
+    private readonly req: R,
+    private readonly work: DurationDist,
+    readonly enqueuedMs: number,
+    readonly timeoutAtMs: number | undefined,
+    remainingMs: number | undefined,
+  ) {
+    this.deadlineMs =
+      remainingMs !== undefined && Number.isFinite(remainingMs) ? enqueuedMs + remainingMs : undefined;
+  }
+
+  run(queueWaitMs: number): WorkEnd {
+    return this.h.started(this.req, this.work, this.timeoutAtMs ?? Infinity, queueWaitMs);
+  }
+
+  reject(reason: RejectReason): void {
+    this.h.rejected(this.req, reason);
+  }
+}
+
+/**
+ * The end of a job's work as WorkerPool sees it (it only calls `then(free, free)` on
+ * what `run` returns): the callbacks run synchronously when the work is done.
+ */
+class WorkDone implements WorkEnd {
+  private cbs: (() => void)[] | undefined;
+  private settled = false;
+
+  then(onDone: () => void): void {
+    if (this.settled) onDone();
+    else (this.cbs ??= []).push(onDone);
+  }
+
+  settle(): void {
+    this.settled = true;
+    const cbs = this.cbs;
+    this.cbs = undefined;
+    if (cbs) for (const f of cbs) f();
+  }
+}

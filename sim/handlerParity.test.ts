@@ -1,0 +1,191 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { VirtualClock } from '../foundation/clock.js';
+import { parsePrometheusText } from '../orchestrator/scrape/prometheusText.js';
+import { startApi, type ApiConfig } from '../services/api/server.js';
+import { SimApi, type SimRequest } from './api.js';
+import { SimClock } from './clock.js';
+
+/**
+ * The /work handler is one piece of code (services/api/workHandler.ts) that the express
+ * api and the simulated api both call. Here one timeline of requests goes through
+ * both, each on a clock the test drives: the express route over real sockets on a
+ * VirtualClock, the simulated api on the SimClock. Every answer and every counter must
+ * agree; a handler copied and changed on one side would not.
+ */
+
+const cfg = {
+  workers: 1,
+  work: { dist: 'constant', meanMs: 100 },
+  costs: { heavy: { dist: 'constant', meanMs: 200 } },
+  requestTimeoutMs: 350,
+  mitigations: { queueBound: 4, deadlineDrop: true },
+  seed: 7,
+} satisfies Partial<ApiConfig>;
+
+interface Arrival {
+  readonly name: string;
+  readonly atMs: number;
+  readonly cost?: string;
+  /** x-deadline-ms */
+  readonly deadlineMs?: number;
+  /** The client goes away then (its connection destroyed). */
+  readonly leavesAtMs?: number;
+}
+
+// One worker, 100 ms per request (heavy: 200 ms), a queue of 4, a 350 ms request timeout.
+const timeline: readonly Arrival[] = [
+  { name: 'a', atMs: 0 }, // runs 0–100
+  { name: 'b', atMs: 10, cost: 'heavy' }, // runs 100–300
+  { name: 'c', atMs: 20, deadlineMs: 50 }, // picked up at 300, past its propagated deadline
+  { name: 'd', atMs: 30 }, // runs 300–400
+  { name: 'e', atMs: 40 }, // picked up at 400, past its request timeout (390)
+  { name: 'e2', atMs: 45 }, // the queue (b, c, d, e) is full
+  { name: 'f', atMs: 50, cost: 'nope' }, // no such cost class
+  { name: 'g', atMs: 310, leavesAtMs: 450 }, // runs 400–500 for a client that left
+  { name: 'h', atMs: 320 }, // runs 500–600
+];
+const END_MS = 1000;
+
+type Outcome = Record<string, string>;
+interface Counts {
+  received: number;
+  completed: number;
+  wasted: number;
+  timedOut: number;
+  rejected: Record<string, number>;
+}
+
+async function throughExpress(): Promise<{ outcome: Outcome; counts: Counts }> {
+  const clock = new VirtualClock();
+  const api = await startApi({ host: '127.0.0.1', port: 0, ...cfg }, clock);
+  const url = `http://127.0.0.1:${api.port}`;
+  const metrics = async (): Promise<Map<string, number>> =>
+    parsePrometheusText(await (await request(`${url}/metrics`)).body.text());
+  const connections = (): Promise<number> =>
+    new Promise((resolve, reject) => api.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  const outcome: Outcome = {};
+  const pending: Promise<void>[] = [];
+  const leaving: { atMs: number; leave: () => void }[] = [];
+  try {
+    let received = 0;
+    for (const a of timeline) {
+      await clock.advanceTo(a.atMs);
+      const ac = new AbortController();
+      const q = a.cost ? `?cost=${a.cost}` : '';
+      pending.push(
+        request(`${url}/work${q}`, {
+          signal: ac.signal,
+          headers: a.deadlineMs === undefined ? {} : { 'x-deadline-ms': String(a.deadlineMs) },
+        }).then(
+          async (r) => {
+            await r.body.text();
+            const shed = r.headers['x-shed'];
+            outcome[a.name] = `${r.statusCode}${typeof shed === 'string' ? ` ${shed}` : ''}`;
+          },
+          () => {
+            outcome[a.name] = 'gone';
+          },
+        ),
+      );
+      if (a.leavesAtMs !== undefined) leaving.push({ atMs: a.leavesAtMs, leave: () => ac.abort() });
+      // Arrival order is the timeline's: wait until the api has read this request.
+      received++;
+      while ((await metrics()).get('api_requests_received_total') !== received)
+        await new Promise((r) => setImmediate(r));
+    }
+    for (const l of leaving) {
+      await clock.advanceTo(l.atMs);
+      const before = await connections();
+      l.leave();
+      // The api sees the client go when its socket closes.
+      while ((await connections()) >= before) await new Promise((r) => setImmediate(r));
+    }
+    await clock.advanceTo(END_MS);
+    await Promise.all(pending);
+    const m = await metrics();
+    const sumOf = (prefix: string): number =>
+      [...m].filter(([k]) => k.startsWith(`${prefix}{`)).reduce((s, [, v]) => s + v, 0);
+    const rejected: Record<string, number> = {};
+    for (const [k, v] of m) {
+      const r = /^api_rejected_total\{reason="(\w+)"\}$/.exec(k);
+      if (r && v > 0) rejected[r[1]!] = v;
+    }
+    return {
+      outcome,
+      counts: {
+        received: m.get('api_requests_received_total') ?? 0,
+        completed: sumOf('api_requests_completed_total'),
+        wasted: m.get('api_wasted_work_total') ?? 0,
+        timedOut: m.get('api_timed_out_total') ?? 0,
+        rejected,
+      },
+    };
+  } finally {
+    await api.close();
+  }
+}
+
+async function throughSimulation(): Promise<{ outcome: Outcome; counts: Counts }> {
+  const clock = new SimClock();
+  const api = new SimApi(clock, cfg);
+  const outcome: Outcome = {};
+  for (const a of timeline) {
+    const req: SimRequest & { gone: boolean } = {
+      route: '/work',
+      cost: a.cost,
+      key: undefined,
+      deadlineHeaderMs: a.deadlineMs,
+      gone: false,
+      answer: (status, shed) => (outcome[a.name] = `${status}${shed ? ` ${shed}` : ''}`),
+      reset: () => assert.fail('reset'),
+      refuse: () => assert.fail('refused'),
+      connectTimedOut: () => assert.fail('connect timed out'),
+    };
+    clock.timer(a.atMs, () => api.connect(req, false));
+    if (a.leavesAtMs !== undefined)
+      clock.timer(a.leavesAtMs, () => {
+        req.gone = true;
+        outcome[a.name] = 'gone';
+      });
+  }
+  await clock.run(new Promise<void>((resolve) => clock.timer(END_MS, resolve)));
+  const c = api.counters;
+  return {
+    outcome,
+    counts: {
+      received: c.received,
+      completed: c.completed,
+      wasted: c.wasted,
+      timedOut: c.timedOut,
+      rejected: { ...c.rejected } as Record<string, number>,
+    },
+  };
+}
+
+test('one timeline through the express route and the simulated api: the same answers and the same counters', async () => {
+  const lab = await throughExpress();
+  const sim = await throughSimulation();
+  // What the timeline was built to exercise: every ending of the handler.
+  assert.deepEqual(lab.outcome, {
+    a: '200',
+    b: '200',
+    c: '503 deadline',
+    d: '200',
+    e: '504',
+    e2: '503 queue_full',
+    f: '400',
+    g: 'gone',
+    h: '200',
+  });
+  assert.deepEqual(lab.counts, {
+    received: 9,
+    completed: 9,
+    wasted: 1,
+    timedOut: 1,
+    rejected: { deadline: 1, queue_full: 1 },
+  });
+  assert.deepEqual(sim.outcome, lab.outcome);
+  assert.deepEqual(sim.counts, lab.counts);
+});
