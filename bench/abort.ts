@@ -1,12 +1,20 @@
+import type { AbortSignalLike } from '../foundation/abortSignal.js';
+
 /**
  * Where bench/ gets its AbortControllers. The policies and the driver cancel what runs
  * below them through AbortSignals, using only `aborted`, `addEventListener('abort', fn,
  * { once })`, `removeEventListener` and `abort()`. Node's AbortController is the default;
  * the runs (lab and simulation alike) inject a lean implementation of that subset
  * (bench/leanAbort.ts), because creating Node's costs several microseconds, a quarter of
- * a simulated origin's CPU.
+ * a simulated origin's CPU. The types say so: a controller here is a BenchController, its
+ * signal an AbortSignalLike, which Node's are too.
  */
-export type NewController = () => AbortController;
+export interface BenchController {
+  readonly signal: AbortSignalLike;
+  abort(reason?: unknown): void;
+}
+
+export type NewController = () => BenchController;
 
 export const nodeController: NewController = () => new AbortController();
 

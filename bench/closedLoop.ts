@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../foundation/abortSignal.js';
 import { setMaxListeners } from 'node:events';
 import { isEventTarget } from './abort.js';
 import type { Clock } from '../foundation/clock.js';
@@ -19,7 +20,7 @@ export interface ClosedLoopOptions {
   readonly endMs: number;
   readonly deadlineMs: number;
   readonly drainMs: number;
-  readonly stop?: AbortSignal;
+  readonly stop?: AbortSignalLike;
   readonly mix?: WorkloadMix;
 }
 

@@ -1,5 +1,6 @@
+import type { AbortSignalLike } from '../foundation/abortSignal.js';
 import { setMaxListeners } from 'node:events';
-import { isEventTarget, nodeController, type NewController } from './abort.js';
+import { isEventTarget, nodeController, type BenchController, type NewController } from './abort.js';
 import type { Clock } from '../foundation/clock.js';
 import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
 import type { Origin } from './outcome.js';
@@ -18,7 +19,7 @@ export interface DriveOptions {
   /** After the last arrival, how long in-flight origins may still finish before they are abandoned. */
   readonly drainMs: number;
   /** Stops the schedule early (Ctrl-C, an error elsewhere): no further origins are created. */
-  readonly stop?: AbortSignal;
+  readonly stop?: AbortSignalLike;
   /** Gives each origin its request class and key; every origin gets the transport's default request without it. */
   readonly mix?: WorkloadMix;
   /**
@@ -52,14 +53,14 @@ export async function drive(opts: DriveOptions): Promise<void> {
   // Each origin gets its own AbortController, aborted when the run ends. One signal
   // shared by every in-flight origin would carry thousands of listeners, and adding or
   // removing a listener costs O(listeners): during a storm that alone starves the loop.
-  const live = new Set<AbortController>();
+  const live = new Set<BenchController>();
   let ended = false;
   if (isEventTarget(opts.stop)) setMaxListeners(0, opts.stop);
   const newController = opts.newController ?? nodeController;
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
-  const settle = (origin: Origin, ctl: AbortController, p: ReturnType<SendAttempt>): void => {
+  const settle = (origin: Origin, ctl: BenchController, p: ReturnType<SendAttempt>): void => {
     p.then((r) => {
       live.delete(ctl);
       recorder.outcome(

@@ -1,3 +1,6 @@
+import type { AbortListener, AbortSignalLike } from '../foundation/abortSignal.js';
+import type { NewController } from './abort.js';
+
 /**
  * A lean AbortController: the subset of the DOM's that bench/ uses
  * (`signal.aborted`, `addEventListener('abort', fn, { once })`, `removeEventListener`,
@@ -10,38 +13,32 @@
  * real-time runs use it too (our HTTP transport needs nothing more of a signal).
  * Not an EventTarget: bench/ checks before handing a signal to node:events.
  */
-type Listener = (() => void) | { handleEvent(): void };
 
 const REASON = Object.freeze({ name: 'AbortError', message: 'This operation was aborted' });
 
-function call(f: Listener): void {
+function call(f: AbortListener): void {
   if (typeof f === 'function') f();
   else f.handleEvent();
 }
 
-class LeanSignal {
+class LeanSignal implements AbortSignalLike {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: Listener[] | null = null;
-  onabort: ((this: LeanSignal, ev: unknown) => unknown) | null = null;
+  private listeners: AbortListener[] | null = null;
 
-  addEventListener(type: string, fn: Listener | null): void {
+  addEventListener(type: string, fn: AbortListener | null): void {
     if (type !== 'abort' || fn === null || this.aborted) return;
     const l = (this.listeners ??= []);
     if (l.length > 0 && l.includes(fn)) return;
     l.push(fn);
   }
 
-  removeEventListener(type: string, fn: Listener): void {
+  removeEventListener(type: string, fn: AbortListener): void {
     if (type !== 'abort') return;
     const l = this.listeners;
     if (!l) return;
     const i = l.indexOf(fn);
     if (i >= 0) l.splice(i, 1);
-  }
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
   }
 
   /** Called by the controller. */
@@ -51,7 +48,6 @@ class LeanSignal {
     this.reason = reason;
     const l = this.listeners;
     this.listeners = null;
-    this.onabort?.call(this, { type: 'abort' });
     if (!l) return;
     if (l.length === 1) {
       call(l[0]!);
@@ -72,5 +68,5 @@ class LeanAbortController {
   }
 }
 
-/** The maker bench/ takes (typed as Node's: the policies use only the subset above). */
-export const leanController = (): AbortController => new LeanAbortController() as unknown as AbortController;
+/** The maker bench/ takes. */
+export const leanController: NewController = () => new LeanAbortController();

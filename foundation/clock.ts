@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from './abortSignal.js';
 import { hrMs, waker, type Wake } from './waker.js';
 
 /**
@@ -14,7 +15,7 @@ export interface Clock {
    * Resolves at or after `atMs`. If `signal` aborts first it resolves early (callers
    * check `signal.aborted`); it never rejects, so a cancelled wait is not an error path.
    */
-  sleepUntil(atMs: number, signal?: AbortSignal): Promise<void>;
+  sleepUntil(atMs: number, signal?: AbortSignalLike): Promise<void>;
   /** Calls `fn` at or after `atMs` unless the returned cancel function is called first. */
   timer(atMs: number, fn: () => void): () => void;
   /**
@@ -23,6 +24,8 @@ export interface Clock {
    * and their connections reused instead of a new connection opened for every send.
    */
   yieldToIo?(): Promise<void>;
+  /** The origin in epoch ms, where the clock is the wall's (for Grafana's annotations). */
+  readonly originEpochMs?: number;
 }
 
 /** Below this, a wait is finished by the waker (foundation/waker.ts) instead of a timer. */
@@ -55,7 +58,7 @@ export class RealClock implements Clock {
    * the event loop sleeps (no busy loop: at 5 000 sends/s spinning out the remainders
    * cost a whole core).
    */
-  sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
+  sleepUntil(atMs: number, signal?: AbortSignalLike): Promise<void> {
     if (atMs <= this.now() || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const onAbort = (): void => {
@@ -137,7 +140,7 @@ export class VirtualClock implements Clock {
     };
   }
 
-  sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
+  sleepUntil(atMs: number, signal?: AbortSignalLike): Promise<void> {
     if (atMs <= this.t || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const cancel = this.timer(atMs, () => {

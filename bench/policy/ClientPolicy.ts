@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Rng } from '../../foundation/rng.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
@@ -10,7 +11,7 @@ import type { NewController } from '../abort.js';
  * caller's cancellation (the run ending, a hedge losing, the user abandoning); a
  * policy that gives up on its own (a timeout) aborts only what is below it.
  */
-export type SendAttempt = (attempt: Attempt, signal: AbortSignal) => Promise<AttemptResult>;
+export type SendAttempt = (attempt: Attempt, signal: AbortSignalLike) => Promise<AttemptResult>;
 
 /**
  * What every policy may use. No policy reads the wall clock or Math.random, so the
@@ -43,7 +44,7 @@ export function policyEnv(
 /**
  * A client policy wraps the layer below it, undici-interceptor style. Policies that
  * loop over attempts (retry, hedge) sit above those that act on one attempt, so every
- * attempt is seen and timed on its own. The full order is in bench/policy/compose.ts.
+ * attempt is seen and timed on its own. The full order is documented with the policy registry (orchestrator/spec/policies/index.ts).
  */
 export type ClientPolicy = (next: SendAttempt, env: PolicyEnv) => SendAttempt;
 

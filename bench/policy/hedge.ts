@@ -1,4 +1,5 @@
 import type { Attempt, AttemptResult } from '../outcome.js';
+import type { BenchController } from '../abort.js';
 import type { RetryBudget } from './budget.js';
 import type { ClientPolicy } from './ClientPolicy.js';
 
@@ -30,7 +31,7 @@ export function hedge(o: HedgeOptions): ClientPolicy {
   return (next, env) => (first, signal) =>
     new Promise<AttemptResult>((resolve) => {
       const origin = first.origin;
-      const inFlight = new Set<AbortController>();
+      const inFlight = new Set<BenchController>();
       let number = first.number;
       let hedges = 0;
       let done = false;

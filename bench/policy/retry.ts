@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import { lastNumberOf, type AttemptResult } from '../outcome.js';
 import { immediate, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
@@ -111,7 +112,7 @@ export function retry(opts: RetryOptions): ClientPolicy {
  * retry's wait needs no sub-millisecond precision, and thousands of waits spinning
  * out their last millisecond would cost the load generator CPU during a storm.
  */
-function wait(clock: Clock, atMs: number, signal: AbortSignal): Promise<void> {
+function wait(clock: Clock, atMs: number, signal: AbortSignalLike): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {

@@ -16,10 +16,15 @@ export function createLatencyHistogram(): LatencyHistogram {
   });
 }
 
+/** A latency given in milliseconds as the whole microseconds a histogram records (clamped into its range). */
+export function usOf(ms: number): number {
+  const us = Math.round(ms * 1000);
+  return us < 1 ? 1 : us > 3_600_000_000 ? 3_600_000_000 : us;
+}
+
 /** Records a latency given in milliseconds (clamped into the trackable range). */
 export function recordMs(h: LatencyHistogram, ms: number): void {
-  const us = Math.round(ms * 1000);
-  h.recordValue(us < 1 ? 1 : us > 3_600_000_000 ? 3_600_000_000 : us);
+  h.recordValue(usOf(ms));
 }
 
 /** A latency distribution as reported: always with its sample count. Null figures mean no samples. */

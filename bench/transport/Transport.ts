@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import type { StreamTiming } from './sse.js';
 
@@ -22,7 +23,9 @@ export interface Transport {
   send(
     attempt: Attempt,
     headers: Record<string, string> | undefined,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
   ): Promise<TransportResult>;
   close(): Promise<void>;
+  /** Attempts on the wire now, where the transport has connections to count. */
+  readonly openConnections?: number;
 }

@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import { connect, type Socket } from 'node:net';
 import { HTTPParser } from 'http-parser-js';
 import type { Clock } from '../../foundation/clock.js';
@@ -90,7 +91,7 @@ export class HttpTransport implements Transport {
   send(
     attempt: Attempt,
     headers: Record<string, string> | undefined,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
   ): Promise<TransportResult> {
     if (this.closed || signal.aborted)
       return Promise.resolve({ kind: 'timeout', status: 0, clientWaitMs: 0 });
@@ -105,7 +106,7 @@ export class HttpTransport implements Transport {
   private async sendAfterWait(
     attempt: Attempt,
     headers: Record<string, string> | undefined,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
   ): Promise<TransportResult> {
     const t0 = this.clock.now();
     const conn = await this.acquire(signal);
@@ -119,7 +120,7 @@ export class HttpTransport implements Transport {
    * thousands of waiters time out at once in a collapse, and searching the queue for
    * each would starve the generator.
    */
-  private acquire(signal: AbortSignal): Promise<Connection | null> {
+  private acquire(signal: AbortSignalLike): Promise<Connection | null> {
     return new Promise((resolve) => {
       let done = false;
       const onAbort = (): void => {
@@ -254,7 +255,7 @@ class Connection {
   /** From request() until the connection is handed back or lost (counted in the transport's busy). */
   private holding = false;
   private resolve: ((r: TransportResult) => void) | null = null;
-  private signal: AbortSignal | null = null;
+  private signal: AbortSignalLike | null = null;
   private clientWaitMs = 0;
   private status = 0;
   private headers: readonly string[] = EMPTY;
@@ -299,7 +300,7 @@ class Connection {
   request(
     attempt: Attempt,
     headers: Record<string, string> | undefined,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
     clientWaitMs: number,
   ): Promise<TransportResult> {
     const req = attempt.origin.request;

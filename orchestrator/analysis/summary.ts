@@ -16,7 +16,7 @@ import type { Experiment } from '../spec/schema.js';
 import type { Thresholds } from '../spec/sections/hypothesis.js';
 import { judge, type HypothesisResult, type HypothesisWindow, type WindowFigures } from './hypothesis.js';
 import { analyzeRecovery, type RecoveryResult } from './recovery.js';
-import { RateProfile } from '../../bench/arrival/profile.js';
+import { expectedArrivalsIn } from '../spec/arrivals/index.js';
 import {
   classifyOutcome,
   tailOf,
@@ -387,31 +387,7 @@ export function phaseRates(plan: RunPlan, r: Recorded, observedEndMs: number): P
 
 /** Expected open-loop arrivals in [fromMs, toMs) of the plan; null for a closed loop. */
 export function expectedArrivals(plan: RunPlan, fromMs: number, toMs: number): number | null {
-  const a = plan.load.arrival;
-  switch (a.kind) {
-    case 'closed':
-      return null;
-    case 'profile': {
-      const prof = new RateProfile(a.segments);
-      return prof.cumulative(toMs) - prof.cumulative(fromMs);
-    }
-    case 'timestamps':
-      return a.timesMs.filter((t) => t >= fromMs && t < toMs).length;
-    case 'waves': {
-      // The integral of mean + amplitude·sin(2πt/period) over the span.
-      const w = (2 * Math.PI) / a.periodMs;
-      const cos = (t: number): number => Math.cos(w * t);
-      return (
-        (a.meanPerS * (toMs - fromMs)) / 1000 + ((a.amplitudePerS / w) * (cos(fromMs) - cos(toMs))) / 1000
-      );
-    }
-    case 'onOff': {
-      let n = 0;
-      const period = a.onMs + a.offMs;
-      for (let t = fromMs; t < toMs; t += 10) n += (t % period < a.onMs ? a.onPerS : a.offPerS) * 0.01;
-      return n;
-    }
-  }
+  return expectedArrivalsIn(plan.load.arrival, { startMs: fromMs, endMs: toMs });
 }
 
 /** The figures that name a sustaining effect, over a span (the tail of the observation). */

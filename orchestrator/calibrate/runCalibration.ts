@@ -4,17 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
-import { RealClock } from '../../foundation/clock.js';
 import { drive } from '../../bench/driver.js';
 import { NdjsonFile } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../foundation/rng.js';
-import { HttpTransport } from '../../bench/transport/http.js';
-import { leanController } from '../../bench/leanAbort.js';
-import { warmUpClock } from '../../foundation/waker.js';
 import { BenchError } from '../../foundation/errors.js';
 import type { Lab } from '../lab/Lab.js';
-import { ProcSampler } from '../lab/proc/procSampler.js';
 import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import type { Runtime } from '../lab/runtimes.js';
 import { writeReport } from '../report/writeReport.js';
@@ -22,13 +17,12 @@ import type { StepTable } from '../report/tables.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
 import { timeseriesCsv } from '../results/timeseries.js';
-import { buildClient, clientModel, describeClient, policyPresence, worstOriginMs } from '../run/client.js';
-import { mixFor } from '../run/load.js';
-import { lastSecond, StatusLine } from '../run/status.js';
+import { clientModel, describeClient, policyPresence, worstOriginMs } from '../run/client.js';
+import { runBody } from '../run/runBody.js';
+import { StatusLine } from '../run/status.js';
 import { parsePrometheusText } from '../scrape/prometheusText.js';
-import { Scraper, type ServerSeries } from '../scrape/scraper.js';
 import { resolveRate } from '../spec/loadPlan.js';
-import { connectionCap, nominalCapacityPerS, planRun } from '../spec/plan.js';
+import { nominalCapacityPerS, planRun } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import type { RateSpec } from '../../foundation/units.js';
 import { DEFAULT_RULE, judgeSteps, type SaturationRule } from './saturation.js';
@@ -116,8 +110,9 @@ export const RULE_DEFINITION =
 
 /**
  * `metabench calibrate`: a step test on the experiment's lab. One lab, one client, one
- * Recorder for the whole test (the run machinery of `metabench run`: the local runtime,
- * the open-loop driver, the recorder and the scraper); each step a flat open-loop rate
+ * Recorder for the whole test, on the run machinery of `metabench run` (runBody: the
+ * lab, its journal entry, the recorder, transport, scraper, status line and teardown);
+ * each step a flat open-loop rate
  * for `stepMs`, starting on a whole second once the api has drained the previous step
  * (no queued or running request), so every step is measured from an idle system rather
  * than from the hangover of the step before it. The ladder runs in increasing order;
@@ -141,14 +136,13 @@ export async function runCalibration(
   // The lab's processes are journaled like a fault (as a run's): a killed calibrate leaves none behind.
   const journal = new Journal();
   const labEntry = 'calibration-lab';
-  const createLab = runtimePlugin(opts.runtime).lab;
-  if (!createLab)
+  const runtime = runtimePlugin(opts.runtime);
+  if (!runtime.lab)
     throw new BenchError('E_USAGE', 'calibrate measures a real lab: use --runtime local or docker');
-  const lab: Lab = createLab(e, {
-    seed: e.seed,
-    logFile: join(dir, 'lab.log'),
+  const rt = runtime.run(plan, dir, {
+    worstOriginMs: worstOriginMs(se.client),
     onProcessesChanged: () =>
-      journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: lab.teardownRecipe() }),
+      journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: rt.lab.teardownRecipe() }),
   });
   const startedAt = new Date();
   status.say(
@@ -156,151 +150,111 @@ export async function runCalibration(
   );
 
   const runs: StepRun[] = [];
-  let recorder: Recorder | undefined;
-  let events: NdjsonFile | undefined;
-  let scraper: Scraper | undefined;
-  let procSampler: ProcSampler | undefined;
-  let transport: HttpTransport | undefined;
-  let server: ServerSeries | null;
-  let procs: Record<string, (number | null)[]> | undefined;
-  let failure: unknown;
-  const cancels: (() => void)[] = [];
-  try {
-    await lab.up();
-    writeJson(join(dir, 'manifest.json'), {
-      metabench: metabenchVersion(),
-      gitRevision: gitRevision(),
-      startedAt: startedAt.toISOString(),
-      machine: describeMachine(),
-      runtime: lab.runtime,
-      topology: lab.topology(),
-      kind: 'calibration',
-      seed: e.seed,
-      scale: opts.scale,
-      calibration: { ...cp, client: se.client },
-      experiment: e,
-      ...opts.manifestExtra,
-    });
-    events = new NdjsonFile(join(dir, 'events.ndjson'));
-    await warmUpClock();
-    const clock = new RealClock();
-    const rec = new Recorder(
-      {
-        policies: policyPresence(clientModel(se.client)),
-        ...(e.load.mix ? { classes: e.load.mix.map((c) => c.name) } : {}),
-        retainFromMs: 0,
+  let phase = 'starting';
+  const x = await runBody(
+    plan,
+    rt,
+    {
+      journal,
+      status,
+      stop: opts.stop,
+      labEntry,
+      onLabUp: () => {
+        writeJson(join(dir, 'manifest.json'), {
+          metabench: metabenchVersion(),
+          gitRevision: gitRevision(),
+          startedAt: startedAt.toISOString(),
+          machine: describeMachine(),
+          runtime: rt.lab.runtime,
+          topology: rt.lab.topology(),
+          kind: 'calibration',
+          seed: e.seed,
+          scale: opts.scale,
+          calibration: { ...cp, client: se.client },
+          experiment: e,
+          ...opts.manifestExtra,
+        });
+        return new NdjsonFile(join(dir, 'events.ndjson'));
       },
-      events,
-    );
-    recorder = rec;
-    transport = new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock });
-    const clients = buildClient(plan, transport, rec, clock, leanController);
-    cancels.push(() => clients.dispose());
-    scraper = new Scraper(lab, 'api', clock);
-    scraper.start();
-    procSampler = new ProcSampler(() => lab.processes(), clock);
-    procSampler.start();
-    const mix = mixFor(plan);
-    let nextId = 0;
-    let phase = 'starting';
-    const tick = (n: number): void => {
-      cancels.push(
-        clock.timer(n * 1000, () => {
-          const now = clock.now();
-          status.update({
-            label: `[${e.name} calibrate]`,
-            phase,
-            elapsedS: now / 1000,
-            totalS: Math.max(cp.maxWallMs, now) / 1000,
-            second: lastSecond(rec),
-          });
-          tick(n + 1);
-        }),
-      );
-    };
-    tick(1);
-
-    const runStep = async (ratePerS: number, kind: StepKind): Promise<StepDetail> => {
-      const backlog = await drained(lab, Math.max(30_000, 3 * cp.stepMs), opts.stop);
-      const startMs = (Math.floor(clock.now() / 1000) + 1) * 1000;
-      const step: StepRun = {
-        index: runs.length + 1,
-        kind,
-        ratePerS,
-        startMs,
-        endMs: startMs + cp.stepMs,
-        measureFromMs: startMs + cp.settleMs,
-        backlogAtStart: backlog,
-      };
-      runs.push(step);
-      phase = `step ${step.index} ${round(ratePerS, 3)}/s`;
-      rec.note({ e: 'step', ...step });
-      const arrivals = counted(
-        profiledArrivals(
-          new RateProfile([{ durationMs: cp.stepMs, fromPerS: ratePerS, toPerS: ratePerS }], startMs),
-          e.load.arrival,
-          seededRng(e.seed, `arrivals-step-${step.index}`),
-          `step ${step.index}`,
+    },
+    {
+      label: `[${e.name} calibrate]`,
+      progress: (now) => ({ phase, totalS: Math.max(cp.maxWallMs, now) / 1000 }),
+      recorder: (events) =>
+        new Recorder(
+          {
+            policies: policyPresence(clientModel(se.client)),
+            ...(e.load.mix ? { classes: e.load.mix.map((c) => c.name) } : {}),
+            retainFromMs: 0,
+          },
+          events,
         ),
-      );
-      await drive({
-        clock,
-        arrivals,
-        send: clients.send,
-        recorder: rec,
-        deadlineMs: plan.deadlineMs,
-        drainMs: worstOriginMs(se.client) + 500,
-        stop: opts.stop,
-        firstOriginId: nextId,
-        ...(mix ? { mix } : {}),
-      });
-      nextId += arrivals.count();
-      const d = measureStep(rec.peek(), step);
-      status.say(
-        `  step ${step.index} (${kind}) ${round(ratePerS, 3)}/s: goodput ${d.goodputPerS ?? '–'}/s of ${d.offeredPerS ?? '–'}/s offered, p99 ${d.latencyMs.p99 ?? '–'} ms (n=${d.latencyMs.samples})`,
-      );
-      return d;
-    };
+      // The steps, one after another on the one lab, client and recorder; no trigger.
+      drive: async ({ lab, clock, recorder: rec, driving }) => {
+        let nextId = 0;
+        const runStep = async (ratePerS: number, kind: StepKind): Promise<StepDetail> => {
+          const backlog = await drained(lab, Math.max(30_000, 3 * cp.stepMs), opts.stop);
+          const startMs = (Math.floor(clock.now() / 1000) + 1) * 1000;
+          const step: StepRun = {
+            index: runs.length + 1,
+            kind,
+            ratePerS,
+            startMs,
+            endMs: startMs + cp.stepMs,
+            measureFromMs: startMs + cp.settleMs,
+            backlogAtStart: backlog,
+          };
+          runs.push(step);
+          phase = `step ${step.index} ${round(ratePerS, 3)}/s`;
+          rec.note({ e: 'step', ...step });
+          const arrivals = counted(
+            profiledArrivals(
+              new RateProfile([{ durationMs: cp.stepMs, fromPerS: ratePerS, toPerS: ratePerS }], startMs),
+              e.load.arrival,
+              seededRng(e.seed, `arrivals-step-${step.index}`),
+              `step ${step.index}`,
+            ),
+          );
+          await drive({ ...driving, arrivals, firstOriginId: nextId });
+          nextId += arrivals.count();
+          const d = measureStep(rec.peek(), step);
+          status.say(
+            `  step ${step.index} (${kind}) ${round(ratePerS, 3)}/s: goodput ${d.goodputPerS ?? '–'}/s of ${d.offeredPerS ?? '–'}/s offered, p99 ${d.latencyMs.p99 ?? '–'} ms (n=${d.latencyMs.samples})`,
+          );
+          return d;
+        };
 
-    const judged: StepDetail[] = [];
-    for (const r of cp.ladderPerS) {
-      if (opts.stop.aborted) break;
-      judged.push(await runStep(r, 'ladder'));
-    }
-    for (let k = 0; k < cp.refine && !opts.stop.aborted; k++) {
-      const j = judgeSteps(judged, cp.rule);
-      if (j.status !== 'saturated' || j.saturationIndex === null || j.aboveIndex === null) break;
-      const lo = judged[j.saturationIndex]!.ratePerS;
-      const hi = judged[j.aboveIndex]!.ratePerS;
-      const mid = round((lo + hi) / 2, 3);
-      if (hi - lo < Math.max(1, 0.02 * lo)) break; // fine enough
-      judged.push(await runStep(mid, 'refine'));
-    }
-    const j = judgeSteps(judged, cp.rule);
-    if (j.status === 'saturated' && j.saturationIndex !== null && !opts.stop.aborted)
-      await runStep(round(OVERLOAD_FACTOR * judged[j.saturationIndex]!.ratePerS, 3), 'overload');
-  } catch (err) {
-    failure = err;
-  } finally {
-    for (const c of cancels) c();
-    server = scraper ? await scraper.stop() : null;
-    procs = await procSampler?.stop();
-    await transport?.close().catch(() => undefined);
-    await lab.down();
-    journal.clear(labEntry);
-    await events?.close().catch(() => undefined);
-    status.done();
-  }
-  if (!recorder) throw failure;
+        const judged: StepDetail[] = [];
+        for (const r of cp.ladderPerS) {
+          if (opts.stop.aborted) break;
+          judged.push(await runStep(r, 'ladder'));
+        }
+        for (let k = 0; k < cp.refine && !opts.stop.aborted; k++) {
+          const j = judgeSteps(judged, cp.rule);
+          if (j.status !== 'saturated' || j.saturationIndex === null || j.aboveIndex === null) break;
+          const lo = judged[j.saturationIndex]!.ratePerS;
+          const hi = judged[j.aboveIndex]!.ratePerS;
+          const mid = round((lo + hi) / 2, 3);
+          if (hi - lo < Math.max(1, 0.02 * lo)) break; // fine enough
+          judged.push(await runStep(mid, 'refine'));
+        }
+        const j = judgeSteps(judged, cp.rule);
+        if (j.status === 'saturated' && j.saturationIndex !== null && !opts.stop.aborted)
+          await runStep(round(OVERLOAD_FACTOR * judged[j.saturationIndex]!.ratePerS, 3), 'overload');
+      },
+    },
+  );
+  const failure = x.failure;
+  if (!x.recorded) throw failure;
 
-  const recorded = recorder.close();
+  const recorded = x.recorded;
   const details = runs.map((s) => measureStep(recorded, s));
   const phaseOf = (ms: number): string => {
     const s = runs.find((x) => ms >= x.startMs && ms < x.endMs);
     if (!s) return 'drain';
     return `step-${s.index}${ms < s.measureFromMs ? '-settle' : ''}`;
   };
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, server, procs, phaseOf));
+  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, x.server, x.procs, phaseOf));
   const interrupted = opts.stop.aborted || failure !== undefined;
   const result = summarize(e, se, cp, opts, details, startedAt, interrupted);
   let stored: CalibrationResult['stored'] = {

@@ -1,4 +1,5 @@
 import type { NewController } from '../../bench/abort.js';
+import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { ServerSeries } from '../scrape/scraper.js';
@@ -24,9 +25,9 @@ export interface ServerSource {
 }
 
 /**
- * What differs between running an experiment on the lab and simulating it; runOnce
- * does the rest the same way for both (recorder, client policies, driver, triggers,
- * the results files).
+ * What differs between running an experiment on the lab and simulating it; the run
+ * code does the rest the same way for both (run/runBody.ts: recorder, client policies,
+ * driver, status line, teardown; run/runOnce.ts: triggers and the results files).
  */
 export interface RunRuntime {
   readonly lab: Lab;
@@ -41,7 +42,7 @@ export interface RunRuntime {
   /** Waits for `p`: in real time just that; in the simulation, by running its clock until `p` settles. */
   settle<T>(p: Promise<T>): Promise<T>;
   /** The signal the driver stops on (the user's Ctrl-C, or one bridged from it). */
-  stopSignal(stop: AbortSignal): AbortSignal;
+  stopSignal(stop: AbortSignal): AbortSignalLike;
   readonly newController?: NewController;
   /** Redraw the status line every second (pointless when a second of the run takes microseconds). */
   readonly liveStatus: boolean;
@@ -79,7 +80,7 @@ export interface RuntimePlugin {
   readonly name: Runtime;
   /** A run's runtime on this plan: the lab, its clock and transport, the service's series; `dir` is the run folder. */
   run(plan: RunPlan, dir: string, o: RuntimeOptions): RunRuntime;
-  /** The lab alone, for commands that drive it themselves (calibrate); absent where there is no lab to measure. */
+  /** The lab alone; absent where there is no lab to measure (calibrate refuses such a runtime). */
   readonly lab?: (e: Experiment, o: LabOptions) => Lab;
   /** Runs the fault journal's recipes of kinds only this runtime writes (docker: unpause, start). */
   readonly undo?: UndoRunners;

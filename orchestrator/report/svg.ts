@@ -5,36 +5,49 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 export type VlSpec = Record<string, unknown>;
 
 /** Collects what Vega-Lite and Vega would log, so a figure that compiles with warnings is visible. */
-function collectingLogger(into: string[]) {
-  let lvl = vega.Warn;
-  const logger = {
-    level(l?: number) {
-      if (l === undefined) return lvl;
-      lvl = l;
-      return logger;
-    },
-    error(...a: readonly unknown[]) {
-      into.push(`error: ${a.map(String).join(' ')}`);
-      return logger;
-    },
-    warn(...a: readonly unknown[]) {
-      into.push(`warn: ${a.map(String).join(' ')}`);
-      return logger;
-    },
-    info() {
-      return logger;
-    },
-    debug() {
-      return logger;
-    },
-  };
-  return logger;
+class CollectingLogger implements vega.LoggerInterface {
+  private lvl = vega.Warn;
+
+  constructor(private readonly into: string[]) {}
+
+  level(l?: number): number | this {
+    if (l === undefined) return this.lvl;
+    this.lvl = l;
+    return this;
+  }
+
+  error(...a: unknown[]): this {
+    this.into.push(`error: ${a.map(String).join(' ')}`);
+    return this;
+  }
+
+  warn(...a: unknown[]): this {
+    this.into.push(`warn: ${a.map(String).join(' ')}`);
+    return this;
+  }
+
+  info(): this {
+    return this;
+  }
+
+  debug(): this {
+    return this;
+  }
+}
+
+/** What makes a Vega-Lite spec a view: a mark, or a composition of views. */
+const VIEW_KEYS = ['mark', 'layer', 'concat', 'hconcat', 'vconcat', 'facet', 'repeat'] as const;
+
+/** The figures build their specs as plain JSON; one that has a view is what compile() takes. */
+function isTopLevelSpec(spec: VlSpec): spec is VlSpec & TopLevelSpec {
+  return VIEW_KEYS.some((k) => k in spec);
 }
 
 /** Vega-Lite → Vega, throwing on errors; warnings are returned. */
 export function compileSpec(spec: VlSpec): { vega: vega.Spec; warnings: string[] } {
   const warnings: string[] = [];
-  const out = compile(spec as unknown as TopLevelSpec, { logger: collectingLogger(warnings) });
+  if (!isTopLevelSpec(spec)) throw new Error(`not a Vega-Lite view: it has none of ${VIEW_KEYS.join(', ')}`);
+  const out = compile(spec, { logger: new CollectingLogger(warnings) });
   return { vega: out.spec as vega.Spec, warnings };
 }
 
@@ -47,7 +60,7 @@ export async function renderSvg(spec: VlSpec): Promise<{ svg: string; warnings: 
   const { vega: vg, warnings } = compileSpec(staticSpec(spec) as VlSpec);
   const view = new vega.View(vega.parse(vg), {
     renderer: 'none',
-    logger: collectingLogger(warnings) as unknown as vega.LoggerInterface,
+    logger: new CollectingLogger(warnings),
     logLevel: vega.Warn,
   });
   try {

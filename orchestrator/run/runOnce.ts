@@ -1,14 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock } from '../../foundation/clock.js';
 import { drive } from '../../bench/driver.js';
 import { NdjsonFile, type EventSink } from '../../bench/record/eventLog.js';
 import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
-import type { Transport } from '../../bench/transport/Transport.js';
-import { arrivalsFor, mixFor } from './load.js';
+import { arrivalsFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../foundation/rng.js';
-import { buildClient, clientModel, policyPresence, worstOriginMs } from './client.js';
+import { clientModel, policyPresence, worstOriginMs } from './client.js';
 import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
 import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
 import type { ComposeOptions } from '../lab/dockerData.js';
@@ -22,10 +20,10 @@ import { timeseriesCsv } from '../results/timeseries.js';
 import type { RunPlan } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
-import { GeneratorCpu } from './generatorCpu.js';
-import { lastSecond, type StatusLine } from './status.js';
+import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
-import { runtimePlugin, type RunRuntime, type ServerSource } from '../lab/RuntimePlugin.js';
+import { runtimePlugin, type RunRuntime } from '../lab/RuntimePlugin.js';
+import { runBody } from './runBody.js';
 
 export interface RunContext {
   /** Where faults and the lab's processes are recorded before they happen (the on-disk Journal, in a real run). */
@@ -143,152 +141,90 @@ export interface Executed {
 /**
  * The run itself, on a runtime, writing nothing but the events it is given: what runOnce
  * does between starting and stopping the lab, and what the simulation's own callers
- * (metabench model, the tests) run without a results folder.
+ * (metabench model, the tests) run without a results folder. Its body is the
+ * experiment's load and its triggers, on the run machinery of runBody.
  */
 export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteContext): Promise<Executed> {
   const e = plan.experiment;
   const lab: Lab = rt.lab;
   const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
-  let events: EventSink | undefined;
-  let scraper: ServerSource | undefined;
-  let procSampler: ReturnType<typeof rt.procSampler>;
-  let procs: Record<string, (number | null)[]> | undefined;
-  let server: ServerSeries | null;
-  let transport: Transport | undefined;
-  let recorder: Recorder | undefined;
-  const cancels: (() => void)[] = [];
-  let clock: Clock | undefined;
-  let failure: unknown;
-  const openConnections: (number | null)[] = [];
-  // Only a real-time run has a generator whose CPU can run out.
-  const cpu = rt.liveStatus ? new GeneratorCpu() : undefined;
-  let generatorCpu: (number | null)[] | undefined;
-
-  try {
-    await lab.up();
-    events = ctx.onLabUp();
-    await ctx.observers?.start();
-    clock = rt.clock();
-    const clk = clock;
-    cpu?.start(clk);
-    const live = ctx.observers?.metrics;
-    recorder = new (live ? LiveRecorder : Recorder)(
-      {
-        windows: [
-          { name: 'warmup', ...plan.phases.warmup },
-          { name: 'baseline', ...plan.phases.baseline },
-          { name: 'trigger', ...plan.phases.trigger },
-          { name: 'afterTrigger', startMs: plan.phases.trigger.endMs, endMs: plan.phases.observe.endMs },
-        ],
-        policies: policyPresence(clientModel(e.client)),
-        // Per-class counts with a mix; the successes from the baseline on when a hypothesis
-        // is judged (its per-class and after-recovery windows are decided after the run).
-        ...(e.load.mix ? { classes: e.load.mix.map((c) => c.name) } : {}),
-        ...(hasHypothesis(e.hypothesis) ? { retainFromMs: plan.phases.baseline.startMs } : {}),
+  const { observers, ...bodyCtx } = ctx;
+  const live = observers?.metrics;
+  let cancelTriggers: (() => void)[] = [];
+  const x = await runBody(
+    plan,
+    rt,
+    {
+      ...bodyCtx,
+      ...(observers
+        ? {
+            observers: {
+              start: () => observers.start(),
+              finish: (end) =>
+                observers.finish({
+                  experiment: e.name,
+                  run: plan.run,
+                  ...end,
+                  triggers: triggers.records(true),
+                }),
+            },
+          }
+        : {}),
+    },
+    {
+      label: `[${e.name}${plan.run > 1 || e.repeat > 1 ? ` run ${plan.run}` : ''}]`,
+      progress: (now) => ({ phase: phaseName(plan, now), totalS: plan.totalMs / 1000 }),
+      recorder: (events) => {
+        const options = {
+          windows: [
+            { name: 'warmup', ...plan.phases.warmup },
+            { name: 'baseline', ...plan.phases.baseline },
+            { name: 'trigger', ...plan.phases.trigger },
+            { name: 'afterTrigger', startMs: plan.phases.trigger.endMs, endMs: plan.phases.observe.endMs },
+          ],
+          policies: policyPresence(clientModel(e.client)),
+          // Per-class counts with a mix; the successes from the baseline on when a hypothesis
+          // is judged (its per-class and after-recovery windows are decided after the run).
+          ...(e.load.mix ? { classes: e.load.mix.map((c) => c.name) } : {}),
+          ...(hasHypothesis(e.hypothesis) ? { retainFromMs: plan.phases.baseline.startMs } : {}),
+        };
+        return live ? new LiveRecorder(options, events).observe(live) : new Recorder(options, events);
       },
-      events,
-    );
-    if (live && recorder instanceof LiveRecorder) recorder.observe(live);
-    const rec = recorder;
-    transport = rt.transport(clk);
-    const clients = buildClient(plan, transport, rec, clk, rt.newController);
-    cancels.push(() => clients.dispose());
-    scraper = rt.serverSource(clk);
-    scraper.start();
-    procSampler = rt.procSampler(clk);
-    procSampler?.start();
-
-    // The triggers: each journaled (on disk) before it is applied, undone on schedule.
-    cancels.push(...triggers.arm(clk, rec, () => ctx.stop.aborted));
-
-    // The status line, once a second.
-    const label = `[${e.name}${plan.run > 1 || e.repeat > 1 ? ` run ${plan.run}` : ''}]`;
-    const tick = (n: number): void => {
-      cancels.push(
-        clk.timer(n * 1000, () => {
-          const now = clk.now();
-          openConnections[n - 1] =
-            (transport as { openConnections?: number } | undefined)?.openConnections ?? null;
-          ctx.status.update({
-            label,
-            phase: phaseName(plan, now),
-            elapsedS: now / 1000,
-            totalS: plan.totalMs / 1000,
-            second: lastSecond(rec),
-          });
-          tick(n + 1);
-        }),
-      );
-    };
-    if (rt.liveStatus) tick(1);
-
-    const mix = mixFor(plan);
-    const common = {
-      clock: clk,
-      send: clients.send,
-      recorder: rec,
-      deadlineMs: plan.deadlineMs,
-      drainMs: worstOriginMs(e.client) + 500,
-      stop: rt.stopSignal(ctx.stop),
-      ...(mix ? { mix } : {}),
-      ...(rt.newController ? { newController: rt.newController } : {}),
-    };
-    const a = plan.load.arrival;
-    if (a.kind === 'closed')
-      await rt.settle(
-        driveClosed({
-          ...common,
-          users: a.users,
-          think: a.think,
-          rng: seededRng(plan.seed, 'think'),
-          endMs: plan.totalMs,
-        }),
-      );
-    else await rt.settle(drive({ ...common, arrivals: arrivalsFor(plan) }));
-    await rt.settle(triggers.undoAll(() => clk.now(), rec));
-  } catch (err) {
-    failure = err;
-  } finally {
-    const endMs = clock?.now() ?? 0;
-    for (const cancel of cancels) cancel();
-    generatorCpu = cpu?.stop();
-    try {
-      // Every exit path: the faults are undone before anything else is torn down.
-      await rt.settle(triggers.undoAll(() => clock?.now() ?? Number.NaN, recorder)).catch((err: unknown) => {
-        failure ??= err;
-      });
-    } finally {
-      server = scraper ? await scraper.stop() : null;
-      procs = await procSampler?.stop();
-      await transport?.close().catch(() => undefined);
-      await lab.down();
-      if (ctx.labEntry) ctx.journal.clear(ctx.labEntry);
-      await ctx.observers?.finish({
-        experiment: e.name,
-        run: plan.run,
-        originEpochMs: (clock as { originEpochMs?: number } | undefined)?.originEpochMs,
-        endMs,
-        triggers: triggers.records(true),
-      });
-      await events?.close().catch(() => undefined);
-      ctx.status.done();
-    }
-  }
-
-  if (!recorder)
-    return { recorded: undefined, summary: undefined, server, procs, openConnections, generatorCpu, failure };
-  const recorded = recorder.close();
+      drive: async (r) => {
+        // The triggers: each journaled (on disk) before it is applied, undone on schedule.
+        cancelTriggers = triggers.arm(r.clock, r.recorder, () => ctx.stop.aborted);
+        const a = plan.load.arrival;
+        if (a.kind === 'closed')
+          await r.settle(
+            driveClosed({
+              ...r.driving,
+              users: a.users,
+              think: a.think,
+              rng: seededRng(plan.seed, 'think'),
+              endMs: plan.totalMs,
+            }),
+          );
+        else await r.settle(drive({ ...r.driving, arrivals: arrivalsFor(plan) }));
+        await r.settle(triggers.undoAll(() => r.clock.now(), r.recorder));
+      },
+      unwind: (clock, recorder) => {
+        for (const cancel of cancelTriggers) cancel();
+        return rt.settle(triggers.undoAll(() => clock?.now() ?? Number.NaN, recorder));
+      },
+    },
+  );
+  if (!x.recorded) return { ...x, summary: undefined };
   const summary = summarizeRun({
     plan,
     runtime: lab.runtime,
-    recorded,
-    server: scraper && scraper.scrapes > 1 ? server : null,
+    recorded: x.recorded,
+    server: x.scrapes > 1 ? x.server : null,
     triggers: triggers.records(true),
     triggerOutcomes: triggers.outcomes(),
-    ...(generatorCpu ? { generatorCpu } : {}),
-    interrupted: ctx.stop.aborted || failure !== undefined,
+    ...(x.generatorCpu ? { generatorCpu: x.generatorCpu } : {}),
+    interrupted: ctx.stop.aborted || x.failure !== undefined,
   });
-  return { recorded, summary, server, procs, openConnections, generatorCpu, failure };
+  return { ...x, summary };
 }
 
 function phaseName(plan: RunPlan, ms: number): string {

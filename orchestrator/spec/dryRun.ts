@@ -1,7 +1,9 @@
 import { describeTrigger, triggerTarget } from './sections/schedule.js';
-import type { ArrivalPlan } from './loadPlan.js';
+import { expectedOrigins } from './arrivals/index.js';
 import { describeLoad } from './loadPlan.js';
-import type { RunPlan, Span } from './plan.js';
+import type { RunPlan } from './plan.js';
+
+export { expectedOrigins } from './arrivals/index.js';
 import { formatDuration } from '../../foundation/units.js';
 
 /** What `--dry-run` shows: the resolved plan of one run, and the whole experiment's length. */
@@ -19,35 +21,6 @@ export interface DryRun {
   readonly runS: number;
   readonly repeat: number;
   readonly totalS: number;
-}
-
-/** Expected arrivals of an open-loop plan in a span (exact for profiles and traces). */
-export function expectedOrigins(a: ArrivalPlan, span: Span): number | null {
-  const sec = (span.endMs - span.startMs) / 1000;
-  switch (a.kind) {
-    case 'profile': {
-      let t = 0;
-      let n = 0;
-      for (const s of a.segments) {
-        const lo = Math.max(t, span.startMs);
-        const hi = Math.min(t + s.durationMs, span.endMs);
-        if (hi > lo) {
-          const at = (ms: number): number => s.fromPerS + ((s.toPerS - s.fromPerS) * (ms - t)) / s.durationMs;
-          n += ((at(lo) + at(hi)) / 2) * ((hi - lo) / 1000);
-        }
-        t += s.durationMs;
-      }
-      return n;
-    }
-    case 'waves':
-      return a.meanPerS * sec;
-    case 'onOff':
-      return ((a.onMs * a.onPerS + a.offMs * a.offPerS) / (a.onMs + a.offMs)) * sec;
-    case 'timestamps':
-      return a.timesMs.filter((t) => t >= span.startMs && t < span.endMs).length;
-    case 'closed':
-      return null;
-  }
 }
 
 export function dryRun(plan: RunPlan, repeat: number): DryRun {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { didYouMean } from '../../foundation/didYouMean.js';
 import { int } from '../../foundation/fields.js';
+import { notSpikeable } from './loadPlan.js';
 import { client } from './sections/client.js';
 import { hypothesis } from './sections/hypothesis.js';
 import { lab } from './sections/lab.js';
@@ -53,12 +54,12 @@ export const experimentSchema = z
           path: ['schedule', ...triggerPath(i), field],
           message: `${t.kind} on llm needs an llm provider in the lab`,
         });
-      const l = e.load;
-      if (t.kind === 'load-spike' && !(l.rate || l.phases || l.replay?.format === 'rates'))
+      const notProfile = t.kind === 'load-spike' ? notSpikeable(e.load) : undefined;
+      if (notProfile !== undefined)
         ctx.addIssue({
           code: 'custom',
           path: ['schedule', ...triggerPath(i), 'kind'],
-          message: `a load spike multiplies a flat, phased or per-second-replayed rate; this load is ${l.closedLoop ? 'a closed loop' : l.waves ? 'waves' : l.onOff ? 'onOff' : 'a replay of timestamps'}`,
+          message: `a load spike multiplies a flat, phased or per-second-replayed rate; this load is ${notProfile}`,
         });
     });
     // Per-class thresholds name request classes of the mix.

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { QueryResult } from 'pg';
 import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
 import type { Rng } from '../../foundation/rng.js';
 import { DbPool } from './dbPool.js';
@@ -128,10 +129,10 @@ export class ReadThroughCache {
     // answer (paused), the request stops waiting at its deadline and the connection
     // goes back to the pool only when the query has really ended.
     // (pg types a query as one result; a text of two statements resolves to one per statement.)
-    const query = client.query(
+    const query: Promise<StatementResult | StatementResult[]> = client.query<{ value: string }>(
       `SET statement_timeout = ${Number.isFinite(leftMs) ? leftMs : 0}; ` +
         `SELECT value, pg_sleep(${delayS.toFixed(6)}) FROM items WHERE id = ${key}`,
-    ) as unknown as Promise<{ rows: { value: string }[] }[]>;
+    );
     void query
       .catch(() => undefined)
       .finally(() => {
@@ -141,7 +142,7 @@ export class ReadThroughCache {
     try {
       const res = await withDeadline(query, deadlineMs);
       m.dbQueries.inc({ result: 'ok' });
-      return { value: res[1]?.rows[0]?.value ?? '' };
+      return { value: (Array.isArray(res) ? res[1]?.rows[0]?.value : undefined) ?? '' };
     } catch (err) {
       const timedOut = err === DEADLINE || (err as { code?: string }).code === QUERY_CANCELED;
       m.dbQueries.inc({ result: timedOut ? 'cancelled' : 'error' });
@@ -154,6 +155,9 @@ export class ReadThroughCache {
     await this.redis.flushall();
   }
 }
+
+/** A statement's result: the SELECT's rows (the SET's has none). */
+type StatementResult = QueryResult<{ value: string }>;
 
 const DEADLINE = Symbol('deadline');
 

@@ -1,24 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
 import { request } from 'undici';
-import { formatDurationDist, mitigationFlags } from '../../../services/api/config.js';
 import { BenchError } from '../../../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
-import { processStartTicks } from '../proc/procStat.js';
-import { processTree } from '../proc/procUsage.js';
-import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
-import { findPostgresBin, findRedisServer } from './binaries.js';
 import { LinkClient } from '../links.js';
+import { findPostgresBin, findRedisServer } from './binaries.js';
+import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
+import { processTree } from '../proc/procUsage.js';
+import { apiArgs, dataFlags, faultProxyArgs, llmFlags, llmStubArgs } from './recipes.js';
 import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
-
-export type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
-
-const LLM_STUB_MAIN = fileURLToPath(new URL('../../../services/llm-stub/main.js', import.meta.url));
-const API_MAIN = fileURLToPath(new URL('../../../services/api/main.js', import.meta.url));
-const FAULTPROXY_MAIN = fileURLToPath(new URL('../../../services/faultproxy/main.js', import.meta.url));
-const START_TIMEOUT_MS = 15_000;
+import { PausedTrees, resumeRecipe, startNodeService, teardownRecipe } from './supervisor.js';
+import { localTopology } from './topology.js';
 
 /**
  * The lab as child processes on loopback. Pause is SIGSTOP / SIGCONT: the process
@@ -32,16 +24,19 @@ export class LocalLab implements Lab {
   private log: WriteStream | undefined;
   private redis: RedisServer | undefined;
   private postgres: PostgresServer | undefined;
-  private readonly pausedTrees = new Map<Component, number[]>();
+  private readonly paused = new PausedTrees();
   private faultProxy: ChildProcess | undefined;
   private llmStub: ChildProcess | undefined;
   private llmPort = 0;
   faultProxyApi: string | undefined;
   private readonly linkAddrs = new Map<string, { listen: string; upstream: string }>();
-  /** The api's flags that reach the cache and database (through their links). */
+  /** The api's flags that reach the cache, the database and the LLM (through their links). */
   private dataArgs: string[] = [];
 
   constructor(private readonly cfg: LocalLabConfig) {}
+
+  /** Into the lab log, while it is open. */
+  private readonly write = (text: string): void => void this.log?.write(text);
 
   get apiUrl(): string {
     return `http://${this.cfg.host}:${this.apiPort}`;
@@ -55,40 +50,16 @@ export class LocalLab implements Lab {
     await this.spawnApi(this.cfg.apiPort);
   }
 
-  /** The api's command line; `port` 0 lets it pick (the first start), else its old port (a restart). */
-  private apiArgs(port: number): string[] {
-    return [
-      API_MAIN,
-      '--host',
-      this.cfg.host,
-      '--port',
-      String(port),
-      '--workers',
-      String(this.cfg.workers),
-      '--work',
-      formatDurationDist(this.cfg.work),
-      '--seed',
-      String(this.cfg.seed),
-      ...Object.entries(this.cfg.costs ?? {}).flatMap(([name, d]) => [
-        '--cost',
-        `${name}=${formatDurationDist(d)}`,
-      ]),
-      ...mitigationFlags(this.cfg.mitigations ?? {}),
-      ...(this.cfg.requestTimeoutMs !== undefined
-        ? ['--request-timeout', String(this.cfg.requestTimeoutMs)]
-        : []),
-      ...this.dataArgs,
-      '--exit-with-parent',
-    ];
-  }
-
   private async spawnApi(port: number): Promise<void> {
-    const child = spawn(process.execPath, this.apiArgs(port), { stdio: ['pipe', 'pipe', 'pipe'] });
-    this.api = child;
-    this.cfg.onProcessesChanged?.();
-    child.stderr?.on('data', (d: Buffer) => this.log?.write(`[api] ${d}`));
-    const msg = await readyLine(child, 'the api', (line) => this.log?.write(`[api] ${line}\n`));
-    this.apiPort = msg.port;
+    this.apiPort = await startNodeService(apiArgs(this.cfg, port, this.dataArgs), {
+      tag: 'api',
+      what: 'the api',
+      log: this.write,
+      spawned: (child) => {
+        this.api = child;
+        this.cfg.onProcessesChanged?.();
+      },
+    });
     const res = await request(`${this.apiUrl}/health`, { headersTimeout: 5000, bodyTimeout: 5000 });
     await res.body.dump();
     if (res.statusCode !== 200)
@@ -112,79 +83,36 @@ export class LocalLab implements Lab {
   }
 
   private async spawnFaultProxy(): Promise<void> {
-    const child = spawn(
-      process.execPath,
-      [
-        FAULTPROXY_MAIN,
-        '-host',
-        this.cfg.host,
-        '-port',
-        '0',
-        '-seed',
-        String(this.cfg.seed),
-        '-exit-with-parent',
-      ],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
-    );
-    this.faultProxy = child;
-    this.cfg.onProcessesChanged?.();
-    child.stderr?.on('data', (d: Buffer) => this.log?.write(`[faultproxy] ${d}`));
-    const msg = await readyLine(child, 'the fault proxy', (line) =>
-      this.log?.write(`[faultproxy] ${line}\n`),
-    );
-    this.faultProxyApi = `http://${this.cfg.host}:${msg.port}`;
+    const port = await startNodeService(faultProxyArgs(this.cfg), {
+      tag: 'faultproxy',
+      what: 'the fault proxy',
+      log: this.write,
+      spawned: (child) => {
+        this.faultProxy = child;
+        this.cfg.onProcessesChanged?.();
+      },
+    });
+    this.faultProxyApi = `http://${this.cfg.host}:${port}`;
   }
 
   /** The stub LLM provider as a child process behind its `llm` link; returns the api's flags to reach it. */
   private async startLlmStub(c: LocalLlmConfig): Promise<string[]> {
     await this.spawnLlmStub(c, 0);
     const via = await this.startFaultProxy({ llm: `${this.cfg.host}:${this.llmPort}` });
-    return [
-      '--llm',
-      via.llm!,
-      '--llm-slots',
-      String(c.slots),
-      '--llm-timeout',
-      String(c.timeoutMs),
-      '--llm-retry',
-      `${c.retry.maxAttempts}:${c.retry.baseMs}:${c.retry.capMs}`,
-    ];
+    return llmFlags(c, via.llm!);
   }
 
   /** Spawns the stub; `port` 0 lets it pick (the first start), else its old port (a restart behind the same link). */
   private async spawnLlmStub(c: LocalLlmConfig, port: number): Promise<void> {
-    const r = c.rates;
-    const child = spawn(
-      process.execPath,
-      [
-        LLM_STUB_MAIN,
-        '--host',
-        this.cfg.host,
-        '--port',
-        String(port),
-        '--profile',
-        c.profileFile,
-        '--seed',
-        String(this.cfg.seed),
-        '--error-rate',
-        String(r.serverError),
-        '--timeout-rate',
-        String(r.hang),
-        '--rate-limit-rate',
-        String(r.rateLimit),
-        '--cut-rate',
-        String(r.cut),
-        '--context-rate',
-        String(r.contextLength),
-        '--exit-with-parent',
-      ],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
-    );
-    this.llmStub = child;
-    this.cfg.onProcessesChanged?.();
-    child.stderr?.on('data', (d: Buffer) => this.log?.write(`[llm] ${d}`));
-    const msg = await readyLine(child, 'the llm stub', (line) => this.log?.write(`[llm] ${line}\n`));
-    this.llmPort = msg.port;
+    this.llmPort = await startNodeService(llmStubArgs(this.cfg, c, port), {
+      tag: 'llm',
+      what: 'the llm stub',
+      log: this.write,
+      spawned: (child) => {
+        this.llmStub = child;
+        this.cfg.onProcessesChanged?.();
+      },
+    });
   }
 
   /** Starts Postgres and Redis (in parallel), seeds and pre-warms; returns the api's flags to reach them. */
@@ -192,12 +120,11 @@ export class LocalLab implements Lab {
     // Preflight: both binaries present before anything starts.
     findRedisServer();
     findPostgresBin();
-    const log = (line: string): void => void this.log?.write(line);
-    this.redis = new RedisServer(this.cfg.host, log);
+    this.redis = new RedisServer(this.cfg.host, this.write);
     this.postgres = new PostgresServer(
       this.cfg.host,
       { keys: c.keys, maxConnections: Math.max(20, c.pool + 10) },
-      log,
+      this.write,
     );
     await Promise.all([this.redis.start(), this.postgres.start()]).finally(() =>
       this.cfg.onProcessesChanged?.(),
@@ -207,22 +134,7 @@ export class LocalLab implements Lab {
       redis: `${this.cfg.host}:${this.redis.port}`,
       postgres: `${this.cfg.host}:${this.postgres.port}`,
     });
-    return [
-      '--redis',
-      via.redis!,
-      '--postgres',
-      via.postgres!,
-      '--db-user',
-      this.postgres.user,
-      '--db-name',
-      this.postgres.database,
-      '--db-pool',
-      String(c.pool),
-      '--db-delay',
-      formatDurationDist(c.queryDelay),
-      '--cache-ttl',
-      String(c.ttlS),
-    ];
+    return dataFlags(c, { redis: via.redis!, postgres: via.postgres! }, this.postgres);
   }
 
   /** Every row of the table into the cache, with the api's key format and TTL. */
@@ -258,8 +170,7 @@ export class LocalLab implements Lab {
     const child = this.api;
     this.api = undefined;
     if (child) await stopChild(child, 'SIGTERM', 3000);
-    for (const [c, pids] of this.pausedTrees) if (c !== 'api') signalAll(pids, 'SIGCONT');
-    this.pausedTrees.clear();
+    this.paused.resumeAll('api');
     const stub = this.llmStub;
     this.llmStub = undefined;
     if (stub) await stopChild(stub, 'SIGTERM', 3000);
@@ -295,13 +206,13 @@ export class LocalLab implements Lab {
   }
 
   async kill(c: Component): Promise<void> {
-    this.pausedTrees.delete(c);
+    this.paused.forget(c);
     if (c === 'api' || c === 'llm') await stopChild(this.nodeChild(c), 'SIGKILL', 0);
     else await this.dataService(c).halt('SIGKILL');
   }
 
   async stop(c: Component): Promise<void> {
-    this.pausedTrees.delete(c);
+    this.paused.forget(c);
     if (c === 'api' || c === 'llm') await stopChild(this.nodeChild(c), 'SIGTERM', 5000);
     else await this.dataService(c).halt(c === 'postgres' ? 'SIGINT' : 'SIGTERM');
   }
@@ -318,32 +229,8 @@ export class LocalLab implements Lab {
     }
   }
 
-  /**
-   * SIGKILL to every process the lab started (Postgres's whole tree: its backends would
-   * otherwise hold the shared memory), the paused ones continued first so nothing stays
-   * frozen, then the Postgres data directory removed. The api and the fault proxy also
-   * exit by themselves when the orchestrator dies; Redis and Postgres do not.
-   */
   teardownRecipe(): UndoRecipe {
-    const targets = this.processes().flatMap((p) =>
-      (p.component === 'postgres' ? processTree(p.pid) : [p.pid]).map((pid) => ({
-        pid,
-        startTicks: processStartTicks(pid),
-      })),
-    );
-    if (targets.length === 0) return { kind: 'none', what: 'the lab (nothing running)' };
-    const dir = this.postgres?.dataDir;
-    return {
-      kind: 'steps',
-      what: `stop the lab (${this.processes()
-        .map((p) => p.component)
-        .join(', ')})`,
-      steps: [
-        { kind: 'signals', targets, signal: 'SIGCONT', what: 'continue' },
-        { kind: 'signals', targets, signal: 'SIGKILL', what: 'kill' },
-        ...(dir ? [{ kind: 'remove' as const, path: dir, what: `remove Postgres's data directory` }] : []),
-      ],
-    };
+    return teardownRecipe(this.processes(), this.postgres?.dataDir);
   }
 
   /** Locally a killed component dies with the lab, which `lab reset` stops: nothing to start. */
@@ -367,37 +254,15 @@ export class LocalLab implements Lab {
   }
 
   async pause(c: Component): Promise<void> {
-    // The root first, so it forks nothing more; then the tree as it is now.
-    signalAll([this.pidOf(c)], 'SIGSTOP');
-    const pids = this.pauseTargets(c);
-    this.pausedTrees.set(c, pids);
-    signalAll(pids, 'SIGSTOP');
+    this.paused.pause(c, this.pidOf(c), () => this.pauseTargets(c));
   }
 
   async resume(c: Component): Promise<void> {
-    const pids = this.pausedTrees.get(c);
-    this.pausedTrees.delete(c);
-    if (pids) signalAll(pids, 'SIGCONT');
+    this.paused.resume(c);
   }
 
   pauseUndoRecipe(c: Component): UndoRecipe {
-    const pids = this.pauseTargets(c);
-    if (pids.length === 1) {
-      const pid = pids[0]!;
-      return {
-        kind: 'signal',
-        pid,
-        startTicks: processStartTicks(pid),
-        signal: 'SIGCONT',
-        what: `resume ${c} (pid ${pid})`,
-      };
-    }
-    return {
-      kind: 'signals',
-      targets: pids.map((pid) => ({ pid, startTicks: processStartTicks(pid) })),
-      signal: 'SIGCONT',
-      what: `resume ${c} (pids ${pids.join(', ')})`,
-    };
+    return resumeRecipe(c, this.pauseTargets(c));
   }
 
   async scrapeText(c: Component, timeoutMs: number): Promise<string> {
@@ -424,146 +289,15 @@ export class LocalLab implements Lab {
   }
 
   topology(): LabTopology {
-    return {
-      runtime: 'local',
-      components: [
-        {
-          name: 'api',
-          url: this.apiUrl,
-          pid: this.api?.pid ?? null,
-          config: {
-            ...(this.cfg.costs
-              ? {
-                  costs: Object.fromEntries(
-                    Object.entries(this.cfg.costs).map(([k, d]) => [k, formatDurationDist(d)]),
-                  ),
-                }
-              : {}),
-            workers: this.cfg.workers,
-            work: formatDurationDist(this.cfg.work),
-            queue: this.cfg.mitigations?.queue ?? 'fifo',
-            mitigations: this.cfg.mitigations ?? {},
-            seed: this.cfg.seed,
-            ...(this.cfg.requestTimeoutMs !== undefined
-              ? { requestTimeoutMs: this.cfg.requestTimeoutMs }
-              : {}),
-          },
-        },
-        ...(this.redis && this.cfg.cache
-          ? [
-              {
-                name: 'redis' as const,
-                url: `redis://${this.cfg.host}:${this.redis.port}`,
-                pid: this.redis.pid ?? null,
-                version: this.redis.version,
-                config: { ttlS: this.cfg.cache.ttlS, prewarm: this.cfg.cache.prewarm, persistence: 'none' },
-              },
-            ]
-          : []),
-        ...(this.postgres && this.cfg.cache
-          ? [
-              {
-                name: 'postgres' as const,
-                url: `postgres://${this.postgres.user}@${this.cfg.host}:${this.postgres.port}/${this.postgres.database}`,
-                pid: this.postgres.pid ?? null,
-                version: this.postgres.version,
-                config: {
-                  keys: this.cfg.cache.keys,
-                  pool: this.cfg.cache.pool,
-                  queryDelay: formatDurationDist(this.cfg.cache.queryDelay),
-                  query: 'SELECT value, pg_sleep(delay) FROM items WHERE id = $key (primary-key index)',
-                  fsync: false,
-                },
-              },
-            ]
-          : []),
-        ...(this.llmStub && this.cfg.llm
-          ? [
-              {
-                name: 'llm' as const,
-                url: `http://${this.cfg.host}:${this.llmPort}`,
-                pid: this.llmStub.pid ?? null,
-                config: {
-                  profile: this.cfg.llm.profileName,
-                  profileFile: this.cfg.llm.profileFile,
-                  rates: this.cfg.llm.rates,
-                  apiSlots: this.cfg.llm.slots,
-                  apiTimeoutMs: this.cfg.llm.timeoutMs,
-                  apiRetry: this.cfg.llm.retry,
-                },
-              },
-            ]
-          : []),
-      ],
-      ...(this.linkAddrs.size > 0
-        ? {
-            links: (['redis', 'postgres', 'llm'] as const)
-              .filter((to) => this.linkAddrs.has(to))
-              .map((to) => {
-                const l = this.linkAddrs.get(to);
-                return {
-                  from: 'api' as const,
-                  to,
-                  address: l?.listen ?? '',
-                  ...(l && this.faultProxyApi
-                    ? { proxy: { name: to, upstream: l.upstream, api: this.faultProxyApi } }
-                    : {}),
-                };
-              }),
-          }
-        : {}),
-    };
+    return localTopology({
+      cfg: this.cfg,
+      apiUrl: this.apiUrl,
+      apiPid: this.api?.pid,
+      redis: this.redis,
+      postgres: this.postgres,
+      llm: this.llmStub ? { pid: this.llmStub.pid, port: this.llmPort } : undefined,
+      links: this.linkAddrs,
+      faultProxyApi: this.faultProxyApi,
+    });
   }
-}
-
-function signalAll(pids: readonly number[], signal: NodeJS.Signals): void {
-  for (const pid of pids)
-    try {
-      process.kill(pid, signal);
-    } catch {
-      /* gone */
-    }
-}
-
-/** Waits for a child's {"event":"listening","port":N} line on stdout; rejects if it exits or takes too long. */
-function readyLine(
-  child: ChildProcess,
-  what: string,
-  log: (line: string) => void,
-): Promise<{ port: number }> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        reject(
-          new BenchError('E_LAB_PREFLIGHT', `${what} did not start within ${START_TIMEOUT_MS / 1000} s`),
-        ),
-      START_TIMEOUT_MS,
-    );
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      log(line);
-      try {
-        const msg = JSON.parse(line) as { event?: string; port?: number };
-        if (msg.event === 'listening' && typeof msg.port === 'number') {
-          clearTimeout(timer);
-          resolve({ port: msg.port });
-        }
-      } catch {
-        /* not a status line */
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(
-        new BenchError(
-          'E_LAB_PREFLIGHT',
-          `${what} exited while starting (code ${code}, signal ${signal}); see the lab log`,
-        ),
-      );
-    });
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(new BenchError('E_LAB_PREFLIGHT', `cannot start ${what}: ${err.message}`));
-    });
-  });
 }

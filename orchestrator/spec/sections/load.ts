@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  absoluteRate,
-  durationDist,
-  fraction,
-  int,
-  positiveDuration,
-  rate,
-} from '../../../foundation/fields.js';
+import { SHAPE_NAMES, shapeFields, shapeOf } from '../arrivals/index.js';
+import { absoluteRate, fraction, int, positiveDuration } from '../../../foundation/fields.js';
 
 /**
  * load: the arrival process (open loop unless `closedLoop` is given) and the workload
@@ -15,11 +9,6 @@ import {
  * Markov-modulated Poisson) or `replay` (a recorded trace). Rates are absolute (280/s)
  * or a fraction of the lab's capacity (70% capacity).
  */
-const phase = z.union([
-  z.strictObject({ name: z.string().max(40).optional(), duration: positiveDuration(), rate }),
-  z.strictObject({ name: z.string().max(40).optional(), duration: positiveDuration(), from: rate, to: rate }),
-]);
-
 const keyDist = z.discriminatedUnion('dist', [
   z.strictObject({ dist: z.literal('uniform'), keys: int(1, 1_000_000_000) }),
   z.strictObject({
@@ -57,27 +46,15 @@ const requestClass = z.strictObject({
     .optional(),
 });
 
-export const RATE_SHAPES = ['rate', 'phases', 'waves', 'onOff', 'replay', 'closedLoop'] as const;
+/** The alternative shapes of the offered load, in the registry's order (arrivals/index.ts). */
+export const RATE_SHAPES = SHAPE_NAMES;
 
 export const load = z
   .strictObject({
     /** The inter-arrival law of the open loop: Poisson (default) or evenly spaced. */
     arrival: z.enum(['poisson', 'constant']).default('poisson'),
-    rate: rate.optional(),
-    phases: z.array(phase).min(1).max(1000).optional(),
-    waves: z.strictObject({ mean: rate, amplitude: rate, period: positiveDuration() }).optional(),
-    onOff: z
-      .strictObject({
-        on: positiveDuration(),
-        off: positiveDuration(),
-        rateOn: rate,
-        rateOff: rate.optional(),
-      })
-      .optional(),
-    /** A trace: per-second rates (CSV column `rate`) or arrival timestamps (`t_ms` or `t_s`); path relative to the experiment file. */
-    replay: z.strictObject({ file: z.string().min(1), format: z.enum(['rates', 'timestamps']) }).optional(),
-    /** N virtual users, each sending its next request a think time after the last answer. For comparison only. */
-    closedLoop: z.strictObject({ users: int(1, 100_000), think: durationDist }).optional(),
+    // One optional field per shape (arrivals/); exactly one is given (checked below).
+    ...shapeFields(),
     mix: z.array(requestClass).min(1).max(100).optional(),
     /**
      * The highest rate production has seen (e.g. over the last 90 days), an absolute
@@ -95,18 +72,11 @@ export const load = z
             ? `give the offered load as one of: ${RATE_SHAPES.join(', ')}`
             : `give only one of ${given.join(', ')} (they are alternative shapes of the load)`,
       });
-    if (l.onOff && l.arrival === 'constant')
-      ctx.addIssue({
-        code: 'custom',
-        path: ['arrival'],
-        message: 'onOff is a Poisson process (Markov-modulated); use arrival: poisson',
-      });
-    if (l.waves && l.arrival === 'constant')
-      ctx.addIssue({
-        code: 'custom',
-        path: ['arrival'],
-        message: 'waves are generated as a Poisson process; use arrival: poisson',
-      });
+    for (const k of given) {
+      const poissonOnly = shapeOf(k).poissonOnly;
+      if (poissonOnly && l.arrival === 'constant')
+        ctx.addIssue({ code: 'custom', path: ['arrival'], message: poissonOnly });
+    }
     if (l.mix) {
       const total = l.mix.reduce((a, c) => a + c.share, 0);
       if (Math.abs(total - 1) > 1e-6)

@@ -1,16 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../../foundation/clock.js';
-import { flatArrivals } from '../../test/helpers/arrivals.js';
-import { drive } from '../driver.js';
-import type { Attempt, OutcomeKind } from '../outcome.js';
-import { Recorder } from '../record/Recorder.js';
-import { seededRng } from '../../foundation/rng.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
-import { viaTransport } from './ClientPolicy.js';
-import { buildClients, type ClientModel } from './compose.js';
-import { DEADLINE_HEADER } from './deadline.js';
-import { observe } from './observe.js';
+import { VirtualClock } from '../../../foundation/clock.js';
+import { flatArrivals } from '../../../test/helpers/arrivals.js';
+import { drive } from '../../../bench/driver.js';
+import type { Attempt, OutcomeKind } from '../../../bench/outcome.js';
+import { Recorder } from '../../../bench/record/Recorder.js';
+import { seededRng } from '../../../foundation/rng.js';
+import { ScriptedTransport } from '../../../test/helpers/fakeTransport.js';
+import { viaTransport } from '../../../bench/policy/ClientPolicy.js';
+import { buildClients } from '../../../bench/policy/compose.js';
+import { DEADLINE_HEADER } from '../../../bench/policy/deadline.js';
+import { observe } from '../../../bench/policy/observe.js';
+import { CLIENT_STACK, type ClientModel } from './index.js';
 
 const base: ClientModel = {
   instances: 1,
@@ -45,7 +46,7 @@ async function run(
     },
     { write: (e) => lines.push(e as Record<string, unknown>), close: async () => {} },
   );
-  const clients = buildClients(model, viaTransport(transport, clock), {
+  const clients = buildClients(model, CLIENT_STACK, viaTransport(transport, clock), {
     clock,
     rngFor: (k) => seededRng(1, `client-${k}`),
     emit: (e) => recorder.policy(e),
@@ -125,7 +126,7 @@ test('K clients: origins go round-robin, and each client has its own budget', as
   assert.equal(recorded.totals.attempts, 108);
   // Every origin ends on a denied retry (the 8 retried ones after their retry failed too).
   assert.equal(recorded.totals.policies.retriesDeniedBudget, 100);
-  for (const c of clients.instances) assert.equal(c.budget?.tokens, 0);
+  for (const c of clients.instances) assert.equal(c.state.budget?.tokens, 0);
   // Round-robin: origin i goes to client i mod 4, so each client spent its tokens on its
   // first origin (two immediate retries): origins 0-3. One shared budget would have
   // retried only origin 0.

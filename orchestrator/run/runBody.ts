@@ -1,0 +1,187 @@
+import type { Clock } from '../../foundation/clock.js';
+import type { DriveOptions } from '../../bench/driver.js';
+import type { EventSink } from '../../bench/record/eventLog.js';
+import type { Recorded, Recorder } from '../../bench/record/Recorder.js';
+import type { Transport } from '../../bench/transport/Transport.js';
+import type { Lab } from '../lab/Lab.js';
+import type { ServerSeries } from '../scrape/scraper.js';
+import type { RunPlan } from '../spec/plan.js';
+import type { Journal } from '../trigger/journal.js';
+import { buildClient, worstOriginMs } from './client.js';
+import { GeneratorCpu } from './generatorCpu.js';
+import { mixFor } from './load.js';
+import type { RunRuntime, ServerSource } from '../lab/RuntimePlugin.js';
+import { lastSecond, type StatusLine } from './status.js';
+
+/** The lab, clock, recorder and client a body drives its load through. */
+export interface Running {
+  readonly lab: Lab;
+  readonly clock: Clock;
+  readonly recorder: Recorder;
+  /** The driver's options but the arrivals: the client's send, the recorder, deadline, drain, stop. */
+  readonly driving: Omit<DriveOptions, 'arrivals'>;
+  /** Waits for `p` on the runtime (runs the simulation's clock until it settles). */
+  settle<T>(p: Promise<T>): Promise<T>;
+}
+
+/** What a run does between bringing the lab up and tearing it down: its load (and faults). */
+export interface RunBody {
+  /** The status line's label. */
+  readonly label: string;
+  /** The run's recorder, writing to `events` (its windows and what it retains are the body's). */
+  recorder(events: EventSink): Recorder;
+  /** The status line's phase and total length at `nowMs` on the run's clock. */
+  progress(nowMs: number): { readonly phase: string; readonly totalS: number };
+  /** Drives the load. */
+  drive(r: Running): Promise<void>;
+  /**
+   * On every exit path, once the timers are cancelled and before anything is torn down:
+   * undoes what `drive` applied (the faults). Its failure becomes the run's.
+   */
+  unwind?(clock: Clock | undefined, recorder: Recorder | undefined): Promise<void>;
+}
+
+export interface RunBodyContext {
+  readonly journal: Pick<Journal, 'clear'>;
+  readonly status: StatusLine;
+  readonly stop: AbortSignal;
+  /** Once the lab is up, before the run's clock starts; returns where the events go. */
+  readonly onLabUp: () => EventSink;
+  /** The journal entry of the lab itself, cleared once the lab is down. */
+  readonly labEntry?: string | undefined;
+  /** Who watches from outside (the live metrics server, Grafana): started with the lab, finished once it is down. */
+  readonly observers?: {
+    start(): Promise<void>;
+    finish(end: { originEpochMs: number | undefined; endMs: number }): Promise<void>;
+  };
+}
+
+/** What the body's run left (whatever happened: `failure` says what went wrong, if anything). */
+export interface BodyRan {
+  /** Undefined when the run failed before its recorder existed. */
+  readonly recorded: Recorded | undefined;
+  readonly server: ServerSeries | null;
+  /** Samples the server source took (its series means something from two on). */
+  readonly scrapes: number;
+  readonly procs: Record<string, (number | null)[]> | undefined;
+  /** Attempts on the wire at each second's end (an LLM lab's streams hold connections for seconds). */
+  readonly openConnections: (number | null)[];
+  /** The generator's own CPU per second (a share of one core); undefined in the simulation. */
+  readonly generatorCpu: (number | null)[] | undefined;
+  readonly failure: unknown;
+}
+
+/**
+ * The one code path every run goes through, `metabench run` and `metabench calibrate`
+ * alike: bring the lab up, open the events, start the clock, the recorder, the transport,
+ * the client, the scraper, the process sampler and the status line, run the body, then
+ * — whatever happened — undo the body's faults, stop all of it, take the lab down and
+ * clear its journal entry before this returns.
+ */
+export async function runBody(
+  plan: RunPlan,
+  rt: RunRuntime,
+  ctx: RunBodyContext,
+  body: RunBody,
+): Promise<BodyRan> {
+  const lab = rt.lab;
+  let events: EventSink | undefined;
+  let scraper: ServerSource | undefined;
+  let procSampler: ReturnType<typeof rt.procSampler>;
+  let procs: Record<string, (number | null)[]> | undefined;
+  let server: ServerSeries | null;
+  let transport: Transport | undefined;
+  let recorder: Recorder | undefined;
+  const cancels: (() => void)[] = [];
+  let clock: Clock | undefined;
+  let failure: unknown;
+  const openConnections: (number | null)[] = [];
+  // Only a real-time run has a generator whose CPU can run out.
+  const cpu = rt.liveStatus ? new GeneratorCpu() : undefined;
+  let generatorCpu: (number | null)[] | undefined;
+
+  try {
+    await lab.up();
+    events = ctx.onLabUp();
+    await ctx.observers?.start();
+    clock = rt.clock();
+    const clk = clock;
+    cpu?.start(clk);
+    const rec = body.recorder(events);
+    recorder = rec;
+    const tr = rt.transport(clk);
+    transport = tr;
+    const clients = buildClient(plan, tr, rec, clk, rt.newController);
+    cancels.push(() => clients.dispose());
+    scraper = rt.serverSource(clk);
+    scraper.start();
+    procSampler = rt.procSampler(clk);
+    procSampler?.start();
+
+    // The status line, once a second.
+    const tick = (n: number): void => {
+      cancels.push(
+        clk.timer(n * 1000, () => {
+          const now = clk.now();
+          openConnections[n - 1] = tr.openConnections ?? null;
+          ctx.status.update({
+            label: body.label,
+            ...body.progress(now),
+            elapsedS: now / 1000,
+            second: lastSecond(rec),
+          });
+          tick(n + 1);
+        }),
+      );
+    };
+    if (rt.liveStatus) tick(1);
+
+    const mix = mixFor(plan);
+    await body.drive({
+      lab,
+      clock: clk,
+      recorder: rec,
+      driving: {
+        clock: clk,
+        send: clients.send,
+        recorder: rec,
+        deadlineMs: plan.deadlineMs,
+        drainMs: worstOriginMs(plan.experiment.client) + 500,
+        stop: rt.stopSignal(ctx.stop),
+        ...(mix ? { mix } : {}),
+        ...(rt.newController ? { newController: rt.newController } : {}),
+      },
+      settle: (p) => rt.settle(p),
+    });
+  } catch (err) {
+    failure = err;
+  } finally {
+    const endMs = clock?.now() ?? 0;
+    for (const cancel of cancels) cancel();
+    generatorCpu = cpu?.stop();
+    try {
+      // Every exit path: the faults are undone before anything else is torn down.
+      await body.unwind?.(clock, recorder).catch((err: unknown) => {
+        failure ??= err;
+      });
+    } finally {
+      server = scraper ? await scraper.stop() : null;
+      procs = await procSampler?.stop();
+      await transport?.close().catch(() => undefined);
+      await lab.down();
+      if (ctx.labEntry) ctx.journal.clear(ctx.labEntry);
+      await ctx.observers?.finish({ originEpochMs: clock?.originEpochMs, endMs });
+      await events?.close().catch(() => undefined);
+      ctx.status.done();
+    }
+  }
+  return {
+    recorded: recorder?.close(),
+    server,
+    scrapes: scraper?.scrapes ?? 0,
+    procs,
+    openConnections,
+    generatorCpu,
+    failure,
+  };
+}
