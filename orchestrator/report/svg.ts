@@ -4,35 +4,34 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 /** A Vega-Lite spec as plain JSON (data inline). */
 export type VlSpec = Record<string, unknown>;
 
-/** Collects what Vega-Lite and Vega would log, so a figure that compiles with warnings is visible. */
+/**
+ * Collects what Vega-Lite and Vega would log, so a figure that compiles with warnings is
+ * visible. Arrow functions, not methods: Vega calls them with `this` bound to its View.
+ */
 class CollectingLogger implements vega.LoggerInterface {
   private lvl = vega.Warn;
 
   constructor(private readonly into: string[]) {}
 
-  level(l?: number): number | this {
+  readonly level = (l?: number): number | this => {
     if (l === undefined) return this.lvl;
     this.lvl = l;
     return this;
-  }
+  };
 
-  error(...a: unknown[]): this {
+  readonly error = (...a: readonly unknown[]): this => {
     this.into.push(`error: ${a.map(String).join(' ')}`);
     return this;
-  }
+  };
 
-  warn(...a: unknown[]): this {
+  readonly warn = (...a: readonly unknown[]): this => {
     this.into.push(`warn: ${a.map(String).join(' ')}`);
     return this;
-  }
+  };
 
-  info(): this {
-    return this;
-  }
+  readonly info = (): this => this;
 
-  debug(): this {
-    return this;
-  }
+  readonly debug = (): this => this;
 }
 
 /** What makes a Vega-Lite spec a view: a mark, or a composition of views. */
