@@ -47,7 +47,14 @@ test('llm-platform-failing recovers after the burst: classes per phase, cancelle
   const windows = Object.values(chat.windows);
   const chats = windows.reduce((a, w) => a + w.origins, 0);
   const cancelled = windows.reduce((a, w) => a + w.cancelled, 0);
-  assert.equal(cancelled, Math.floor(chats / 5));
+  // Every fifth chat is marked for cancelling; one whose stream fails before its 20th token
+  // (a cut, a server error: this platform fails on purpose) ends as failed, not cancelled.
+  const failed = windows.reduce((a, w) => a + w.failed, 0);
+  assert.ok(
+    cancelled <= Math.ceil(chats / 5) && cancelled >= Math.floor(chats / 5) - failed,
+    `${cancelled} of ${chats} chats cancelled, ${failed} failed`,
+  );
+  assert.ok(cancelled > 0.15 * chats, `${cancelled} of ${chats} chats cancelled`);
   assert.ok(chat.windows.baseline.ttftMs.samples > 0 && chat.windows.baseline.itlMs.samples > 0);
 
   const [header, ...rows] = readFileSync(join(out, 'run-1/timeseries.csv'), 'utf8').trim().split('\n');
