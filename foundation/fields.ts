@@ -69,14 +69,17 @@ export const positiveDuration = (max = DAY_MS) =>
           : undefined,
     UNIT_PATTERNS.duration,
   );
+/** The range an absolute rate must be in (undefined when it is). */
+const perSecondRange = (perS: number): string | undefined =>
+  perS <= 0 || perS > 1_000_000
+    ? `must be greater than 0/s and at most 1000000/s (got ${perS}/s)`
+    : undefined;
 export const rate = unit(
   'a rate such as 280/s or 70% capacity',
   parseRate,
   (r) =>
     'perS' in r
-      ? r.perS <= 0 || r.perS > 1_000_000
-        ? `must be greater than 0/s and at most 1000000/s (got ${r.perS}/s)`
-        : undefined
+      ? perSecondRange(r.perS)
       : r.capacityFraction <= 0 || r.capacityFraction > 100
         ? `must be greater than 0% and at most 10000% of capacity`
         : undefined,
@@ -88,9 +91,7 @@ export const absoluteRate = unit(
   parseRate,
   (r) =>
     'perS' in r
-      ? r.perS <= 0 || r.perS > 1_000_000
-        ? `must be greater than 0/s and at most 1000000/s (got ${r.perS}/s)`
-        : undefined
+      ? perSecondRange(r.perS)
       : 'must be an absolute rate such as 300/s, not a fraction of capacity',
   String.raw`^\s*\d+(?:\.\d+)?\s*/\s*(?:s|m)\s*$`,
 );
