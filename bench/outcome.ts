@@ -45,6 +45,13 @@ export interface Attempt {
   readonly hedge?: boolean;
   /** Headers the policies add to this attempt (e.g. the propagated deadline). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The api replica it goes to, 0-based: an index into the endpoints the transport was
+   * built with, set by the balancer (bench/policy/balance.ts). Absent: replica 0.
+   */
+  readonly replica?: number;
+  /** A replica the balancer should not pick for it: where the try it retries failed (`retry.otherReplica`). */
+  readonly avoidReplica?: number;
 }
 
 /** What one attempt (or, at the top of a policy stack, the whole origin) came to. */
@@ -69,6 +76,8 @@ export interface AttemptResult {
   readonly clientWaitMs?: number;
   /** A streamed answer's client-side timing (bench/transport/sse.ts), when the answer was a stream. */
   readonly stream?: StreamTiming;
+  /** The replica that served this attempt, when the client balances over replicas. Absent: replica 0. */
+  readonly replica?: number;
 }
 
 /** The highest attempt number a result accounts for. */

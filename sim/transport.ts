@@ -25,6 +25,13 @@ export interface SimTransportOptions {
  * reuses it, or opens a new one. The network itself adds no delay.
  */
 export class SimTransport implements Transport {
+  /**
+   * The simulated lab has one api (issue 19 point 1 adds N simulated servers): it reaches
+   * replica 0 only, and a client balancing over more is refused before the run starts
+   * (orchestrator/run/client.ts, checkReplicas). N servers will be N of these under
+   * bench/transport/replicas.ts's overReplicas, as the lab's HTTP endpoints are.
+   */
+  readonly replicas = 1;
   private active = 0;
   private readonly waiting = new FifoQueue<() => boolean>();
   /** When each idle kept-alive connection became idle, oldest first (the newest is reused first). */

@@ -18,6 +18,8 @@ export interface TransportResult {
  * Sends one attempt. HTTP/1.1 over plain sockets in the lab (http.ts); a simulated network in the simulator.
  * `send` never rejects: every failure is a kind. When `signal` aborts it settles promptly
  * with whatever kind the transport saw (the caller decides whether that was a timeout).
+ * An attempt goes to replica `attempt.replica ?? 0` of the endpoints the transport was
+ * built with (replicas.ts); an index it does not reach is a bug, and throws.
  */
 export interface Transport {
   send(
@@ -28,4 +30,6 @@ export interface Transport {
   close(): Promise<void>;
   /** Attempts on the wire now, where the transport has connections to count. */
   readonly openConnections?: number;
+  /** How many api replicas (endpoints) it reaches, indexed 0..replicas-1. Absent: 1. */
+  readonly replicas?: number;
 }

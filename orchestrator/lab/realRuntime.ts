@@ -1,5 +1,6 @@
 import { leanController } from '../../bench/leanAbort.js';
 import { HttpTransport } from '../../bench/transport/http.js';
+import { overReplicas } from '../../bench/transport/replicas.js';
 import { RealClock } from '../../foundation/clock.js';
 import { warmUpClock } from '../../foundation/waker.js';
 import { Scraper } from '../scrape/scraper.js';
@@ -20,7 +21,11 @@ export function realRuntime(plan: RunPlan, makeLab: () => Lab): RunRuntime {
     lab,
     clock: () => new RealClock(),
     newController: leanController,
-    transport: (clock) => new HttpTransport({ url: lab.apiUrl, connections: connectionCap(plan), clock }),
+    // One endpoint per api replica; the lab has the one api until lab.api.replicas exists.
+    transport: (clock) =>
+      overReplicas(
+        [lab.apiUrl].map((url) => new HttpTransport({ url, connections: connectionCap(plan), clock })),
+      ),
     serverSource: (clock) => new Scraper(lab, 'api', clock),
     procSampler: (clock) => new ProcSampler(() => lab.processes(), clock),
     settle: (p) => p,
