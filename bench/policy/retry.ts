@@ -48,6 +48,11 @@ export interface RetryOptions {
   readonly retryOn?: readonly RetryOn[];
   /** The client's retry budget, asked before each retry (shared by the client's origins). */
   readonly budget?: RetryBudget;
+  /**
+   * Send a retry to another replica than the one its previous try failed on (the balancer
+   * below picks among the others; bench/policy/balance.ts). Nothing to do with one replica.
+   */
+  readonly otherReplica?: boolean;
 }
 
 /**
@@ -55,7 +60,8 @@ export interface RetryOptions {
  * maxAttempts is reached, when it would start at or after the origin's deadline, or
  * when the budget has no token for it (checked in that order, so tokens are spent only
  * on retries that go). The wait is the backoff's, or the server's Retry-After when
- * longer. The result is the last attempt's.
+ * longer. The result is the last attempt's. With `otherReplica`, a retry avoids the
+ * replica the failed try was served by.
  */
 export function retry(opts: RetryOptions): ClientPolicy {
   if (!(opts.maxAttempts >= 1)) throw new RangeError(`maxAttempts must be >= 1 (got ${opts.maxAttempts})`);
@@ -63,6 +69,7 @@ export function retry(opts: RetryOptions): ClientPolicy {
   const on = opts.retryOn ?? RETRY_ON;
   const budget = opts.budget;
   const start = opts.backoff ?? immediate();
+  const otherReplica = opts.otherReplica === true;
   return (next, env) => async (first, signal) => {
     const origin = first.origin;
     budget?.onRequest();
@@ -102,7 +109,13 @@ export function retry(opts: RetryOptions): ClientPolicy {
         await wait(env.clock, now + delayMs, signal);
         if (signal.aborted) return r;
       }
-      r = await next({ origin, number }, signal);
+      // r.replica is set only when a balancer picked it: there is another replica to go to.
+      r = await next(
+        otherReplica && r.replica !== undefined
+          ? { origin, number, avoidReplica: r.replica }
+          : { origin, number },
+        signal,
+      );
     }
   };
 }

@@ -21,6 +21,8 @@ export function attemptEvent(a: Attempt, r: AttemptResult): object {
     status: r.status,
     ...(r.clientWaitMs ? { clientWaitMs: Math.round(r.clientWaitMs * 1000) / 1000 } : {}),
     ...(a.hedge ? { hedge: true } : {}),
+    // The api replica that served it, when the client balances; absent (old files, one api): replica 0.
+    ...(a.replica !== undefined ? { replica: a.replica } : {}),
     ...(r.stream
       ? {
           tokens: r.stream.tokens,

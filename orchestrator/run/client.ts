@@ -5,15 +5,43 @@ import { buildClients, type Clients } from '../../bench/policy/compose.js';
 import { observe } from '../../bench/policy/observe.js';
 import type { PolicyPresence, Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../foundation/rng.js';
+import { replicasOf } from '../../bench/transport/replicas.js';
 import type { Transport } from '../../bench/transport/Transport.js';
 import type { ClientSpec } from '../spec/sections/client.js';
 import type { RunPlan } from '../spec/plan.js';
+import type { Experiment } from '../spec/schema.js';
 import { CLIENT_STACK, describePolicies, policyModel, type ClientModel } from '../spec/policies/index.js';
 import type { InstanceState } from '../spec/policies/kind.js';
 
-/** The experiment's `client:` section as the plain client model bench/policy builds from. */
-export function clientModel(c: ClientSpec): ClientModel {
-  return { instances: c.instances, ...policyModel(c) };
+/**
+ * How many api replicas the experiment's lab runs: the one place the replica count flows
+ * into the client (its balancer, retry.otherReplica) and is checked against the
+ * transport. `lab.api.replicas` does not exist yet (issue 19 point 1): every lab has one
+ * api, and `client.balance` is accepted and does nothing until it does.
+ */
+export function apiReplicas(_e: Experiment): number {
+  return 1;
+}
+
+/**
+ * The experiment's `client:` section as the plain client model bench/policy builds from,
+ * for a lab of `replicas` api replicas (apiReplicas).
+ */
+export function clientModel(c: ClientSpec, replicas = 1): ClientModel {
+  return { instances: c.instances, replicas, ...policyModel(c) };
+}
+
+/**
+ * Refuses, before the run, a client that would balance over more replicas than the
+ * runtime's transport reaches (the simulator reaches one until it simulates N servers).
+ */
+export function checkReplicas(replicas: number, transport: Transport): void {
+  const reached = replicasOf(transport);
+  if (replicas > reached)
+    throw new Error(
+      `the client balances over ${replicas} api replicas, but this runtime's transport reaches ${reached}` +
+        (reached === 1 ? ' (this runtime does not run api replicas yet)' : ''),
+    );
 }
 
 /** Which policies the model uses, for the Recorder (absent ones report null, not 0). */
@@ -40,7 +68,9 @@ export function buildClient(
   clock: Clock,
   newController?: NewController,
 ): Clients<InstanceState> {
-  const model = clientModel(plan.experiment.client);
+  const replicas = apiReplicas(plan.experiment);
+  checkReplicas(replicas, transport);
+  const model = clientModel(plan.experiment.client, replicas);
   return buildClients(model, CLIENT_STACK, viaTransport(transport, clock), {
     clock,
     ...(newController ? { newController } : {}),

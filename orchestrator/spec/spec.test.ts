@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { SpecError } from '../../foundation/errors.js';
 import { didYouMean, parseExperiment } from './load.js';
 import { connectionCap, nominalCapacityPerS, planRun } from './plan.js';
-import { clientModel, describeClient } from '../run/client.js';
+import { apiReplicas, checkReplicas, clientModel, describeClient } from '../run/client.js';
+import { overReplicas } from '../../bench/transport/replicas.js';
+import { VirtualClock } from '../../foundation/clock.js';
+import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
 import { parseDuration, parseMultiple, parsePercent, parseRate } from '../../foundation/units.js';
 
 const retryStorm = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
@@ -157,6 +160,7 @@ test('every experiment file validates; the two spine experiments keep their clie
   const storm = clientModel(parseExperiment(retryStorm, 'retry-storm.yaml').client);
   assert.deepEqual(storm, {
     instances: 1,
+    replicas: 1,
     timeoutMs: 500,
     retry: {
       maxAttempts: 4,
@@ -189,6 +193,7 @@ test('the policy fields resolve to a client model in ms and fractions', () => {
   );
   assert.deepEqual(clientModel(e.client), {
     instances: 100,
+    replicas: 1,
     timeoutMs: 500,
     retry: {
       maxAttempts: 5,
@@ -253,6 +258,41 @@ test('policy fields that do not fit the chosen policy are refused, with their pa
     /between 0% and 100%/,
   );
   assert.match(withPart('instances: 0')[0]!.message, /at least 1/);
+  const lb = withPart('balance: fastest')[0]!;
+  assert.equal(lb.path, 'client.balance');
+  assert.match(lb.message, /round-robin, random, least-outstanding, p2c, least-latency/);
+  const other = withRetry('retry: { policy: none, otherReplica: true }')[0]!;
+  assert.equal(other.path, 'client.retry.otherReplica');
+  assert.match(other.message, /policy is none/);
+});
+
+test('client.balance and retry.otherReplica are accepted with the one api replica the lab has', () => {
+  const e = parseExperiment(
+    retryStorm.replace(
+      '  retry: { policy: immediate, maxAttempts: 4 }',
+      '  retry: { policy: immediate, maxAttempts: 4, otherReplica: true }\n  balance: least-latency',
+    ),
+    'x.yaml',
+  );
+  // No lab.api.replicas yet: one replica, and nothing invented for the lab.
+  assert.equal(apiReplicas(e), 1);
+  assert.equal('replicas' in e.lab.api, false);
+  const m = clientModel(e.client, apiReplicas(e));
+  assert.equal(m.replicas, 1);
+  assert.equal(m.balance, 'least-latency');
+  assert.equal(m.retry.otherReplica, true);
+  assert.match(
+    describeClient(e.client),
+    /each to another replica.*least-latency balancing over the api replicas/,
+  );
+  // The runtime's transport must reach the replicas the client balances over.
+  const t = new ScriptedTransport(new VirtualClock(), () => 1);
+  assert.doesNotThrow(() => checkReplicas(1, t));
+  assert.throws(
+    () => checkReplicas(3, t),
+    /balances over 3 api replicas, but this runtime's transport reaches 1/,
+  );
+  assert.doesNotThrow(() => checkReplicas(3, overReplicas([t, t, t])));
 });
 
 test('the load has exactly one shape, and its parts are checked', () => {

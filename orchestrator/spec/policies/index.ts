@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { StackPart } from '../../../bench/policy/compose.js';
 import { abandon } from './abandon.js';
+import { balance } from './balance.js';
 import { breaker } from './breaker.js';
 import { budget } from './budget.js';
 import { deadline } from './deadline.js';
 import { hedge } from './hedge.js';
-import type { ClientBasics, ClientPolicyDef, InstanceState } from './kind.js';
+import type { ClientBasics, ClientFacts, ClientPolicyDef, InstanceState } from './kind.js';
 import { observe } from './observe.js';
 import { propagateDeadline } from './propagateDeadline.js';
 import { retry } from './retry.js';
@@ -24,6 +25,11 @@ import { timeout } from './timeout.js';
  *   40 breaker    every attempt (first, retry, hedge) meets the breaker; refused ones are not sent
  *   50 throttle   likewise for adaptive throttling (after the breaker: it counts only
  *                 what the breaker let through)
+ *   55 balance    picks each attempt's api replica: below retry and hedge, so every try
+ *                 and every hedge is balanced anew (retry.otherReplica tells it which
+ *                 replica to avoid); below breaker and throttle, so a refused attempt
+ *                 takes no replica; above observe, so the recorded attempt carries it.
+ *                 No layer with one replica.
  *   60 observe    records each attempt that is actually sent (the amplification counts these)
  *   70 timeout    each attempt's own timeout, cut short by the origin's deadline
  *   80 propagateDeadline   x-deadline-ms, computed at the moment of sending
@@ -39,6 +45,7 @@ export const CLIENT_POLICIES = {
   breaker,
   throttle,
   hedge,
+  balance,
   abandon,
   propagateDeadline,
   observe,
@@ -60,10 +67,8 @@ export type PolicyFieldShape = UnionToIntersection<{ [K in keyof Defs]: FieldsOf
  * file's `client:` section resolves to and the clients are built from, each policy's
  * part as it plans it. Optional parts are absent when the client does not use them.
  */
-export type ClientModel = {
-  /** Independent client instances the origins are split over, round-robin. */
-  readonly instances: number;
-} & UnionToIntersection<{ [K in keyof Defs]: ModelOf<Defs[K]> }[keyof Defs]>;
+export type ClientModel = ClientFacts &
+  UnionToIntersection<{ [K in keyof Defs]: ModelOf<Defs[K]> }[keyof Defs]>;
 
 const defs = Object.values(CLIENT_POLICIES) as readonly Def[];
 
@@ -72,9 +77,9 @@ export function policyFields(): PolicyFieldShape {
   return Object.assign({}, ...defs.map((d) => d.fields)) as PolicyFieldShape;
 }
 
-/** The client model's policy parts (all but `instances`), each from its policy. */
-export function policyModel(c: Record<string, unknown>): Omit<ClientModel, 'instances'> {
-  return Object.assign({}, ...defs.map((d) => d.model(c as never))) as Omit<ClientModel, 'instances'>;
+/** The client model's policy parts (all but its facts), each from its policy. */
+export function policyModel(c: Record<string, unknown>): Omit<ClientModel, keyof ClientFacts> {
+  return Object.assign({}, ...defs.map((d) => d.model(c as never))) as Omit<ClientModel, keyof ClientFacts>;
 }
 
 /** What building a client takes from each policy: every state first, then the layers in stack order. */

@@ -26,7 +26,7 @@ export interface ClientPolicyDef<F extends z.core.$ZodLooseShape, M extends obje
   /** Its layer of each client's stack, at `at` (outermost first), or none when the model does not use it. */
   readonly layer?: {
     readonly at: number;
-    readonly build: (m: M, ctx: LayerContext<InstanceState>) => ClientPolicy | undefined;
+    readonly build: (m: M & ClientFacts, ctx: LayerContext<InstanceState>) => ClientPolicy | undefined;
   };
   /** Its clause of the one-line description, at `at` (left to right), or none when unused. */
   readonly describe?: {
@@ -44,6 +44,14 @@ export interface InstanceState {
   readonly budget?: RetryBudget | undefined;
   readonly breaker?: CircuitBreaker | undefined;
   readonly throttle?: AdaptiveThrottle | undefined;
+}
+
+/** What the client model holds besides the policies' parts: facts of the run every layer may read. */
+export interface ClientFacts {
+  /** Independent client instances the origins are split over, round-robin. */
+  readonly instances: number;
+  /** The api replicas the client balances over (orchestrator/run/client.ts, apiReplicas). */
+  readonly replicas: number;
 }
 
 /** A policy's own fields, as validated (units in ms and fractions). */

@@ -24,7 +24,8 @@ test('every client policy round-trips: spec → client model → its layer → d
   for (const [name, d] of Object.entries(CLIENT_POLICIES) as [string, ClientPolicyDef<never, object>][]) {
     const lines = [name === 'timeout' ? '' : '  timeout: 500ms', d.example ? `  ${d.example}` : ''];
     const e = parseExperiment(retryStorm.replace(CLIENT, `${lines.filter(Boolean).join('\n')}\n`), 'x.yaml');
-    const model = clientModel(e.client);
+    // Over three api replicas, so that the balancer has a layer to build.
+    const model = clientModel(e.client, 3);
     // Its part of the model is in the client's model as it planned it.
     const part = d.model(e.client as never) as Record<string, unknown>;
     for (const [k, v] of Object.entries(part)) assert.deepEqual((model as never)[k], v, `${name}.${k}`);
@@ -58,6 +59,7 @@ test('the stack is built in the documented order, outermost first', () => {
     'hedge',
     'breaker',
     'throttle',
+    'balance',
     'observe',
     'timeout',
     'propagateDeadline',

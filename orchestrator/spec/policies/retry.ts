@@ -33,6 +33,8 @@ const schema = z
           .min(1, 'name at least one of timeout, connection, 5xx, 429'),
       )
       .optional(),
+    /** Send a retry to another api replica than the try that failed (with more than one replica). */
+    otherReplica: z.boolean().optional(),
   })
   .superRefine((r, ctx) => {
     const only = (field: 'delay' | 'base' | 'cap' | 'jitter', policy: string): void => {
@@ -47,6 +49,12 @@ const schema = z
     only('base', 'exponential');
     only('cap', 'exponential');
     only('jitter', 'exponential');
+    if (r.otherReplica && r.policy === 'none')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['otherReplica'],
+        message: 'retry.policy is none: there is no retry to send to another replica',
+      });
     if (r.policy === 'fixed' && r.delay === undefined)
       ctx.addIssue({
         code: 'custom',
@@ -86,6 +94,8 @@ export interface RetryModel {
   readonly maxAttempts: number;
   readonly backoff: BackoffModel;
   readonly retryOn: readonly RetryOn[];
+  /** Each retry goes to another replica than the try that failed; absent when not asked for. */
+  readonly otherReplica?: true;
 }
 
 export function backoffOf(m: BackoffModel): Backoff {
@@ -102,7 +112,8 @@ export function backoffOf(m: BackoffModel): Backoff {
 /** `retry:` none, immediate, fixed or exponential backoff with jitter; backoff, budget and the deadline decide each retry. */
 export const retry = clientPolicy({
   fields: { retry: schema.default({ policy: 'none', maxAttempts: 1 }) },
-  example: 'retry: { policy: exponential, maxAttempts: 3, base: 50ms, cap: 1s, retryOn: [timeout, 429] }',
+  example:
+    'retry: { policy: exponential, maxAttempts: 3, base: 50ms, cap: 1s, retryOn: [timeout, 429], otherReplica: true }',
   model: ({ retry: r }): { readonly retry: RetryModel } => {
     const backoff: BackoffModel =
       r.policy === 'fixed'
@@ -115,6 +126,7 @@ export const retry = clientPolicy({
         maxAttempts: r.policy === 'none' ? 1 : r.maxAttempts,
         backoff,
         retryOn: r.retryOn ?? RETRY_ON,
+        ...(r.otherReplica && r.policy !== 'none' ? { otherReplica: true as const } : {}),
       },
     };
   },
@@ -129,6 +141,7 @@ export const retry = clientPolicy({
             backoff: backoffOf(m.retry.backoff),
             retryOn: m.retry.retryOn,
             ...(budget ? { budget } : {}),
+            ...(m.retry.otherReplica && m.replicas > 1 ? { otherReplica: true } : {}),
           })
         : undefined,
   },
@@ -141,6 +154,7 @@ export const retry = clientPolicy({
       if (r.policy === 'exponential' && r.base !== undefined && r.cap !== undefined)
         text += ` (base ${formatDuration(r.base)}, cap ${formatDuration(r.cap)}, ${r.jitter ?? 'full'} jitter)`;
       if (r.retryOn) text += ` on ${r.retryOn.join(', ')}`;
+      if (r.otherReplica) text += `, each to another replica`;
       return text;
     },
   },

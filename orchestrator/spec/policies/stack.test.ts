@@ -15,6 +15,7 @@ import { CLIENT_STACK, type ClientModel } from './index.js';
 
 const base: ClientModel = {
   instances: 1,
+  replicas: 1,
   timeoutMs: 500,
   retry: { maxAttempts: 1, backoff: { kind: 'immediate' }, retryOn: ['timeout', 'connection', '5xx', '429'] },
   propagateDeadline: true,
@@ -205,4 +206,29 @@ test('a budget without retries still refills from requests, so hedges keep getti
   assert.ok(hedges >= 49 && hedges <= 51, `hedges ${hedges}`);
   assert.equal(recorded.totals.policies.hedgesDenied, 100 - hedges);
   assert.equal(recorded.totals.policies.retriesExhausted, 0); // one try is not "exhausted"
+});
+
+test('balance over one replica: no layer, so attempts and events are as before; over three, each try is balanced', async () => {
+  const model: ClientModel = {
+    ...base,
+    retry: { ...base.retry, maxAttempts: 3, otherReplica: true },
+    balance: 'p2c',
+  };
+  // Replica 0 fails every attempt at once; the others serve.
+  const service = {
+    latency: () => 5,
+    kind: (a: Attempt): OutcomeKind => ((a.replica ?? 0) === 0 ? 'http-5xx' : 'ok'),
+  };
+  const one = await run(model, service, { ratePerS: 100, durationMs: 1000 });
+  assert.ok(one.transport.sent.every((a) => !('replica' in a) && !('avoidReplica' in a)));
+  assert.ok(one.lines.every((l) => !('replica' in l)));
+  assert.equal(one.recorded.totals.outcomes['http-5xx'], 100);
+
+  const three = await run({ ...model, replicas: 3 }, service, { ratePerS: 100, durationMs: 1000 });
+  const attempts = three.lines.filter((l) => l['e'] === 'attempt');
+  assert.ok(attempts.every((l) => typeof l['replica'] === 'number'));
+  // Every try that failed on replica 0 was retried on another, and succeeded there.
+  const retries = attempts.filter((l) => l['n'] === 2);
+  assert.ok(retries.length > 0 && retries.every((l) => l['replica'] !== 0));
+  assert.equal(three.recorded.totals.outcomes.ok, 100);
 });
