@@ -7,6 +7,7 @@ import { policyEnv, stack, viaTransport } from '../policy/ClientPolicy.js';
 import { DEADLINE_HEADER, propagateDeadline } from '../policy/deadline.js';
 import { seededRng } from '../../foundation/rng.js';
 import { HttpTransport, parseRetryAfter } from './http.js';
+import { overReplicas } from './replicas.js';
 
 test('Retry-After: delay-seconds, or an HTTP-date against the response Date header', () => {
   assert.equal(parseRetryAfter('2', undefined), 2000);
@@ -250,5 +251,55 @@ test("the server's Keep-Alive timeout shortens ours; prepare() opens connections
   } finally {
     await t.close();
     await s.close();
+  }
+});
+
+test('over real HTTP, two replicas: each attempt reaches the server of its replica, over connections of its own', async () => {
+  const hits: string[][] = [[], []];
+  const servers = [0, 1].map((i) =>
+    createServer((req, res) => {
+      hits[i]!.push(String(req.headers['x-origin-id']));
+      res.writeHead(200).end(`replica ${i}`);
+    }),
+  );
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
+  const clock = new VirtualClock();
+  const t = overReplicas(
+    servers.map(
+      (s) =>
+        new HttpTransport({
+          url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`,
+          connections: 2,
+          clock,
+        }),
+    ),
+  );
+  const signal = new AbortController().signal;
+  try {
+    const at = (id: number, replica?: number) =>
+      t.send(
+        {
+          origin: { id, intendedMs: 0, deadlineMs: Infinity },
+          number: 1,
+          ...(replica === undefined ? {} : { replica }),
+        },
+        undefined,
+        signal,
+      );
+    const results = await Promise.all([at(1, 1), at(2), at(3, 0), at(4, 1)]);
+    assert.ok(results.every((r) => r.kind === 'ok'));
+    // No replica: replica 0.
+    assert.deepEqual(
+      hits.map((h) => [...h].sort()),
+      [
+        ['2', '3'],
+        ['1', '4'],
+      ],
+    );
+    assert.equal(t.replicas, 2);
+    assert.equal(t.openConnections, 0); // all answered: none busy
+  } finally {
+    await t.close();
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }
 });
