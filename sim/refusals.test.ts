@@ -7,6 +7,7 @@ import { seededRng } from '../foundation/rng.js';
 import { SpecError } from '../foundation/errors.js';
 import { ExitCode } from '../foundation/exitCodes.js';
 import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
+import { checkReplicas } from '../orchestrator/run/client.js';
 import { runExperiment } from '../orchestrator/run/runExperiment.js';
 import { parseExperiment } from '../orchestrator/spec/load.js';
 import { planRun } from '../orchestrator/spec/plan.js';
@@ -104,5 +105,17 @@ test('metabench run --runtime sim on an LLM lab exits with the spec error, namin
   assert.match(
     r.stderr,
     /experiments\/llm-platform\.yaml: lab\.llm: not simulated \(--runtime sim\): .*LLM provider/,
+  );
+});
+
+test('the simulated transport reaches replica 0 only: a client balancing over more replicas is refused before the run', () => {
+  const file = new URL('../../experiments/retry-storm.yaml', import.meta.url);
+  const e = parseExperiment(readFileSync(file, 'utf8'), 'experiments/retry-storm.yaml');
+  const rt = simRuntime(planRun(e, { scale: 0.1, run: 1 }), { worstOriginMs: 0 });
+  const transport = rt.transport(rt.sim.clock);
+  assert.doesNotThrow(() => checkReplicas(1, transport));
+  assert.throws(
+    () => checkReplicas(2, transport),
+    /balances over 2 api replicas, but this runtime's transport reaches 1 \(this runtime does not run api replicas yet\)/,
   );
 });
