@@ -152,7 +152,10 @@ export function toSpecIssues(
 }
 
 /** Where a field's key is written in the file ({} when the field is not in it, e.g. set on the command line). */
-export function locate(y: ParsedYaml, path: readonly (string | number)[]): { line?: number; column?: number } {
+export function locate(
+  y: ParsedYaml,
+  path: readonly (string | number)[],
+): { line?: number; column?: number } {
   const parent = path.length > 1 ? y.doc.getIn(path.slice(0, -1), true) : y.doc.contents;
   const key = path[path.length - 1];
   const pair = isMap(parent)

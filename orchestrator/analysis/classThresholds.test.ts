@@ -152,7 +152,7 @@ test('p95, ttftP95 and errorRatio are judged per class and globally, in the base
     ],
   );
   // Without the thresholds nothing can measure, the chat's held in the baseline: a valid run.
-  const held = run(FILE.replace(/\n  classes:\n.*\n.*\n/, '\n')).s;
+  const held = run(FILE.replace(/\n {2}classes:\n.*\n.*\n/, '\n')).s;
   assert.equal(held.validity.valid, true, JSON.stringify(held.validity.failed));
   assert.equal(held.outcome, 'recovered');
   assert.equal(held.hypothesis.filter((h) => h.verdict === 'fail').length, 2, 'chat, after recovery');
@@ -180,7 +180,13 @@ test('p95, ttftP95 and errorRatio are judged per class and globally, in the base
 
 test('a global ttftP95 or p95 is refused as a threshold it cannot parse, like any other', () => {
   assert.throws(
-    () => parseExperiment(FILE.replace("  ttftP95: '<= 1s'", "  ttftP95: '<= 5%'"), 'x.yaml', [], () => undefined),
+    () =>
+      parseExperiment(
+        FILE.replace("  ttftP95: '<= 1s'", "  ttftP95: '<= 5%'"),
+        'x.yaml',
+        [],
+        () => undefined,
+      ),
     /hypothesis\.ttftP95/,
   );
 });

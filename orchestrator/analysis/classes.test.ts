@@ -35,11 +35,7 @@ test('per class and window: counts, nearest-rank percentiles, cancelled streams 
     ev.push(...origin(id++, 1, 1100 + i, 'ok', 2000, { ttftMs: i * 100, itlMs: 20 }));
   ev.push(...origin(id++, 1, 1200, 'abandoned', 500, { ttftMs: 50 }));
   ev.push(...origin(id, 1, 1300, 'abandoned', 500));
-  const s = summarizeClasses(
-    ev,
-    [{ name: 'read' }, { name: 'chat' }, { name: 'agent' }],
-    windows,
-  );
+  const s = summarizeClasses(ev, [{ name: 'read' }, { name: 'chat' }, { name: 'agent' }], windows);
   const read = s.classes[0]!;
   assert.equal(read.windows.baseline.origins, 21);
   assert.equal(read.windows.baseline.ok, 20);
@@ -56,7 +52,12 @@ test('per class and window: counts, nearest-rank percentiles, cancelled streams 
   assert.equal(chat.windows.baseline.itlMs.p50, 20);
   // A class without origins is described with empty figures (its thresholds, if any, are
   // judged with the hypothesis: no samples there is unmeasured).
-  assert.deepEqual(s.classes[2]!.windows.baseline.responseMs, { samples: 0, p50: null, p95: null, p99: null });
+  assert.deepEqual(s.classes[2]!.windows.baseline.responseMs, {
+    samples: 0,
+    p50: null,
+    p95: null,
+    p99: null,
+  });
 });
 
 test('the classes section describes, it does not judge: no thresholds, no verdict', () => {

@@ -129,15 +129,13 @@ export function summarizeClasses(
   }
   return {
     definitions: STREAM_DEFINITIONS,
-    classes: classes.map(
-      (spec, i): ClassReport => ({
-        name: spec.name,
-        windows: Object.fromEntries(WINDOWS.map((w) => [w, close(acc[i]![w])])) as Record<
-          WindowName,
-          ClassWindow
-        >,
-      }),
-    ),
+    classes: classes.map((spec, i): ClassReport => ({
+      name: spec.name,
+      windows: Object.fromEntries(WINDOWS.map((w) => [w, close(acc[i]![w])])) as Record<
+        WindowName,
+        ClassWindow
+      >,
+    })),
   };
 }
 

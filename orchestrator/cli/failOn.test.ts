@@ -123,7 +123,15 @@ test('--fail-on hypothesis gates on per-class entries only through the hypothesi
       false,
       ['pass'],
       ['pass'],
-      [{ metric: 'ttftP95', window: 'afterRecovery', class: 'chat', threshold: '<= 1500ms', verdict: 'fail' }],
+      [
+        {
+          metric: 'ttftP95',
+          window: 'afterRecovery',
+          class: 'chat',
+          threshold: '<= 1500ms',
+          verdict: 'fail',
+        },
+      ],
     ),
     classes: { definitions: '', classes: [{ name: 'chat', windows: {} }] },
   } as unknown as RunSummary;

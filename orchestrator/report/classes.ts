@@ -69,7 +69,10 @@ function shown(h: HypothesisResult): string {
 function classVerdictTable(summary: unknown): string[] {
   const judged = classVerdicts(summary);
   if (judged.length === 0) return [];
-  const rows = new Map<string, { cls: string; metric: string; threshold: string; w: Map<string, HypothesisResult> }>();
+  const rows = new Map<
+    string,
+    { cls: string; metric: string; threshold: string; w: Map<string, HypothesisResult> }
+  >();
   for (const h of judged) {
     const key = `${h.class}\u0000${h.metric}`;
     const row = rows.get(key) ?? { cls: h.class!, metric: h.metric, threshold: h.threshold, w: new Map() };

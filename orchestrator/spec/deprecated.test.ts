@@ -19,11 +19,14 @@ function oldSpelling(extraClasses = ''): string {
       /cancel: \{ share: 20%, afterTokens: 20 \}\n/,
       (m) => `${m}      thresholds: { ttftP95: 1500ms, errorRatio: 1% }\n`,
     )
-    .replace(/path: \/agent\?steps=2&prompt=400\n/, (m) => `${m}      thresholds: { p95: 5s, errorRatio: 0.5% }\n`)
-    .replace(/\n    chat_stream: .*\n/, '\n')
-    .replace(/\n    agent_run: .*\n/, '\n');
+    .replace(
+      /path: \/agent\?steps=2&prompt=400\n/,
+      (m) => `${m}      thresholds: { p95: 5s, errorRatio: 0.5% }\n`,
+    )
+    .replace(/\n {4}chat_stream: .*\n/, '\n')
+    .replace(/\n {4}agent_run: .*\n/, '\n');
   assert.notEqual(t, platform);
-  return t.replace(/\n  classes: #.*\n/, `\n  classes:\n${extraClasses}`);
+  return t.replace(/\n {2}classes: #.*\n/, `\n  classes:\n${extraClasses}`);
 }
 
 function lineOf(text: string, needle: string): number {
@@ -53,7 +56,10 @@ test('load.mix[].thresholds are read into hypothesis.classes as "<=" thresholds,
     warnings[0]!.message,
     /write instead hypothesis\.classes\.chat_stream: \{ errorRatio: '<= 1%', ttftP95: '<= 1500ms' \}$/,
   );
-  assert.match(warnings[1]!.message, /hypothesis\.classes\.agent_run: \{ p95: '<= 5s', errorRatio: '<= 0\.5%' \}/);
+  assert.match(
+    warnings[1]!.message,
+    /hypothesis\.classes\.agent_run: \{ p95: '<= 5s', errorRatio: '<= 0\.5%' \}/,
+  );
   // The translated file means what the new spelling means.
   const migrated = parseExperiment(platform, 'new.yaml', [], () => assert.fail('no warning expected'));
   assert.deepEqual(
@@ -63,9 +69,7 @@ test('load.mix[].thresholds are read into hypothesis.classes as "<=" thresholds,
 });
 
 test('the same metric of the same class in both spellings is an error naming both places', () => {
-  const text = oldSpelling(
-    "    chat_stream: { ttftP95: '<= 2s' }\n    agent_run: { p99: '<= 9s' }\n",
-  );
+  const text = oldSpelling("    chat_stream: { ttftP95: '<= 2s' }\n    agent_run: { p99: '<= 9s' }\n");
   let issues: readonly SpecIssue[] = [];
   try {
     parseExperiment(text, 'both.yaml', [], () => undefined);
@@ -80,7 +84,9 @@ test('the same metric of the same class in both spellings is an error naming bot
   assert.equal(i.line, lineOf(text, "chat_stream: { ttftP95: '<= 2s' }"));
   assert.match(
     i.message,
-    new RegExp(`at load\\.mix\\.1\\.thresholds\\.ttftP95 \\(both\\.yaml:${lineOf(text, 'thresholds: { ttftP95')}:\\d+\\)`),
+    new RegExp(
+      `at load\\.mix\\.1\\.thresholds\\.ttftP95 \\(both\\.yaml:${lineOf(text, 'thresholds: { ttftP95')}:\\d+\\)`,
+    ),
   );
   // A different metric of the same class (agent_run p99 and the old p95) is no conflict.
   const ok = parseExperiment(
@@ -89,7 +95,11 @@ test('the same metric of the same class in both spellings is an error naming bot
     [],
     () => undefined,
   );
-  assert.deepEqual(ok.hypothesis.classes!['agent_run'], { p99: '<= 9s', p95: '<= 5s', errorRatio: '<= 0.5%' });
+  assert.deepEqual(ok.hypothesis.classes!['agent_run'], {
+    p99: '<= 9s',
+    p95: '<= 5s',
+    errorRatio: '<= 0.5%',
+  });
 });
 
 test('metabench validate shows the deprecation on stderr and still says ok', () => {

@@ -24,11 +24,7 @@ export interface Migrated {
  * `data` is the file's data as validated (after --set overrides): the limits are copied
  * as the user wrote them, so the warning shows their own text.
  */
-export function migrateMixThresholds(
-  e: Experiment,
-  y: ParsedYaml,
-  data: Record<string, unknown>,
-): Migrated {
+export function migrateMixThresholds(e: Experiment, y: ParsedYaml, data: Record<string, unknown>): Migrated {
   const mix = e.load.mix;
   if (!mix?.some((c) => c.thresholds !== undefined)) return { experiment: e, warnings: [], issues: [] };
   const rawMix = (data['load'] as { mix?: { thresholds?: Record<string, unknown> }[] } | undefined)?.mix;
