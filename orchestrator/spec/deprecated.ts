@@ -53,17 +53,18 @@ export function migrateMixThresholds(e: Experiment, y: ParsedYaml, data: Record<
       }
       moved[m] = text;
     }
-    classes[c.name] = { ...declared, ...moved };
     const shown = Object.entries(moved)
       .map(([m, t]) => `${m}: '${t}'`)
       .join(', ');
-    if (shown)
-      warnings.push({
-        file: y.file,
-        ...locate(y, oldPath),
-        path: oldPath.join('.'),
-        message: `deprecated: per-class thresholds live in hypothesis.classes (judged in the baseline and after recovery); write instead hypothesis.classes.${c.name}: { ${shown} }`,
-      });
+    if (shown) classes[c.name] = { ...declared, ...moved };
+    warnings.push({
+      file: y.file,
+      ...locate(y, oldPath),
+      path: oldPath.join('.'),
+      message: shown
+        ? `deprecated: per-class thresholds live in hypothesis.classes (judged in the baseline and after recovery); write instead hypothesis.classes.${c.name}: { ${shown} }`
+        : 'deprecated: per-class thresholds live in hypothesis.classes; this one declares nothing new there, remove it',
+    });
   });
   return {
     experiment: {
