@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { median } from 'simple-statistics';
 import { sum, type Row } from './experiment.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
@@ -32,4 +33,17 @@ export function mean(xs: number[]): number {
 export function hitRatio(rows: Row[], fromS: number, toS: number): number {
   const h = sum(rows, 'cache_hits', fromS, toS);
   return h / Math.max(1, h + sum(rows, 'cache_misses', fromS, toS));
+}
+
+/**
+ * A memory series' level in its first and last thirds, as medians. A garbage-collected
+ * heap rises and falls by a fifth or more between major collections with no trend (the
+ * api at full scale: 116–142 MB over 6 min), so peaks measure when the collector ran;
+ * the median follows the level a leak raises (a leak of L over the run lifts the last
+ * third's median by about two thirds of L over the first's).
+ */
+export function memoryLevels(values: readonly number[]): { first: number; last: number } {
+  const third = Math.floor(values.length / 3);
+  assert.ok(third > 0, `a memory series of ${values.length} samples has no thirds`);
+  return { first: median(values.slice(0, third)), last: median(values.slice(values.length - third)) };
 }
