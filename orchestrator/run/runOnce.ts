@@ -89,7 +89,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
   if (!x.recorded) throw x.failure;
   const e = plan.experiment;
-  // Per request class and phase, with the classes' thresholds (from events.ndjson).
+  // Per request class and phase, a description (from events.ndjson); their thresholds are in hypothesis.
   const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
   const upstream = upstreamAmplification(x.server?.extra);
   const cpu = x.generatorCpu ? { generator_cpu: x.generatorCpu } : {};
