@@ -180,31 +180,45 @@ async function throughSimulation(
   };
 }
 
-test('one timeline through the express route and the simulated api: the same answers and the same counters', async () => {
+/**
+ * `timeline` through both: the express route must give `expected` (what the timeline was
+ * built to exercise), and the simulated api the same answers and counters.
+ */
+async function bothAgree(
+  cfg: Cfg,
+  timeline: readonly Arrival[],
+  expected: { outcome: Outcome; counts: Counts },
+): Promise<void> {
   const lab = await throughExpress(cfg, timeline);
   const sim = await throughSimulation(cfg, timeline);
-  // What the timeline was built to exercise: every ending of the handler.
-  assert.deepEqual(lab.outcome, {
-    a: '200',
-    b: '200',
-    c: '503 deadline',
-    d: '200',
-    e: '504',
-    e2: '503 queue_full',
-    f: '400',
-    g: 'gone',
-    h: '200',
-  });
-  assert.deepEqual(lab.counts, {
-    received: 9,
-    completed: 9,
-    wasted: 1,
-    timedOut: 1,
-    rejected: { deadline: 1, queue_full: 1 },
-    errorPathSeconds: {},
-  });
+  assert.deepEqual(lab, expected);
   assert.deepEqual(sim.outcome, lab.outcome);
   assert.deepEqual(sim.counts, lab.counts);
+}
+
+test('one timeline through the express route and the simulated api: the same answers and the same counters', async () => {
+  // Every ending of the handler.
+  await bothAgree(cfg, timeline, {
+    outcome: {
+      a: '200',
+      b: '200',
+      c: '503 deadline',
+      d: '200',
+      e: '504',
+      e2: '503 queue_full',
+      f: '400',
+      g: 'gone',
+      h: '200',
+    },
+    counts: {
+      received: 9,
+      completed: 9,
+      wasted: 1,
+      timedOut: 1,
+      rejected: { deadline: 1, queue_full: 1 },
+      errorPathSeconds: {},
+    },
+  });
 });
 
 // The expensive error path: one worker, 100 ms of work, every error costs 200 ms more
@@ -227,24 +241,22 @@ const errorTimeline: readonly Arrival[] = [
 ];
 
 test('the error path through the express route and the simulated api: the same answers, times held and counters', async () => {
-  const lab = await throughExpress(errorCostCfg, errorTimeline);
-  const sim = await throughSimulation(errorCostCfg, errorTimeline);
-  assert.deepEqual(lab.outcome, {
-    a: '200',
-    b: '503 deadline',
-    c: '503 queue_time',
-    d: '504',
-    e: '200',
-    f: 'gone',
+  await bothAgree(errorCostCfg, errorTimeline, {
+    outcome: {
+      a: '200',
+      b: '503 deadline',
+      c: '503 queue_time',
+      d: '504',
+      e: '200',
+      f: 'gone',
+    },
+    counts: {
+      received: 6,
+      completed: 6,
+      wasted: 0,
+      timedOut: 1,
+      rejected: { deadline: 1, queue_time: 2 },
+      errorPathSeconds: { deadline: 0.2, shed: 0.4, timeout: 0.2 },
+    },
   });
-  assert.deepEqual(lab.counts, {
-    received: 6,
-    completed: 6,
-    wasted: 0,
-    timedOut: 1,
-    rejected: { deadline: 1, queue_time: 2 },
-    errorPathSeconds: { deadline: 0.2, shed: 0.4, timeout: 0.2 },
-  });
-  assert.deepEqual(sim.outcome, lab.outcome);
-  assert.deepEqual(sim.counts, lab.counts);
 });
