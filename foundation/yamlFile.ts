@@ -151,6 +151,19 @@ export function toSpecIssues(
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
 
+/** Where a field's key is written in the file ({} when the field is not in it, e.g. set on the command line). */
+export function locate(
+  y: ParsedYaml,
+  path: readonly (string | number)[],
+): { line?: number; column?: number } {
+  const parent = path.length > 1 ? y.doc.getIn(path.slice(0, -1), true) : y.doc.contents;
+  const key = path[path.length - 1];
+  const pair = isMap(parent)
+    ? parent.items.find((p) => isNode(p.key) && String((p.key as { value?: unknown }).value) === String(key))
+    : undefined;
+  return position(pair?.key ?? y.doc.getIn(path, true), y.lines);
+}
+
 function position(node: unknown, lines: LineCounter): { line?: number; column?: number } {
   const range = (node as { range?: [number, number, number] } | undefined)?.range;
   if (!range) return {};

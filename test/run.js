@@ -4,15 +4,18 @@
 //   node test/run.js --unit    only the fast, pure ones (no lab processes)
 //   node test/run.js --repro   only the reproduction suite (test/repro: each catalogue
 //                              experiment, scaled, asserting its qualitative outcome)
+//   node test/run.js --lab     only the lab's tests (test/integration and test/repro)
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const unitOnly = process.argv.includes('--unit');
 const reproOnly = process.argv.includes('--repro');
-const isLab = (f) => f.startsWith(join('dist', 'test', 'integration')) || isRepro(f);
+const labOnly = process.argv.includes('--lab');
+const isIntegration = (f) => f.startsWith(join('dist', 'test', 'integration'));
 const isRepro = (f) => f.startsWith(join('dist', 'test', 'repro'));
+const isLab = (f) => isIntegration(f) || isRepro(f);
 const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir)) {
@@ -21,36 +24,97 @@ const files = [];
     else if (name.endsWith('.test.js')) files.push(p);
   }
 })('dist');
-const ordered = (xs) => xs.sort((a, b) => a.localeCompare(b));
-// Unit tests first, two files at a time (they are pure, or start one process of their
-// own at most); then the lab's integration tests one file at a time (the Docker lab's
-// image build, the starved-machine test and the rate sweep would disturb a neighbour);
-// then the reproduction suite two files at a time: one scaled catalogue run uses about a
-// third of a core (20 s of CPU in a 62 s retry-storm run), so two side by side stay valid
-// on 2 cores (measured: 22 of 22 valid, 11.3 min instead of 22). A run that is disturbed
-// anyway is not misread: it comes out invalid (DESIGN.md §2) and its test fails.
-const stages = [
-  { files: reproOnly ? [] : ordered(files.filter((f) => !isLab(f))), concurrency: 2 },
-  {
-    files: reproOnly || unitOnly ? [] : ordered(files.filter((f) => isLab(f) && !isRepro(f))),
-    concurrency: 1,
-  },
-  { files: unitOnly ? [] : ordered(files.filter(isRepro)), concurrency: 2 },
-].filter((s) => s.files.length > 0);
-if (stages.length === 0) {
+const byName = (a, b) => a.localeCompare(b);
+
+// Lab test files that run with nothing beside them, and why.
+const ALONE = {
+  // builds the images from source (minutes of compiling on both cores)
+  'docker-lab': 'the image build',
+  // its own Docker lab, which must not share the engine with the image build
+  'lab-conformance-docker': 'the Docker engine',
+  // starves the machine on purpose, and would starve a neighbour's run into invalidity
+  'validity-starved': 'busy processes at a higher priority',
+};
+// Lab test files of over two minutes, started first so none is left running alone at the end.
+const LONG = [
+  'sweep',
+  'catalogue-other',
+  'catalogue-queues',
+  'catalogue-data',
+  'llm-platform',
+  'retry-storm',
+];
+const stem = (f) => f.replace(/^.*[/\\]/, '').replace(/\.test\.js$/, '');
+const rank = (f) => {
+  const i = LONG.indexOf(stem(f));
+  return i < 0 ? LONG.length : i;
+};
+
+const unit = reproOnly || labOnly ? [] : files.filter((f) => !isLab(f)).sort(byName);
+const lab = unitOnly ? [] : files.filter((f) => (reproOnly ? isRepro(f) : isLab(f)));
+const alone = lab.filter((f) => ALONE[stem(f)]).sort(byName);
+const shared = lab.filter((f) => !ALONE[stem(f)]).sort((a, b) => rank(a) - rank(b) || byName(a, b));
+if (unit.length + lab.length === 0) {
   console.error('no test files found under dist/ (did the build run?)');
   process.exit(1);
 }
-const stateDir = mkdtempSync(join(tmpdir(), 'metabench-state-'));
-let status = 0;
-for (const stage of stages) {
-  const r = spawnSync(
-    process.execPath,
-    ['--test', `--test-concurrency=${stage.concurrency}`, '--test-reporter=spec', ...stage.files],
-    // A fresh state folder: no calibration stored on this machine reaches a test (each
-    // test also makes its own: test/helpers/state.ts, test/helpers/cli.ts).
-    { stdio: 'inherit', env: { ...process.env, METABENCH_STATE_DIR: stateDir } },
-  );
-  status ||= r.status ?? 1;
+
+// A fresh state folder: no calibration stored on this machine reaches a test (each test
+// also makes its own: test/helpers/state.ts, test/helpers/cli.ts).
+const env = { ...process.env, METABENCH_STATE_DIR: mkdtempSync(join(tmpdir(), 'metabench-state-')) };
+const startedAt = Date.now();
+const clock = () => `${((Date.now() - startedAt) / 60_000).toFixed(1)} min`;
+const results = [];
+
+// Unit tests: one runner, two files at a time (they are pure, or start one process of
+// their own at most).
+if (unit.length > 0) {
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...unit], {
+    stdio: 'inherit',
+    env,
+  });
+  results.push({
+    file: `unit tests (${unit.length} files)`,
+    code: r.status ?? 1,
+    s: (Date.now() - t0) / 1000,
+  });
 }
-process.exit(status);
+
+// The lab's tests, a runner per file: the files in ALONE one at a time with nothing
+// beside them, then the others two at a time. One lab run uses about a third of a core
+// (20 s of CPU in a 62 s retry-storm run), so two side by side stay valid on 2 cores
+// (measured: 22 of 22 catalogue runs valid). A run that is disturbed anyway is not
+// misread: it comes out invalid (DESIGN.md §2) and its test fails. Each file's report
+// is printed whole when it ends, so two files' lines never interleave.
+function runFile(file) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    console.log(`▶ ${file} (started at ${clock()})`);
+    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', file], { env });
+    const out = [];
+    child.stdout.on('data', (b) => out.push(b));
+    child.stderr.on('data', (b) => out.push(b));
+    child.on('close', (code, signal) => {
+      const s = (Date.now() - t0) / 1000;
+      process.stdout.write(`\n━━ ${file}: ${code === 0 ? 'passed' : 'FAILED'} in ${s.toFixed(0)} s\n`);
+      process.stdout.write(Buffer.concat(out));
+      results.push({ file, code: code ?? (signal ? 1 : 0), s });
+      resolve();
+    });
+  });
+}
+
+async function pool(queue, width) {
+  const next = async () => {
+    for (let f = queue.shift(); f !== undefined; f = queue.shift()) await runFile(f);
+  };
+  await Promise.all(Array.from({ length: width }, next));
+}
+
+await pool([...alone], 1);
+await pool([...shared], 2);
+
+console.log(`\n━━ ${results.length} runs in ${clock()}`);
+for (const r of results) console.log(`${r.code === 0 ? '✔' : '✖'} ${r.file}  ${r.s.toFixed(0)} s`);
+process.exit(results.some((r) => r.code !== 0) ? 1 : 0);

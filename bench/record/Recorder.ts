@@ -227,11 +227,12 @@ export class Recorder {
       bump(this.s.goodput, b);
       if (cls) bump(cls.goodput, b);
       if (this.successLog && r.endMs >= this.retainFromMs)
-        this.successLog.push(r.endMs, r.endMs - o.intendedMs, cls ? o.request!.cls : -1);
+        this.successLog.push(r.endMs, r.endMs - o.intendedMs, cls ? o.request!.cls : -1, r.stream?.ttftMs);
       this.latencies.response(o, r, b);
     } else {
       bump(this.s.failures[kind], b);
-      if (cls) bump(cls.failed, b);
+      // A user who gave up on purpose (a stream cancelled, patience run out) is not an error.
+      if (cls && kind !== 'abandoned') bump(cls.failed, b);
     }
     if (this.logging) this.events.write(outcomeEvent(o, r, kind));
   }

@@ -47,7 +47,7 @@ export interface ClassSeries {
   readonly offered: number[];
   /** Its successes within the deadline, by completion time. */
   readonly goodput: number[];
-  /** Its failed origins (any kind), by completion time. */
+  /** Its failed origins (any kind but `abandoned`: the user gave up on purpose), by completion time. */
   readonly failed: number[];
 }
 

@@ -35,15 +35,7 @@ test('per class and window: counts, nearest-rank percentiles, cancelled streams 
     ev.push(...origin(id++, 1, 1100 + i, 'ok', 2000, { ttftMs: i * 100, itlMs: 20 }));
   ev.push(...origin(id++, 1, 1200, 'abandoned', 500, { ttftMs: 50 }));
   ev.push(...origin(id, 1, 1300, 'abandoned', 500));
-  const s = summarizeClasses(
-    ev,
-    [
-      { name: 'read', thresholds: { p95: 190, errorRatio: 0.01 } },
-      { name: 'chat', thresholds: { ttftP95: 1000, errorRatio: 0 } },
-      { name: 'agent', thresholds: { p95: 5000 } },
-    ],
-    windows,
-  );
+  const s = summarizeClasses(ev, [{ name: 'read' }, { name: 'chat' }, { name: 'agent' }], windows);
   const read = s.classes[0]!;
   assert.equal(read.windows.baseline.origins, 21);
   assert.equal(read.windows.baseline.ok, 20);
@@ -51,40 +43,25 @@ test('per class and window: counts, nearest-rank percentiles, cancelled streams 
   assert.deepEqual(read.windows.baseline.failures, { 'http-5xx': 1 });
   assert.equal(read.windows.baseline.responseMs.p95, 190); // rank ceil(0.95 × 20) = 19
   assert.equal(read.windows.warmup.origins, 1);
-  assert.deepEqual(
-    read.thresholds.map((t) => [t.metric, t.value, t.verdict]),
-    [
-      ['p95', 190, 'pass'],
-      ['errorRatio', 0.047619, 'fail'],
-    ],
-  );
+  assert.equal(read.windows.baseline.errorRatio, 1 / 21);
   const chat = s.classes[1]!;
   assert.equal(chat.windows.baseline.cancelled, 2);
   assert.equal(chat.windows.baseline.errorRatio, 0);
   assert.equal(chat.windows.baseline.ttftMs.samples, 10, 'only successful origins');
   assert.equal(chat.windows.baseline.ttftMs.p95, 1000);
   assert.equal(chat.windows.baseline.itlMs.p50, 20);
-  assert.deepEqual(
-    chat.thresholds.map((t) => t.verdict),
-    ['pass', 'pass'],
-  );
-  // No samples: unmeasured, never pass; and it makes the overall verdict at best unmeasured.
-  assert.deepEqual(s.classes[2]!.thresholds, [
-    { metric: 'p95', limit: 5000, value: null, samples: 0, verdict: 'unmeasured' },
-  ]);
-  assert.equal(s.verdict, 'fail');
+  // A class without origins is described with empty figures (its thresholds, if any, are
+  // judged with the hypothesis: no samples there is unmeasured).
+  assert.deepEqual(s.classes[2]!.windows.baseline.responseMs, {
+    samples: 0,
+    p50: null,
+    p95: null,
+    p99: null,
+  });
 });
 
-test('overall verdict: unmeasured when nothing fails but something has no samples; null without thresholds', () => {
-  const ev = origin(0, 0, 1500, 'ok', 10);
-  const s = summarizeClasses(
-    ev,
-    [
-      { name: 'a', thresholds: { p95: 100 } },
-      { name: 'b', thresholds: { p95: 100 } },
-    ],
-    windows,
-  );
-  assert.equal(s.verdict, 'unmeasured');
-  assert.equal(summarizeClasses(ev, [{ name: 'a' }], windows).verdict, null);
+test('the classes section describes, it does not judge: no thresholds, no verdict', () => {
+  const s = summarizeClasses(origin(0, 0, 1500, 'ok', 10), [{ name: 'a' }], windows);
+  assert.deepEqual(Object.keys(s).sort(), ['classes', 'definitions']);
+  assert.deepEqual(Object.keys(s.classes[0]!).sort(), ['name', 'windows']);
 });

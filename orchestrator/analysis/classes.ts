@@ -6,8 +6,9 @@ import { round } from '../../foundation/round.js';
 
 /**
  * Per request class and per phase: what each class of the workload mix got (a list read
- * and a streamed chat turn are not the same request, seeds/002), and the class's
- * thresholds judged on the baseline window. Built from events.ndjson after the run.
+ * and a streamed chat turn are not the same request, seeds/002). Built from
+ * events.ndjson after the run. A description only: a class's thresholds are
+ * hypothesis.classes, judged with every other threshold (analysis/summary.ts).
  *
  * An origin belongs to the window its intended time falls in (what was offered then).
  * Response times are over successful origins only; an origin the user cancelled on
@@ -17,8 +18,6 @@ import { round } from '../../foundation/round.js';
 export const STREAM_DEFINITIONS =
   'TTFT: from sending the attempt to the first chunk with non-empty content (the role chunk does not count). ' +
   "ITL: (last token − first token) / (tokens − 1), GuideLLM's ITL (vLLM calls it TPOT), the first token excluded; one per attempt.";
-
-export type Verdict = 'pass' | 'fail' | 'unmeasured';
 
 export interface ClassWindow {
   readonly origins: number;
@@ -42,27 +41,14 @@ export interface Percentiles {
   readonly p99: number | null;
 }
 
-export interface ClassThreshold {
-  readonly metric: 'p95' | 'errorRatio' | 'ttftP95';
-  readonly limit: number;
-  readonly value: number | null;
-  readonly samples: number;
-  readonly verdict: Verdict;
-}
-
 export interface ClassReport {
   readonly name: string;
   readonly windows: Readonly<Record<WindowName, ClassWindow>>;
-  readonly thresholds: readonly ClassThreshold[];
 }
 
 export interface ClassesSummary {
-  /** The window thresholds are judged on. */
-  readonly judgedOn: 'baseline';
   readonly definitions: string;
   readonly classes: readonly ClassReport[];
-  /** fail if any threshold fails; else unmeasured if any is; else pass (null: no thresholds). */
-  readonly verdict: Verdict | null;
 }
 
 export const WINDOWS = ['warmup', 'baseline', 'trigger', 'observe'] as const;
@@ -82,12 +68,6 @@ export type ClassEvent =
   | { e: 'outcome'; origin: number; intendedMs: number; endMs: number; kind: string }
   | { e: string };
 
-export interface ClassSpec {
-  readonly name: string;
-  readonly thresholds?:
-    { p95?: number | undefined; errorRatio?: number | undefined; ttftP95?: number | undefined } | undefined;
-}
-
 interface Acc {
   origins: number;
   ok: number;
@@ -102,7 +82,7 @@ interface Acc {
 /** The summary from parsed events; `windows` are the run's phases (ms since run start). */
 export function summarizeClasses(
   events: Iterable<ClassEvent>,
-  classes: readonly ClassSpec[],
+  classes: readonly { readonly name: string }[],
   windows: Readonly<Record<WindowName, { startMs: number; endMs: number }>>,
 ): ClassesSummary {
   const clsOf = new Map<number, number>();
@@ -147,46 +127,16 @@ export function summarizeClasses(
       a.failures[o.kind] = (a.failures[o.kind] ?? 0) + 1;
     }
   }
-  const reports = classes.map((spec, i): ClassReport => {
-    const windowsOut = Object.fromEntries(WINDOWS.map((w) => [w, close(acc[i]![w])])) as Record<
-      WindowName,
-      ClassWindow
-    >;
-    const b = windowsOut.baseline;
-    const t = spec.thresholds ?? {};
-    const judged: ClassThreshold[] = [];
-    if (t.p95 !== undefined) judged.push(judge('p95', t.p95, b.responseMs.p95, b.responseMs.samples));
-    if (t.errorRatio !== undefined)
-      judged.push(judge('errorRatio', t.errorRatio, b.errorRatio, b.origins - b.cancelled));
-    if (t.ttftP95 !== undefined) judged.push(judge('ttftP95', t.ttftP95, b.ttftMs.p95, b.ttftMs.samples));
-    return { name: spec.name, windows: windowsOut, thresholds: judged };
-  });
-  const all = reports.flatMap((r) => r.thresholds.map((t) => t.verdict));
   return {
-    judgedOn: 'baseline',
     definitions: STREAM_DEFINITIONS,
-    classes: reports,
-    verdict:
-      all.length === 0
-        ? null
-        : all.includes('fail')
-          ? 'fail'
-          : all.includes('unmeasured')
-            ? 'unmeasured'
-            : 'pass',
+    classes: classes.map((spec, i): ClassReport => ({
+      name: spec.name,
+      windows: Object.fromEntries(WINDOWS.map((w) => [w, close(acc[i]![w])])) as Record<
+        WindowName,
+        ClassWindow
+      >,
+    })),
   };
-}
-
-function judge(
-  metric: ClassThreshold['metric'],
-  limit: number,
-  value: number | null,
-  samples: number,
-): ClassThreshold {
-  // Judged on the value as measured; rounded only for the record.
-  const verdict: Verdict = value === null || samples === 0 ? 'unmeasured' : value <= limit ? 'pass' : 'fail';
-  const shown = value === null ? null : metric === 'errorRatio' ? round(value, 6) : round(value, 3);
-  return { metric, limit, value: shown, samples, verdict };
 }
 
 function close(a: Acc): ClassWindow {
@@ -230,7 +180,7 @@ export async function classesOfRun(eventsFile: string, plan: RunPlan): Promise<C
   const p = plan.phases;
   return summarizeClasses(
     events,
-    mix.map((c) => ({ name: c.name, thresholds: c.thresholds })),
+    mix.map((c) => ({ name: c.name })),
     { warmup: p.warmup, baseline: p.baseline, trigger: p.trigger, observe: p.observe },
   );
 }

@@ -1,4 +1,5 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
+import type { WindowPercentile } from '../../bench/record/successLog.js';
 import type { HypothesisMetric } from '../spec/sections/hypothesis.js';
 import { parseThreshold } from '../spec/threshold.js';
 import { round } from '../../foundation/round.js';
@@ -32,15 +33,21 @@ export interface HypothesisResult {
 export interface WindowFigures {
   readonly offered: number;
   readonly goodput: number;
+  /** Failed origins; an origin the user gave up on purpose (`abandoned`) is not one. */
   readonly failed: number;
   readonly latencyMs: LatencySummary;
+  /** p95 of the same successes' response times (absent: no sample). */
+  readonly p95Ms?: WindowPercentile;
+  /** p95 of the client-side time to first token of the successful streamed origins. */
+  readonly ttftP95Ms?: WindowPercentile;
 }
 
 /**
  * Judges one steady-state threshold on a window:
  *   goodput: ">= 95% offered"  (goodput / offered origins, samples = offered)
- *   p50|p90|p99|p999|max: "<= 400ms" (successful response times, samples = successes)
- *   errorRatio: "<= 1%"  (failed / completed origins)
+ *   p50|p90|p95|p99|p999|max: "<= 400ms" (successful response times, samples = successes)
+ *   ttftP95: "<= 1500ms" (time to first token of successful streams, samples = those streams)
+ *   errorRatio: "<= 1%"  (failed / (successes + failed); abandoned origins are neither)
  */
 export function judge(
   metric: HypothesisMetric,
@@ -58,6 +65,10 @@ export function judge(
   } else if (metric === 'errorRatio') {
     samples = w.goodput + w.failed;
     value = samples > 0 ? w.failed / samples : null;
+  } else if (metric === 'p95' || metric === 'ttftP95') {
+    const p = (metric === 'p95' ? w.p95Ms : w.ttftP95Ms) ?? { samples: 0, value: null };
+    samples = p.samples;
+    value = p.value;
   } else {
     samples = w.latencyMs.samples;
     value = w.latencyMs[metric] ?? null;

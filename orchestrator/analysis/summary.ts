@@ -472,6 +472,8 @@ export function judgeHypotheses(
       : { name: 'afterRecovery', span: null, note: `no recovery point: ${recovery.reason}` },
   ];
   const none: WindowFigures = { offered: 0, goodput: 0, failed: 0, latencyMs: emptyLatency() };
+  // An origin the user gave up on purpose (a cancelled stream, patience run out) is not an error.
+  const failureKinds = FAILURE_KINDS.filter((k) => k !== 'abandoned');
   const figures = (span: Span | null, name: HypothesisWindow, cls: string | undefined): WindowFigures => {
     if (span === null) return none;
     const [a, b] = bucketRange(span, bucketMs);
@@ -481,16 +483,22 @@ export function judgeHypotheses(
       return x;
     };
     const log = recorded.successes;
+    const none95 = { samples: 0, value: null };
+    // p95 and TTFT p95 come from the success log (the Recorder's windows keep no p95, and no TTFT).
+    const p95 = (of: 'response' | 'ttft', idx?: number) =>
+      log?.percentile(of, 95, a * bucketMs, b * bucketMs, idx) ?? none95;
     if (cls === undefined)
       return {
         offered: sum(s.offered),
         goodput: sum(s.goodput),
-        failed: FAILURE_KINDS.reduce((x, k) => x + sum(s.failures[k]), 0),
+        failed: failureKinds.reduce((x, k) => x + sum(s.failures[k]), 0),
         // The baseline is a window the Recorder kept whole; the others come from the success log.
         latencyMs:
           name === 'baseline'
             ? (recorded.windows['baseline']?.response ?? emptyLatency())
             : (log?.latency(a * bucketMs, b * bucketMs) ?? emptyLatency()),
+        p95Ms: p95('response'),
+        ttftP95Ms: p95('ttft'),
       };
     const c = recorded.classes?.[cls];
     const idx = recorded.classIndex?.[cls];
@@ -499,6 +507,8 @@ export function judgeHypotheses(
       goodput: sum(c?.goodput),
       failed: sum(c?.failed),
       latencyMs: log && idx !== undefined ? log.latency(a * bucketMs, b * bucketMs, idx) : emptyLatency(),
+      p95Ms: idx !== undefined ? p95('response', idx) : none95,
+      ttftP95Ms: idx !== undefined ? p95('ttft', idx) : none95,
     };
   };
   const out: HypothesisResult[] = [];

@@ -15,7 +15,7 @@ import type { Runtime } from '../lab/runtimes.js';
 import { writeReport } from '../report/writeReport.js';
 import type { StepTable } from '../report/tables.js';
 import { resultsDir, writeJson } from '../results/files.js';
-import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
+import { provenance } from '../results/manifest.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import { clientModel, describeClient, policyPresence, worstOriginMs } from '../run/client.js';
 import { runBody } from '../run/runBody.js';
@@ -161,12 +161,7 @@ export async function runCalibration(
       labEntry,
       onLabUp: () => {
         writeJson(join(dir, 'manifest.json'), {
-          metabench: metabenchVersion(),
-          gitRevision: gitRevision(),
-          startedAt: startedAt.toISOString(),
-          machine: describeMachine(),
-          runtime: rt.lab.runtime,
-          topology: rt.lab.topology(),
+          ...provenance(startedAt, rt.lab),
           kind: 'calibration',
           seed: e.seed,
           scale: opts.scale,

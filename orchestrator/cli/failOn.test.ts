@@ -115,27 +115,28 @@ test('--fail-on hypothesis considers the after-recovery window and every request
   );
 });
 
-test('--fail-on hypothesis also gates on the request-class breakdown thresholds (load.mix[].thresholds)', () => {
+test('--fail-on hypothesis gates on per-class entries only through the hypothesis (the classes section has no verdicts)', () => {
+  // A run whose classes section describes a class, and whose hypothesis holds a former
+  // load.mix threshold (ttftP95, read into hypothesis.classes) that failed after recovery.
   const r = {
-    ...run(false, ['pass']),
-    classes: {
-      judgedOn: 'baseline',
-      definitions: '',
-      verdict: 'fail',
-      classes: [
+    ...run(
+      false,
+      ['pass'],
+      ['pass'],
+      [
         {
-          name: 'chat',
-          windows: {},
-          thresholds: [
-            { metric: 'ttftP95', limit: 1500, value: 2100, samples: 40, verdict: 'fail' },
-            { metric: 'errorRatio', limit: 0.01, value: 0, samples: 40, verdict: 'pass' },
-          ],
+          metric: 'ttftP95',
+          window: 'afterRecovery',
+          class: 'chat',
+          threshold: '<= 1500ms',
+          verdict: 'fail',
         },
       ],
-    },
+    ),
+    classes: { definitions: '', classes: [{ name: 'chat', windows: {} }] },
   } as unknown as RunSummary;
   assert.deepEqual(gateFailures([r], ['hypothesis']), [
-    'run 1: class chat threshold ttftP95 in the baseline: fail',
+    'run 1: hypothesis chat ttftP95 <= 1500ms after recovery: fail',
   ]);
   assert.deepEqual(gateFailures([r], ['metastable']), []);
 });

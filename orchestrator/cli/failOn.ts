@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ClassesSummary } from '../analysis/classes.js';
 import type { RunSummary } from '../analysis/summary.js';
 import { BenchError } from '../../foundation/errors.js';
 import { OUTCOMES, type Outcome } from '../analysis/outcome.js';
@@ -24,7 +23,8 @@ export function addFailOnOption(cmd: Command): Command {
  * Why the runs fail the gate, or [] when they pass it. A gate is strict: an unmeasured
  * verdict (no samples, or observation too short) fails it, since no samples is never a pass.
  * `hypothesis` considers every judged threshold: both windows (the baseline and after
- * recovery, which is unmeasured when the run did not recover) and every request class.
+ * recovery, which is unmeasured when the run did not recover) and every request class
+ * (hypothesis.classes, where the deprecated load.mix[].thresholds are read into).
  */
 export function gateFailures(runs: readonly RunSummary[], failOn: readonly FailOn[]): string[] {
   const out: string[] = [];
@@ -35,11 +35,6 @@ export function gateFailures(runs: readonly RunSummary[], failOn: readonly FailO
           out.push(
             `run ${r.run}: hypothesis ${h.class !== undefined ? `${h.class} ` : ''}${h.metric} ${h.threshold} ${h.window === 'afterRecovery' ? 'after recovery' : `in the ${h.window}`}: ${h.verdict}${h.note ? ` (${h.note})` : ''}`,
           );
-      // The request-class breakdown's own thresholds (load.mix[].thresholds, baseline only) count too.
-      for (const k of (r as { classes?: ClassesSummary }).classes?.classes ?? [])
-        for (const t of k.thresholds)
-          if (t.verdict !== 'pass')
-            out.push(`run ${r.run}: class ${k.name} threshold ${t.metric} in the baseline: ${t.verdict}`);
     }
     const outcome = r.outcome;
     // `metastable` stays strict, as before: a run not shown to recover fails it.

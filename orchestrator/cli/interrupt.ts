@@ -1,6 +1,6 @@
 import { ExitCode } from '../../foundation/exitCodes.js';
 
-/** A long command's Ctrl-C and SIGTERM: `stop` aborts on the first; `dispose` removes the handlers. */
+/** A long command's Ctrl-C, SIGTERM and SIGHUP: `stop` aborts on the first; `dispose` removes the handlers. */
 export interface Interrupt {
   readonly stop: AbortSignal;
   dispose(): void;
@@ -8,7 +8,7 @@ export interface Interrupt {
 
 /**
  * The one interrupt handler of the long commands (run, sweep, calibrate, load). The
- * first SIGINT or SIGTERM aborts `stop`, so the command winds down its own way (undo
+ * first SIGINT, SIGTERM or SIGHUP (the terminal closed) aborts `stop`, so the command winds down its own way (undo
  * the trigger, stop the lab, write what was measured), after printing `stopping` when
  * given; a second one exits at once (printing `forced` when given): the next metabench
  * command undoes any fault left applied.
@@ -25,13 +25,12 @@ export function onInterrupt(opts: { stopping?: string; forced?: string } = {}): 
       process.exit(ExitCode.unusable);
     }
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const s of SIGNALS) process.on(s, onSignal);
   return {
     stop: ac.signal,
     dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const s of SIGNALS) process.off(s, onSignal);
     },
   };
 }

@@ -22,6 +22,14 @@ import * as validateCmd from './validate.js';
 // The runtimes (local, docker, sim) are plugins: registered here, before any command runs.
 registerRuntimes();
 
+// A reader that leaves (`| head`, a closed terminal, a dead parent) must not crash a run
+// mid-pause: that would leave the paused api stopped and lose what was measured. What
+// is written after it left is dropped; the run goes on to its end.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+
 const program = new Command();
 program
   .name('metabench')

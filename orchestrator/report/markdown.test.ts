@@ -182,3 +182,63 @@ test('what ran says when % capacity used a measured capacity, and where it came 
   );
   assert.doesNotMatch(renderMarkdown(results([runData(1)])), /used the measured/);
 });
+
+test('the request classes section shows each class’s thresholds with its verdicts in both windows, from the hypothesis', () => {
+  const win = (origins: number) => ({
+    origins,
+    ok: origins,
+    failed: 0,
+    cancelled: 0,
+    errorRatio: origins ? 0 : null,
+    failures: {},
+    responseMs: { samples: origins, p50: 10, p95: 20, p99: 30 },
+    ttftMs: { samples: 0, p50: null, p95: null, p99: null },
+    itlMs: { samples: 0, p50: null, p95: null, p99: null },
+  });
+  const h = (metric: string, window: string, value: number | null, verdict: string, samples = 60) => ({
+    metric,
+    window,
+    class: 'chat',
+    threshold: metric === 'errorRatio' ? '<= 1%' : '<= 1500ms',
+    value,
+    samples: value === null ? 0 : samples,
+    verdict,
+    span: null,
+  });
+  const md = renderMarkdown(
+    results([
+      runData(1, undefined, {
+        hypothesis: [
+          h('errorRatio', 'baseline', 0.005, 'pass'),
+          h('ttftP95', 'baseline', 900, 'pass'),
+          h('errorRatio', 'afterRecovery', 0.04, 'fail'),
+          h('ttftP95', 'afterRecovery', null, 'unmeasured'),
+        ],
+        classes: {
+          definitions: 'TTFT: from sending the attempt.',
+          classes: [
+            {
+              name: 'chat',
+              windows: { warmup: win(0), baseline: win(60), trigger: win(0), observe: win(0) },
+            },
+          ],
+        },
+      } as unknown as Partial<ReturnType<typeof summary>>),
+    ]),
+  );
+  const section = md.slice(md.indexOf('## Request classes'), md.indexOf('## Verdicts'));
+  assert.match(section, /\| chat \| baseline \| 60 \| 60 \| 0 \| 0 \| 0\.00% \|/);
+  assert.match(section, /\| class \| metric \| threshold \| baseline \| after recovery \|/);
+  assert.match(
+    section,
+    /\| chat \| errorRatio \| `<= 1%` \| 0\.5% \(n=60\) \*\*pass\*\* \| 4% \(n=60\) \*\*fail\*\* \|/,
+  );
+  assert.match(
+    section,
+    /\| chat \| ttftP95 \| `<= 1500ms` \| 900 ms \(n=60\) \*\*pass\*\* \| – \(n=0\) \*\*unmeasured\*\* \|/,
+  );
+  assert.match(
+    md.slice(md.indexOf('## Verdicts')),
+    /run 1: request-class thresholds \(both windows\): \*\*fail\*\*/,
+  );
+});

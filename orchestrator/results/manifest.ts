@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { Lab } from '../lab/Lab.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -45,4 +46,19 @@ export function gitRevision(): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * What every manifest.json opens with, for a run or a calibration: which metabench, on
+ * which machine, when, against which lab.
+ */
+export function provenance(startedAt: Date, lab: Pick<Lab, 'runtime' | 'topology'>) {
+  return {
+    metabench: metabenchVersion(),
+    gitRevision: gitRevision(),
+    startedAt: startedAt.toISOString(),
+    machine: describeMachine(),
+    runtime: lab.runtime,
+    topology: lab.topology(),
+  };
 }

@@ -14,7 +14,7 @@ import { LiveRecorder } from '../live/liveMetrics.js';
 import { RunObservers, type ObserveOptions } from '../live/observers.js';
 import type { Lab } from '../lab/Lab.js';
 import type { Runtime } from '../lab/runtimes.js';
-import { describeMachine, gitRevision, metabenchVersion } from '../results/manifest.js';
+import { provenance } from '../results/manifest.js';
 import { writeJson } from '../results/files.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import type { RunPlan } from '../spec/plan.js';
@@ -71,12 +71,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     observers: new RunObservers(ctx.observe ?? {}, rt.lab, (l) => ctx.status.say(l)),
     onLabUp: () => {
       writeJson(join(dir, 'manifest.json'), {
-        metabench: metabenchVersion(),
-        gitRevision: gitRevision(),
-        startedAt: startedAt.toISOString(),
-        machine: describeMachine(),
-        runtime: rt.lab.runtime,
-        topology: rt.lab.topology(),
+        ...provenance(startedAt, rt.lab),
         run: plan.run,
         seed: plan.seed,
         scale: plan.scale,
@@ -94,7 +89,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
   if (!x.recorded) throw x.failure;
   const e = plan.experiment;
-  // Per request class and phase, with the classes' thresholds (from events.ndjson).
+  // Per request class and phase, a description (from events.ndjson); their thresholds are in hypothesis.
   const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
   const upstream = upstreamAmplification(x.server?.extra);
   const cpu = x.generatorCpu ? { generator_cpu: x.generatorCpu } : {};

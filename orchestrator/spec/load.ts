@@ -1,8 +1,9 @@
 import type { Override } from '../../foundation/overrides.js';
 import { applyOverrides } from '../../foundation/overrides.js';
-import { SpecError } from '../../foundation/errors.js';
+import { SpecError, type SpecIssue } from '../../foundation/errors.js';
 import { parseYamlFile, readSpecFile, toSpecIssues, type ParsedYaml } from '../../foundation/yamlFile.js';
 import { experimentSchema, type Experiment } from './schema.js';
+import { migrateMixThresholds, warnOnce } from './deprecated.js';
 
 export { didYouMean } from '../../foundation/didYouMean.js';
 
@@ -15,17 +16,29 @@ export function parseExperiment(
   buf: Buffer | string,
   file: string,
   overrides: readonly Override[] = [],
+  warn?: (w: SpecIssue) => void,
 ): Experiment {
-  return validateExperiment(parseYamlFile(buf, file), overrides);
+  return validateExperiment(parseYamlFile(buf, file), overrides, warn);
 }
 
-/** Validates parsed experiment data after applying `overrides`; every problem at once. */
-export function validateExperiment(y: ParsedYaml, overrides: readonly Override[] = []): Experiment {
+/**
+ * Validates parsed experiment data after applying `overrides`; every problem at once. A
+ * deprecated spelling is translated (spec/deprecated.ts) and reported to `warn` (by
+ * default on stderr, once a process).
+ */
+export function validateExperiment(
+  y: ParsedYaml,
+  overrides: readonly Override[] = [],
+  warn: (w: SpecIssue) => void = warnOnce,
+): Experiment {
   const data = overrides.length ? applyOverrides(y.data, overrides) : y.data;
   const result = experimentSchema.safeParse(data, { reportInput: true });
   if (!result.success)
     throw new SpecError(
       toSpecIssues(result.error.issues, y.doc, y.lines, y.file, overrides, experimentSchema),
     );
-  return result.data;
+  const migrated = migrateMixThresholds(result.data, y, data);
+  if (migrated.issues.length) throw new SpecError(migrated.issues);
+  for (const w of migrated.warnings) warn(w);
+  return migrated.experiment;
 }

@@ -9,7 +9,7 @@ export interface Threshold {
 
 /**
  * A steady-state threshold as written in a hypothesis:
- *   goodput: ">= 95% offered"   errorRatio: "<= 1%"   p50|p90|p99|p999|max: "<= 400ms"
+ *   goodput: ">= 95% offered"   errorRatio: "<= 1%"   p50|p90|p95|p99|p999|max|ttftP95: "<= 400ms"
  */
 export function parseThreshold(metric: string, text: string): Parsed<Threshold> {
   const m = /^\s*(<=|>=|<|>)\s*(.+?)\s*$/.exec(text);

@@ -1,5 +1,6 @@
 import type { FaultProxyArgs } from './args.js';
 import { startFaultProxy } from './server.js';
+import { untilStopped } from '../../foundation/untilStopped.js';
 
 /**
  * Runs the fault proxy until SIGTERM/SIGINT (or stdin closes, with exitWithParent).
@@ -23,17 +24,5 @@ export async function runFaultProxy(args: FaultProxyArgs): Promise<void> {
   process.stdout.write(
     JSON.stringify({ event: 'listening', host: args.host, port: fp.port, pid: process.pid, proxies }) + '\n',
   );
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      void fp.close().then(resolve);
-      setTimeout(resolve, 2000).unref();
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-    if (args.exitWithParent) {
-      process.stdin.on('end', stop);
-      process.stdin.on('error', stop);
-      process.stdin.resume();
-    }
-  });
+  await untilStopped(() => fp.close(), args.exitWithParent);
 }

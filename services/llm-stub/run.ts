@@ -1,6 +1,7 @@
 import { NO_FAULTS, type FaultRates } from './faults.js';
 import { DEFAULT_PROFILE, loadProfile } from './profile.js';
 import { startLlmStub } from './server.js';
+import { untilStopped } from '../../foundation/untilStopped.js';
 
 export interface LlmStubArgs {
   readonly host: string;
@@ -35,19 +36,7 @@ export async function runLlmStub(args: LlmStubArgs): Promise<void> {
       profileFile,
     }) + '\n',
   );
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      void stub.close().then(resolve);
-      setTimeout(resolve, 2000).unref();
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-    if (args.exitWithParent) {
-      process.stdin.on('end', stop);
-      process.stdin.on('error', stop);
-      process.stdin.resume();
-    }
-  });
+  await untilStopped(() => stub.close(), args.exitWithParent);
 }
 
 /** A fault rate flag: a fraction (0.15) or a percentage (15%), from 0 to 1. */

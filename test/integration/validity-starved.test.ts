@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import { startCli, tempDir } from '../helpers/cli.js';
+import { startCli, tempDir, waitFor } from '../helpers/cli.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
 // Issue 17's acceptance for run validity (DESIGN.md §2): retry-storm at --scale 0.2 while
@@ -56,7 +56,7 @@ async function stopAll(busy: ChildProcess[]): Promise<void> {
 
 test('retry-storm at scale 0.2 on a machine starved by busy processes at a higher priority is invalid: the schedule or the CPU check fails, and no verdict is given', async (t) => {
   const out = join(tempDir('starved'), 'out');
-  const busy = startBusy();
+  let busy: ChildProcess[] = [];
   try {
     const run = startCli([
       'run',
@@ -69,6 +69,14 @@ test('retry-storm at scale 0.2 on a machine starved by busy processes at a highe
       out,
       '--quiet',
     ]);
+    // The machine is starved once the lab is up (manifest.json is written then): a lab
+    // that cannot start at all says nothing about the generator's schedule.
+    let ended = false;
+    void run.done.then(() => (ended = true));
+    const manifest = join(out, 'run-1', 'manifest.json');
+    await waitFor('the lab to be up', () => ended || existsSync(manifest), 120_000);
+    assert.ok(existsSync(manifest), `the run ended before its lab was up:\n${run.stderrSoFar()}`);
+    busy = startBusy();
     const how = prioritise(busy, run.child.pid!);
     const r = await run.done;
     // The busy loops ran all through the run (none died early and let the generator off).

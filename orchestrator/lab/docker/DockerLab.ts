@@ -2,7 +2,6 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import type Docker from 'dockerode';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { request } from 'undici';
 import { formatDurationDist } from '../../../services/api/config.js';
 import { BenchError } from '../../../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
@@ -20,6 +19,7 @@ import {
   type ServiceContainer,
 } from './engine.js';
 import type { DockerUndo } from './undo.js';
+import { scrapeApiText } from '../scrapeApi.js';
 
 export interface DockerLabConfig extends ApiLabConfig {
   readonly compose: ComposeOptions;
@@ -251,10 +251,8 @@ export class DockerLab implements Lab {
     }
   }
 
-  async scrapeText(c: Component, timeoutMs: number): Promise<string> {
-    if (c !== 'api') throw new BenchError('E_LAB', `component "${c}" has no metrics`);
-    const res = await request(`${this.apiUrl}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
-    return res.body.text();
+  scrapeText(c: Component, timeoutMs: number): Promise<string> {
+    return scrapeApiText(this.apiUrl, c, timeoutMs);
   }
 
   /** The containers' main processes as the host sees them (/proc), when the engine runs on this kernel. */

@@ -213,6 +213,16 @@ export async function inspectContainer(docker: Docker, id: string): Promise<Serv
   };
 }
 
+/** The container once it is no longer running (up to 5 s), or as it is then. */
+async function nextExit(docker: Docker, id: string, c: ServiceContainer): Promise<ServiceContainer> {
+  const until = performance.now() + 5000;
+  while (c.state === 'running' && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    c = await inspectContainer(docker, id);
+  }
+  return c;
+}
+
 /**
  * Waits until the container runs and, when it has a healthcheck, is healthy; throws
  * E_LAB_PREFLIGHT naming the service when it exits, restarts (a restart policy hides an exit
@@ -223,10 +233,13 @@ export async function waitHealthy(docker: Docker, id: string, timeoutMs = 90_000
   let c = await inspectContainer(docker, id);
   const restarts = c.restartCount;
   while (performance.now() < until) {
+    // Restarted and running again: the engine shows the new run's exit code (0) until it
+    // exits again, so wait (briefly) for the exit whose code says why.
+    if (c.state === 'running' && c.restartCount > restarts) c = await nextExit(docker, id, c);
     if (c.state === 'exited' || c.state === 'dead' || c.state === 'restarting' || c.restartCount > restarts)
       throw new BenchError(
         'E_LAB_PREFLIGHT',
-        `${c.service} (container ${c.name}) ${c.state === 'exited' || c.state === 'dead' ? 'exited' : 'exited and is restarting'} with code ${c.exitCode} while starting${await logTail(docker, id)}`,
+        `${c.service} (container ${c.name}) ${c.state === 'exited' || c.state === 'dead' ? 'exited' : 'exited and is restarting'} ${c.state === 'running' ? `(restarted ${c.restartCount - restarts} times)` : `with code ${c.exitCode}`} while starting${await logTail(docker, id)}`,
         `see \`docker logs ${c.name}\``,
       );
     if (c.state === 'running' && (c.health === undefined || c.health === 'healthy')) return c;

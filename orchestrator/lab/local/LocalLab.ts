@@ -12,6 +12,7 @@ import { apiArgs, faultProxyArgs, llmStubArgs } from './recipes.js';
 import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
 import { PausedTrees, resumeRecipe, startNodeService, teardownRecipe } from './supervisor.js';
 import { localTopology } from './topology.js';
+import { scrapeApiText } from '../scrapeApi.js';
 
 /**
  * The lab as child processes on loopback. Pause is SIGSTOP / SIGCONT: the process
@@ -276,10 +277,8 @@ export class LocalLab implements Lab {
     return resumeRecipe(c, this.pauseTargets(c));
   }
 
-  async scrapeText(c: Component, timeoutMs: number): Promise<string> {
-    if (c !== 'api') throw new BenchError('E_LAB', `component "${c}" has no metrics`);
-    const res = await request(`${this.apiUrl}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
-    return res.body.text();
+  scrapeText(c: Component, timeoutMs: number): Promise<string> {
+    return scrapeApiText(this.apiUrl, c, timeoutMs);
   }
 
   processes(): readonly LabProcess[] {

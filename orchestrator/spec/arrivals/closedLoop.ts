@@ -30,7 +30,7 @@ export const closedLoop = {
   generator: arrivalGenerator({
     kind: 'closed',
     // The users pace themselves: there is no schedule of intended times to generate.
-    build: null,
+    build: () => null,
     expectedOrigins: (_a: ClosedPlan) => null,
     expectedArrivals: (_a: ClosedPlan) => null,
   }),

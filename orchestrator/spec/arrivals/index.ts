@@ -60,9 +60,7 @@ export function shapeFields(): { [K in ShapeName]: z.ZodOptional<ShapeSchemas[K]
 }
 
 const GENERATORS = new Map<string, ArrivalGenerator<ArrivalPlan>>(
-  Object.values(ARRIVAL_KINDS).flatMap((d) =>
-    'generator' in d ? [[d.generator.kind, d.generator as unknown as ArrivalGenerator<ArrivalPlan>]] : [],
-  ),
+  Object.values(ARRIVAL_KINDS).flatMap((d) => ('generator' in d ? [[d.generator.kind, d.generator]] : [])),
 );
 
 /** The generator of a plan (every plan kind has one: checked above). */
@@ -82,8 +80,8 @@ export function expectedArrivalsIn(a: ArrivalPlan, span: Span): number | null {
 
 /** The open-loop arrival process of a plan (a closed loop has none: its users pace themselves). */
 export function arrivalProcess(a: ArrivalPlan, run: ArrivalRun): ArrivalProcess {
-  const build = generatorOf(a).build;
+  const process = generatorOf(a).build(a, run);
   // Only a load that paces itself has no generated schedule.
-  if (!build) throw new Error('a closed loop has no arrival process');
-  return build(a, run);
+  if (!process) throw new Error('a closed loop has no arrival process');
+  return process;
 }

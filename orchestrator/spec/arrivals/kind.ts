@@ -63,18 +63,20 @@ export interface ArrivalRun {
 /** A generated process: a plan kind, its factory and its expected arrivals. */
 export interface ArrivalGenerator<P extends ArrivalPlanBase> {
   readonly kind: P['kind'];
+  // Methods, not function-typed fields: the registry (index.ts) holds every kind's
+  // generator as one of any plan, and hands each only plans of its own kind.
   /** The process generating the plan's arrivals; null when the load paces itself (closed loop). */
-  readonly build: ((p: P, run: ArrivalRun) => ArrivalProcess) | null;
+  build(p: P, run: ArrivalRun): ArrivalProcess | null;
   /**
    * Expected arrivals in a span (ms since run start), as the dry run plans them (a
    * stationary kind at its mean rate); null when they depend on the system.
    */
-  readonly expectedOrigins: (p: P, span: Span) => number | null;
+  expectedOrigins(p: P, span: Span): number | null;
   /**
    * Expected arrivals in a span following the kind's rate in time, which the analysis
    * compares with the achieved ones second by second; null when they depend on the system.
    */
-  readonly expectedArrivals: (p: P, span: Span) => number | null;
+  expectedArrivals(p: P, span: Span): number | null;
 }
 
 export interface Span {

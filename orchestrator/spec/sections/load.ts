@@ -33,15 +33,20 @@ const requestClass = z.strictObject({
   cost: z.string().max(40).optional(),
   /** streamed answers (SSE) only: this share of the class's origins is cancelled by the user after `afterTokens` tokens */
   cancel: z.strictObject({ share: fraction, afterTokens: int(1, 1_000_000) }).optional(),
-  /** per-class thresholds, judged on the baseline window (no samples: unmeasured) */
+  /**
+   * Deprecated: per-class thresholds live in hypothesis.classes. Still read: spec/deprecated.ts
+   * translates each limit x into "<= x" there, with a warning, and drops this field.
+   */
   thresholds: z
     .strictObject({
-      /** p95 of the response time of successful origins */
       p95: positiveDuration(600_000).optional(),
-      /** failed origins / origins (cancelled by the user: not failures) */
       errorRatio: fraction.optional(),
-      /** p95 of the client-side time to first token of successful streamed attempts */
       ttftP95: positiveDuration(600_000).optional(),
+    })
+    .meta({
+      deprecated: true,
+      description:
+        'Deprecated: write hypothesis.classes.<name>: { p95: "<= 300ms", errorRatio: "<= 0.1%", ttftP95: "<= 1500ms" }',
     })
     .optional(),
 });

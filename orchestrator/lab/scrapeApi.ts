@@ -1,0 +1,10 @@
+import { request } from 'undici';
+import { BenchError } from '../../foundation/errors.js';
+import type { Component } from './Lab.js';
+
+/** The api's Prometheus text from its /metrics (the one component with metrics), for any runtime that reaches it over HTTP. */
+export async function scrapeApiText(apiUrl: string, c: Component, timeoutMs: number): Promise<string> {
+  if (c !== 'api') throw new BenchError('E_LAB', `component "${c}" has no metrics`);
+  const res = await request(`${apiUrl}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
+  return res.body.text();
+}
