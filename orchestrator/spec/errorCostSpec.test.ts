@@ -1,27 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SpecError } from '../../foundation/errors.js';
 import { parseExperiment } from './load.js';
 import { labConfig } from '../lab/labConfig.js';
 import { nominalCapacityPerS } from './plan.js';
 import { apiFlags, parseErrorCost } from '../../services/api/config.js';
+import { specIssues } from '../../test/helpers/specIssues.js';
 
 const retryStorm = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
 
 /** retry-storm.yaml with `errorCost` (flow YAML) in its lab.api, on line 11. */
 const withErrorCost = (errorCost: string): string =>
   retryStorm.replace('queue: fifo }', `queue: fifo, errorCost: ${errorCost} }`);
-
-function issuesOf(text: string): SpecError['issues'] {
-  try {
-    parseExperiment(text, 'error-path.yaml');
-  } catch (err) {
-    assert.ok(err instanceof SpecError, `expected a SpecError, got ${String(err)}`);
-    return err.issues;
-  }
-  assert.fail('expected the file to be refused');
-}
 
 test('lab.api.errorCost reaches the api as flags that parse back, and leaves nominal capacity alone', () => {
   const e = parseExperiment(withErrorCost('{ dist: exponential, mean: 60ms }'), 'x.yaml');
@@ -54,23 +44,23 @@ test('lab.api.errorCost reaches the api as flags that parse back, and leaves nom
 });
 
 test('a bad lab.api.errorCost is refused with its file, line and field', () => {
-  const negative = issuesOf(withErrorCost('{ dist: exponential, mean: -30ms }'));
+  const negative = specIssues(withErrorCost('{ dist: exponential, mean: -30ms }'), 'error-path.yaml');
   const mean = negative.find((i) => i.path === 'lab.api.errorCost.mean');
   assert.ok(mean, JSON.stringify(negative));
   assert.equal(mean.file, 'error-path.yaml');
   assert.equal(mean.line, 11);
   assert.match(mean.message, /duration/);
 
-  const sigma = issuesOf(withErrorCost('{ dist: lognormal, mean: 30ms }'));
+  const sigma = specIssues(withErrorCost('{ dist: lognormal, mean: 30ms }'));
   assert.match(sigma.find((i) => i.path === 'lab.api.errorCost.sigma')!.message, /needs sigma/);
 
-  const shed = issuesOf(withErrorCost('{ dist: constant, mean: 30ms, onShed: yes please }'));
+  const shed = specIssues(withErrorCost('{ dist: constant, mean: 30ms, onShed: yes please }'));
   assert.ok(
     shed.some((i) => i.path === 'lab.api.errorCost.onShed'),
     JSON.stringify(shed),
   );
 
-  const typo = issuesOf(withErrorCost('{ dist: constant, mean: 30ms, onShedd: true }'));
+  const typo = specIssues(withErrorCost('{ dist: constant, mean: 30ms, onShedd: true }'));
   assert.match(typo.find((i) => i.path === 'lab.api.errorCost.onShedd')!.message, /did you mean "onShed"/);
 
   assert.throws(() => parseErrorCost({ 'error-cost-on-shed': true }), /needs --error-cost/);
