@@ -7,7 +7,7 @@ export function untilStopped(close: () => Promise<void>, exitWithParent: boolean
   return new Promise<void>((resolve) => {
     const stop = (): void => {
       void close().then(resolve);
-      // eslint-disable-next-line no-restricted-globals -- the process's own exit grace, in wall time whatever clock its service runs on
+      // eslint-disable-next-line no-restricted-globals -- a process's own end, in real time
       setTimeout(resolve, 2000).unref();
     };
     process.once('SIGTERM', stop);

@@ -26,6 +26,15 @@ const files = [];
 })('dist');
 const byName = (a, b) => a.localeCompare(b);
 
+// How many lab test files run side by side (METABENCH_TEST_JOBS overrides; see below).
+const LAB_JOBS = Number(process.env.METABENCH_TEST_JOBS ?? 2);
+if (!(Number.isInteger(LAB_JOBS) && LAB_JOBS >= 1)) {
+  console.error(
+    `METABENCH_TEST_JOBS must be a whole number of at least 1 (got "${process.env.METABENCH_TEST_JOBS}")`,
+  );
+  process.exit(2);
+}
+
 // Lab test files that run with nothing beside them, and why.
 const ALONE = {
   // builds the images from source (minutes of compiling on both cores)
@@ -82,11 +91,11 @@ if (unit.length > 0) {
 }
 
 // The lab's tests, a runner per file: the files in ALONE one at a time with nothing
-// beside them, then the others two at a time. One lab run uses about a third of a core
-// (20 s of CPU in a 62 s retry-storm run), so two side by side stay valid on 2 cores
-// (measured: 22 of 22 catalogue runs valid). A run that is disturbed anyway is not
-// misread: it comes out invalid (DESIGN.md §2) and its test fails. Each file's report
-// is printed whole when it ends, so two files' lines never interleave.
+// beside them, then the others LAB_JOBS at a time (two by default). One lab run uses
+// about a third of a core (20 s of CPU in a 62 s retry-storm run), so two side by side
+// stay valid on 2 cores (measured: 22 of 22 catalogue runs valid). A run that is
+// disturbed anyway is not misread: it comes out invalid (DESIGN.md §2) and its test
+// fails. Each file's report is printed whole when it ends, so files never interleave.
 function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
@@ -113,7 +122,7 @@ async function pool(queue, width) {
 }
 
 await pool([...alone], 1);
-await pool([...shared], 2);
+await pool([...shared], LAB_JOBS);
 
 console.log(`\n━━ ${results.length} runs in ${clock()}`);
 for (const r of results) console.log(`${r.code === 0 ? '✔' : '✖'} ${r.file}  ${r.s.toFixed(0)} s`);
