@@ -1,5 +1,5 @@
 import { seededRng } from '../foundation/rng.js';
-import { formatDurationDist } from '../services/api/config.js';
+import { errorCostConfig, formatDurationDist } from '../services/api/config.js';
 import { BenchError } from '../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../orchestrator/lab/Lab.js';
 import type { LinkControl, ToxicSpec, ToxicState } from '../orchestrator/lab/links.js';
@@ -155,6 +155,7 @@ export class SimLab implements Lab {
             mitigations: cfg.mitigations ?? {},
             seed: cfg.seed,
             ...(cfg.requestTimeoutMs !== undefined ? { requestTimeoutMs: cfg.requestTimeoutMs } : {}),
+            ...(cfg.errorCost ? { errorCost: errorCostConfig(cfg.errorCost) } : {}),
             acceptBacklog: ACCEPT_BACKLOG,
           },
         },

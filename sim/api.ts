@@ -6,7 +6,14 @@ import type { Mitigations } from '../services/api/server.js';
 import { LISTEN_BACKLOG, poolOptions } from '../services/api/server.js';
 import type { RejectReason } from '../services/api/shedding.js';
 import { WorkerPool } from '../services/api/workerPool.js';
-import { WorkHandler, type WorkEvents, type WorkRequest } from '../services/api/workHandler.js';
+import {
+  WorkHandler,
+  handlerRngs,
+  type ErrorCost,
+  type ErrorPathKind,
+  type WorkEvents,
+  type WorkRequest,
+} from '../services/api/workHandler.js';
 import type { SimClock } from './clock.js';
 import {
   PG_LOOKUP_MS,
@@ -34,6 +41,7 @@ export interface SimApiConfig {
   readonly seed: number;
   readonly mitigations?: Mitigations;
   readonly requestTimeoutMs?: number;
+  readonly errorCost?: ErrorCost;
   readonly cache?: { readonly ttlMs: number; readonly pool: number; readonly queryDelay: DurationDist };
 }
 
@@ -62,6 +70,8 @@ export class ApiCounters {
   /** api_queue_wait_seconds' sum (ms here) and count: the wait of every request a worker took. */
   queueWaitMsSum = 0;
   queueWaitCount = 0;
+  /** api_error_path_seconds_total by kind (ms here), present once that kind has happened. */
+  readonly errorPathMs: Partial<Record<ErrorPathKind, number>> = {};
 }
 
 /** The handler's and the lookup's events, counted in ApiCounters (what the series read). */
@@ -92,6 +102,9 @@ class CountedEvents implements WorkEvents, LookupEvents {
     this.observeQueueWait()?.(ms);
   }
   serviceTime(): void {}
+  errorPath(kind: ErrorPathKind, ms: number): void {
+    this.m.errorPathMs[kind] = (this.m.errorPathMs[kind] ?? 0) + ms;
+  }
   cacheHit(): void {
     this.m.cacheHits++;
   }
@@ -189,7 +202,7 @@ export class SimApi {
       this.cfg,
       this.pool,
       procClock,
-      seededRng(this.cfg.seed, 'api-work'),
+      handlerRngs(this.cfg.seed),
       this.events,
       cache,
       (req, status, shed) => {

@@ -15,6 +15,9 @@ import { SimClock } from './clock.js';
  * agree; a handler copied and changed on one side would not.
  */
 
+type Cfg = Pick<ApiConfig, 'workers' | 'work' | 'seed'> &
+  Pick<Partial<ApiConfig>, 'costs' | 'mitigations' | 'requestTimeoutMs' | 'errorCost'>;
+
 const cfg = {
   workers: 1,
   work: { dist: 'constant', meanMs: 100 },
@@ -46,7 +49,7 @@ const timeline: readonly Arrival[] = [
   { name: 'g', atMs: 310, leavesAtMs: 450 }, // runs 400–500 for a client that left
   { name: 'h', atMs: 320 }, // runs 500–600
 ];
-const END_MS = 1000;
+const END_MS = 1500;
 
 type Outcome = Record<string, string>;
 interface Counts {
@@ -55,9 +58,14 @@ interface Counts {
   wasted: number;
   timedOut: number;
   rejected: Record<string, number>;
+  /** api_error_path_seconds_total by kind. */
+  errorPathSeconds: Record<string, number>;
 }
 
-async function throughExpress(): Promise<{ outcome: Outcome; counts: Counts }> {
+async function throughExpress(
+  cfg: Cfg,
+  timeline: readonly Arrival[],
+): Promise<{ outcome: Outcome; counts: Counts }> {
   const clock = new VirtualClock();
   const api = await startApi({ host: '127.0.0.1', port: 0, ...cfg }, clock);
   const url = `http://127.0.0.1:${api.port}`;
@@ -107,11 +115,14 @@ async function throughExpress(): Promise<{ outcome: Outcome; counts: Counts }> {
     const m = await metrics();
     const sumOf = (prefix: string): number =>
       [...m].filter(([k]) => k.startsWith(`${prefix}{`)).reduce((s, [, v]) => s + v, 0);
-    const rejected: Record<string, number> = {};
-    for (const [k, v] of m) {
-      const r = /^api_rejected_total\{reason="(\w+)"\}$/.exec(k);
-      if (r && v > 0) rejected[r[1]!] = v;
-    }
+    const labelled = (metric: string, label: string): Record<string, number> => {
+      const out: Record<string, number> = {};
+      for (const [k, v] of m) {
+        const r = new RegExp(`^${metric}\\{${label}="(\\w+)"\\}$`).exec(k);
+        if (r && v > 0) out[r[1]!] = v;
+      }
+      return out;
+    };
     return {
       outcome,
       counts: {
@@ -119,7 +130,8 @@ async function throughExpress(): Promise<{ outcome: Outcome; counts: Counts }> {
         completed: sumOf('api_requests_completed_total'),
         wasted: m.get('api_wasted_work_total') ?? 0,
         timedOut: m.get('api_timed_out_total') ?? 0,
-        rejected,
+        rejected: labelled('api_rejected_total', 'reason'),
+        errorPathSeconds: labelled('api_error_path_seconds_total', 'kind'),
       },
     };
   } finally {
@@ -127,7 +139,10 @@ async function throughExpress(): Promise<{ outcome: Outcome; counts: Counts }> {
   }
 }
 
-async function throughSimulation(): Promise<{ outcome: Outcome; counts: Counts }> {
+async function throughSimulation(
+  cfg: Cfg,
+  timeline: readonly Arrival[],
+): Promise<{ outcome: Outcome; counts: Counts }> {
   const clock = new SimClock();
   const api = new SimApi(clock, cfg);
   const outcome: Outcome = {};
@@ -160,32 +175,88 @@ async function throughSimulation(): Promise<{ outcome: Outcome; counts: Counts }
       wasted: c.wasted,
       timedOut: c.timedOut,
       rejected: { ...c.rejected } as Record<string, number>,
+      errorPathSeconds: Object.fromEntries(Object.entries(c.errorPathMs).map(([k, ms]) => [k, ms / 1000])),
     },
   };
 }
 
-test('one timeline through the express route and the simulated api: the same answers and the same counters', async () => {
-  const lab = await throughExpress();
-  const sim = await throughSimulation();
-  // What the timeline was built to exercise: every ending of the handler.
-  assert.deepEqual(lab.outcome, {
-    a: '200',
-    b: '200',
-    c: '503 deadline',
-    d: '200',
-    e: '504',
-    e2: '503 queue_full',
-    f: '400',
-    g: 'gone',
-    h: '200',
-  });
-  assert.deepEqual(lab.counts, {
-    received: 9,
-    completed: 9,
-    wasted: 1,
-    timedOut: 1,
-    rejected: { deadline: 1, queue_full: 1 },
-  });
+/**
+ * `timeline` through both: the express route must give `expected` (what the timeline was
+ * built to exercise), and the simulated api the same answers and counters.
+ */
+async function bothAgree(
+  cfg: Cfg,
+  timeline: readonly Arrival[],
+  expected: { outcome: Outcome; counts: Counts },
+): Promise<void> {
+  const lab = await throughExpress(cfg, timeline);
+  const sim = await throughSimulation(cfg, timeline);
+  assert.deepEqual(lab, expected);
   assert.deepEqual(sim.outcome, lab.outcome);
   assert.deepEqual(sim.counts, lab.counts);
+}
+
+test('one timeline through the express route and the simulated api: the same answers and the same counters', async () => {
+  // Every ending of the handler.
+  await bothAgree(cfg, timeline, {
+    outcome: {
+      a: '200',
+      b: '200',
+      c: '503 deadline',
+      d: '200',
+      e: '504',
+      e2: '503 queue_full',
+      f: '400',
+      g: 'gone',
+      h: '200',
+    },
+    counts: {
+      received: 9,
+      completed: 9,
+      wasted: 1,
+      timedOut: 1,
+      rejected: { deadline: 1, queue_full: 1 },
+      errorPathSeconds: {},
+    },
+  });
+});
+
+// The expensive error path: one worker, 100 ms of work, every error costs 200 ms more
+// (sheds too), a 350 ms request timeout, a 250 ms queue-time limit.
+const errorCostCfg = {
+  workers: 1,
+  work: { dist: 'constant', meanMs: 100 },
+  requestTimeoutMs: 350,
+  mitigations: { deadlineDrop: true, shedQueueTimeMs: 250 },
+  errorCost: { work: { dist: 'constant', meanMs: 200 }, onShed: true },
+  seed: 7,
+} satisfies Cfg;
+const errorTimeline: readonly Arrival[] = [
+  { name: 'a', atMs: 0 }, // runs 0–100
+  { name: 'b', atMs: 10, deadlineMs: 50 }, // dropped at 100 (deadline): error path 100–300
+  { name: 'c', atMs: 20 }, // picked up at 300 after 280 ms: shed, error path 300–500
+  { name: 'd', atMs: 30 }, // picked up at 500, past its timeout (380): error path 500–700
+  { name: 'e', atMs: 480 }, // runs 700–800
+  { name: 'f', atMs: 490, leavesAtMs: 600 }, // shed at 800 for a client that left: error path 800–1000
+];
+
+test('the error path through the express route and the simulated api: the same answers, times held and counters', async () => {
+  await bothAgree(errorCostCfg, errorTimeline, {
+    outcome: {
+      a: '200',
+      b: '503 deadline',
+      c: '503 queue_time',
+      d: '504',
+      e: '200',
+      f: 'gone',
+    },
+    counts: {
+      received: 6,
+      completed: 6,
+      wasted: 0,
+      timedOut: 1,
+      rejected: { deadline: 1, queue_time: 2 },
+      errorPathSeconds: { deadline: 0.2, shed: 0.4, timeout: 0.2 },
+    },
+  });
 });

@@ -91,6 +91,7 @@ export class SimServerSeries {
     };
     if (m.dbQueries > 0) extra['db_queries'] = m.dbQueries;
     for (const [reason, n] of Object.entries(m.rejected)) extra[`rejected_${reason}`] = n;
+    for (const [kind, ms] of Object.entries(m.errorPathMs)) extra[`error_path_seconds_${kind}`] = ms / 1000;
     return { received: m.received, completed: m.completed, wasted: m.wasted, extra };
   }
 

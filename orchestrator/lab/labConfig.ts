@@ -6,6 +6,7 @@ import { DEFAULT_PROFILE, loadProfile } from '../../services/llm-stub/profile.js
 import type { DurationDist } from '../../foundation/distributions.js';
 import type { FaultRates } from '../../services/llm-stub/faults.js';
 import type { UpstreamRetry } from '../../services/api/llmUpstream.js';
+import type { ErrorCost } from '../../services/api/workHandler.js';
 
 /** A real lab's configuration (the local runtime's processes; the docker runtime's api flags). */
 export interface LocalLabConfig {
@@ -20,6 +21,8 @@ export interface LocalLabConfig {
   readonly mitigations?: Mitigations;
   /** Server-side request timeout of the api (ms from arrival). */
   readonly requestTimeoutMs?: number;
+  /** Extra work the api spends on a request that ends in an error (lab.api.errorCost). */
+  readonly errorCost?: ErrorCost;
   /** A read-through cache (redis-server) in front of a database (postgres), both started by the lab. */
   readonly cache?: LocalCacheConfig;
   /** The stub LLM provider, started by the lab and reached by the api through its `llm` link. */
@@ -68,6 +71,7 @@ export function labConfig(e: Experiment, seed: number): LabConfig {
       : {}),
     seed,
     mitigations: apiMitigations(e.lab.api),
+    ...apiErrorCost(e.lab.api),
     ...labCacheConfig(e.lab),
     ...labLlmConfig(e.lab),
   };
@@ -98,6 +102,12 @@ export function apiMitigations(api: Experiment['lab']['api']): Mitigations {
     ...(shed?.policy === 'codel' ? { codel: { targetMs: shed.target, intervalMs: shed.interval } } : {}),
     ...(api.deadlineDrop ? { deadlineDrop: true } : {}),
   };
+}
+
+/** The api's error cost as the experiment declares it (lab.api.errorCost), in the api's terms. */
+export function apiErrorCost(api: Experiment['lab']['api']): { errorCost?: ErrorCost } {
+  const e = api.errorCost;
+  return e ? { errorCost: { work: toDurationDist(e), ...(e.onShed ? { onShed: true } : {}) } } : {};
 }
 
 /** The lab's cache and database, and the api's request timeout. */

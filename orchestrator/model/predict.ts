@@ -81,6 +81,10 @@ function caveatsOf(e: Experiment, plan: RunPlan): string[] {
     out.push(
       `the api has ${mitigations.join(', ')}: the model assumes a FIFO queue that works on every request it receives`,
     );
+  if (api.errorCost)
+    out.push(
+      'the api has an error cost: the model leaves out the worker time spent on errors (the capacity under errors is lower than cμ)',
+    );
   if (e.lab.cache) out.push('the api has a read-through cache: the model is of the worker pool alone');
   return out;
 }

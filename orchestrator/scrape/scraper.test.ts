@@ -46,3 +46,19 @@ test('the scraper turns rejections by reason, cache and DB pool metrics into the
   assert.deepEqual(x['rejected_queue_full'], [0, 30, null, 20]);
   assert.deepEqual(x['rejected_queue_time'], [0, 0, null, 5]);
 });
+
+test('the error-path seconds by kind become their own columns, in seconds per bucket', async () => {
+  const clock = new VirtualClock();
+  const path = (o: Record<string, number>): string =>
+    [
+      'api_requests_received_total 0',
+      ...Object.entries(o).map(([k, v]) => `api_error_path_seconds_total{kind="${k}"} ${v}`),
+    ].join('\n');
+  const lab = scriptedLab([path({}), path({ timeout: 0.25 }), path({ timeout: 1.75, dependency: 0.5 })]);
+  const s = new Scraper(lab, 'api', clock);
+  s.start();
+  await clock.advanceTo(2000);
+  const x = (await s.stop()).extra!;
+  assert.deepEqual(x['error_path_seconds_timeout'], [0.25, 1.5]);
+  assert.deepEqual(x['error_path_seconds_dependency'], [0, 0.5]);
+});

@@ -41,6 +41,7 @@ const LABELLED_COUNTERS = [
   { metric: 'api_rejected_total', label: 'reason', prefix: 'rejected_' },
   { metric: 'api_client_abandoned_total', label: 'route', prefix: 'client_abandoned_' },
   { metric: 'api_llm_upstream_aborted_total', label: 'route', prefix: 'llm_aborted_' },
+  { metric: 'api_error_path_seconds_total', label: 'kind', prefix: 'error_path_seconds_' },
 ] as const;
 
 export type ServerSeriesName = keyof typeof COUNTERS | keyof typeof GAUGES;

@@ -1,22 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SpecError } from '../../foundation/errors.js';
 import { parseExperiment } from './load.js';
 import { apiMitigations, labCacheConfig } from '../lab/labConfig.js';
+import { specIssues } from '../../test/helpers/specIssues.js';
 
 const read = (name: string): string =>
   readFileSync(new URL(`../../../experiments/${name}`, import.meta.url), 'utf8');
-
-function issuesOf(text: string): { path: string; message: string }[] {
-  try {
-    parseExperiment(text, 'x.yaml');
-  } catch (err) {
-    assert.ok(err instanceof SpecError, `expected a SpecError, got ${String(err)}`);
-    return err.issues.map((i) => ({ path: i.path, message: i.message }));
-  }
-  assert.fail('expected the file to be refused');
-}
 
 test('cache-stampede declares a cache, a database, a request timeout and a flush-cache trigger', () => {
   const e = parseExperiment(read('cache-stampede.yaml'), 'cache-stampede.yaml');
@@ -51,16 +41,18 @@ test('every mitigation is off by default and maps to the api when switched on', 
 test('the schema refuses a cache without a database, a bad CoDel, and cache triggers without a cache', () => {
   const base = read('cache-stampede.yaml');
   const noDb = base.replace(/^ {2}db: .*\n/m, '');
-  assert.ok(issuesOf(noDb).some((i) => /needs both lab.cache and lab.db/.test(i.message)));
+  assert.ok(specIssues(noDb).some((i) => /needs both lab.cache and lab.db/.test(i.message)));
   const codel = read('retry-storm.yaml').replace(
     'queue: fifo }',
     'queue: fifo, shed: { policy: codel, target: 100ms, interval: 50ms } }',
   );
-  assert.ok(issuesOf(codel).some((i) => /longer than target/.test(i.message)));
+  assert.ok(specIssues(codel).some((i) => /longer than target/.test(i.message)));
   const pauseDb = read('retry-storm.yaml').replace('target: api', 'target: postgres');
-  assert.ok(issuesOf(pauseDb).some((i) => /needs a cache in the lab/.test(i.message)));
+  assert.ok(specIssues(pauseDb).some((i) => /needs a cache in the lab/.test(i.message)));
   const flushPg = base.replace('kind: flush-cache,', 'kind: flush-cache, target: postgres,');
   assert.ok(
-    issuesOf(flushPg).some((i) => i.path === 'schedule.trigger.target' && /expected "redis"/.test(i.message)),
+    specIssues(flushPg).some(
+      (i) => i.path === 'schedule.trigger.target' && /expected "redis"/.test(i.message),
+    ),
   );
 });

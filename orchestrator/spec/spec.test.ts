@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SpecError } from '../../foundation/errors.js';
 import { didYouMean, parseExperiment } from './load.js';
 import { connectionCap, nominalCapacityPerS, planRun } from './plan.js';
 import { apiReplicas, checkReplicas, clientModel, describeClient } from '../run/client.js';
@@ -9,18 +8,9 @@ import { overReplicas } from '../../bench/transport/replicas.js';
 import { VirtualClock } from '../../foundation/clock.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
 import { parseDuration, parseMultiple, parsePercent, parseRate } from '../../foundation/units.js';
+import { specIssues } from '../../test/helpers/specIssues.js';
 
 const retryStorm = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
-
-function issuesOf(text: string): SpecError['issues'] {
-  try {
-    parseExperiment(text, 'x.yaml');
-  } catch (err) {
-    assert.ok(err instanceof SpecError, `expected a SpecError, got ${String(err)}`);
-    return err.issues;
-  }
-  assert.fail('expected the file to be refused');
-}
 
 test('units are parsed at the edge', () => {
   assert.deepEqual(parseDuration('500ms'), { ok: true, value: 500 });
@@ -73,7 +63,7 @@ test('repetitions get distinct, reproducible seeds; run 1 keeps the declared see
 });
 
 test('every problem is reported at once, with its line, column and field path', () => {
-  const issues = issuesOf(
+  const issues = specIssues(
     [
       'name: x',
       'lab:',
@@ -102,7 +92,7 @@ test('bad thresholds, unknown trigger kinds and out-of-range values are refused'
   const base = retryStorm;
   const swap = (from: string, to: string) => {
     assert.ok(base.includes(from), from);
-    return issuesOf(base.replace(from, to));
+    return specIssues(base.replace(from, to));
   };
   assert.match(swap("goodput: '>= 95% offered'", "goodput: '>= 95%'")[0]!.message, /offered/);
   assert.match(swap("p99: '<= 400ms'", "p99: '<= fast'")[0]!.message, /not a duration/);
@@ -114,13 +104,13 @@ test('bad thresholds, unknown trigger kinds and out-of-range values are refused'
 });
 
 test('syntax errors, empty and binary files, and alias bombs are refused quickly with a location', () => {
-  const syntax = issuesOf('name: [\n');
+  const syntax = specIssues('name: [\n');
   assert.equal(syntax[0]!.line, 2);
   assert.match(syntax[0]!.message, /YAML syntax/);
-  assert.match(issuesOf('')[0]!.message, /empty/);
-  assert.match(issuesOf('# only a comment\n')[0]!.message, /empty/);
-  assert.match(issuesOf('\u0000\u0001binary')[0]!.message, /not text/);
-  assert.match(issuesOf('- a\n- b\n')[0]!.message, /top level must be a mapping/);
+  assert.match(specIssues('')[0]!.message, /empty/);
+  assert.match(specIssues('# only a comment\n')[0]!.message, /empty/);
+  assert.match(specIssues('\u0000\u0001binary')[0]!.message, /not text/);
+  assert.match(specIssues('- a\n- b\n')[0]!.message, /top level must be a mapping/);
   const lines = ['a: &a [x, x, x, x, x, x, x, x, x]'];
   for (const [n, prev] of [
     ['b', 'a'],
@@ -132,8 +122,8 @@ test('syntax errors, empty and binary files, and alias bombs are refused quickly
   ])
     lines.push(`${n}: &${n} [${Array(9).fill(`*${prev}`).join(', ')}]`);
   // 9^7 nodes if expanded: refused by the alias-count limit before it is built.
-  assert.match(issuesOf(lines.join('\n'))[0]!.message, /alias/i);
-  assert.match(issuesOf('name: x\nname: y\n')[0]!.message, /YAML syntax/);
+  assert.match(specIssues(lines.join('\n'))[0]!.message, /alias/i);
+  assert.match(specIssues('name: x\nname: y\n')[0]!.message, /YAML syntax/);
 });
 
 test('did-you-mean suggests only close names', () => {
@@ -218,7 +208,7 @@ test('the policy fields resolve to a client model in ms and fractions', () => {
 
 test('policy fields that do not fit the chosen policy are refused, with their path', () => {
   const withRetry = (retry: string) =>
-    issuesOf(retryStorm.replace('retry: { policy: immediate, maxAttempts: 4 }', retry));
+    specIssues(retryStorm.replace('retry: { policy: immediate, maxAttempts: 4 }', retry));
   const p1 = withRetry('retry: { policy: exponential, maxAttempts: 4, delay: 100ms }');
   assert.deepEqual(p1.map((i) => i.path).sort(), [
     'client.retry.base',
@@ -239,7 +229,7 @@ test('policy fields that do not fit the chosen policy are refused, with their pa
     /full/,
   );
   const withPart = (part: string) =>
-    issuesOf(
+    specIssues(
       retryStorm.replace(
         '  retry: { policy: immediate, maxAttempts: 4 }',
         `  retry: { policy: immediate, maxAttempts: 4 }\n  ${part}`,
@@ -297,7 +287,7 @@ test('client.balance and retry.otherReplica are accepted with the one api replic
 
 test('the load has exactly one shape, and its parts are checked', () => {
   const base = retryStorm;
-  const swapLoad = (lines: string) => issuesOf(base.replace(/load:\n(?: {2}.*\n)+/, `load:\n${lines}`));
+  const swapLoad = (lines: string) => specIssues(base.replace(/load:\n(?: {2}.*\n)+/, `load:\n${lines}`));
   assert.match(swapLoad('  arrival: poisson\n')[0]!.message, /give the offered load as one of/);
   assert.match(
     swapLoad('  rate: 10/s\n  waves: { mean: 10/s, amplitude: 5/s, period: 10s }\n')[0]!.message,

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SpecError } from '../../foundation/errors.js';
 import { parseExperiment } from './load.js';
 import { planRun } from './plan.js';
 import { describeTriggers } from './sections/schedule.js';
 import { createTrigger } from '../trigger/registry.js';
 import { expectedOrigins } from './dryRun.js';
+import { specIssues } from '../../test/helpers/specIssues.js';
 
 const retryStorm = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
 const cacheStampede = readFileSync(
@@ -17,16 +17,6 @@ const cacheStampede = readFileSync(
 /** retry-storm with its one trigger replaced by the YAML lines given. */
 function withTriggers(lines: string, base = retryStorm): string {
   return base.replace(/^ {2}trigger: .*$/m, `  triggers:\n${lines}`);
-}
-
-function issuesOf(text: string): SpecError['issues'] {
-  try {
-    parseExperiment(text, 'x.yaml');
-  } catch (err) {
-    assert.ok(err instanceof SpecError, String(err));
-    return err.issues;
-  }
-  assert.fail('expected the file to be refused');
 }
 
 test('triggers without `at` follow one another; with `at` they may overlap; the window spans them all', () => {
@@ -77,22 +67,22 @@ test('a load spike multiplies the offered rate over its span, and nowhere else',
 });
 
 test('a trigger on the cache, the database or their links needs them in the lab; the first trigger starts at the baseline end', () => {
-  const onLink = issuesOf(
+  const onLink = specIssues(
     withTriggers('    - { kind: latency, link: postgres, latency: 50ms, duration: 5s }'),
   );
   assert.ok(
     onLink.some((i) => i.path === 'schedule.triggers.0.link' && /needs a cache in the lab/.test(i.message)),
   );
-  const late = issuesOf(withTriggers('    - { kind: pause, target: api, duration: 5s, at: 3s }'));
+  const late = specIssues(withTriggers('    - { kind: pause, target: api, duration: 5s, at: 3s }'));
   assert.ok(late.some((i) => i.path === 'schedule.triggers.0.at'));
-  const both = issuesOf(
+  const both = specIssues(
     retryStorm.replace(
       /^ {2}observe:/m,
       '  triggers: [{ kind: pause, target: api, duration: 1s }]\n  observe:',
     ),
   );
   assert.ok(both.some((i) => /either trigger or triggers/.test(i.message)));
-  const unknownLink = issuesOf(
+  const unknownLink = specIssues(
     withTriggers(
       '    - { kind: partition, link: mysql, duration: 5s }',
       cacheStampede.replace(/^ {2}trigger: .*$/m, '  trigger: { kind: pause, target: api, duration: 1s }'),
@@ -102,7 +92,7 @@ test('a trigger on the cache, the database or their links needs them in the lab;
     unknownLink.some((i) => i.path === 'schedule.triggers.0.link'),
     JSON.stringify(unknownLink),
   );
-  const spikeOnClosed = issuesOf(
+  const spikeOnClosed = specIssues(
     withTriggers('    - { kind: load-spike, factor: 2x, duration: 5s }').replace(
       /^ {2}rate: .*$/m,
       '  closedLoop: { users: 10, think: { dist: constant, mean: 10ms } }',

@@ -1,21 +1,22 @@
 import type { DurationDist } from '../../foundation/distributions.js';
 import type { Mitigations } from './server.js';
+import type { ErrorCost } from './workHandler.js';
 
 /**
  * Parses a work distribution flag: `constant:20ms`, `exponential:20ms`,
  * `lognormal:20ms:0.5` (mean, then sigma in log space).
  */
-export function parseDurationDist(s: string): DurationDist {
+export function parseDurationDist(s: string, flag = 'work'): DurationDist {
   const [dist, mean, sigma] = s.split(':');
   const meanMs = Number(String(mean).replace(/ms$/, ''));
-  if (!(meanMs > 0)) throw new Error(`--work: mean must be a positive number of ms (got "${s}")`);
+  if (!(meanMs > 0)) throw new Error(`--${flag}: mean must be a positive number of ms (got "${s}")`);
   if (dist === 'constant' || dist === 'exponential') return { dist, meanMs };
   if (dist === 'lognormal') {
     const sg = Number(sigma);
-    if (!(sg > 0)) throw new Error(`--work: lognormal needs a sigma > 0 (got "${s}")`);
+    if (!(sg > 0)) throw new Error(`--${flag}: lognormal needs a sigma > 0 (got "${s}")`);
     return { dist, meanMs, sigma: sg };
   }
-  throw new Error(`--work: unknown distribution "${dist}" (constant, exponential, lognormal)`);
+  throw new Error(`--${flag}: unknown distribution "${dist}" (constant, exponential, lognormal)`);
 }
 
 export function formatDurationDist(d: DurationDist): string {
@@ -96,6 +97,33 @@ export interface ApiFlagsConfig {
   readonly costs?: Readonly<Record<string, DurationDist>> | undefined;
   readonly mitigations?: Mitigations | undefined;
   readonly requestTimeoutMs?: number | undefined;
+  readonly errorCost?: ErrorCost | undefined;
+}
+
+/** An error cost as a manifest records it (the api's topology). */
+export function errorCostConfig(e: ErrorCost): { work: string; onShed: boolean } {
+  return { work: formatDurationDist(e.work), onShed: e.onShed ?? false };
+}
+
+/** The flags that give an error cost to the api (main.ts parses them back with parseErrorCost). */
+export function errorCostFlags(e: ErrorCost | undefined): string[] {
+  if (!e) return [];
+  return ['--error-cost', formatDurationDist(e.work), ...(e.onShed ? ['--error-cost-on-shed'] : [])];
+}
+
+/** The error cost from --error-cost DIST and --error-cost-on-shed (the inverse of errorCostFlags). */
+export function parseErrorCost(v: {
+  'error-cost'?: string | undefined;
+  'error-cost-on-shed'?: boolean | undefined;
+}): ErrorCost | undefined {
+  if (v['error-cost'] === undefined) {
+    if (v['error-cost-on-shed']) throw new Error('--error-cost-on-shed needs --error-cost');
+    return undefined;
+  }
+  return {
+    work: parseDurationDist(v['error-cost'], 'error-cost'),
+    ...(v['error-cost-on-shed'] ? { onShed: true } : {}),
+  };
 }
 
 /** Where the api reaches its dependencies, and its policy toward them, as flags carry them. */
@@ -138,6 +166,7 @@ export function apiFlags(cfg: ApiFlagsConfig, deps: ApiDependencyFlags = {}): st
     ...Object.entries(cfg.costs ?? {}).flatMap(([name, d]) => ['--cost', `${name}=${formatDurationDist(d)}`]),
     ...mitigationFlags(cfg.mitigations ?? {}),
     ...(cfg.requestTimeoutMs !== undefined ? ['--request-timeout', String(cfg.requestTimeoutMs)] : []),
+    ...errorCostFlags(cfg.errorCost),
     ...(c
       ? [
           '--redis',

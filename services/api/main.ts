@@ -5,7 +5,7 @@
  * Prints one JSON line {"event":"listening",...} on stdout when it accepts requests.
  */
 import { parseArgs } from 'node:util';
-import { parseDurationDist, parseHostPort, parseMitigations } from './config.js';
+import { parseDurationDist, parseErrorCost, parseHostPort, parseMitigations } from './config.js';
 import type { LlmRoutesConfig } from './llmRoutes.js';
 import type { ReadThroughConfig } from './readThrough.js';
 import { startApi } from './server.js';
@@ -14,6 +14,7 @@ const USAGE = `usage: node dist/services/api/main.js [flags]
   --host HOST  --port PORT (default 127.0.0.1:8080)   --workers N (8)   --work DIST (exponential:20ms)
   --cost NAME=DIST (repeatable)   --seed N   --queue fifo|lifo   --queue-bound N   --concurrency-limit N
   --shed-queue-time MS   --codel TARGET_MS:INTERVAL_MS   --deadline-drop   --request-timeout MS
+  --error-cost DIST   --error-cost-on-shed
   --redis HOST:PORT --postgres HOST:PORT   --db-user U --db-name D --db-pool N --db-delay DIST --cache-ttl S
   --llm HOST:PORT   --llm-slots N   --llm-timeout MS   --llm-retry ATTEMPTS:BASE_MS:CAP_MS
   --llm-model NAME   --llm-embedding-model NAME   --exit-with-parent   --help
@@ -55,6 +56,9 @@ function parseApiArgs() {
       'deadline-drop': { type: 'boolean', default: false },
       // Server-side request timeout, ms from arrival (abandons the request and its DB query).
       'request-timeout': { type: 'string' },
+      // Extra work on a request that ends in an error (timeout, dependency, deadline; a pickup shed with --error-cost-on-shed).
+      'error-cost': { type: 'string' },
+      'error-cost-on-shed': { type: 'boolean', default: false },
       // Read-through cache: both addresses are host:port, so a proxy can sit in between.
       redis: { type: 'string' },
       postgres: { type: 'string' },
@@ -122,6 +126,7 @@ function llmConfig(): { llm?: LlmRoutesConfig } {
 }
 
 try {
+  const errorCost = parseErrorCost(values);
   const api = await startApi({
     host: values.host,
     port: Number(values.port),
@@ -139,6 +144,7 @@ try {
     ...(values['request-timeout'] !== undefined
       ? { requestTimeoutMs: positive('request-timeout', values['request-timeout']) }
       : {}),
+    ...(errorCost ? { errorCost } : {}),
     ...cacheConfig(),
     ...llmConfig(),
   });

@@ -38,6 +38,12 @@ export function createApiMetrics(
       help: 'Requests abandoned by the server-side request timeout (504), with any DB query they had running.',
       registers: [registry],
     }),
+    errorPathSeconds: new Counter({
+      name: 'api_error_path_seconds_total',
+      help: 'Worker time spent on the error path of requests that ended in an error (lab.api.errorCost), by kind: timeout, dependency, deadline, shed.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
     cacheHits: new Counter({
       name: 'api_cache_hits_total',
       help: 'Cache lookups that hit.',

@@ -10,7 +10,13 @@ import type { QueueDiscipline } from './queue.js';
 import { ReadThroughCache, type ReadThroughConfig } from './readThrough.js';
 import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { wallClock, type ApiClock } from './lookup.js';
-import { WorkHandler, type WorkEvents, type WorkRequest } from './workHandler.js';
+import {
+  WorkHandler,
+  handlerRngs,
+  type ErrorCost,
+  type WorkEvents,
+  type WorkRequest,
+} from './workHandler.js';
 import { registerLlmRoutes, type LlmRoutesConfig } from './llmRoutes.js';
 
 export interface ApiConfig {
@@ -32,6 +38,8 @@ export interface ApiConfig {
    * abandoned with 504, together with its database query. Absent: none.
    */
   readonly requestTimeoutMs?: number;
+  /** Extra work a worker spends on a request that ends in an error (timeout, dependency failure, deadline drop, optionally a shed). */
+  readonly errorCost?: ErrorCost;
   /** An LLM provider (through its link): the /chat, /agent, /retrieve and /ingest routes. */
   readonly llm?: LlmRoutesConfig;
 }
@@ -98,6 +106,7 @@ function workEvents(m: ApiMetrics): WorkEvents {
     wasted: () => m.wasted.inc(),
     queueWait: (ms) => m.queueWait.observe(ms / 1000),
     serviceTime: (ms) => m.serviceTime.observe(ms / 1000),
+    errorPath: (kind, ms) => m.errorPathSeconds.inc({ kind }, ms / 1000),
   };
 }
 
@@ -123,7 +132,6 @@ export async function startApi(
   const pool = new WorkerPool(cfg.workers, { ...poolOptions(cfg.mitigations), now: () => clock.now() });
   let cache: ReadThroughCache | undefined;
   const metrics = createApiMetrics(pool, cfg.cache ? () => cache : undefined);
-  const rng = seededRng(cfg.seed, 'api-work');
   if (cfg.cache) {
     cache = new ReadThroughCache(cfg.cache, metrics, seededRng(cfg.seed, 'api-db'), clock);
     await cache.open();
@@ -142,10 +150,10 @@ export async function startApi(
   });
 
   const handler = new WorkHandler<ExpressWork>(
-    { work: cfg.work, costs: cfg.costs, requestTimeoutMs: cfg.requestTimeoutMs },
+    { work: cfg.work, costs: cfg.costs, requestTimeoutMs: cfg.requestTimeoutMs, errorCost: cfg.errorCost },
     pool,
     clock,
-    rng,
+    handlerRngs(cfg.seed),
     workEvents(metrics),
     cache,
     (w, status, shed) => {

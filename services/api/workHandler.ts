@@ -1,5 +1,5 @@
 import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
-import type { Rng } from '../../foundation/rng.js';
+import { seededRng, type Rng } from '../../foundation/rng.js';
 import type { ApiClock, Lookup } from './lookup.js';
 import type { RejectReason } from './shedding.js';
 import type { Job, WorkEnd, WorkerPool } from './workerPool.js';
@@ -34,6 +34,41 @@ export interface WorkEvents {
   wasted(): void;
   queueWait(ms: number): void;
   serviceTime(ms: number): void;
+  /** A worker spent `ms` on the error path of a request that ended as `kind`. */
+  errorPath(kind: ErrorPathKind, ms: number): void;
+}
+
+/**
+ * How a request that cost its worker an error path ended: its own request timeout
+ * (504), a dependency failure (500), a deadline drop (503 deadline), a shed at pickup
+ * (503 queue_time or codel, only with `onShed`).
+ */
+export type ErrorPathKind = 'timeout' | 'dependency' | 'deadline' | 'shed';
+
+/**
+ * The expensive error path (DESIGN.md §4): extra work a worker spends on a request that
+ * ends in an error (building the error, logging it, rolling back) before it answers
+ * and takes the next request. More errors leave less capacity, which makes more errors.
+ */
+export interface ErrorCost {
+  readonly work: DurationDist;
+  /**
+   * Also charge a shed at pickup (queue_time, codel). Off by default: shedding is meant
+   * to be the cheap path. A refusal on arrival (queue_full, concurrency) never reaches a
+   * worker and costs nothing either way.
+   */
+  readonly onShed?: boolean | undefined;
+}
+
+/** The handler's random streams: the work's, and the error cost's apart (so declaring one leaves the work's draws as they were). */
+export interface HandlerRngs {
+  readonly work: Rng;
+  readonly errorCost: Rng;
+}
+
+/** The api's streams for a seed (the express api and the simulated api alike). */
+export function handlerRngs(seed: number): HandlerRngs {
+  return { work: seededRng(seed, 'api-work'), errorCost: seededRng(seed, 'api-error-cost') };
 }
 
 export interface WorkHandlerConfig {
@@ -41,12 +76,14 @@ export interface WorkHandlerConfig {
   readonly costs?: Readonly<Record<string, DurationDist>> | undefined;
   /** Server-side request timeout (ms from arrival, queue wait included); absent: none. */
   readonly requestTimeoutMs?: number | undefined;
+  /** Extra work on a request that ends in an error; absent: errors cost nothing beyond what led to them. */
+  readonly errorCost?: ErrorCost | undefined;
 }
 
 /**
  * How the request ended, for the caller to write: 200 ok (`wasted` when its client had
  * gone), 400 unknown cost class, 500 database error, 503 shed (`shed` says why), 504
- * server timeout.
+ * server timeout. An error with an error cost is written when its error path is done.
  */
 export type Respond<R> = (req: R, status: number, shed?: RejectReason) => void;
 
@@ -55,7 +92,7 @@ export class WorkHandler<R extends WorkRequest> {
     private readonly cfg: WorkHandlerConfig,
     private readonly pool: WorkerPool,
     private readonly clock: ApiClock,
-    private readonly rng: Rng,
+    private readonly rngs: HandlerRngs,
     private readonly events: WorkEvents,
     /** The read-through cache; absent: ?key= is not looked up. */
     private readonly cache: { lookup(key: number, deadlineMs: number): Promise<Lookup> } | undefined,
@@ -84,12 +121,43 @@ export class WorkHandler<R extends WorkRequest> {
     );
   }
 
-  /** The pool refused the job without running it. */
-  rejected(req: R, reason: RejectReason): void {
-    if (reason === 'timeout') return this.timedOut(req);
-    this.events.rejected(reason);
-    this.events.completed(503);
-    this.respond(req, 503, reason);
+  /** The pool refused the job without running it; at pickup its worker may owe the error path. */
+  rejected(req: R, reason: RejectReason): WorkEnd | undefined {
+    if (reason === 'timeout') return this.errorPath('timeout', () => this.timedOut(req));
+    const answer = (): void => {
+      this.events.rejected(reason);
+      this.events.completed(503);
+      this.respond(req, 503, reason);
+    };
+    if (reason === 'deadline') return this.errorPath('deadline', answer);
+    if ((reason === 'queue_time' || reason === 'codel') && this.cfg.errorCost?.onShed)
+      return this.errorPath('shed', answer);
+    answer();
+    return undefined;
+  }
+
+  /**
+   * The error path of a request ending as `kind`: with an error cost its worker spends
+   * a drawn extra time, then `answer`s; the WorkEnd settles when the worker is free.
+   * Without one, it answers at once (undefined: nothing holds the worker).
+   */
+  private errorPath(kind: ErrorPathKind, answer: () => void): WorkEnd | undefined {
+    const cost = this.cfg.errorCost;
+    if (!cost) {
+      answer();
+      return undefined;
+    }
+    const ms = sampleDuration(cost.work, this.rngs.errorCost);
+    const done = new WorkDone();
+    this.clock.timer(this.clock.now() + ms, () => {
+      try {
+        this.events.errorPath(kind, ms);
+        answer();
+      } finally {
+        done.settle(); // the worker is free even if writing the answer threw
+      }
+    });
+    return done;
   }
 
   /** A worker took the job. */
@@ -102,7 +170,7 @@ export class WorkHandler<R extends WorkRequest> {
       // at the client: a settled-at-once thenable instead of a promise, so no microtask
       // comes between (in the simulator the client is the same process).
       const done = new WorkDone();
-      this.clock.timer(t0 + sampleDuration(work, this.rng), () => {
+      this.clock.timer(t0 + sampleDuration(work, this.rngs.work), () => {
         try {
           this.worked(req, t0);
         } finally {
@@ -116,13 +184,19 @@ export class WorkHandler<R extends WorkRequest> {
 
   private async runWithLookup(req: R, work: DurationDist, timeoutAtMs: number, t0: number): Promise<void> {
     const got = await this.cache!.lookup(req.key!, timeoutAtMs);
-    if (got === 'timeout') return this.timedOut(req);
-    if (got === 'error') {
-      this.events.completed(500);
-      this.respond(req, 500);
+    // The worker is held through the error path: the pool frees it when this settles.
+    if (got === 'timeout') {
+      await this.errorPath('timeout', () => this.timedOut(req));
       return;
     }
-    const ms = sampleDuration(work, this.rng);
+    if (got === 'error') {
+      await this.errorPath('dependency', () => {
+        this.events.completed(500);
+        this.respond(req, 500);
+      });
+      return;
+    }
+    const ms = sampleDuration(work, this.rngs.work);
     await new Promise<void>((resolve) => this.clock.timer(this.clock.now() + ms, resolve));
     this.worked(req, t0);
   }
@@ -166,8 +240,8 @@ class WorkJob<R extends WorkRequest> implements Job {
     return this.h.started(this.req, this.work, this.timeoutAtMs ?? Infinity, queueWaitMs);
   }
 
-  reject(reason: RejectReason): void {
-    this.h.rejected(this.req, reason);
+  reject(reason: RejectReason): WorkEnd | undefined {
+    return this.h.rejected(this.req, reason);
   }
 }
 

@@ -20,7 +20,9 @@ function harness(workers: number, opts: ConstructorParameters<typeof WorkerPool>
           started.push(id);
           release.set(id, resolve);
         }),
-      reject: (reason, waitMs) => rejected.push({ id, reason, waitMs }),
+      reject: (reason, waitMs) => {
+        rejected.push({ id, reason, waitMs });
+      },
     });
   const finish = async (id: number): Promise<void> => {
     release.get(id)!();

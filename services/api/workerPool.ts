@@ -10,7 +10,9 @@ import type { PickupShedder, RejectReason } from './shedding.js';
  *   - a concurrency limit rejects on arrival when that many are queued or running (concurrency);
  *   - deadline-aware dropping rejects at pickup a job whose propagated deadline passed (deadline);
  *   - a shedder (queue-time limit, CoDel) rejects at pickup by queueing delay.
- * A rejected job never runs: its worker moves on to the next one at once.
+ * A rejected job never runs its work. Its worker moves on to the next one at once,
+ * unless the job's reject answers a WorkEnd: an expensive error path (lab.api.errorCost)
+ * that holds the worker until it settles.
  */
 /**
  * The end of a job's work: the pool only calls `then(free, free)` on it, so a promise
@@ -29,8 +31,12 @@ export interface Job {
   readonly timeoutAtMs?: number | undefined;
   /** Does the job's work; settles when the worker is free again. */
   run(queueWaitMs: number): WorkEnd;
-  /** The job was refused without doing its work. */
-  reject(reason: RejectReason, queueWaitMs: number): void;
+  /**
+   * The job was refused without doing its work. At pickup a worker holds it: a WorkEnd
+   * returned keeps that worker busy until it settles (the error path's own work). On
+   * arrival (queue_full, concurrency) no worker has it, and what is returned is ignored.
+   */
+  reject(reason: RejectReason, queueWaitMs: number): WorkEnd | void;
 }
 
 export interface WorkerPoolOptions {
@@ -99,7 +105,12 @@ export class WorkerPool {
         this.start(job, waitMs);
         return;
       }
-      job.reject(reason, waitMs);
+      const errorPath = job.reject(reason, waitMs);
+      if (errorPath) {
+        this.busy++;
+        this.freeWhen(errorPath);
+        return;
+      }
       job = this.dequeue();
     }
   }
@@ -112,6 +123,11 @@ export class WorkerPool {
     } catch (err) {
       ran = Promise.reject(err as Error);
     }
+    this.freeWhen(ran);
+  }
+
+  /** A busy worker is free again when `ran` settles, and takes the next job. */
+  private freeWhen(ran: WorkEnd): void {
     // A job's failure is its own to report; the worker goes on either way. (One then with
     // both handlers: the simulator runs millions of jobs, and every promise counts.)
     const free = (): void => {

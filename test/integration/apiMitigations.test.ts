@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { startApi, type Mitigations } from '../../services/api/server.js';
+import { startApi, type ApiConfig, type Mitigations } from '../../services/api/server.js';
 import { parsePrometheusText } from '../../orchestrator/scrape/prometheusText.js';
 
 /** The api on a free loopback port with one mitigation switched on; requests go over real HTTP. */
@@ -10,6 +10,7 @@ async function withApi(
   workMs: number,
   mitigations: Mitigations,
   body: (url: string) => Promise<void>,
+  more: Pick<ApiConfig, 'errorCost'> = {},
 ): Promise<void> {
   const api = await startApi({
     host: '127.0.0.1',
@@ -18,6 +19,7 @@ async function withApi(
     work: { dist: 'constant', meanMs: workMs },
     seed: 1,
     mitigations,
+    ...more,
   });
   try {
     await body(`http://127.0.0.1:${api.port}`);
@@ -93,6 +95,36 @@ test('deadline dropping honours x-deadline-ms: an expired request is dropped wit
     assert.equal(m.get('api_rejected_total{reason="deadline"}'), 2);
     assert.equal(m.get('api_service_seconds_count'), 2, 'only the two live requests were worked on');
   });
+});
+
+test('an error cost holds the worker on a dropped request before its 503, and is counted in seconds', async () => {
+  await withApi(
+    1,
+    100,
+    { deadlineDrop: true },
+    async (url) => {
+      const t0 = performance.now();
+      const at = <T>(p: Promise<T>) => p.then((r) => ({ ...r, ms: performance.now() - t0 }));
+      const first = at(get(url)); // 0–100
+      const expires = at(get(url, { 'x-deadline-ms': '20' })); // dropped at 100: error path 100–400
+      const lives = at(get(url, { 'x-deadline-ms': '5000' })); // 400–500
+      await new Promise((r) => setTimeout(r, 250));
+      const during = await metrics(url);
+      assert.equal(during.get('api_busy_workers'), 1, 'the worker is on the error path');
+      assert.equal(during.get('api_queue_depth'), 1, 'the live request waits behind it');
+      const [a, b, c] = await Promise.all([first, expires, lives]);
+      assert.equal(a.status, 200);
+      assert.deepEqual([b.status, b.shed], [503, 'deadline']);
+      assert.ok(b.ms >= 390, `the drop was answered after its error path (${b.ms.toFixed(0)} ms)`);
+      assert.equal(c.status, 200);
+      // Without the error cost it would have finished at about 200 ms.
+      assert.ok(c.ms >= 490, `the live request waited for the error path (${c.ms.toFixed(0)} ms)`);
+      const m = await metrics(url);
+      assert.equal(m.get('api_error_path_seconds_total{kind="deadline"}'), 0.3);
+      assert.equal(m.get('api_service_seconds_count'), 2, 'the dropped request was not worked on');
+    },
+    { errorCost: { work: { dist: 'constant', meanMs: 300 } } },
+  );
 });
 
 test('without deadline dropping the api works on an expired request anyway (the default)', async () => {

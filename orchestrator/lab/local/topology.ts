@@ -1,4 +1,4 @@
-import { formatDurationDist } from '../../../services/api/config.js';
+import { errorCostConfig, formatDurationDist } from '../../../services/api/config.js';
 import type { LabTopology } from '../Lab.js';
 import type { LocalLabConfig } from '../labConfig.js';
 
@@ -47,6 +47,7 @@ export function localTopology(s: LocalLabState): LabTopology {
           mitigations: s.cfg.mitigations ?? {},
           seed: s.cfg.seed,
           ...(s.cfg.requestTimeoutMs !== undefined ? { requestTimeoutMs: s.cfg.requestTimeoutMs } : {}),
+          ...(s.cfg.errorCost ? { errorCost: errorCostConfig(s.cfg.errorCost) } : {}),
         },
       },
       ...(s.redis && s.cfg.cache

@@ -50,6 +50,18 @@ const api = z.strictObject({
    * query that outlived it (PHP's max_execution_time in the OSDI '22 cache reproducer).
    */
   requestTimeout: positiveDuration(600_000).optional(),
+  /**
+   * The expensive error path: extra work (a distribution, like `work`) a worker spends on
+   * a request that ends in an error (its request timeout, a dependency failure, a
+   * deadline drop), holding the worker before it answers. Nominal capacity stays c / S;
+   * the capacity under errors is lower.
+   */
+  errorCost: durationDist
+    .safeExtend({
+      /** Also charge a shed at pickup (queue_time, codel); refusals on arrival never cost. */
+      onShed: z.boolean().default(false),
+    })
+    .optional(),
 });
 
 /** cache: a read-through Redis in front of the database (needs db). */
