@@ -43,14 +43,18 @@ const ALONE = {
   'lab-conformance-docker': 'the Docker engine',
   // starves the machine on purpose, and would starve a neighbour's run into invalidity
   'validity-starved': 'busy processes at a higher priority',
+  // its 90% point's storm loads the generator to its lag limit: beside a neighbour it
+  // came out invalid (schedule lag p99 14.9 ms against 10 ms)
+  sweep: 'the rate sweep up to 90% of capacity',
 };
 // Lab test files of over two minutes, started first so none is left running alone at the end.
 const LONG = [
-  'sweep',
   'catalogue-other',
   'catalogue-queues',
   'catalogue-data',
+  'policies',
   'llm-platform',
+  'cache-stampede',
   'retry-storm',
 ];
 const stem = (f) => f.replace(/^.*[/\\]/, '').replace(/\.test\.js$/, '');

@@ -31,7 +31,7 @@ export function timeseriesCsv(
   plan: RunPlan,
   r: Recorded,
   server: ServerSeries | null,
-  /** Per-process resource columns (proc_<component>_cpu, proc_<component>_rss_bytes). */
+  /** Per-process resource columns (proc_<component>_cpu, _rss_bytes, _anon_bytes). */
   procs?: Record<string, (number | null)[]>,
   /** The `phase` column (default: the run's phases; a step test names its steps). */
   phaseOf: (ms: number) => string = (ms) => phaseAt(plan, ms),

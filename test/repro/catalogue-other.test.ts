@@ -86,20 +86,29 @@ describe('reproduction suite: the catalogue, oscillation, the HotOS example, the
     );
   });
 
-  test("soak: recovers from its small pause; no lab process's memory keeps growing (the last third's median RSS at most 1.2x the first third's)", async () => {
+  test("soak: recovers from its small pause; no lab process's private memory keeps growing (the last third's median anonymous memory at most 1.2x the first third's)", async () => {
     const { s, rows } = await runScaled('experiments/soak.yaml');
     assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
     // From the end of the warm-up (caches and pools warm) to the end of the observation.
     const measured = rows.filter((r) => r['phase'] !== 'warmup' && r['phase'] !== 'drain');
     for (const c of ['api', 'redis', 'postgres', 'faultproxy']) {
-      const col = `proc_${c}_rss_bytes`;
+      assert.ok(
+        numbers(measured, `proc_${c}_rss_bytes`).length > measured.length / 2,
+        `${c}'s RSS is recorded`,
+      );
+      // Leaks grow anonymous memory; the RSS also grows as Postgres's backends first touch
+      // its shared buffers (152 → 183 MB in CI at scale 0.2: 31 MB of its 32 MB), no leak.
+      const col = `proc_${c}_anon_bytes`;
       assert.ok(numbers(measured, col).length > measured.length / 2, `${col} is recorded`);
       assert.ok(
         rows.some((r) => typeof r[`proc_${c}_cpu`] === 'number'),
         `proc_${c}_cpu is recorded`,
       );
       const { first, last } = memoryLevels(numbers(measured, col));
-      assert.ok(last <= 1.2 * first, `${c} median RSS ${first} B in the first third, ${last} B in the last`);
+      assert.ok(
+        last <= 1.2 * first,
+        `${c} median anonymous memory ${first} B in the first third, ${last} B in the last`,
+      );
     }
   });
 });

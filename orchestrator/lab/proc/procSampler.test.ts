@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { VirtualClock } from '../../../foundation/clock.js';
 import { ProcSampler } from './procSampler.js';
-import { parseRssBytes, parseStat, readProcUsage, type ProcUsage } from './procUsage.js';
+import { parseAnonBytes, parseRssBytes, parseStat, readProcUsage, type ProcUsage } from './procUsage.js';
 import type { LabProcess } from '../Lab.js';
 
 test('parseStat reads ppid and the four CPU times after a command name with spaces and parentheses', () => {
@@ -12,6 +12,10 @@ test('parseStat reads ppid and the four CPU times after a command name with spac
   assert.deepEqual(parseStat(stat), { ppid: 17, ticks: 150 + 50 + 7 + 3 });
   assert.equal(parseRssBytes('Name:\tredis\nVmRSS:\t    2048 kB\nThreads: 4\n'), 2048 * 1024);
   assert.equal(parseRssBytes('Name:\tzombie\n'), 0);
+  const status =
+    'Name:\tpostgres\nVmRSS:\t  180000 kB\nRssAnon:\t    9000 kB\nRssFile:\t   11000 kB\nRssShmem:\t  160000 kB\n';
+  assert.equal(parseAnonBytes(status), 9000 * 1024);
+  assert.equal(parseAnonBytes('Name:\tzombie\n'), 0);
 });
 
 test('readProcUsage sees CPU time spent by a process tree, counting a child that exited', async () => {
@@ -33,19 +37,25 @@ test('readProcUsage sees CPU time spent by a process tree, counting a child that
     }
     assert.ok(after.cpuSeconds - before.cpuSeconds >= 0.2, `cpu ${before.cpuSeconds} → ${after.cpuSeconds}`);
     assert.ok(after.rssBytes > 0);
+    assert.ok(
+      after.anonBytes > 0 && after.anonBytes <= after.rssBytes,
+      `anon ${after.anonBytes} of ${after.rssBytes}`,
+    );
     assert.equal(readProcUsage([2 ** 22 + 7]).size, 0, 'a pid that does not exist is absent');
   } finally {
     process.kill(-sh.pid!, 'SIGKILL'); // the shell's group: its sleep too
   }
 });
 
-test('ProcSampler writes CPU-second deltas and RSS per component and bucket; a new pid restarts the delta', () => {
+test('ProcSampler writes CPU-second deltas, RSS and anonymous memory per component and bucket; a new pid restarts the delta', () => {
   let procs: LabProcess[] = [
     { component: 'api', pid: 10, command: 'node' },
     { component: 'redis', pid: 20, command: 'redis-server' },
   ];
   const usage = new Map<number, ProcUsage>();
-  const set = (pid: number, cpuSeconds: number, rssBytes: number) => usage.set(pid, { cpuSeconds, rssBytes });
+  // Anonymous memory is a tenth of the RSS here, to tell the two columns apart.
+  const set = (pid: number, cpuSeconds: number, rssBytes: number) =>
+    usage.set(pid, { cpuSeconds, rssBytes, anonBytes: rssBytes / 10 });
   const s = new ProcSampler(
     () => procs,
     new VirtualClock(),
@@ -81,5 +91,7 @@ test('ProcSampler writes CPU-second deltas and RSS per component and bucket; a n
     assert.deepEqual(series['proc_api_rss_bytes'], [110, 120, 120, 120]);
     assert.deepEqual(round(series['proc_redis_cpu']), [0.25, null, null, 0.3]);
     assert.deepEqual(series['proc_redis_rss_bytes'], [60, null, 70, 70]);
+    assert.deepEqual(series['proc_api_anon_bytes'], [11, 12, 12, 12]);
+    assert.deepEqual(series['proc_redis_anon_bytes'], [6, null, 7, 7]);
   });
 });

@@ -5,7 +5,8 @@ import { readProcUsage, type ProcUsage } from './procUsage.js';
 /**
  * Samples every lab process's CPU and memory once per bucket from /proc, into columns
  * `proc_<component>_cpu` (CPU seconds used during that bucket: the delta of cumulative
- * CPU time, not `ps`'s lifetime-averaged %CPU) and `proc_<component>_rss_bytes` (at the
+ * CPU time, not `ps`'s lifetime-averaged %CPU), `proc_<component>_rss_bytes` and
+ * `proc_<component>_anon_bytes` (resident, and resident anonymous, memory at the
  * bucket's end). A bucket in which a process was not readable stays empty; a process
  * that was replaced (new pid) starts a new delta.
  */
@@ -51,6 +52,7 @@ export class ProcSampler {
       const cpu = prev && prev.pid === p.pid ? Math.max(0, u.cpuSeconds - prev.usage.cpuSeconds) : null;
       setAt((this.series[`proc_${p.component}_cpu`] ??= []), bucket, cpu);
       setAt((this.series[`proc_${p.component}_rss_bytes`] ??= []), bucket, u.rssBytes);
+      setAt((this.series[`proc_${p.component}_anon_bytes`] ??= []), bucket, u.anonBytes);
     }
     this.last = next;
   }

@@ -8,6 +8,12 @@ export interface ProcUsage {
   readonly cpuSeconds: number;
   /** Resident set size of the process and its living descendants, bytes (shared pages counted in each). */
   readonly rssBytes: number;
+  /**
+   * Their resident anonymous memory (RssAnon: heaps and stacks), bytes: what a leak
+   * grows. Unlike the RSS it holds no shared memory, so Postgres's shared buffers being
+   * touched by each backend for the first time do not look like growth.
+   */
+  readonly anonBytes: number;
 }
 
 interface StatFields {
@@ -30,8 +36,17 @@ export function parseStat(stat: string): StatFields | null {
 
 /** VmRSS of /proc/PID/status in bytes; 0 when absent (a zombie). */
 export function parseRssBytes(status: string): number {
-  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-  return m ? Number(m[1]) * 1024 : 0;
+  return statusKb(status, 'VmRSS') * 1024;
+}
+
+/** RssAnon of /proc/PID/status in bytes; 0 when absent (a zombie). */
+export function parseAnonBytes(status: string): number {
+  return statusKb(status, 'RssAnon') * 1024;
+}
+
+function statusKb(status: string, field: string): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+  return m ? Number(m[1]) : 0;
 }
 
 function read(path: string): string | null {
@@ -72,6 +87,7 @@ export function readProcUsage(roots: readonly number[]): Map<number, ProcUsage> 
     if (!parents.has(root)) continue;
     let ticks = 0;
     let rss = 0;
+    let anon = 0;
     const stack = [root];
     while (stack.length > 0) {
       const pid = stack.pop()!;
@@ -80,10 +96,13 @@ export function readProcUsage(roots: readonly number[]): Map<number, ProcUsage> 
       if (!f) continue;
       ticks += f.ticks;
       const status = read(`/proc/${pid}/status`);
-      if (status) rss += parseRssBytes(status);
+      if (status) {
+        rss += parseRssBytes(status);
+        anon += parseAnonBytes(status);
+      }
       stack.push(...(children.get(pid) ?? []));
     }
-    out.set(root, { cpuSeconds: ticks / CLOCK_TICKS_PER_S, rssBytes: rss });
+    out.set(root, { cpuSeconds: ticks / CLOCK_TICKS_PER_S, rssBytes: rss, anonBytes: anon });
   }
   return out;
 }
