@@ -26,7 +26,7 @@ const files = [];
 })('dist');
 const byName = (a, b) => a.localeCompare(b);
 
-// How many lab test files run side by side (METABENCH_TEST_JOBS overrides; see below).
+// How many reproduction files run side by side (METABENCH_TEST_JOBS overrides; see below).
 const LAB_JOBS = Number(process.env.METABENCH_TEST_JOBS ?? 2);
 if (!(Number.isInteger(LAB_JOBS) && LAB_JOBS >= 1)) {
   console.error(
@@ -35,19 +35,7 @@ if (!(Number.isInteger(LAB_JOBS) && LAB_JOBS >= 1)) {
   process.exit(2);
 }
 
-// Lab test files that run with nothing beside them, and why.
-const ALONE = {
-  // builds the images from source (minutes of compiling on both cores)
-  'docker-lab': 'the image build',
-  // its own Docker lab, which must not share the engine with the image build
-  'lab-conformance-docker': 'the Docker engine',
-  // starves the machine on purpose, and would starve a neighbour's run into invalidity
-  'validity-starved': 'busy processes at a higher priority',
-  // its 90% point's storm loads the generator to its lag limit: beside a neighbour it
-  // came out invalid (schedule lag p99 14.9 ms against 10 ms)
-  sweep: 'the rate sweep up to 90% of capacity',
-};
-// Lab test files of over two minutes, started first so none is left running alone at the end.
+// Reproduction files of over two minutes, started first so none is left running alone at the end.
 const LONG = [
   'catalogue-other',
   'catalogue-queues',
@@ -65,8 +53,8 @@ const rank = (f) => {
 
 const unit = reproOnly || labOnly ? [] : files.filter((f) => !isLab(f)).sort(byName);
 const lab = unitOnly ? [] : files.filter((f) => (reproOnly ? isRepro(f) : isLab(f)));
-const alone = lab.filter((f) => ALONE[stem(f)]).sort(byName);
-const shared = lab.filter((f) => !ALONE[stem(f)]).sort((a, b) => rank(a) - rank(b) || byName(a, b));
+const integration = lab.filter(isIntegration).sort(byName);
+const repro = lab.filter(isRepro).sort((a, b) => rank(a) - rank(b) || byName(a, b));
 if (unit.length + lab.length === 0) {
   console.error('no test files found under dist/ (did the build run?)');
   process.exit(1);
@@ -94,12 +82,15 @@ if (unit.length > 0) {
   });
 }
 
-// The lab's tests, a runner per file: the files in ALONE one at a time with nothing
-// beside them, then the others LAB_JOBS at a time (two by default). One lab run uses
-// about a third of a core (20 s of CPU in a 62 s retry-storm run), so two side by side
-// stay valid on 2 cores (measured: 22 of 22 catalogue runs valid). A run that is
-// disturbed anyway is not misread: it comes out invalid (DESIGN.md §2) and its test
-// fails. Each file's report is printed whole when it ends, so files never interleave.
+// The lab's tests, a runner per file whose report is printed whole when it ends. The
+// integration files one at a time: several drive the lab hard (calibration to
+// saturation, 500/s load tests, the image build, the starved machine, the sweep to 90%
+// of capacity), and beside one a timing-sensitive run came out invalid on schedule lag
+// (measured: retry-storm 12.8 ms, a sweep point 14.9 ms, against 10 ms). Then the
+// reproduction files LAB_JOBS at a time (two by default): one catalogue run uses about a
+// third of a core (20 s of CPU in a 62 s retry-storm run), so two side by side stay
+// valid on 2 cores (measured: 22 of 22 valid). A run that is disturbed anyway is not
+// misread: it comes out invalid (DESIGN.md §2) and its test fails.
 function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
@@ -125,8 +116,8 @@ async function pool(queue, width) {
   await Promise.all(Array.from({ length: width }, next));
 }
 
-await pool([...alone], 1);
-await pool([...shared], LAB_JOBS);
+await pool([...integration], 1);
+await pool([...repro], LAB_JOBS);
 
 console.log(`\n━━ ${results.length} runs in ${clock()}`);
 for (const r of results) console.log(`${r.code === 0 ? '✔' : '✖'} ${r.file}  ${r.s.toFixed(0)} s`);

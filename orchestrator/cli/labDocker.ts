@@ -17,7 +17,7 @@ import {
   type ServiceContainer,
 } from '../lab/docker/engine.js';
 import { parseEnvFile, serviceImages } from '../lab/docker/images.js';
-import { checkPorts, publishedPorts } from '../lab/docker/ports.js';
+import { checkPorts, ownPorts, publishedPorts } from '../lab/docker/ports.js';
 import { addRuntimeOptions, composeOptions, type RuntimeFlags } from './runtimeOption.js';
 
 type LabFlags = Pick<RuntimeFlags, 'runtime' | 'project' | 'envFile'>;
@@ -44,10 +44,11 @@ export function registerDockerLab(lab: Command): void {
       else services.push(...GRAFANA_SERVICES);
     }
     if (o.llm) services.push('llm-stub');
-    // Every published port must be free, unless this project's own containers hold it already
-    // (a stopped container holds none: the engine lists no ports for it).
-    const own = new Set((await projectContainers(docker, c.project)).flatMap((x) => Object.values(x.ports)));
-    await checkPorts(publishedPorts(services, composeEnv(c)), own);
+    // Every published port must be free, unless this project's own containers hold it already.
+    await checkPorts(
+      publishedPorts(services, composeEnv(c)),
+      ownPorts(await projectContainers(docker, c.project)),
+    );
     process.stderr.write(`metabench: ${composeCli().bin} up ${services.join(' ')} (project ${c.project})\n`);
     await runCompose(c, [...(o.llm ? ['--profile', 'llm'] : []), 'up', '-d', ...services], { inherit: true });
     const started = await projectContainers(docker, c.project);

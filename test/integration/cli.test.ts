@@ -23,6 +23,16 @@ function shortPauseExperiment(dir: string): string {
   return file;
 }
 
+/** Starts the short-pause run and returns once its api is paused, with the api's pid. */
+async function pausedRun(dir: string, out: string, state: string) {
+  const cli = startCli(['run', shortPauseExperiment(dir), '--out', out], { METABENCH_STATE_DIR: state });
+  await waitFor('the pause to be applied', () => /pause api applied/.test(cli.stderrSoFar()));
+  const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
+    topology: { components: { pid: number }[] };
+  };
+  return { cli, apiPid: manifest.topology.components[0]!.pid };
+}
+
 test('an invalid experiment exits 3 with file, line and field, and no stack trace', async () => {
   const dir = tempDir('bad');
   const file = join(dir, 'bad.yaml');
@@ -55,12 +65,7 @@ for (const signal of ['SIGTERM', 'SIGHUP'] as const)
     const dir = tempDir(signal.toLowerCase());
     const out = join(dir, 'out');
     const state = join(dir, 'state');
-    const cli = startCli(['run', shortPauseExperiment(dir), '--out', out], { METABENCH_STATE_DIR: state });
-    await waitFor('the pause to be applied', () => /pause api applied/.test(cli.stderrSoFar()));
-    const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
-      topology: { components: { pid: number }[] };
-    };
-    const apiPid = manifest.topology.components[0]!.pid;
+    const { cli, apiPid } = await pausedRun(dir, out, state);
     assert.equal(processState(apiPid), 'T', 'the api is stopped by the pause');
     cli.child.kill(signal);
     const r = await cli.done;
@@ -85,14 +90,7 @@ for (const signal of ['SIGTERM', 'SIGHUP'] as const)
 test('a reader that leaves mid-pause (stderr closed, as `| head` does) does not end the run: it finishes, resumes the api and writes its results', async () => {
   const dir = tempDir('epipe');
   const out = join(dir, 'out');
-  const cli = startCli(['run', shortPauseExperiment(dir), '--out', out], {
-    METABENCH_STATE_DIR: join(dir, 'state'),
-  });
-  await waitFor('the pause to be applied', () => /pause api applied/.test(cli.stderrSoFar()));
-  const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
-    topology: { components: { pid: number }[] };
-  };
-  const apiPid = manifest.topology.components[0]!.pid;
+  const { cli, apiPid } = await pausedRun(dir, out, join(dir, 'state'));
   // Our end of its stderr closed: every later status line the run writes meets EPIPE.
   cli.child.stderr!.destroy();
   const r = await cli.done;
@@ -154,12 +152,7 @@ test('after SIGKILL of the orchestrator mid-pause, `metabench lab reset` finds t
   const dir = tempDir('sigkill');
   const out = join(dir, 'out');
   const state = join(dir, 'state');
-  const cli = startCli(['run', shortPauseExperiment(dir), '--out', out], { METABENCH_STATE_DIR: state });
-  await waitFor('the pause to be applied', () => /pause api applied/.test(cli.stderrSoFar()));
-  const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
-    topology: { components: { pid: number }[] };
-  };
-  const apiPid = manifest.topology.components[0]!.pid;
+  const { cli, apiPid } = await pausedRun(dir, out, state);
   cli.child.kill('SIGKILL');
   await cli.done;
   assert.equal(processState(apiPid), 'T', 'the orphaned api is still stopped');

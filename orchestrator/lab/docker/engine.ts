@@ -173,8 +173,10 @@ export interface ServiceContainer {
   /** healthy | unhealthy | starting; undefined without a healthcheck. */
   readonly health: string | undefined;
   readonly pid: number;
-  /** Container port ("8080/tcp") → published host address ("127.0.0.1:8080"). */
+  /** Container port ("8080/tcp") → published host address ("127.0.0.1:8080"), while it runs. */
   readonly ports: Readonly<Record<string, string>>;
+  /** The host addresses it is bound to publish ("127.0.0.1:8080"), in any state. */
+  readonly bindings: readonly string[];
   readonly image: string;
   /** How often the engine restarted it (its restart policy), and the last exit code. */
   readonly restartCount: number;
@@ -199,6 +201,11 @@ export async function inspectContainer(docker: Docker, id: string): Promise<Serv
     const b = binds?.[0];
     if (b) ports[port] = `${b.HostIp || '127.0.0.1'}:${b.HostPort}`;
   }
+  const bindings: string[] = [];
+  for (const binds of Object.values(i.HostConfig.PortBindings ?? {}) as (
+    { HostIp?: string; HostPort?: string }[] | null
+  )[])
+    for (const b of binds ?? []) if (b.HostPort) bindings.push(`${b.HostIp || '127.0.0.1'}:${b.HostPort}`);
   return {
     id: i.Id,
     name: i.Name.replace(/^\//, ''),
@@ -207,6 +214,7 @@ export async function inspectContainer(docker: Docker, id: string): Promise<Serv
     health: i.State.Health?.Status,
     pid: i.State.Pid,
     ports,
+    bindings,
     image: i.Config.Image,
     restartCount: i.RestartCount ?? 0,
     exitCode: i.State.ExitCode ?? 0,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { test } from 'node:test';
 import { isBenchError } from '../../../foundation/errors.js';
-import { checkPorts, publishedPorts } from './ports.js';
+import { checkPorts, ownPorts, publishedPorts } from './ports.js';
+import type { ServiceContainer } from './engine.js';
 
 // The port preflight of `lab up --runtime docker`: the host ports of docker-compose.yml, as
 // compose resolves them, checked against real listening sockets.
@@ -84,4 +85,28 @@ test('several clashes are reported at once; free ports pass', async () => {
     a.srv.close();
     b.srv.close();
   }
+});
+
+test("the project's own ports: a running container's, and a restarting or paused one's bindings; a stopped one holds none", () => {
+  const container = (state: string, ports: Record<string, string>, bindings: string[]): ServiceContainer => ({
+    id: state,
+    name: `p_${state}`,
+    service: state,
+    state,
+    health: undefined,
+    pid: 0,
+    ports,
+    bindings,
+    image: 'x',
+    restartCount: 0,
+    exitCode: 0,
+  });
+  const own = ownPorts([
+    container('running', { '8080/tcp': '127.0.0.1:18080' }, ['127.0.0.1:18080']),
+    // Restart-looping after a failed lab up: no published ports while down, yet bound.
+    container('restarting', {}, ['127.0.0.1:18081']),
+    container('paused', { '6379/tcp': '127.0.0.1:18082' }, ['127.0.0.1:18082']),
+    container('exited', {}, ['127.0.0.1:18083']),
+  ]);
+  assert.deepEqual([...own].sort(), ['127.0.0.1:18080', '127.0.0.1:18081', '127.0.0.1:18082']);
 });

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
 import { COMPOSE_FILE } from './compose.js';
+import type { ServiceContainer } from './engine.js';
 import { interpolate } from './images.js';
 
 /** One port a service of the compose file publishes on the host. */
@@ -45,6 +46,22 @@ export function portTaken(host: string, port: number): Promise<string | undefine
     srv.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     srv.listen({ host, port, exclusive: true }, () => srv.close(() => resolve(undefined)));
   });
+}
+
+/**
+ * The ports this project's containers hold ("IP:PORT"): those a running one publishes,
+ * and those a restarting or paused one is bound to (a container that restart-loops
+ * after a failed `lab up` lists none while it is down, yet its port is not free for a
+ * moment later). A stopped container holds none.
+ */
+export function ownPorts(containers: readonly ServiceContainer[]): Set<string> {
+  const own = new Set<string>();
+  for (const c of containers) {
+    for (const p of Object.values(c.ports)) own.add(p);
+    if (c.state === 'running' || c.state === 'restarting' || c.state === 'paused')
+      for (const b of c.bindings) own.add(b);
+  }
+  return own;
 }
 
 /**
