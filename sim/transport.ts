@@ -1,6 +1,6 @@
 import type { Attempt } from '../bench/outcome.js';
 import { kindOfStatus, type OutcomeKind } from '../bench/outcome.js';
-import { DEADLINE_HEADER } from '../foundation/deadlineHeader.js';
+import { deadlineHeaderMs } from '../services/api/requestLimits.js';
 import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 import { FifoQueue } from '../foundation/fifoQueue.js';
 import type { Transport, TransportResult } from '../bench/transport/Transport.js';
@@ -149,8 +149,7 @@ class SimCall implements SimRequest {
       this.cost = undefined;
       this.key = undefined;
     }
-    const d = headers?.[DEADLINE_HEADER];
-    this.deadlineHeaderMs = d === undefined ? undefined : Number(d);
+    this.deadlineHeaderMs = headers ? deadlineHeaderMs(headers) : undefined;
     signal!.addEventListener('abort', this, { once: true });
   }
 

@@ -35,7 +35,7 @@ export function createApiMetrics(
     }),
     timedOut: new Counter({
       name: 'api_timed_out_total',
-      help: 'Requests abandoned by the server-side request timeout (504), with any DB query they had running.',
+      help: 'Requests abandoned by the server-side request timeout (504), with any DB query or provider call they had running.',
       registers: [registry],
     }),
     errorPathSeconds: new Counter({

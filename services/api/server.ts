@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
 import type { DurationDist } from '../../foundation/distributions.js';
 import { seededRng } from '../../foundation/rng.js';
-import { DEADLINE_HEADER } from '../../foundation/deadlineHeader.js';
 import { WorkerPool, type WorkerPoolOptions } from './workerPool.js';
 import { CodelShedder, QueueTimeShedder } from './shedding.js';
 import type { QueueDiscipline } from './queue.js';
@@ -18,6 +17,7 @@ import {
   type WorkRequest,
 } from './workHandler.js';
 import { registerLlmRoutes, type LlmRoutesConfig } from './llmRoutes.js';
+import { deadlineHeaderMs } from './requestLimits.js';
 
 export interface ApiConfig {
   readonly host: string;
@@ -182,19 +182,19 @@ export async function startApi(
       metrics.completed.inc({ status: '400' });
       return;
     }
-    const deadlineHeader = req.headers[DEADLINE_HEADER];
-    handler.handle(
-      new ExpressWork(
-        costName,
-        key,
-        typeof deadlineHeader === 'string' ? Number(deadlineHeader) : undefined,
-        res,
-      ),
-    );
+    handler.handle(new ExpressWork(costName, key, deadlineHeaderMs(req.headers), res));
   });
 
   const llm = cfg.llm
-    ? registerLlmRoutes(app, cfg.llm, metrics, metrics.registry, seededRng(cfg.seed, 'api-llm'), () => cache)
+    ? registerLlmRoutes(
+        app,
+        cfg.llm,
+        metrics,
+        metrics.registry,
+        seededRng(cfg.seed, 'api-llm'),
+        () => cache,
+        { requestTimeoutMs: cfg.requestTimeoutMs, deadlineDrop: cfg.mitigations?.deadlineDrop },
+      )
     : undefined;
 
   const server = createServer(app);

@@ -1,6 +1,7 @@
 import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
 import { seededRng, type Rng } from '../../foundation/rng.js';
 import type { ApiClock, Lookup } from './lookup.js';
+import { requestLimits } from './requestLimits.js';
 import type { RejectReason } from './shedding.js';
 import type { Job, WorkEnd, WorkerPool } from './workerPool.js';
 
@@ -108,17 +109,8 @@ export class WorkHandler<R extends WorkRequest> {
       return;
     }
     const arrivedMs = this.clock.now();
-    const rt = this.cfg.requestTimeoutMs;
-    this.pool.submit(
-      new WorkJob(
-        this,
-        req,
-        work,
-        arrivedMs,
-        rt === undefined ? undefined : arrivedMs + rt,
-        req.deadlineHeaderMs,
-      ),
-    );
+    const limits = requestLimits(arrivedMs, this.cfg.requestTimeoutMs, req.deadlineHeaderMs);
+    this.pool.submit(new WorkJob(this, req, work, arrivedMs, limits.timeoutAtMs, limits.deadlineMs));
   }
 
   /** The pool refused the job without running it; at pickup its worker may owe the error path. */
@@ -217,24 +209,19 @@ export class WorkHandler<R extends WorkRequest> {
 }
 
 /**
- * One request as the WorkerPool's job: queued at its arrival, with the request
- * timeout's expiry and the propagated deadline. A class rather than closures: a
+ * One request as the WorkerPool's job: queued at its arrival, with its limits
+ * (requestLimits.ts: the request timeout's expiry and the propagated deadline). A class rather than closures: a
  * collapsed simulated api queues hundreds of thousands of them.
  */
 class WorkJob<R extends WorkRequest> implements Job {
-  readonly deadlineMs: number | undefined;
-
   constructor(
     private readonly h: WorkHandler<R>,
     private readonly req: R,
     private readonly work: DurationDist,
     readonly enqueuedMs: number,
     readonly timeoutAtMs: number | undefined,
-    remainingMs: number | undefined,
-  ) {
-    this.deadlineMs =
-      remainingMs !== undefined && Number.isFinite(remainingMs) ? enqueuedMs + remainingMs : undefined;
-  }
+    readonly deadlineMs: number | undefined,
+  ) {}
 
   run(queueWaitMs: number): WorkEnd {
     return this.h.started(this.req, this.work, this.timeoutAtMs ?? Infinity, queueWaitMs);
