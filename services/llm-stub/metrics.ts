@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { STUB_OUTCOMES } from './outcomes.js';
 
 /** The stub's Prometheus metrics (GET /metrics). */
 export function createStubMetrics() {
@@ -8,7 +9,7 @@ export function createStubMetrics() {
     registry,
     requests: new Counter({
       name: 'llm_stub_requests_total',
-      help: 'Model requests, by endpoint and outcome (ok, rate_limited, server_error, context_length, cut, hang, down, client_gone, bad_request).',
+      help: `Model requests, by endpoint and outcome (${STUB_OUTCOMES.join(', ')}; client_gone: the client left before the answer ended).`,
       labelNames: ['endpoint', 'outcome'] as const,
       registers: [registry],
     }),
@@ -31,7 +32,7 @@ export function createStubMetrics() {
     }),
     outputTokens: new Counter({
       name: 'llm_stub_output_tokens_total',
-      help: 'Content tokens sent (streamed or in whole answers).',
+      help: 'Content tokens sent, as they are written (each streamed chunk, a whole answer when sent): its increase per second is tokens per second.',
       registers: [registry],
     }),
   };

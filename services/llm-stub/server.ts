@@ -82,13 +82,24 @@ export async function startLlmStub(cfg: LlmStubConfig): Promise<LlmStub> {
     arrivals++;
     // Echoed, so a client can match what it saw with the stub's per-key draws.
     res.setHeader(KEY_HEADER, key);
-    const count: Count = (outcome) => metrics.requests.inc({ endpoint, outcome });
+    // One outcome a request: the first (a client gone while its body was read is not also a bad request).
+    let counted = false;
+    const count: Count = (outcome) => {
+      if (counted) return;
+      counted = true;
+      metrics.requests.inc({ endpoint, outcome });
+    };
     if (state.down === 'reset') {
       count('down');
       return void req.socket.destroy();
     }
     metrics.inFlight.inc({ endpoint });
-    res.once('close', () => metrics.inFlight.dec({ endpoint }));
+    res.once('close', () => {
+      metrics.inFlight.dec({ endpoint });
+      // Closed before its answer ended (waited for, or being streamed): the client left,
+      // e.g. an api that cancelled the call at its request's deadline.
+      if (!counted) count('client_gone');
+    });
     const body = await readJson(req);
     const ollama = endpoint === 'ollama_embed' || endpoint === 'ollama_embeddings';
     if (state.down === 'unavailable') {

@@ -20,12 +20,11 @@ export function stream(
 ): void {
   const metrics = ctx.metrics;
   metrics.streamsOpen.inc();
-  let finished = false;
   let timer: NodeJS.Timeout | undefined;
+  // A client that leaves mid-stream is counted client_gone by the server (server.ts).
   res.once('close', () => {
     metrics.streamsOpen.dec();
     clearTimeout(timer);
-    if (!finished) count('client_gone');
   });
   let i = 0;
   let due = t0 + plan.ttftMs;
@@ -48,16 +47,17 @@ export function stream(
     }
     // Every token already due goes in this write (a late timer does not stretch the answer).
     const now = performance.now();
+    const from = i;
     while (i < tokens.length && due <= now + 0.5) {
       if (i === cutAfter) break;
       out += w.content(JSON.stringify(tokens[i]));
       if (i < plan.gapsMs.length) due += plan.gapsMs[i]!;
       i++;
     }
+    // Counted as written, so the counter's increase per second is the tokens per second.
+    if (i > from) metrics.outputTokens.inc(i - from);
     if (i === cutAfter) {
-      finished = true;
       count('cut');
-      metrics.outputTokens.inc(i);
       // Written first, then the connection is destroyed: no finish chunk, no [DONE].
       res.write(out, () => res.socket?.destroy());
       return;
@@ -66,9 +66,7 @@ export function stream(
       out += w.finish(plan.finishReason);
       if (w.includesUsage) out += w.usage(usage(prompt, tokens.length));
       out += ChunkWriter.DONE;
-      finished = true;
       count('ok');
-      metrics.outputTokens.inc(tokens.length);
       res.end(out);
       return;
     }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FaultRates } from './faults.js';
 import type { StubMetrics } from './metrics.js';
+import type { StubOutcome } from './outcomes.js';
 import type { Profile } from './profile.js';
 import type { RateWindow } from './rateWindow.js';
 import { resetString } from './wire.js';
@@ -23,8 +24,8 @@ export interface StubContext {
   readonly window: RateWindow;
 }
 
-/** What a route counts a request's outcome with (stub_requests_total by endpoint and outcome). */
-export type Count = (outcome: string) => void;
+/** What a route counts a request's outcome with (llm_stub_requests_total by endpoint and outcome), once per request. */
+export type Count = (outcome: StubOutcome) => void;
 
 /** Standard headers of an OpenAI answer, with the rate-limit window after this request. */
 export function openaiHeaders(ctx: StubContext, processingMs: number): Record<string, string> {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { APIConnectionError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { embedText } from '../../services/llm-stub/embeddings.js';
 import { requestRng } from '../../services/llm-stub/faults.js';
@@ -185,6 +186,54 @@ test('openai SDK: a stream cut mid-way is an error, not a clean end', async () =
     const metrics = await (await fetch(`${stub.url}/metrics`)).text();
     assert.match(metrics, /llm_stub_requests_total\{endpoint="chat",outcome="cut"\} 1/);
     assert.match(metrics, /llm_stub_streams_open 0/);
+  } finally {
+    await stub.close();
+  }
+});
+
+/** A sample's value in the stub's Prometheus text (0 when absent). */
+async function stubMetric(url: string, sample: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line ? Number(line.slice(sample.length + 1)) : 0;
+}
+
+test('metrics: tokens are counted as they are written; a client that leaves mid-answer is client_gone, streamed or whole', async () => {
+  const stub = await fastStub({}, SEED, fastProfile({ outputTokens: 200 }));
+  await setStubState(stub.url, { slowFactor: 10 }); // ~10 ms a token: a 2 s stream
+  try {
+    const ac = new AbortController();
+    const r = await fetch(`${stub.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages, stream: true }),
+      signal: ac.signal,
+    });
+    const reader = r.body!.getReader();
+    // 20 chunks with content (the role chunk's empty one among them) have arrived.
+    for (let n = 0; n < 20;) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, 'the stream ended early');
+      n += (new TextDecoder().decode(value).match(/"content":"/g) ?? []).length;
+    }
+    const midway = await stubMetric(stub.url, 'llm_stub_output_tokens_total');
+    assert.ok(midway >= 19 && midway < 200, `${midway} tokens counted while the stream runs`);
+    ac.abort();
+    const gone = 'llm_stub_requests_total{endpoint="chat",outcome="client_gone"}';
+    for (let i = 0; i < 100 && (await stubMetric(stub.url, gone)) < 1; i++) await sleep(20);
+    assert.equal(await stubMetric(stub.url, gone), 1);
+    assert.equal(await stubMetric(stub.url, 'llm_stub_requests_total{endpoint="chat",outcome="ok"}'), 0);
+
+    // A whole answer waited for (no stream) and given up on: counted too, once.
+    await fetch(`${stub.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages }),
+      signal: AbortSignal.timeout(100),
+    }).catch(() => undefined);
+    for (let i = 0; i < 100 && (await stubMetric(stub.url, gone)) < 2; i++) await sleep(20);
+    assert.equal(await stubMetric(stub.url, gone), 2);
+    assert.equal(await stubMetric(stub.url, 'llm_stub_requests_in_flight{endpoint="chat"}'), 0);
   } finally {
     await stub.close();
   }
