@@ -79,7 +79,10 @@ export interface Lab {
   readonly linkControl?: LinkControl | undefined;
   /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
   flushCache(): Promise<void>;
-  /** Prometheus text of a component's /metrics; rejects when it does not answer within `timeoutMs`. */
+  /**
+   * Prometheus text of a component's /metrics (the api's; the llm stub's in the local lab);
+   * rejects when it does not answer within `timeoutMs`, or the component has none here.
+   */
   scrapeText(c: Component, timeoutMs: number): Promise<string>;
   topology(): LabTopology;
   /** The running processes of the lab (one root per component), for per-process CPU and memory. */

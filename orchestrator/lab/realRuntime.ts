@@ -3,11 +3,11 @@ import { HttpTransport } from '../../bench/transport/http.js';
 import { overReplicas } from '../../bench/transport/replicas.js';
 import { RealClock } from '../../foundation/clock.js';
 import { warmUpClock } from '../../foundation/waker.js';
-import { Scraper } from '../scrape/scraper.js';
+import { ProviderScraper, Scraper } from '../scrape/scraper.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
 import type { Lab } from './Lab.js';
 import { ProcSampler } from './proc/procSampler.js';
-import type { RunRuntime } from './RuntimePlugin.js';
+import type { RunRuntime, ServerSource } from './RuntimePlugin.js';
 
 /**
  * A real lab's runtime, the same for the local and the docker runtime: real time, HTTP,
@@ -26,10 +26,37 @@ export function realRuntime(plan: RunPlan, makeLab: () => Lab): RunRuntime {
       overReplicas(
         [lab.apiUrl].map((url) => new HttpTransport({ url, connections: connectionCap(plan), clock })),
       ),
-    serverSource: (clock) => new Scraper(lab, 'api', clock),
+    // The provider's series where the lab runs the stub for the api: the local lab (the
+    // docker lab's api is not wired to a provider yet: nothing would call it).
+    serverSource: (clock) =>
+      plan.experiment.lab.llm && lab.runtime === 'local'
+        ? withProvider(new Scraper(lab, 'api', clock), new ProviderScraper(lab, clock))
+        : new Scraper(lab, 'api', clock),
     procSampler: (clock) => new ProcSampler(() => lab.processes(), clock),
     settle: (p) => p,
     stopSignal: (stop) => stop,
     liveStatus: true,
+  };
+}
+
+/**
+ * The api's series with the LLM provider's columns among its optional ones (a lab with
+ * `lab.llm`): the stub scraped on its own, each second, beside the api. The series is
+ * the api's: it counts as measured by the api's scrapes.
+ */
+function withProvider(api: Scraper, provider: ProviderScraper): ServerSource {
+  return {
+    start: () => {
+      api.start();
+      provider.start();
+    },
+    get scrapes() {
+      return api.scrapes;
+    },
+    stop: async () => {
+      const [series, llm] = await Promise.all([api.stop(), provider.stop()]);
+      series.extra = { ...series.extra, ...llm };
+      return series;
+    },
   };
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from '../../foundation/clock.js';
 import type { Lab } from '../lab/Lab.js';
-import { Scraper } from './scraper.js';
+import { PROVIDER_COLUMNS, ProviderScraper, Scraper } from './scraper.js';
 
 /** A lab whose /metrics answers the next scripted text (or fails on null). */
 function scriptedLab(texts: (string | null)[]): Lab {
@@ -61,4 +61,36 @@ test('the error-path seconds by kind become their own columns, in seconds per bu
   const x = (await s.stop()).extra!;
   assert.deepEqual(x['error_path_seconds_timeout'], [0.25, 1.5]);
   assert.deepEqual(x['error_path_seconds_dependency'], [0, 0.5]);
+});
+
+test("the provider's series: requests, errors by kind, cancellations and tokens per bucket, every column always", async () => {
+  const clock = new VirtualClock();
+  const stub = (o: { ok: number; cut?: number; gone?: number; tokens: number }): string =>
+    [
+      `llm_stub_requests_total{endpoint="chat",outcome="ok"} ${o.ok}`,
+      `llm_stub_requests_total{endpoint="embeddings",outcome="ok"} 1`,
+      ...(o.cut !== undefined ? [`llm_stub_requests_total{endpoint="chat",outcome="cut"} ${o.cut}`] : []),
+      ...(o.gone !== undefined
+        ? [`llm_stub_requests_total{endpoint="chat",outcome="client_gone"} ${o.gone}`]
+        : []),
+      `llm_stub_output_tokens_total ${o.tokens}`,
+    ].join('\n');
+  const lab = scriptedLab([
+    stub({ ok: 0, tokens: 0 }),
+    stub({ ok: 3, tokens: 120 }),
+    stub({ ok: 5, cut: 1, tokens: 200 }),
+    null, // the stub killed: no answer
+    stub({ ok: 9, cut: 1, gone: 2, tokens: 390 }),
+  ]);
+  const s = new ProviderScraper(lab, clock);
+  s.start();
+  await clock.advanceTo(4000);
+  const x = await s.stop();
+  assert.deepEqual(Object.keys(x).sort(), [...PROVIDER_COLUMNS].sort());
+  assert.ok(PROVIDER_COLUMNS.includes('llm_provider_errors_server_error'));
+  assert.deepEqual(x['llm_provider_requests'], [3, 3, null, 6]);
+  assert.deepEqual(x['llm_provider_errors_cut'], [0, 1, null, 0]);
+  assert.deepEqual(x['llm_provider_errors_server_error'], [0, 0, null, 0]);
+  assert.deepEqual(x['llm_provider_cancelled'], [0, 0, null, 2]);
+  assert.deepEqual(x['llm_provider_tokens'], [120, 80, null, 190]);
 });

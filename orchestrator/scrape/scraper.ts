@@ -1,6 +1,7 @@
 import type { Clock } from '../../foundation/clock.js';
 import type { Component, Lab } from '../lab/Lab.js';
-import { parsePrometheusText } from './prometheusText.js';
+import { STUB_ERROR_KINDS } from '../../services/llm-stub/outcomes.js';
+import { parsePrometheusText, type Samples } from './prometheusText.js';
 
 /** Counters whose per-bucket increase we keep, and gauges whose value we keep. */
 const COUNTERS = {
@@ -72,15 +73,14 @@ function labelledCounterKeys(now: Map<string, number>): [string, string][] {
  * the previous successful scrape is put in the bucket that ends at this scrape; while
  * the component does not answer, its buckets stay null and the next answer carries
  * the whole increase (requests a paused api reads on resume belong to that moment).
+ * What a bucket's columns are is the subclass's (`record`).
  */
-export class Scraper {
-  private readonly series: ServerSeries;
+abstract class BucketScraper<S> {
   private last: Map<string, number> | undefined;
   private lastBucket = -1;
   private stopped = false;
   private readonly halt = new AbortController();
   private loop: Promise<void> | undefined;
-  private readonly counterCols = new Set<string>();
   scrapes = 0;
   failures = 0;
 
@@ -89,11 +89,7 @@ export class Scraper {
     private readonly component: Component,
     private readonly clock: Clock,
     private readonly bucketMs = 1000,
-  ) {
-    this.series = {} as ServerSeries;
-    for (const k of [...Object.keys(COUNTERS), ...Object.keys(GAUGES), 'span'])
-      this.series[k as ServerSeriesName] = [];
-  }
+  ) {}
 
   start(): void {
     this.loop = this.run();
@@ -120,47 +116,121 @@ export class Scraper {
     }
     this.scrapes++;
     const now = parsePrometheusText(text);
-    if (bucket >= 0 && this.last) {
-      // A counter not exported yet (a labelled series before its first increment) is 0.
-      for (const [k, metric] of Object.entries(COUNTERS))
-        setAt(
-          this.series[k as ServerSeriesName],
-          bucket,
-          Math.max(0, (now.get(metric) ?? 0) - (this.last.get(metric) ?? 0)),
-        );
-      for (const [k, metric] of Object.entries(GAUGES))
-        setAt(this.series[k as ServerSeriesName], bucket, now.get(metric) ?? null);
-      setAt(this.series.span, bucket, bucket - this.lastBucket);
-      const extra = (this.series.extra ??= {});
-      const counters: [string, string][] = [
-        ...Object.entries(EXTRA_COUNTERS).filter(([, metric]) => now.has(metric)),
-        ...labelledCounterKeys(now),
-      ];
-      for (const [col, key] of counters) {
-        // A counter that appears later was 0 in every earlier answered bucket.
-        if (!extra[col]) this.counterCols.add(col);
-        setAt((extra[col] ??= []), bucket, Math.max(0, (now.get(key) ?? 0) - (this.last.get(key) ?? 0)));
-      }
-      for (const [col, metric] of Object.entries(EXTRA_GAUGES))
-        if (now.has(metric)) setAt((extra[col] ??= []), bucket, now.get(metric) ?? null);
-    }
+    if (bucket >= 0 && this.last) this.record(now, this.last, bucket, bucket - this.lastBucket);
     this.last = now;
     this.lastBucket = bucket;
   }
 
-  async stop(): Promise<ServerSeries> {
+  /** Bucket `bucket`'s values from this scrape and the previous answered one, `span` buckets before. */
+  protected abstract record(now: Samples, last: Samples, bucket: number, span: number): void;
+
+  protected abstract series(): S;
+
+  async stop(): Promise<S> {
     this.stopped = true;
     this.halt.abort();
     await this.loop;
-    const extra = this.series.extra;
+    return this.series();
+  }
+}
+
+/** A counter's increase between two scrapes (a counter not exported yet, e.g. a labelled series before its first increment, is 0). */
+function increase(now: Samples, last: Samples, key: string): number {
+  return Math.max(0, (now.get(key) ?? 0) - (last.get(key) ?? 0));
+}
+
+/** The api's series (its required columns and the optional ones it exports). */
+export class Scraper extends BucketScraper<ServerSeries> {
+  private readonly out: ServerSeries;
+  private readonly counterCols = new Set<string>();
+
+  constructor(lab: Lab, component: Component, clock: Clock, bucketMs = 1000) {
+    super(lab, component, clock, bucketMs);
+    this.out = {} as ServerSeries;
+    for (const k of [...Object.keys(COUNTERS), ...Object.keys(GAUGES), 'span'])
+      this.out[k as ServerSeriesName] = [];
+  }
+
+  protected override record(now: Samples, last: Samples, bucket: number, span: number): void {
+    for (const [k, metric] of Object.entries(COUNTERS))
+      setAt(this.out[k as ServerSeriesName], bucket, increase(now, last, metric));
+    for (const [k, metric] of Object.entries(GAUGES))
+      setAt(this.out[k as ServerSeriesName], bucket, now.get(metric) ?? null);
+    setAt(this.out.span, bucket, span);
+    const extra = (this.out.extra ??= {});
+    const counters: [string, string][] = [
+      ...Object.entries(EXTRA_COUNTERS).filter(([, metric]) => now.has(metric)),
+      ...labelledCounterKeys(now),
+    ];
+    for (const [col, key] of counters) {
+      // A counter that appears later was 0 in every earlier answered bucket.
+      if (!extra[col]) this.counterCols.add(col);
+      setAt((extra[col] ??= []), bucket, increase(now, last, key));
+    }
+    for (const [col, metric] of Object.entries(EXTRA_GAUGES))
+      if (now.has(metric)) setAt((extra[col] ??= []), bucket, now.get(metric) ?? null);
+  }
+
+  protected override series(): ServerSeries {
+    const extra = this.out.extra;
     if (extra)
       for (const col of this.counterCols) {
         const arr = extra[col]!;
-        this.series.span.forEach((span, i) => {
+        this.out.span.forEach((span, i) => {
           if (span !== null && (arr[i] === undefined || arr[i] === null)) arr[i] = 0;
         });
       }
-    return this.series;
+    return this.out;
+  }
+}
+
+/** The LLM provider's metric names (services/llm-stub/metrics.ts). */
+const PROVIDER_REQUESTS = 'llm_stub_requests_total';
+const PROVIDER_TOKENS = 'llm_stub_output_tokens_total';
+
+/** The provider's timeseries.csv columns (docs/metrics.md). */
+export const PROVIDER_COLUMNS: readonly string[] = [
+  'llm_provider_requests',
+  ...STUB_ERROR_KINDS.map((k) => `llm_provider_errors_${k}`),
+  'llm_provider_cancelled',
+  'llm_provider_tokens',
+];
+
+/**
+ * The LLM provider's series, scraped from the stub's own /metrics (not through its link,
+ * so a fault on the link leaves the measurement alone), as fixed columns: every one is
+ * in the run's timeseries.csv whenever the lab has the provider, null where it did not
+ * answer (killed, paused). Per bucket:
+ *   llm_provider_requests        model requests the provider ended, any outcome
+ *   llm_provider_errors_<kind>   of which failed, by kind (STUB_ERROR_KINDS)
+ *   llm_provider_cancelled       of which its client left first (the api cancelled the call)
+ *   llm_provider_tokens          content tokens sent: tokens per second
+ */
+export class ProviderScraper extends BucketScraper<Record<string, (number | null)[]>> {
+  private readonly out: Record<string, (number | null)[]> = Object.fromEntries(
+    PROVIDER_COLUMNS.map((c) => [c, []]),
+  );
+
+  constructor(lab: Lab, clock: Clock, bucketMs = 1000) {
+    super(lab, 'llm', clock, bucketMs);
+  }
+
+  protected override record(now: Samples, last: Samples, bucket: number): void {
+    const byOutcome = new Map<string, number>();
+    for (const key of now.keys()) {
+      if (!key.startsWith(`${PROVIDER_REQUESTS}{`)) continue;
+      const outcome = /outcome="([^"]*)"/.exec(key)?.[1];
+      if (outcome) byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + increase(now, last, key));
+    }
+    setAt(this.out['llm_provider_requests']!, bucket, increase(now, last, PROVIDER_REQUESTS));
+    for (const kind of STUB_ERROR_KINDS)
+      setAt(this.out[`llm_provider_errors_${kind}`]!, bucket, byOutcome.get(kind) ?? 0);
+    setAt(this.out['llm_provider_cancelled']!, bucket, byOutcome.get('client_gone') ?? 0);
+    setAt(this.out['llm_provider_tokens']!, bucket, increase(now, last, PROVIDER_TOKENS));
+  }
+
+  protected override series(): Record<string, (number | null)[]> {
+    return this.out;
   }
 }
 
