@@ -422,6 +422,12 @@ function sustainingFigures(
   };
   const [ba, bb] = bucketRange(plan.phases.baseline, r.bucketMs);
   const serverAmp = server ? serverAmplification(server, r.series.offered, a, b) : null;
+  // Seconds spent on error paths, every kind (error_path_seconds_<kind> columns).
+  const errorPathCols = Object.entries(server?.extra ?? {}).filter(([col]) =>
+    col.startsWith('error_path_seconds_'),
+  );
+  const errorPathS = errorPathCols.reduce((x, [, arr]) => x + (sum(arr) ?? 0), 0);
+  const workerS = plan.experiment.lab.api.workers * seconds;
   return {
     capacityPerS: plan.capacity.usedPerS,
     receivedPerS: received === null ? null : received / seconds,
@@ -431,6 +437,7 @@ function sustainingFigures(
     cacheHitRatio: hitRatio(a, b),
     baselineCacheHitRatio: hitRatio(ba, bb),
     errorRatio: good + failed > 0 ? failed / (good + failed) : null,
+    errorPathShare: errorPathCols.length > 0 && workerS > 0 ? errorPathS / workerS : null,
   };
 }
 

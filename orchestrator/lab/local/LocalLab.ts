@@ -44,6 +44,11 @@ export class LocalLab implements Lab {
     return `http://${this.cfg.host}:${this.apiPort}`;
   }
 
+  /** The stub provider's own address (its run-time switch), once it has started. */
+  get llmUrl(): string | undefined {
+    return this.cfg.llm && this.llmPort > 0 ? `http://${this.cfg.host}:${this.llmPort}` : undefined;
+  }
+
   async up(): Promise<void> {
     if (this.api) return;
     if (this.cfg.logFile) this.log = createWriteStream(this.cfg.logFile, { flags: 'a' });
