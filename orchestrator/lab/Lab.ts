@@ -85,7 +85,7 @@ export interface Lab {
   /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
   flushCache(): Promise<void>;
   /**
-   * Prometheus text of a component's /metrics (the api's; the llm stub's in the local lab);
+   * Prometheus text of a component's /metrics (the api's; the llm stub's at `llmUrl`);
    * rejects when it does not answer within `timeoutMs`, or the component has none here.
    */
   scrapeText(c: Component, timeoutMs: number): Promise<string>;

@@ -26,10 +26,9 @@ export function realRuntime(plan: RunPlan, makeLab: () => Lab): RunRuntime {
       overReplicas(
         [lab.apiUrl].map((url) => new HttpTransport({ url, connections: connectionCap(plan), clock })),
       ),
-    // The provider's series where the lab runs the stub for the api: the local lab (the
-    // docker lab's api is not wired to a provider yet: nothing would call it).
+    // The provider's series where the lab has it running (built once the lab is up, so its address is known).
     serverSource: (clock) =>
-      plan.experiment.lab.llm && lab.runtime === 'local'
+      plan.experiment.lab.llm && lab.llmUrl !== undefined
         ? withProvider(new Scraper(lab, 'api', clock), new ProviderScraper(lab, clock))
         : new Scraper(lab, 'api', clock),
     procSampler: (clock) => new ProcSampler(() => lab.processes(), clock),

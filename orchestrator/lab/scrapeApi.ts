@@ -2,14 +2,18 @@ import { request } from 'undici';
 import { BenchError } from '../../foundation/errors.js';
 import type { Component } from './Lab.js';
 
-/** The Prometheus text of the /metrics under `baseUrl`; rejects when it does not answer within `timeoutMs`. */
-export async function scrapeUrlText(baseUrl: string, timeoutMs: number): Promise<string> {
-  const res = await request(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
+/**
+ * A component's Prometheus text from its /metrics, for any runtime that reaches its
+ * components over HTTP: the api's, and the llm stub's on the stub's own address (not
+ * through its link: a fault on the link is not a fault of the measurement).
+ */
+export async function scrapeLabText(
+  lab: { readonly apiUrl: string; readonly llmUrl?: string | undefined },
+  c: Component,
+  timeoutMs: number,
+): Promise<string> {
+  const base = c === 'api' ? lab.apiUrl : c === 'llm' ? lab.llmUrl : undefined;
+  if (base === undefined) throw new BenchError('E_LAB', `component "${c}" has no metrics in this lab`);
+  const res = await request(`${base}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
   return res.body.text();
-}
-
-/** The api's Prometheus text from its /metrics (the one component with metrics), for any runtime that reaches it over HTTP. */
-export async function scrapeApiText(apiUrl: string, c: Component, timeoutMs: number): Promise<string> {
-  if (c !== 'api') throw new BenchError('E_LAB', `component "${c}" has no metrics`);
-  return scrapeUrlText(apiUrl, timeoutMs);
 }

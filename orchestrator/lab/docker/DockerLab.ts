@@ -19,7 +19,7 @@ import {
   type ServiceContainer,
 } from './engine.js';
 import type { DockerUndo } from './undo.js';
-import { scrapeApiText } from '../scrapeApi.js';
+import { scrapeLabText } from '../scrapeApi.js';
 
 export interface DockerLabConfig extends ApiLabConfig {
   readonly compose: ComposeOptions;
@@ -258,7 +258,7 @@ export class DockerLab implements Lab {
   }
 
   scrapeText(c: Component, timeoutMs: number): Promise<string> {
-    return scrapeApiText(this.apiUrl, c, timeoutMs);
+    return scrapeLabText(this, c, timeoutMs);
   }
 
   /** The containers' main processes as the host sees them (/proc), when the engine runs on this kernel. */

@@ -12,7 +12,7 @@ import { apiArgs, faultProxyArgs, llmStubArgs } from './recipes.js';
 import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
 import { PausedTrees, resumeRecipe, startNodeService, teardownRecipe } from './supervisor.js';
 import { localTopology } from './topology.js';
-import { scrapeApiText, scrapeUrlText } from '../scrapeApi.js';
+import { scrapeLabText } from '../scrapeApi.js';
 
 /**
  * The lab as child processes on loopback. Pause is SIGSTOP / SIGCONT: the process
@@ -283,10 +283,7 @@ export class LocalLab implements Lab {
   }
 
   scrapeText(c: Component, timeoutMs: number): Promise<string> {
-    // The stub on its own port, not through its link: a fault on the link is not one of the measurement.
-    if (c === 'llm' && this.cfg.llm)
-      return scrapeUrlText(`http://${this.cfg.host}:${this.llmPort}`, timeoutMs);
-    return scrapeApiText(this.apiUrl, c, timeoutMs);
+    return scrapeLabText(this, c, timeoutMs);
   }
 
   processes(): readonly LabProcess[] {
