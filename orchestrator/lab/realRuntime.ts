@@ -3,6 +3,7 @@ import { HttpTransport } from '../../bench/transport/http.js';
 import { overReplicas } from '../../bench/transport/replicas.js';
 import { RealClock } from '../../foundation/clock.js';
 import { warmUpClock } from '../../foundation/waker.js';
+import { replicaServerSource } from '../scrape/replicaSeries.js';
 import { Scraper } from '../scrape/scraper.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
 import type { Lab } from './Lab.js';
@@ -21,12 +22,16 @@ export function realRuntime(plan: RunPlan, makeLab: () => Lab): RunRuntime {
     lab,
     clock: () => new RealClock(),
     newController: leanController,
-    // One endpoint per api replica; the lab has the one api until lab.api.replicas exists.
+    // One endpoint per api replica (one for a lab of one api), each with its own connections.
     transport: (clock) =>
       overReplicas(
-        [lab.apiUrl].map((url) => new HttpTransport({ url, connections: connectionCap(plan), clock })),
+        lab.apiUrls.map((url) => new HttpTransport({ url, connections: connectionCap(plan), clock })),
       ),
-    serverSource: (clock) => new Scraper(lab, 'api', clock),
+    // Each replica scraped on its own, their series summed (scrape/replicaSeries.ts).
+    serverSource: (clock) =>
+      lab.apiUrls.length === 1
+        ? new Scraper(lab, 'api', clock)
+        : replicaServerSource(lab.apiUrls.map((_, i) => new Scraper(lab, `api[${i}]`, clock))),
     procSampler: (clock) => new ProcSampler(() => lab.processes(), clock),
     settle: (p) => p,
     stopSignal: (stop) => stop,

@@ -1,5 +1,5 @@
 import type { Clock } from '../../foundation/clock.js';
-import type { Component, Lab } from '../lab/Lab.js';
+import type { Lab, Target } from '../lab/Lab.js';
 import { parsePrometheusText } from './prometheusText.js';
 
 /** Counters whose per-bucket increase we keep, and gauges whose value we keep. */
@@ -86,7 +86,8 @@ export class Scraper {
 
   constructor(
     private readonly lab: Lab,
-    private readonly component: Component,
+    /** `api`, or one api replica `api[i]` (each replica has a Scraper of its own). */
+    private readonly component: Target,
     private readonly clock: Clock,
     private readonly bucketMs = 1000,
   ) {
