@@ -269,3 +269,32 @@ test('the sustaining effect leads with a cold cache when the service is not over
     'cache hit ratio 10% (baseline 95%); the api receives 300/s against a capacity of 400/s (amplification 1.07); 50% of origins fail',
   );
 });
+
+test('the sustaining effect names the error paths, first when they take a fifth of the workers and nothing else dominates', () => {
+  const base = {
+    capacityPerS: 400,
+    receivedPerS: 320,
+    attemptsPerS: 320,
+    amplification: 1,
+    amplificationServer: 1,
+    cacheHitRatio: null,
+    baselineCacheHitRatio: null,
+    errorRatio: 0.9,
+  };
+  assert.equal(
+    describeSustaining({ ...base, errorPathShare: 0.64 }),
+    'the workers spend 64% of their time on error paths; the api receives 320/s against a capacity of 400/s (amplification 1); 90% of origins fail',
+  );
+  // A small share is named after the load; none (or no such metric) is not named at all.
+  assert.equal(
+    describeSustaining({ ...base, errorPathShare: 0.05 }),
+    'the api receives 320/s against a capacity of 400/s (amplification 1); the workers spend 5% of their time on error paths; 90% of origins fail',
+  );
+  assert.doesNotMatch(describeSustaining({ ...base, errorPathShare: 0 }), /error paths/);
+  assert.doesNotMatch(describeSustaining({ ...base, errorPathShare: null }), /error paths/);
+  // An overloaded service leads with its load.
+  assert.match(
+    describeSustaining({ ...base, receivedPerS: 500, errorPathShare: 0.64 }),
+    /^the api receives 500\/s/,
+  );
+});

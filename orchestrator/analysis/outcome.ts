@@ -31,6 +31,11 @@ export interface SustainingFigures {
   readonly baselineCacheHitRatio: number | null;
   /** Failed origins / finished origins. */
   readonly errorRatio: number | null;
+  /**
+   * Worker time spent on error paths (lab.api.errorCost) / worker time available, where
+   * the service reports it (api_error_path_seconds_total); null otherwise.
+   */
+  readonly errorPathShare?: number | null;
 }
 
 export interface OutcomeInput {
@@ -138,7 +143,10 @@ export function classifyOutcome(x: OutcomeInput): OutcomeResult {
 /**
  * The sustaining effect in words, from what the lab measured: the rate the service
  * receives against its capacity (with the amplification), the cache hit ratio against
- * the baseline's, and the error ratio. The dominant one comes first.
+ * the baseline's, the share of the workers' time spent on error paths, and the error
+ * ratio. The dominant one comes first: the load when the service receives more than its
+ * capacity, else a cache that went cold, else error paths taking a fifth or more of the
+ * workers' time (errors making the service slower, which makes more errors).
  */
 export function describeSustaining(s: SustainingFigures): string {
   const load =
@@ -155,7 +163,18 @@ export function describeSustaining(s: SustainingFigures): string {
     s.baselineCacheHitRatio !== null &&
     s.baselineCacheHitRatio - s.cacheHitRatio > 0.2;
   const errors = s.errorRatio !== null && s.errorRatio > 0 ? `${pct(s.errorRatio)} of origins fail` : null;
-  const parts = overloaded || !coldCache ? [load, cache, errors] : [cache, load, errors];
+  const share = s.errorPathShare ?? null;
+  const errorPath =
+    share !== null && share > 0
+      ? `the workers spend ${pct(Math.min(1, share))} of their time on error paths`
+      : null;
+  const parts = overloaded
+    ? [load, cache, errorPath, errors]
+    : coldCache
+      ? [cache, load, errorPath, errors]
+      : share !== null && share >= 0.2
+        ? [errorPath, load, cache, errors]
+        : [load, cache, errorPath, errors];
   return parts.filter((p): p is string => p !== null).join('; ');
 }
 

@@ -12,6 +12,7 @@ import {
 import { describeLoad } from '../spec/loadPlan.js';
 import { HYPOTHESIS_METRICS } from '../spec/schema.js';
 import { triggerTarget } from '../spec/sections/schedule.js';
+import { apiReplicaCount } from '../spec/sections/lab.js';
 import type { Experiment } from '../spec/schema.js';
 import type { Thresholds } from '../spec/sections/hypothesis.js';
 import { judge, type HypothesisResult, type HypothesisWindow, type WindowFigures } from './hypothesis.js';
@@ -422,6 +423,13 @@ function sustainingFigures(
   };
   const [ba, bb] = bucketRange(plan.phases.baseline, r.bucketMs);
   const serverAmp = server ? serverAmplification(server, r.series.offered, a, b) : null;
+  // Seconds spent on error paths, every kind (error_path_seconds_<kind> columns).
+  const errorPathCols = Object.entries(server?.extra ?? {}).filter(([col]) =>
+    col.startsWith('error_path_seconds_'),
+  );
+  const errorPathS = errorPathCols.reduce((x, [, arr]) => x + (sum(arr) ?? 0), 0);
+  // Every replica's workers (the error-path columns are summed over the replicas).
+  const workerS = apiReplicaCount(plan.experiment.lab.api) * plan.experiment.lab.api.workers * seconds;
   return {
     capacityPerS: plan.capacity.usedPerS,
     receivedPerS: received === null ? null : received / seconds,
@@ -431,6 +439,7 @@ function sustainingFigures(
     cacheHitRatio: hitRatio(a, b),
     baselineCacheHitRatio: hitRatio(ba, bb),
     errorRatio: good + failed > 0 ? failed / (good + failed) : null,
+    errorPathShare: errorPathCols.length > 0 && workerS > 0 ? errorPathS / workerS : null,
   };
 }
 

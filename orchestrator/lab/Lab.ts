@@ -87,6 +87,11 @@ export interface Lab {
    */
   readonly faultProxyApi: string | undefined;
   /**
+   * The LLM provider stub's own address (its run-time switch, /_stub/state, for the
+   * provider-outage trigger); undefined when the lab has no provider.
+   */
+  readonly llmUrl?: string | undefined;
+  /**
    * The dependency links' controls when the lab drives them itself (the simulation);
    * absent, the triggers drive `faultProxyApi` over the Toxiproxy HTTP API.
    */

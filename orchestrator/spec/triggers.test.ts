@@ -147,3 +147,41 @@ test('each link fault is a toxic (or a disabled proxy) named after its place in 
   });
   assert.equal(t[5]!.undoRecipe(lab).kind, 'http');
 });
+
+test('provider-outage needs the LLM provider in the lab, and slowFactor exactly with mode: slow', () => {
+  const noLlm = specIssues(withTriggers('    - { kind: provider-outage, duration: 5s }'));
+  assert.ok(
+    noLlm.some((i) => i.path === 'schedule.triggers.0.target' && /needs an llm provider/.test(i.message)),
+    JSON.stringify(noLlm),
+  );
+  const llmPlatform = readFileSync(
+    new URL('../../../experiments/llm-platform.yaml', import.meta.url),
+    'utf8',
+  );
+  const slowWithout = specIssues(
+    withTriggers('    - { kind: provider-outage, mode: slow, duration: 5s }', llmPlatform),
+  );
+  assert.ok(
+    slowWithout.some(
+      (i) => i.path === 'schedule.triggers.0.slowFactor' && /needs slowFactor/.test(i.message),
+    ),
+    JSON.stringify(slowWithout),
+  );
+  const factorWithoutSlow = specIssues(
+    withTriggers('    - { kind: provider-outage, mode: reset, slowFactor: 5, duration: 5s }', llmPlatform),
+  );
+  assert.ok(
+    factorWithoutSlow.some((i) => i.path === 'schedule.triggers.0.slowFactor'),
+    JSON.stringify(factorWithoutSlow),
+  );
+  const e = parseExperiment(
+    withTriggers('    - { kind: provider-outage, duration: 20s }', llmPlatform),
+    'x.yaml',
+  );
+  const t = e.schedule.triggers[0]!;
+  assert.equal(t.kind, 'provider-outage');
+  assert.equal(describeTriggers(e.schedule.triggers), 'LLM provider down (503 to every call) for 20 s');
+  const trigger = createTrigger(t);
+  assert.equal(trigger.target, 'llm');
+  assert.match(trigger.describe(), /take the LLM provider down \(every call answered 503\)/);
+});

@@ -165,7 +165,7 @@ function runHttpUndo(undo: Extract<UndoRecipe, { kind: 'http' }>): string {
   }
   if (out.error !== undefined) {
     if (out.error === 'ECONNREFUSED')
-      return `${undo.what}: the fault proxy at ${new URL(undo.url).host} is gone (its faults with it), nothing to undo`;
+      return `${undo.what}: nothing answers at ${new URL(undo.url).host} any more (gone, its faults with it), nothing to undo`;
     throw new Error(`${undo.method} ${undo.url}: ${out.error}`);
   }
   const status = out.status ?? 0;

@@ -4,6 +4,7 @@ import { partitionTrigger, toxicTrigger } from './link.js';
 import type { ToxicSpec } from '../lab/links.js';
 import { loadSpikeTrigger } from './loadSpike.js';
 import { pauseTrigger } from './pause.js';
+import { providerOutageTrigger } from './providerOutage.js';
 import { killTrigger, stopTrigger } from './process.js';
 import type { Trigger } from './Trigger.js';
 
@@ -37,6 +38,7 @@ const triggerKinds: { [K in TriggerSpec['kind']]: (spec: Of<K>, name: string) =>
   'slow-close': (t, name) => onLink(t, name, 'slow_close', { delay: ms(t.delay) }),
   'load-spike': (t) => loadSpikeTrigger(t.factor),
   'flush-cache': () => flushCacheTrigger(),
+  'provider-outage': (t) => providerOutageTrigger(t.mode, t.slowFactor),
 };
 
 /** The trigger of a spec; `index` is its place in the schedule (0-based). */

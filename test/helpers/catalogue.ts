@@ -61,6 +61,8 @@ export const CLAIMED: Readonly<Record<string, Outcome | null>> = {
   'db-pause': 'recovered',
   'db-partition': 'recovered',
   'db-latency': 'recovered',
+  'error-path': 'metastable',
+  'error-path-mitigated': 'recovered',
   'hotos21-retry': 'metastable',
   'llm-platform': 'recovered',
   'llm-platform-failing': 'recovered',

@@ -78,6 +78,12 @@ export class DockerLab implements Lab {
     return [this.apiUrl];
   }
 
+  /** The stub provider's published address, when the project runs it (`--profile llm`). */
+  get llmUrl(): string | undefined {
+    const addr = this.containers.get(SERVICE.llm)?.ports['8000/tcp'];
+    return addr ? `http://${addr}` : undefined;
+  }
+
   private note(line: string): void {
     if (this.cfg.logFile) appendFileSync(this.cfg.logFile, `[docker] ${line}\n`);
   }

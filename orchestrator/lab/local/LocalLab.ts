@@ -61,6 +61,11 @@ export class LocalLab implements Lab {
     return this.apis.map((_, i) => this.urlOf(i));
   }
 
+  /** The stub provider's own address (its run-time switch), once it has started. */
+  get llmUrl(): string | undefined {
+    return this.cfg.llm && this.llmPort > 0 ? `http://${this.cfg.host}:${this.llmPort}` : undefined;
+  }
+
   async up(): Promise<void> {
     if (this.apis.some((r) => r.child)) return;
     const n = this.apis.length;

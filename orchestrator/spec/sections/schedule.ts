@@ -22,6 +22,7 @@ export const TRIGGER_KINDS = [
   'slow-close',
   'load-spike',
   'flush-cache',
+  'provider-outage',
 ] as const;
 /** Components a process trigger acts on (and `api[i]`, one api replica: lab/target.ts). */
 export const TRIGGER_TARGETS = COMPONENTS;
@@ -94,6 +95,33 @@ const trigger = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('load-spike'), factor: multiple, ...timing }),
   /** Empties the cache (Redis FLUSHALL) at once. */
   z.strictObject({ kind: z.literal('flush-cache'), target: z.literal('redis').default('redis'), ...timing }),
+  /**
+   * The LLM provider fails through the stub's run-time switch (as a provider's incident
+   * does), the process and its link untouched: `unavailable` answers every call 503,
+   * `reset` drops every connection, `slow` multiplies its latencies by `slowFactor`.
+   */
+  z
+    .strictObject({
+      kind: z.literal('provider-outage'),
+      target: z.literal('llm').default('llm'),
+      mode: z.enum(['unavailable', 'reset', 'slow']).default('unavailable'),
+      slowFactor: z.number().gt(1).max(1000).optional(),
+      ...timing,
+    })
+    .superRefine((t, ctx) => {
+      if (t.mode === 'slow' && t.slowFactor === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['slowFactor'],
+          message: 'mode: slow needs slowFactor (e.g. 10)',
+        });
+      if (t.mode !== 'slow' && t.slowFactor !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['slowFactor'],
+          message: `slowFactor is for mode: slow, not ${t.mode}`,
+        });
+    }),
 ]);
 
 export type TriggerInput = z.output<typeof trigger>;
@@ -196,6 +224,10 @@ export function describeTrigger(t: TriggerInput, scale = 1): string {
       return `load spike x${t.factor} for ${d}`;
     case 'flush-cache':
       return `flush the cache (counted as ${d})`;
+    case 'provider-outage':
+      return t.mode === 'slow'
+        ? `LLM provider slowed ${t.slowFactor}x for ${d}`
+        : `LLM provider down (${t.mode === 'unavailable' ? '503 to every call' : 'every connection reset'}) for ${d}`;
   }
 }
 

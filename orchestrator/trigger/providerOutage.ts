@@ -1,0 +1,62 @@
+import { request } from 'undici';
+import { BenchError } from '../../foundation/errors.js';
+import type { Lab, UndoRecipe } from '../lab/Lab.js';
+import type { Trigger } from './Trigger.js';
+
+/** What the provider does while the trigger lasts (the stub's `/_stub/state` fields). */
+export type ProviderOutageMode = 'unavailable' | 'reset' | 'slow';
+
+/** The provider as it is outside an outage: up, at its profile's own speed. */
+const HEALTHY = { down: false, slowFactor: 1 } as const;
+
+function stateUrl(lab: Lab): string {
+  const base = lab.llmUrl;
+  if (base === undefined)
+    throw new BenchError('E_LAB', 'provider-outage needs the LLM provider stub in the lab (lab.llm)');
+  return `${base.replace(/\/+$/, '')}/_stub/state`;
+}
+
+async function setState(lab: Lab, body: Record<string, unknown>, what: string): Promise<void> {
+  const url = stateUrl(lab);
+  const res = await request(url, {
+    method: 'PUT',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+    headersTimeout: 5000,
+    bodyTimeout: 5000,
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200)
+    throw new BenchError(
+      'E_LAB',
+      `the LLM provider stub (${url}) refused to ${what}: ${res.statusCode} ${text}`,
+    );
+}
+
+/**
+ * An outage of the LLM provider through the stub's run-time switch: the provider itself
+ * fails (503s, dropped connections, or a slowdown), as in a provider's incident, while
+ * its process and the link stay up. The api's own retries to the provider are what may
+ * amplify it. Undone by switching the provider back to healthy.
+ */
+export function providerOutageTrigger(mode: ProviderOutageMode, slowFactor?: number): Trigger {
+  const fault = mode === 'slow' ? { slowFactor: slowFactor ?? 1 } : { down: mode };
+  return {
+    kind: 'provider-outage',
+    target: 'llm',
+    describe: () =>
+      mode === 'slow'
+        ? `slow the LLM provider down ${slowFactor}x`
+        : `take the LLM provider down (${mode === 'unavailable' ? 'every call answered 503' : 'every connection reset'})`,
+    undoRecipe: (lab): UndoRecipe => ({
+      // The stub's state route takes POST as well as PUT (the journal's http recipe posts).
+      kind: 'http',
+      method: 'POST',
+      url: stateUrl(lab),
+      body: { ...HEALTHY },
+      what: 'bring the LLM provider back (stub state: up, normal speed)',
+    }),
+    apply: (lab) => setState(lab, fault, 'start the outage'),
+    undo: (lab) => setState(lab, { ...HEALTHY }, 'end the outage'),
+  };
+}
