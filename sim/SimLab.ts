@@ -1,7 +1,9 @@
 import { seededRng } from '../foundation/rng.js';
 import { errorCostConfig, formatDurationDist } from '../services/api/config.js';
 import { BenchError } from '../foundation/errors.js';
-import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../orchestrator/lab/Lab.js';
+import type { Component, Lab, LabProcess, LabTopology, Target, UndoRecipe } from '../orchestrator/lab/Lab.js';
+import { replicaSeed } from '../orchestrator/lab/labConfig.js';
+import { formatTarget, replicaIndices, targetOf, type ParsedTarget } from '../orchestrator/lab/target.js';
 import type { LinkControl, ToxicSpec, ToxicState } from '../orchestrator/lab/links.js';
 import { SimApi, ACCEPT_BACKLOG, type SimApiConfig } from './api.js';
 import type { SimClock } from './clock.js';
@@ -13,18 +15,26 @@ export interface SimLabConfig extends SimApiConfig {
   /** The cache's keys (ids 0..keys in the database) and whether they are filled before the run. */
   readonly keys?: number;
   readonly prewarm?: boolean;
+  /** Identical simulated api servers (lab.api.replicas); absent: one. */
+  readonly replicas?: number;
 }
 
 /**
  * The simulation behind the Lab seam: the same triggers act on it (pause, kill, stop,
  * start, flush, toxics and partitions on its links), in virtual time. Every action
  * takes effect at once at the clock's current time; nothing needs undoing after a
- * crash (the journal's recipes say so).
+ * crash (the journal's recipes say so). With lab.api.replicas the api is N SimApi
+ * servers, each with its own workers, queue and process, all reaching the same
+ * simulated Redis and Postgres through the same links.
  */
 export class SimLab implements Lab {
   readonly runtime = 'sim' as const;
   readonly apiUrl = 'sim://api';
+  readonly apiUrls: readonly string[];
   readonly faultProxyApi = undefined;
+  /** The api servers, by replica index. */
+  readonly apis: readonly SimApi[];
+  /** Replica 0: the api of a lab of one. */
   readonly api: SimApi;
   readonly redis: SimRedisServer | undefined;
   readonly postgres: SimPostgresServer | undefined;
@@ -43,13 +53,33 @@ export class SimLab implements Lab {
       this.redis = new SimRedisServer(clock, redisLink);
       this.postgres = new SimPostgresServer(clock, pgLink);
       if (cfg.prewarm) for (let k = 0; k <= (cfg.keys ?? 0); k++) this.redis.set(k, cfg.cache.ttlMs);
-      this.api = new SimApi(clock, cfg, { redis: this.redis, postgres: this.postgres });
+      const deps = { redis: this.redis, postgres: this.postgres };
+      this.apis = this.replicaConfigs().map((c) => new SimApi(clock, c, deps));
       this.linkControl = simLinkControl(this.links);
     } else {
       this.redis = undefined;
       this.postgres = undefined;
-      this.api = new SimApi(clock, cfg);
+      this.apis = this.replicaConfigs().map((c) => new SimApi(clock, c));
       this.linkControl = undefined;
+    }
+    this.api = this.apis[0]!;
+    this.apiUrls = this.apis.length === 1 ? [this.apiUrl] : this.apis.map((_, i) => `sim://api${i}`);
+  }
+
+  /** Each replica's configuration: the lab's, with the replica's own seed (as the lab's processes get). */
+  private replicaConfigs(): SimApiConfig[] {
+    return Array.from({ length: this.cfg.replicas ?? 1 }, (_, i) => ({
+      ...this.cfg,
+      seed: replicaSeed(this.cfg.seed, i),
+    }));
+  }
+
+  /** The api servers a target on the api acts on: its one replica, or all. */
+  private apisOf(t: ParsedTarget): SimApi[] {
+    try {
+      return replicaIndices(t, this.apis.length).map((i) => this.apis[i]!);
+    } catch (err) {
+      throw new BenchError('E_LAB', (err as Error).message);
     }
   }
 
@@ -57,69 +87,84 @@ export class SimLab implements Lab {
 
   async down(): Promise<void> {}
 
-  private proc(c: Component): { readonly state: string } {
-    const p =
-      c === 'api'
-        ? this.api.proc
-        : c === 'redis'
-          ? this.redis?.proc
-          : c === 'postgres'
-            ? this.postgres?.proc
-            : undefined;
+  private proc(c: Exclude<Component, 'api'>): { readonly state: string } {
+    const p = c === 'redis' ? this.redis?.proc : c === 'postgres' ? this.postgres?.proc : undefined;
     if (!p) throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
     return p;
   }
 
-  async pause(c: Component): Promise<void> {
-    if (this.proc(c).state === 'down')
-      throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
-    if (c === 'api') this.api.pause();
-    else if (c === 'redis') this.redis!.proc.pause();
-    else this.postgres!.proc.pause();
+  /** The running api servers `t` names; an error when one of them is down. */
+  private runningApis(t: ParsedTarget): SimApi[] {
+    const apis = this.apisOf(t);
+    if (apis.some((a) => a.proc.state === 'down'))
+      throw new BenchError('E_LAB', `component "${formatTarget(t)}" is not running in this lab`);
+    return apis;
   }
 
-  async resume(c: Component): Promise<void> {
-    this.proc(c);
-    if (c === 'api') this.api.resume();
-    else if (c === 'redis') this.redis!.proc.resume();
-    else this.postgres!.proc.resume();
+  async pause(target: Target): Promise<void> {
+    const t = targetOf(target);
+    if (t.component === 'api') for (const a of this.runningApis(t)) a.pause();
+    else {
+      if (this.proc(t.component).state === 'down')
+        throw new BenchError('E_LAB', `component "${t.component}" is not running in this lab`);
+      if (t.component === 'redis') this.redis!.proc.pause();
+      else this.postgres!.proc.pause();
+    }
   }
 
-  pauseUndoRecipe(c: Component): UndoRecipe {
-    return { kind: 'none', what: `resume ${c} (simulated: nothing outlives the run)` };
+  async resume(target: Target): Promise<void> {
+    const t = targetOf(target);
+    if (t.component === 'api') for (const a of this.apisOf(t)) a.resume();
+    else {
+      this.proc(t.component);
+      if (t.component === 'redis') this.redis!.proc.resume();
+      else this.postgres!.proc.resume();
+    }
   }
 
-  async kill(c: Component): Promise<void> {
-    if (this.proc(c).state === 'down')
-      throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
-    if (c === 'api') this.api.kill();
-    else if (c === 'redis') {
+  pauseUndoRecipe(t: Target): UndoRecipe {
+    return { kind: 'none', what: `resume ${t} (simulated: nothing outlives the run)` };
+  }
+
+  async kill(target: Target): Promise<void> {
+    const t = targetOf(target);
+    if (t.component === 'api') {
+      for (const a of this.runningApis(t)) a.kill();
+      return;
+    }
+    if (this.proc(t.component).state === 'down')
+      throw new BenchError('E_LAB', `component "${t.component}" is not running in this lab`);
+    // A dependency died under every api replica's connections to it.
+    if (t.component === 'redis') {
       this.redis!.kill();
-      this.api.dependencyDied('redis');
+      for (const a of this.apis) a.dependencyDied('redis');
     } else {
       this.postgres!.proc.kill();
-      this.api.dependencyDied('postgres');
+      for (const a of this.apis) a.dependencyDied('postgres');
     }
   }
 
   /** A graceful stop closes the connections just as a kill does, from a client's side. */
-  async stop(c: Component): Promise<void> {
-    await this.kill(c);
+  async stop(t: Target): Promise<void> {
+    await this.kill(t);
   }
 
-  async start(c: Component): Promise<void> {
-    this.proc(c);
-    if (c === 'api') this.api.start();
-    else if (c === 'redis') this.redis!.proc.start();
-    else this.postgres!.proc.start();
+  async start(target: Target): Promise<void> {
+    const t = targetOf(target);
+    if (t.component === 'api') for (const a of this.apisOf(t)) a.start();
+    else {
+      this.proc(t.component);
+      if (t.component === 'redis') this.redis!.proc.start();
+      else this.postgres!.proc.start();
+    }
   }
 
   teardownRecipe(): UndoRecipe {
     return { kind: 'none', what: 'the simulated lab (nothing outlives the run)' };
   }
 
-  startUndoRecipe(c: Component): UndoRecipe {
-    return { kind: 'none', what: `start ${c} again (simulated: nothing outlives the run)` };
+  startUndoRecipe(t: Target): UndoRecipe {
+    return { kind: 'none', what: `start ${t} again (simulated: nothing outlives the run)` };
   }
 
   async flushCache(): Promise<void> {
@@ -141,7 +186,9 @@ export class SimLab implements Lab {
           name: 'api',
           url: this.apiUrl,
           pid: null,
+          ...(this.apis.length > 1 ? { replicas: this.apiUrls.map((url) => ({ url, pid: null })) } : {}),
           config: {
+            ...(cfg.replicas !== undefined ? { replicas: cfg.replicas } : {}),
             ...(cfg.costs
               ? {
                   costs: Object.fromEntries(

@@ -108,14 +108,19 @@ test('metabench run --runtime sim on an LLM lab exits with the spec error, namin
   );
 });
 
-test('the simulated transport reaches replica 0 only: a client balancing over more replicas is refused before the run', () => {
+test('the simulated transport reaches the api replicas its lab runs: a client balancing over more is refused before the run', () => {
   const file = new URL('../../experiments/retry-storm.yaml', import.meta.url);
-  const e = parseExperiment(readFileSync(file, 'utf8'), 'experiments/retry-storm.yaml');
+  const text = readFileSync(file, 'utf8');
+  const e = parseExperiment(text, 'experiments/retry-storm.yaml');
   const rt = simRuntime(planRun(e, { scale: 0.1, run: 1 }), { worstOriginMs: 0 });
   const transport = rt.transport(rt.sim.clock);
   assert.doesNotThrow(() => checkReplicas(1, transport));
   assert.throws(
     () => checkReplicas(2, transport),
-    /balances over 2 api replicas, but this runtime's transport reaches 1 \(this runtime does not run api replicas yet\)/,
+    /balances over 2 api replicas, but this runtime's transport reaches 1 \(this runtime's lab runs one api\)/,
   );
+  const three = parseExperiment(text.replace('workers: 8', 'replicas: 3, workers: 8'), 'three.yaml');
+  assert.equal(three.lab.api.replicas, 3);
+  const rt3 = simRuntime(planRun(three, { scale: 0.1, run: 1 }), { worstOriginMs: 0 });
+  assert.doesNotThrow(() => checkReplicas(3, rt3.transport(rt3.sim.clock)));
 });

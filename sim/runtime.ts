@@ -4,6 +4,8 @@ import { labConfig } from '../orchestrator/lab/labConfig.js';
 import type { RunRuntime, RuntimeOptions, RuntimePlugin } from '../orchestrator/lab/RuntimePlugin.js';
 import { connectionCap, type RunPlan } from '../orchestrator/spec/plan.js';
 import { leanController } from '../bench/leanAbort.js';
+import { overReplicas } from '../bench/transport/replicas.js';
+import { replicaServerSource } from '../orchestrator/scrape/replicaSeries.js';
 import { refuseUnsimulable } from './refusals.js';
 import { SimClock } from './clock.js';
 import { SimLab } from './SimLab.js';
@@ -47,12 +49,20 @@ export function simRuntime(
     lab,
     sim: { clock, lab },
     clock: () => clock,
+    // One transport per api replica, as the lab has one HTTP endpoint per replica.
     transport: () =>
-      new SimTransport(clock, lab.api, {
-        connections: connectionCap(plan),
-        costOf: (cls) => classes[cls]?.cost,
-      }),
-    serverSource: () => new SimServerSeries(lab.api, clock, cache !== undefined),
+      overReplicas(
+        lab.apis.map(
+          (api) =>
+            new SimTransport(clock, api, {
+              connections: connectionCap(plan),
+              costOf: (cls) => classes[cls]?.cost,
+            }),
+        ),
+      ),
+    // Each replica's series read on its own and summed, as the lab's scrapes are.
+    serverSource: () =>
+      replicaServerSource(lab.apis.map((api) => new SimServerSeries(api, clock, cache !== undefined))),
     procSampler: () => undefined,
     settle: (p) => clock.run(p, limitMs),
     stopSignal: (stop) => {

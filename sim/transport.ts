@@ -26,10 +26,9 @@ export interface SimTransportOptions {
  */
 export class SimTransport implements Transport {
   /**
-   * The simulated lab has one api (issue 19 point 1 adds N simulated servers): it reaches
-   * replica 0 only, and a client balancing over more is refused before the run starts
-   * (orchestrator/run/client.ts, checkReplicas). N servers will be N of these under
-   * bench/transport/replicas.ts's overReplicas, as the lab's HTTP endpoints are.
+   * One simulated api server: N replicas are N of these under
+   * bench/transport/replicas.ts's overReplicas (sim/runtime.ts), as the lab's HTTP
+   * endpoints are, each with its own connections.
    */
   readonly replicas = 1;
   private active = 0;

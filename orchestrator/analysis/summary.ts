@@ -12,6 +12,7 @@ import {
 import { describeLoad } from '../spec/loadPlan.js';
 import { HYPOTHESIS_METRICS } from '../spec/schema.js';
 import { triggerTarget } from '../spec/sections/schedule.js';
+import { apiReplicaCount } from '../spec/sections/lab.js';
 import type { Experiment } from '../spec/schema.js';
 import type { Thresholds } from '../spec/sections/hypothesis.js';
 import { judge, type HypothesisResult, type HypothesisWindow, type WindowFigures } from './hypothesis.js';
@@ -427,7 +428,8 @@ function sustainingFigures(
     col.startsWith('error_path_seconds_'),
   );
   const errorPathS = errorPathCols.reduce((x, [, arr]) => x + (sum(arr) ?? 0), 0);
-  const workerS = plan.experiment.lab.api.workers * seconds;
+  // Every replica's workers (the error-path columns are summed over the replicas).
+  const workerS = apiReplicaCount(plan.experiment.lab.api) * plan.experiment.lab.api.workers * seconds;
   return {
     capacityPerS: plan.capacity.usedPerS,
     receivedPerS: received === null ? null : received / seconds,

@@ -1,17 +1,23 @@
 import type { UndoRecipe } from './undoRecipe.js';
 import type { LinkControl } from './links.js';
 import type { Runtime } from './runtimes.js';
+import type { Component, Target } from './target.js';
 
 export type { UndoRecipe } from './undoRecipe.js';
-
-/** A part of the lab that a trigger can act on. */
-export type Component = 'api' | 'redis' | 'postgres' | 'llm';
+export type { Component, Target } from './target.js';
 
 export interface LabProcess {
   /** A component, or the fault proxy that carries the api's dependency links. */
   readonly component: Component | 'faultproxy';
   readonly pid: number;
   readonly command: string;
+  /** Which api replica, 0-based: set only when the lab runs several (lab.api.replicas). */
+  readonly replica?: number;
+}
+
+/** A process's name in per-process columns and labels: `api`, or `api0`, `api1`… with several replicas. */
+export function processName(p: Pick<LabProcess, 'component' | 'replica'>): string {
+  return p.replica === undefined ? p.component : `${p.component}${p.replica}`;
 }
 
 /** What manifest.json records of the lab. */
@@ -24,6 +30,8 @@ export interface LabTopology {
     /** The component's software version (Redis, Postgres), when it has one of its own. */
     version?: string;
     config: Record<string, unknown>;
+    /** The api's replicas, by index, when the lab runs several (lab.api.replicas). */
+    replicas?: readonly { url: string; pid: number | null }[];
   }[];
   /** Who talks to whom: `from -> to` edges (the api's dependencies). */
   readonly links?: readonly {
@@ -43,29 +51,35 @@ export interface LabTopology {
  */
 export interface Lab {
   readonly runtime: Runtime;
-  /** Base URL of the api, for the load generator. */
+  /** Base URL of the api (of replica 0 when it has several): its health and its single address. */
   readonly apiUrl: string;
+  /** Every api replica's base URL, by replica index (one with one api), for the load generator. */
+  readonly apiUrls: readonly string[];
   /** Starts every component and waits until each answers; throws BenchError(E_LAB_PREFLIGHT) when it cannot. */
   up(): Promise<void>;
   down(): Promise<void>;
-  /** Freezes a component (SIGSTOP locally, like `docker pause`): it keeps its connections and answers nothing. */
-  pause(c: Component): Promise<void>;
-  resume(c: Component): Promise<void>;
-  /** The undo of pause(c), as a recipe that works without this object. */
-  pauseUndoRecipe(c: Component): UndoRecipe;
-  /** SIGKILL (like `docker kill`): queue and in-flight work are lost; nothing restarts it until start(c). */
-  kill(c: Component): Promise<void>;
-  /** A graceful stop (SIGTERM, like `docker stop`); it stays down until start(c). */
-  stop(c: Component): Promise<void>;
-  /** Starts a killed or stopped component again, on the same address, and waits until it answers. */
-  start(c: Component): Promise<void>;
+  /**
+   * Freezes a component (SIGSTOP locally, like `docker pause`): it keeps its connections
+   * and answers nothing. A target is a component (`api`: every replica) or one api
+   * replica (`api[1]`), as in target.ts; so for every method below.
+   */
+  pause(t: Target): Promise<void>;
+  resume(t: Target): Promise<void>;
+  /** The undo of pause(t), as a recipe that works without this object (it continues exactly t's processes). */
+  pauseUndoRecipe(t: Target): UndoRecipe;
+  /** SIGKILL (like `docker kill`): queue and in-flight work are lost; nothing restarts it until start(t). */
+  kill(t: Target): Promise<void>;
+  /** A graceful stop (SIGTERM, like `docker stop`); it stays down until start(t). */
+  stop(t: Target): Promise<void>;
+  /** Starts a killed or stopped component (or replica) again, on the same address, and waits until it answers. */
+  start(t: Target): Promise<void>;
   /**
    * How to take the lab down without this object (after the orchestrator is killed):
    * stop every process it started and remove what it made; `none` when nothing runs.
    */
   teardownRecipe(): UndoRecipe;
-  /** The undo of kill(c) or stop(c), as a recipe that works without this object. */
-  startUndoRecipe(c: Component): UndoRecipe;
+  /** The undo of kill(t) or stop(t), as a recipe that works without this object. */
+  startUndoRecipe(t: Target): UndoRecipe;
   /**
    * The Toxiproxy-API server that carries the api's dependency links (our fault proxy
    * locally, Toxiproxy in Docker), with one proxy per link named after the dependency
@@ -85,10 +99,11 @@ export interface Lab {
   /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
   flushCache(): Promise<void>;
   /**
-   * Prometheus text of a component's /metrics (the api's; the llm stub's at `llmUrl`);
-   * rejects when it does not answer within `timeoutMs`, or the component has none here.
+   * Prometheus text of a component's /metrics (`api[i]`: that replica's; `api`: replica
+   * 0's; `llm`: the stub's at `llmUrl`); rejects when it does not answer within
+   * `timeoutMs`, or the component has none here.
    */
-  scrapeText(c: Component, timeoutMs: number): Promise<string>;
+  scrapeText(t: Target, timeoutMs: number): Promise<string>;
   topology(): LabTopology;
   /** The running processes of the lab (one root per component), for per-process CPU and memory. */
   processes(): readonly LabProcess[];

@@ -7,12 +7,16 @@ import type { DurationDist } from '../../foundation/distributions.js';
 import type { FaultRates } from '../../services/llm-stub/faults.js';
 import type { UpstreamRetry } from '../../services/api/llmUpstream.js';
 import type { ErrorCost } from '../../services/api/workHandler.js';
+import { deriveSeed } from '../../foundation/rng.js';
+import { apiReplicaCount } from '../spec/sections/lab.js';
 
 /** A real lab's configuration (the local runtime's processes; the docker runtime's api flags). */
 export interface LocalLabConfig {
   readonly host: string;
-  /** 0 lets the api pick a free port. */
+  /** 0 lets the api pick a free port (each replica its own); else replica i listens on apiPort + i. */
   readonly apiPort: number;
+  /** Identical api processes (lab.api.replicas); absent: one. */
+  readonly replicas?: number;
   readonly workers: number;
   readonly work: DurationDist;
   readonly costs?: Readonly<Record<string, DurationDist>>;
@@ -63,7 +67,9 @@ export type LabConfig = Omit<LocalLabConfig, 'host' | 'apiPort' | 'logFile' | 'o
 
 /** The experiment's lab (the api, its cache and database, its LLM provider) for any runtime, seeded. */
 export function labConfig(e: Experiment, seed: number): LabConfig {
+  const replicas = apiReplicaCount(e.lab.api);
   return {
+    ...(replicas > 1 ? { replicas } : {}),
     workers: e.lab.api.workers,
     work: toDurationDist(e.lab.api.work),
     ...(e.lab.api.costs
@@ -75,6 +81,15 @@ export function labConfig(e: Experiment, seed: number): LabConfig {
     ...labCacheConfig(e.lab),
     ...labLlmConfig(e.lab),
   };
+}
+
+/**
+ * The seed of api replica `i`: replica 0 keeps the lab's seed (a lab of one api draws as
+ * it always did); the others get their own streams, so that replicas served round-robin
+ * do not draw the same work time for their n-th request.
+ */
+export function replicaSeed(seed: number, i: number): number {
+  return i === 0 ? seed : deriveSeed(seed, `api-replica-${i}`);
 }
 
 /** The local runtime's configuration of an experiment's lab (loopback, free ports). */

@@ -3,6 +3,7 @@ import { HttpTransport } from '../../bench/transport/http.js';
 import { overReplicas } from '../../bench/transport/replicas.js';
 import { RealClock } from '../../foundation/clock.js';
 import { warmUpClock } from '../../foundation/waker.js';
+import { replicaServerSource } from '../scrape/replicaSeries.js';
 import { ProviderScraper, Scraper } from '../scrape/scraper.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
 import type { Lab } from './Lab.js';
@@ -21,16 +22,23 @@ export function realRuntime(plan: RunPlan, makeLab: () => Lab): RunRuntime {
     lab,
     clock: () => new RealClock(),
     newController: leanController,
-    // One endpoint per api replica; the lab has the one api until lab.api.replicas exists.
+    // One endpoint per api replica (one for a lab of one api), each with its own connections.
     transport: (clock) =>
       overReplicas(
-        [lab.apiUrl].map((url) => new HttpTransport({ url, connections: connectionCap(plan), clock })),
+        lab.apiUrls.map((url) => new HttpTransport({ url, connections: connectionCap(plan), clock })),
       ),
-    // The provider's series where the lab has it running (built once the lab is up, so its address is known).
-    serverSource: (clock) =>
-      plan.experiment.lab.llm && lab.llmUrl !== undefined
-        ? withProvider(new Scraper(lab, 'api', clock), new ProviderScraper(lab, clock))
-        : new Scraper(lab, 'api', clock),
+    // Each replica scraped on its own, their series summed (scrape/replicaSeries.ts); the
+    // provider's series where the lab has it running (built once the lab is up, so its
+    // address is known).
+    serverSource: (clock) => {
+      const api: ServerSource =
+        lab.apiUrls.length === 1
+          ? new Scraper(lab, 'api', clock)
+          : replicaServerSource(lab.apiUrls.map((_, i) => new Scraper(lab, `api[${i}]`, clock)));
+      return plan.experiment.lab.llm && lab.llmUrl !== undefined
+        ? withProvider(api, new ProviderScraper(lab, clock))
+        : api;
+    },
     procSampler: (clock) => new ProcSampler(() => lab.processes(), clock),
     settle: (p) => p,
     stopSignal: (stop) => stop,
@@ -43,7 +51,7 @@ export function realRuntime(plan: RunPlan, makeLab: () => Lab): RunRuntime {
  * `lab.llm`): the stub scraped on its own, each second, beside the api. The series is
  * the api's: it counts as measured by the api's scrapes.
  */
-function withProvider(api: Scraper, provider: ProviderScraper): ServerSource {
+function withProvider(api: ServerSource, provider: ProviderScraper): ServerSource {
   return {
     start: () => {
       api.start();

@@ -1,19 +1,27 @@
 import { request } from 'undici';
 import { BenchError } from '../../foundation/errors.js';
-import type { Component } from './Lab.js';
+import type { Target } from './Lab.js';
+import { targetOf } from './target.js';
 
 /**
  * A component's Prometheus text from its /metrics, for any runtime that reaches its
- * components over HTTP: the api's, and the llm stub's on the stub's own address (not
- * through its link: a fault on the link is not a fault of the measurement).
+ * components over HTTP: the api's (`api[i]` from replica i, `api` from replica 0), and
+ * the llm stub's on the stub's own address (not through its link: a fault on the link is
+ * not a fault of the measurement).
  */
 export async function scrapeLabText(
-  lab: { readonly apiUrl: string; readonly llmUrl?: string | undefined },
-  c: Component,
+  lab: { readonly apiUrls: readonly string[]; readonly llmUrl?: string | undefined },
+  t: Target,
   timeoutMs: number,
 ): Promise<string> {
-  const base = c === 'api' ? lab.apiUrl : c === 'llm' ? lab.llmUrl : undefined;
-  if (base === undefined) throw new BenchError('E_LAB', `component "${c}" has no metrics in this lab`);
+  const { component, replica = 0 } = targetOf(t);
+  let base: string | undefined;
+  if (component === 'api') {
+    base = lab.apiUrls[replica];
+    if (base === undefined) throw new BenchError('E_LAB', `this lab has no api replica ${replica}`);
+  } else if (component === 'llm') base = lab.llmUrl;
+  if (base === undefined)
+    throw new BenchError('E_LAB', `component "${component}" has no metrics in this lab`);
   const res = await request(`${base}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
   return res.body.text();
 }

@@ -3,7 +3,7 @@ import { FAILURE_KINDS } from '../../bench/outcome.js';
 
 import type { Attempt, AttemptResult, Origin } from '../../bench/outcome.js';
 import { Recorder } from '../../bench/record/Recorder.js';
-import type { LabProcess } from '../lab/Lab.js';
+import { processName, type LabProcess } from '../lab/Lab.js';
 import { readProcUsage, type ProcUsage } from '../lab/proc/procUsage.js';
 
 /**
@@ -63,11 +63,13 @@ export function createLiveMetrics(processes: () => readonly LabProcess[] = () =>
         for (const p of procs) {
           const u = usage.get(p.pid);
           if (!u) continue;
-          const prev = cpuSeen.get(p.component);
+          // An api replica is its own series (api0, api1…), as in timeseries.csv.
+          const name = processName(p);
+          const prev = cpuSeen.get(name);
           // A new pid (a restarted component) starts from its own zero: only increases count.
           const delta = prev && prev.pid === p.pid ? u.cpuSeconds - prev.cpu : u.cpuSeconds;
-          if (delta > 0) this.inc({ component: p.component }, delta);
-          cpuSeen.set(p.component, { pid: p.pid, cpu: u.cpuSeconds });
+          if (delta > 0) this.inc({ component: name }, delta);
+          cpuSeen.set(name, { pid: p.pid, cpu: u.cpuSeconds });
         }
       },
     }),
@@ -80,7 +82,7 @@ export function createLiveMetrics(processes: () => readonly LabProcess[] = () =>
         this.reset();
         for (const p of processes()) {
           const u = usage.get(p.pid);
-          if (u) this.set({ component: p.component }, u.rssBytes);
+          if (u) this.set({ component: processName(p) }, u.rssBytes);
         }
       },
     }),

@@ -1,4 +1,5 @@
 import { describeTriggers } from '../spec/sections/schedule.js';
+import { describeWorkers } from '../spec/plan.js';
 import { basename, resolve } from 'node:path';
 import { mean } from 'simple-statistics';
 import type { LatencySummary } from '../../bench/record/histogram.js';
@@ -113,7 +114,7 @@ export function compareSections(a: Side, b: Side): Section[] {
         b,
         'lab',
         (d) =>
-          `api ${e(d).lab.api.workers} workers, ${e(d).lab.api.queue} queue, work ${e(d).lab.api.work.dist} ${formatDuration(e(d).lab.api.work.mean)}`,
+          `api ${describeWorkers(e(d))}, ${e(d).lab.api.queue} queue, work ${e(d).lab.api.work.dist} ${formatDuration(e(d).lab.api.work.mean)}`,
       ),
       both(a, b, 'load', (d) => `${e(d).load.arrival}, ${d.runs[0]!.summary.offeredPerS} req/s`),
       both(a, b, 'client', (d) => {

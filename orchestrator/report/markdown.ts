@@ -6,6 +6,7 @@ import type { RunSummary, WindowSummary } from '../analysis/summary.js';
 import type { Experiment } from '../spec/schema.js';
 import { describeClient } from '../run/client.js';
 import { describeLoad } from '../spec/loadPlan.js';
+import { describeWorkers } from '../spec/plan.js';
 import type { Figure } from './figures/common.js';
 import { TWIN_DIR, type ResultsData } from './load.js';
 import type { StepTable, SweepTable } from './tables.js';
@@ -100,7 +101,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const d = triggerWindowMs(s.triggers) * f;
   const o = s.observe * f;
   section('what-ran', 'What ran', [
-    `- **Lab**: api with ${e.lab.api.workers} workers, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s${first.capacity.source === 'measured' ? `; \`% capacity\` used the measured ${first.capacity.usedPerS} req/s (${first.capacity.from})` : ''}.`,
+    `- **Lab**: api with ${describeWorkers(e)}, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s${first.capacity.source === 'measured' ? `; \`% capacity\` used the measured ${first.capacity.usedPerS} req/s (${first.capacity.from})` : ''}.`,
     `- **Load**: ${describeLoad(e.load)}; ${first.offeredPerS} req/s expected on average.`,
     `- **Client**: ${describeClient(e.client)}.`,
     `- **Phases**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,

@@ -10,17 +10,17 @@ import type { Transport } from '../../bench/transport/Transport.js';
 import type { ClientSpec } from '../spec/sections/client.js';
 import type { RunPlan } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
+import { apiReplicaCount } from '../spec/sections/lab.js';
 import { CLIENT_STACK, describePolicies, policyModel, type ClientModel } from '../spec/policies/index.js';
 import type { InstanceState } from '../spec/policies/kind.js';
 
 /**
- * How many api replicas the experiment's lab runs: the one place the replica count flows
- * into the client (its balancer, retry.otherReplica) and is checked against the
- * transport. `lab.api.replicas` does not exist yet (issue 19 point 1): every lab has one
- * api, and `client.balance` is accepted and does nothing until it does.
+ * How many api replicas the experiment's lab runs (lab.api.replicas, absent: 1): the one
+ * place the replica count flows into the client (its balancer, retry.otherReplica) and is
+ * checked against the transport. With one, `client.balance` has nothing to do.
  */
-export function apiReplicas(_e: Experiment): number {
-  return 1;
+export function apiReplicas(e: Experiment): number {
+  return apiReplicaCount(e.lab.api);
 }
 
 /**
@@ -33,14 +33,14 @@ export function clientModel(c: ClientSpec, replicas = 1): ClientModel {
 
 /**
  * Refuses, before the run, a client that would balance over more replicas than the
- * runtime's transport reaches (the simulator reaches one until it simulates N servers).
+ * runtime's transport reaches (a runtime whose lab runs fewer api replicas than declared).
  */
 export function checkReplicas(replicas: number, transport: Transport): void {
   const reached = replicasOf(transport);
   if (replicas > reached)
     throw new Error(
       `the client balances over ${replicas} api replicas, but this runtime's transport reaches ${reached}` +
-        (reached === 1 ? ' (this runtime does not run api replicas yet)' : ''),
+        (reached === 1 ? " (this runtime's lab runs one api)" : ''),
     );
 }
 

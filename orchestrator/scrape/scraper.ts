@@ -1,5 +1,5 @@
 import type { Clock } from '../../foundation/clock.js';
-import type { Component, Lab } from '../lab/Lab.js';
+import type { Lab, Target } from '../lab/Lab.js';
 import { STUB_ERROR_KINDS } from '../../services/llm-stub/outcomes.js';
 import { parsePrometheusText, type Samples } from './prometheusText.js';
 
@@ -86,7 +86,8 @@ abstract class BucketScraper<S> {
 
   constructor(
     private readonly lab: Lab,
-    private readonly component: Component,
+    /** `api`, or one api replica `api[i]` (each replica has a Scraper of its own). */
+    private readonly component: Target,
     private readonly clock: Clock,
     private readonly bucketMs = 1000,
   ) {}
@@ -144,7 +145,7 @@ export class Scraper extends BucketScraper<ServerSeries> {
   private readonly out: ServerSeries;
   private readonly counterCols = new Set<string>();
 
-  constructor(lab: Lab, component: Component, clock: Clock, bucketMs = 1000) {
+  constructor(lab: Lab, component: Target, clock: Clock, bucketMs = 1000) {
     super(lab, component, clock, bucketMs);
     this.out = {} as ServerSeries;
     for (const k of [...Object.keys(COUNTERS), ...Object.keys(GAUGES), 'span'])

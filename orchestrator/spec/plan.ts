@@ -3,6 +3,7 @@ import type { Experiment } from './schema.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import { planLoad, type LoadPlan } from './loadPlan.js';
 import { triggerWindowMs, type TriggerSpec } from './sections/schedule.js';
+import { apiReplicaCount } from './sections/lab.js';
 
 /**
  * One run's plan: the experiment with capacity resolved, rates in req/s, and every
@@ -87,10 +88,17 @@ export interface Span {
 /**
  * Nominal capacity μ = c / S of the worker-pool api (DESIGN.md §2), with S the mean
  * declared work per request: with a mix whose classes ask for cost classes, the mean
- * over the mix (Σ share × that class's mean work).
+ * over the mix (Σ share × that class's mean work). With N api replicas it is their sum,
+ * N c / S.
  */
 export function nominalCapacityPerS(e: Experiment): number {
-  return e.lab.api.workers / (meanWorkMs(e) / 1000);
+  return (apiReplicaCount(e.lab.api) * e.lab.api.workers) / (meanWorkMs(e) / 1000);
+}
+
+/** How the nominal capacity is made, in words: `8 workers`, or `3 replicas × 8 workers`. */
+export function describeWorkers(e: Experiment): string {
+  const n = apiReplicaCount(e.lab.api);
+  return `${n > 1 ? `${n} replicas × ` : ''}${e.lab.api.workers} workers`;
 }
 
 /** The mean declared work per request, S (over the mix when its classes ask for cost classes). */
@@ -125,7 +133,7 @@ export function planCapacity(
     measuredPerS: null,
     usedPerS: nominalPerS,
     source: 'nominal',
-    from: `nominal: ${e.lab.api.workers} workers / ${+meanWorkMs(e).toFixed(3)} ms mean work (${nominalWhy})`,
+    from: `nominal: ${describeWorkers(e)} / ${+meanWorkMs(e).toFixed(3)} ms mean work (${nominalWhy})`,
     calibration: null,
   };
 }

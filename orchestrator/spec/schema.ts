@@ -4,7 +4,8 @@ import { int } from '../../foundation/fields.js';
 import { notSpikeable } from './loadPlan.js';
 import { client } from './sections/client.js';
 import { hypothesis } from './sections/hypothesis.js';
-import { lab } from './sections/lab.js';
+import { apiReplicaCount, lab } from './sections/lab.js';
+import { parseTarget, replicaOutOfRange } from '../lab/target.js';
 import { load } from './sections/load.js';
 import { recovery, schedule } from './sections/schedule.js';
 import { validity } from './sections/validity.js';
@@ -40,8 +41,18 @@ export const experimentSchema = z
     const triggerPath = (i: number): (string | number)[] =>
       e.schedule.writtenAs === 'trigger' ? ['trigger'] : ['triggers', i];
     e.schedule.triggers.forEach((t, i) => {
-      const on = 'target' in t ? t.target : 'link' in t ? t.link : undefined;
+      const target = 'target' in t ? parseTarget(t.target) : undefined;
+      const on = target && 'component' in target ? target.component : 'link' in t ? t.link : undefined;
       const field = t.kind === 'flush-cache' ? 'kind' : 'target' in t ? 'target' : 'link';
+      // api[i] names a replica the lab runs.
+      const outOfRange =
+        target && 'component' in target && replicaOutOfRange(target, apiReplicaCount(e.lab.api));
+      if (outOfRange)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['schedule', ...triggerPath(i), 'target'],
+          message: outOfRange,
+        });
       if ((on === 'redis' || on === 'postgres') && !e.lab.cache)
         ctx.addIssue({
           code: 'custom',

@@ -264,7 +264,7 @@ test('client.balance and retry.otherReplica are accepted with the one api replic
     ),
     'x.yaml',
   );
-  // No lab.api.replicas yet: one replica, and nothing invented for the lab.
+  // No lab.api.replicas: one replica, and nothing invented for the lab.
   assert.equal(apiReplicas(e), 1);
   assert.equal('replicas' in e.lab.api, false);
   const m = clientModel(e.client, apiReplicas(e));

@@ -1,8 +1,8 @@
-import type { Component } from '../lab/Lab.js';
+import type { Target } from '../lab/Lab.js';
 import type { Trigger } from './Trigger.js';
 
-/** Freezes a component for the trigger's duration: it answers nothing, and nothing detects it. */
-export function pauseTrigger(target: Component): Trigger {
+/** Freezes a component (or one api replica, `api[1]`) for the trigger's duration: it answers nothing, and nothing detects it. */
+export function pauseTrigger(target: Target): Trigger {
   return {
     kind: 'pause',
     target,

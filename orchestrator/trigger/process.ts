@@ -1,4 +1,4 @@
-import type { Component } from '../lab/Lab.js';
+import type { Target } from '../lab/Lab.js';
 import type { Trigger } from './Trigger.js';
 
 /**
@@ -6,7 +6,7 @@ import type { Trigger } from './Trigger.js';
  * starts it again when the trigger ends, unless `restart` is false (then it stays down
  * for the rest of the run: does the system have a degraded mode?).
  */
-export function killTrigger(target: Component, restart: boolean): Trigger {
+export function killTrigger(target: Target, restart: boolean): Trigger {
   return {
     kind: 'kill',
     target,
@@ -22,7 +22,7 @@ export function killTrigger(target: Component, restart: boolean): Trigger {
 }
 
 /** A graceful stop (SIGTERM / docker stop), started again when the trigger ends. */
-export function stopTrigger(target: Component): Trigger {
+export function stopTrigger(target: Target): Trigger {
   return {
     kind: 'stop',
     target,

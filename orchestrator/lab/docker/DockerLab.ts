@@ -4,7 +4,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { formatDurationDist } from '../../../services/api/config.js';
 import { BenchError } from '../../../foundation/errors.js';
-import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
+import type { Component, Lab, LabProcess, LabTopology, Target, UndoRecipe } from '../Lab.js';
+import { targetOf } from '../target.js';
 import { LinkClient } from '../links.js';
 import { dockerApiFlags, flagsString, LINK_ADDRESSES, type ApiLabConfig } from './apiFlags.js';
 import { CORE_SERVICES, runCompose, type ComposeOptions } from './compose.js';
@@ -25,6 +26,14 @@ export interface DockerLabConfig extends ApiLabConfig {
   readonly compose: ComposeOptions;
   /** Where the lab's own notes go (the run's lab.log). */
   readonly logFile?: string;
+}
+
+/** The component a target names in a lab of one api (`api[0]` is that api). */
+function oneApi(t: Target): Component {
+  const { component, replica } = targetOf(t);
+  if (replica !== undefined && replica > 0)
+    throw new BenchError('E_LAB', `the docker lab runs one api replica: there is no ${t}`);
+  return component;
 }
 
 /** The compose service of each component. */
@@ -62,6 +71,11 @@ export class DockerLab implements Lab {
 
   get apiUrl(): string {
     return `http://${this.published('api', '8080/tcp')}`;
+  }
+
+  /** One api: the docker lab runs no replicas yet (its plugin refuses lab.api.replicas above 1). */
+  get apiUrls(): readonly string[] {
+    return [this.apiUrl];
   }
 
   /** The stub provider's published address, when the project runs it (`--profile llm`). */
@@ -192,13 +206,15 @@ export class DockerLab implements Lab {
     for (const c of [...this.halted]) await this.start(c).catch(() => undefined);
   }
 
-  async pause(c: Component): Promise<void> {
+  async pause(t: Target): Promise<void> {
+    const c = oneApi(t);
     await this.docker.getContainer(this.container(c).id).pause();
     this.paused.add(c);
     this.note(`paused ${SERVICE[c]}`);
   }
 
-  async resume(c: Component): Promise<void> {
+  async resume(t: Target): Promise<void> {
+    const c = oneApi(t);
     if (!this.paused.has(c)) return;
     this.paused.delete(c);
     const s = await inspectContainer(this.docker, this.container(c).id);
@@ -206,25 +222,29 @@ export class DockerLab implements Lab {
     this.note(`resumed ${SERVICE[c]}`);
   }
 
-  pauseUndoRecipe(c: Component): UndoRecipe {
+  pauseUndoRecipe(t: Target): UndoRecipe {
+    const c = oneApi(t);
     return this.recipe(c, 'unpause', `resume ${c} (docker unpause ${this.container(c).name})`);
   }
 
-  async kill(c: Component): Promise<void> {
+  async kill(t: Target): Promise<void> {
+    const c = oneApi(t);
     this.paused.delete(c);
     this.halted.add(c);
     await this.docker.getContainer(this.container(c).id).kill({ signal: 'SIGKILL' });
     this.note(`killed ${SERVICE[c]}`);
   }
 
-  async stop(c: Component): Promise<void> {
+  async stop(t: Target): Promise<void> {
+    const c = oneApi(t);
     this.paused.delete(c);
     this.halted.add(c);
     await this.docker.getContainer(this.container(c).id).stop({ t: 10 });
     this.note(`stopped ${SERVICE[c]}`);
   }
 
-  async start(c: Component): Promise<void> {
+  async start(t: Target): Promise<void> {
+    const c = oneApi(t);
     const id = this.container(c).id;
     const s = await inspectContainer(this.docker, id);
     if (s.state !== 'running' && s.state !== 'paused') await this.docker.getContainer(id).start();
@@ -238,7 +258,8 @@ export class DockerLab implements Lab {
     return { kind: 'none', what: 'the docker lab (it stays up until metabench lab down)' };
   }
 
-  startUndoRecipe(c: Component): UndoRecipe {
+  startUndoRecipe(t: Target): UndoRecipe {
+    const c = oneApi(t);
     return this.recipe(c, 'start', `start ${c} again (docker start ${this.container(c).name})`);
   }
 
@@ -257,8 +278,8 @@ export class DockerLab implements Lab {
     }
   }
 
-  scrapeText(c: Component, timeoutMs: number): Promise<string> {
-    return scrapeLabText(this, c, timeoutMs);
+  scrapeText(t: Target, timeoutMs: number): Promise<string> {
+    return scrapeLabText(this, t, timeoutMs);
   }
 
   /** The containers' main processes as the host sees them (/proc), when the engine runs on this kernel. */

@@ -3,7 +3,8 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { request } from 'undici';
 import type { ApiDependencyFlags } from '../../../services/api/config.js';
 import { BenchError } from '../../../foundation/errors.js';
-import type { Component, Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
+import type { Component, Lab, LabProcess, LabTopology, Target, UndoRecipe } from '../Lab.js';
+import { replicaIndices, targetOf, type ParsedTarget } from '../target.js';
 import { LinkClient } from '../links.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
@@ -14,15 +15,21 @@ import { PausedTrees, resumeRecipe, startNodeService, teardownRecipe } from './s
 import { localTopology } from './topology.js';
 import { scrapeLabText } from '../scrapeApi.js';
 
+/** One api process of the lab (replica i of lab.api.replicas), and the port it keeps across restarts. */
+interface ApiReplica {
+  child: ChildProcess | undefined;
+  port: number;
+}
+
 /**
  * The lab as child processes on loopback. Pause is SIGSTOP / SIGCONT: the process
  * keeps its sockets and the kernel keeps accepting connections into its backlog, the
- * same semantics as `docker pause` (a frozen cgroup).
+ * same semantics as `docker pause` (a frozen cgroup). With lab.api.replicas the api is
+ * N processes, each on its own port, each reaching the same dependency links.
  */
 export class LocalLab implements Lab {
   readonly runtime = 'local' as const;
-  private api: ChildProcess | undefined;
-  private apiPort = 0;
+  private readonly apis: ApiReplica[];
   private log: WriteStream | undefined;
   private redis: RedisServer | undefined;
   private postgres: PostgresServer | undefined;
@@ -35,13 +42,23 @@ export class LocalLab implements Lab {
   /** How the api reaches its dependencies (their links), once they are up. */
   private deps: ApiDependencyFlags = {};
 
-  constructor(private readonly cfg: LocalLabConfig) {}
+  constructor(private readonly cfg: LocalLabConfig) {
+    this.apis = Array.from({ length: cfg.replicas ?? 1 }, () => ({ child: undefined, port: 0 }));
+  }
 
   /** Into the lab log, while it is open. */
   private readonly write = (text: string): void => void this.log?.write(text);
 
+  private urlOf(i: number): string {
+    return `http://${this.cfg.host}:${this.apis[i]!.port}`;
+  }
+
   get apiUrl(): string {
-    return `http://${this.cfg.host}:${this.apiPort}`;
+    return this.urlOf(0);
+  }
+
+  get apiUrls(): readonly string[] {
+    return this.apis.map((_, i) => this.urlOf(i));
   }
 
   /** The stub provider's own address (its run-time switch), once it has started. */
@@ -50,29 +67,44 @@ export class LocalLab implements Lab {
   }
 
   async up(): Promise<void> {
-    if (this.api) return;
+    if (this.apis.some((r) => r.child)) return;
+    const n = this.apis.length;
+    // A fixed port gives replica i port + i; port 0 lets each pick a free one (no clash possible).
+    if (this.cfg.apiPort !== 0 && this.cfg.apiPort + n - 1 > 65535)
+      throw new BenchError(
+        'E_LAB_PREFLIGHT',
+        `${n} api replicas on consecutive ports from ${this.cfg.apiPort} would go past port 65535`,
+      );
     if (this.cfg.logFile) this.log = createWriteStream(this.cfg.logFile, { flags: 'a' });
     this.deps = {
       ...(this.cfg.cache ? { cache: await this.startDataServices(this.cfg.cache) } : {}),
       ...(this.cfg.llm ? { llm: await this.startLlmStub(this.cfg.llm) } : {}),
     };
-    await this.spawnApi(this.cfg.apiPort);
+    await Promise.all(
+      this.apis.map((_, i) => this.spawnApi(i, this.cfg.apiPort === 0 ? 0 : this.cfg.apiPort + i)),
+    );
   }
 
-  private async spawnApi(port: number): Promise<void> {
-    this.apiPort = await startNodeService(apiArgs(this.cfg, port, this.deps), {
-      tag: 'api',
-      what: 'the api',
+  /** What the lab log and errors call replica i: `the api` when there is one. */
+  private apiName(i: number): string {
+    return this.apis.length > 1 ? `api replica ${i}` : 'the api';
+  }
+
+  private async spawnApi(i: number, port: number): Promise<void> {
+    const r = this.apis[i]!;
+    r.port = await startNodeService(apiArgs(this.cfg, port, this.deps, i), {
+      tag: this.apis.length > 1 ? `api${i}` : 'api',
+      what: this.apiName(i),
       log: this.write,
       spawned: (child) => {
-        this.api = child;
+        r.child = child;
         this.cfg.onProcessesChanged?.();
       },
     });
-    const res = await request(`${this.apiUrl}/health`, { headersTimeout: 5000, bodyTimeout: 5000 });
+    const res = await request(`${this.urlOf(i)}/health`, { headersTimeout: 5000, bodyTimeout: 5000 });
     await res.body.dump();
     if (res.statusCode !== 200)
-      throw new BenchError('E_LAB_PREFLIGHT', `the api's health check answered ${res.statusCode}`);
+      throw new BenchError('E_LAB_PREFLIGHT', `${this.apiName(i)}'s health check answered ${res.statusCode}`);
   }
 
   /**
@@ -132,7 +164,8 @@ export class LocalLab implements Lab {
     this.redis = new RedisServer(this.cfg.host, this.write);
     this.postgres = new PostgresServer(
       this.cfg.host,
-      { keys: c.keys, maxConnections: Math.max(20, c.pool + 10) },
+      // Every api replica opens its own pool.
+      { keys: c.keys, maxConnections: Math.max(20, c.pool * this.apis.length + 10) },
       this.write,
     );
     await Promise.all([this.redis.start(), this.postgres.start()]).finally(() =>
@@ -184,9 +217,9 @@ export class LocalLab implements Lab {
   }
 
   async down(): Promise<void> {
-    const child = this.api;
-    this.api = undefined;
-    if (child) await stopChild(child, 'SIGTERM', 3000);
+    const children = this.apis.flatMap((r) => (r.child ? [r.child] : []));
+    for (const r of this.apis) r.child = undefined;
+    await Promise.all(children.map((child) => stopChild(child, 'SIGTERM', 3000)));
     this.paused.resumeAll('api');
     const stub = this.llmStub;
     this.llmStub = undefined;
@@ -201,45 +234,90 @@ export class LocalLab implements Lab {
     this.log = undefined;
   }
 
-  private pidOf(c: Component): number {
-    const pid =
-      c === 'api'
-        ? this.api?.pid
-        : c === 'redis'
-          ? this.redis?.pid
-          : c === 'postgres'
-            ? this.postgres?.pid
-            : this.llmStub?.pid;
-    if (!pid || (c === 'api' && (this.api?.exitCode !== null || this.api?.signalCode !== null)))
-      throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
+  /** The api replicas a target on the api acts on (all for `api`); an E_LAB error for one the lab does not run. */
+  private replicasOf(t: ParsedTarget): number[] {
+    try {
+      return replicaIndices(t, this.apis.length);
+    } catch (err) {
+      throw new BenchError('E_LAB', (err as Error).message);
+    }
+  }
+
+  /** The pid of a component other than the api, running. */
+  private pidOf(c: Exclude<Component, 'api'>): number {
+    const pid = c === 'redis' ? this.redis?.pid : c === 'postgres' ? this.postgres?.pid : this.llmStub?.pid;
+    if (!pid) throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
     return pid;
   }
 
-  /** The api or the llm stub: node children of this lab, restarted on their old port. */
-  private nodeChild(c: 'api' | 'llm'): ChildProcess {
-    const child = c === 'api' ? this.api : this.llmStub;
+  /** The pid of api replica i, running. */
+  private apiPid(i: number): number {
+    const child = this.apis[i]?.child;
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null)
+      throw new BenchError(
+        'E_LAB',
+        this.apis.length > 1
+          ? `api replica ${i} is not running in this lab`
+          : `component "api" is not running in this lab`,
+      );
+    return child.pid;
+  }
+
+  /** Api replica i or the llm stub: node children of this lab, restarted on their old port. */
+  private nodeChild(c: 'api' | 'llm', i = 0): ChildProcess {
+    const child = c === 'api' ? this.apis[i]?.child : this.llmStub;
     if (!child) throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
     return child;
   }
 
-  async kill(c: Component): Promise<void> {
-    this.paused.forget(c);
-    if (c === 'api' || c === 'llm') await stopChild(this.nodeChild(c), 'SIGKILL', 0);
-    else await this.dataService(c).halt('SIGKILL');
+  async kill(t: Target): Promise<void> {
+    const p = targetOf(t);
+    if (p.component === 'api')
+      await Promise.all(
+        this.replicasOf(p).map((i) => {
+          this.paused.forget(`api[${i}]`);
+          return stopChild(this.nodeChild('api', i), 'SIGKILL', 0);
+        }),
+      );
+    else {
+      this.paused.forget(p.component);
+      if (p.component === 'llm') await stopChild(this.nodeChild('llm'), 'SIGKILL', 0);
+      else await this.dataService(p.component).halt('SIGKILL');
+    }
   }
 
-  async stop(c: Component): Promise<void> {
-    this.paused.forget(c);
-    if (c === 'api' || c === 'llm') await stopChild(this.nodeChild(c), 'SIGTERM', 5000);
-    else await this.dataService(c).halt(c === 'postgres' ? 'SIGINT' : 'SIGTERM');
+  async stop(t: Target): Promise<void> {
+    const p = targetOf(t);
+    if (p.component === 'api')
+      await Promise.all(
+        this.replicasOf(p).map((i) => {
+          this.paused.forget(`api[${i}]`);
+          return stopChild(this.nodeChild('api', i), 'SIGTERM', 5000);
+        }),
+      );
+    else {
+      const c = p.component;
+      this.paused.forget(c);
+      if (c === 'llm') await stopChild(this.nodeChild(c), 'SIGTERM', 5000);
+      else await this.dataService(c).halt(c === 'postgres' ? 'SIGINT' : 'SIGTERM');
+    }
   }
 
-  async start(c: Component): Promise<void> {
-    if (c === 'api' || c === 'llm') {
+  async start(t: Target): Promise<void> {
+    const p = targetOf(t);
+    const c = p.component;
+    if (c === 'api') {
+      await Promise.all(
+        this.replicasOf(p).map(async (i) => {
+          const child = this.nodeChild('api', i);
+          if (child.exitCode === null && child.signalCode === null) return;
+          await this.spawnApi(i, this.apis[i]!.port);
+        }),
+      );
+    } else if (c === 'llm') {
       const child = this.nodeChild(c);
       if (child.exitCode === null && child.signalCode === null) return;
-      if (c === 'api') await this.spawnApi(this.apiPort);
-      else await this.spawnLlmStub(this.cfg.llm!, this.llmPort);
+      await this.spawnLlmStub(this.cfg.llm!, this.llmPort);
     } else {
       await this.dataService(c).start();
       this.cfg.onProcessesChanged?.();
@@ -251,8 +329,8 @@ export class LocalLab implements Lab {
   }
 
   /** Locally a killed component dies with the lab, which `lab reset` stops: nothing to start. */
-  startUndoRecipe(c: Component): UndoRecipe {
-    return { kind: 'none', what: `start ${c} again (the local lab is stopped instead)` };
+  startUndoRecipe(t: Target): UndoRecipe {
+    return { kind: 'none', what: `start ${t} again (the local lab is stopped instead)` };
   }
 
   private dataService(c: Component): RedisServer | PostgresServer {
@@ -262,34 +340,60 @@ export class LocalLab implements Lab {
   }
 
   /**
-   * The processes a pause freezes: the api and redis are one process each; Postgres is
-   * the postmaster and its backends (like `docker pause`, which freezes the whole cgroup).
+   * The processes a pause freezes: an api replica, redis and the llm stub are one process
+   * each; Postgres is the postmaster and its backends (like `docker pause`, which freezes
+   * the whole cgroup).
    */
-  private pauseTargets(c: Component): number[] {
+  private pauseTargets(c: Exclude<Component, 'api'>): number[] {
     const pid = this.pidOf(c);
     return c === 'postgres' ? processTree(pid) : [pid];
   }
 
-  async pause(c: Component): Promise<void> {
-    this.paused.pause(c, this.pidOf(c), () => this.pauseTargets(c));
+  /** Each api replica is frozen and continued on its own (`api[i]`), whether the trigger named it or all. */
+  async pause(t: Target): Promise<void> {
+    const p = targetOf(t);
+    if (p.component === 'api')
+      for (const i of this.replicasOf(p)) {
+        const pid = this.apiPid(i);
+        this.paused.pause(`api[${i}]`, pid, () => [pid]);
+      }
+    else {
+      const c = p.component;
+      this.paused.pause(c, this.pidOf(c), () => this.pauseTargets(c));
+    }
   }
 
-  async resume(c: Component): Promise<void> {
-    this.paused.resume(c);
+  async resume(t: Target): Promise<void> {
+    const p = targetOf(t);
+    if (p.component === 'api') for (const i of this.replicasOf(p)) this.paused.resume(`api[${i}]`);
+    else this.paused.resume(p.component);
   }
 
-  pauseUndoRecipe(c: Component): UndoRecipe {
-    return resumeRecipe(c, this.pauseTargets(c));
+  /** Continues exactly the processes pause(t) freezes: each replica it names, or the component's tree. */
+  pauseUndoRecipe(t: Target): UndoRecipe {
+    const p = targetOf(t);
+    return resumeRecipe(
+      t,
+      p.component === 'api' ? this.replicasOf(p).map((i) => this.apiPid(i)) : this.pauseTargets(p.component),
+    );
   }
 
-  scrapeText(c: Component, timeoutMs: number): Promise<string> {
-    return scrapeLabText(this, c, timeoutMs);
+  scrapeText(t: Target, timeoutMs: number): Promise<string> {
+    return scrapeLabText(this, t, timeoutMs);
   }
 
   processes(): readonly LabProcess[] {
     const out: LabProcess[] = [];
-    if (this.api?.pid)
-      out.push({ component: 'api', pid: this.api.pid, command: 'node services/api/main.js' });
+    const several = this.apis.length > 1;
+    this.apis.forEach((r, i) => {
+      if (r.child?.pid)
+        out.push({
+          component: 'api',
+          pid: r.child.pid,
+          command: 'node services/api/main.js',
+          ...(several ? { replica: i } : {}),
+        });
+    });
     if (this.redis?.pid) out.push({ component: 'redis', pid: this.redis.pid, command: 'redis-server' });
     if (this.postgres?.pid) out.push({ component: 'postgres', pid: this.postgres.pid, command: 'postgres' });
     if (this.llmStub?.pid)
@@ -307,7 +411,10 @@ export class LocalLab implements Lab {
     return localTopology({
       cfg: this.cfg,
       apiUrl: this.apiUrl,
-      apiPid: this.api?.pid,
+      apiPid: this.apis[0]!.child?.pid,
+      ...(this.apis.length > 1
+        ? { replicas: this.apis.map((r, i) => ({ url: this.urlOf(i), pid: r.child?.pid ?? null })) }
+        : {}),
       redis: this.redis,
       postgres: this.postgres,
       llm: this.llmStub ? { pid: this.llmStub.pid, port: this.llmPort } : undefined,

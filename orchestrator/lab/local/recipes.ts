@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { apiFlags, type ApiDependencyFlags } from '../../../services/api/config.js';
-import type { LocalLabConfig, LocalLlmConfig } from '../labConfig.js';
+import { replicaSeed, type LocalLabConfig, type LocalLlmConfig } from '../labConfig.js';
 
 /**
  * The local lab's launch recipes: the command line of each node service it starts (the api, the fault proxy, the LLM stub), with the flags
@@ -14,11 +14,21 @@ export const FAULTPROXY_MAIN = fileURLToPath(
 );
 
 /**
- * The api's command line; `port` 0 lets it pick (the first start), else its old port (a
- * restart). `deps` is how it reaches its cache, database and LLM (their links).
+ * The command line of api replica `replica` (0 for a lab of one api); `port` 0 lets it
+ * pick (the first start), else its old port (a restart). `deps` is how it reaches its
+ * cache, database and LLM (their links, shared by every replica). Every replica gets the
+ * same flags but its port and its seed (replicaSeed).
  */
-export function apiArgs(cfg: LocalLabConfig, port: number, deps: ApiDependencyFlags): string[] {
-  return [API_MAIN, '--host', cfg.host, '--port', String(port), ...apiFlags(cfg, deps), '--exit-with-parent'];
+export function apiArgs(cfg: LocalLabConfig, port: number, deps: ApiDependencyFlags, replica = 0): string[] {
+  return [
+    API_MAIN,
+    '--host',
+    cfg.host,
+    '--port',
+    String(port),
+    ...apiFlags({ ...cfg, seed: replicaSeed(cfg.seed, replica) }, deps),
+    '--exit-with-parent',
+  ];
 }
 
 /** The fault proxy's command line (it picks its port). */

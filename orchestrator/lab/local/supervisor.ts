@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { BenchError } from '../../../foundation/errors.js';
-import type { Component, LabProcess, UndoRecipe } from '../Lab.js';
+import { processName, type Component, type LabProcess, type Target, type UndoRecipe } from '../Lab.js';
+import { targetOf } from '../target.js';
 import { processStartTicks } from '../proc/procStat.js';
 import { processTree } from '../proc/procUsage.js';
 
@@ -86,32 +87,35 @@ export function signalAll(pids: readonly number[], signal: NodeJS.Signals): void
     }
 }
 
-/** The process trees a pause froze, by component (SIGSTOP / SIGCONT, as `docker pause` freezes a cgroup). */
+/**
+ * The process trees a pause froze, by component or api replica (`api[1]`) (SIGSTOP /
+ * SIGCONT, as `docker pause` freezes a cgroup).
+ */
 export class PausedTrees {
-  private readonly trees = new Map<Component, number[]>();
+  private readonly trees = new Map<Target, number[]>();
 
   /** Stops `root` first, so it forks nothing more; then the tree as `tree()` finds it. */
-  pause(c: Component, root: number, tree: () => number[]): void {
+  pause(c: Target, root: number, tree: () => number[]): void {
     signalAll([root], 'SIGSTOP');
     const pids = tree();
     this.trees.set(c, pids);
     signalAll(pids, 'SIGSTOP');
   }
 
-  resume(c: Component): void {
+  resume(c: Target): void {
     const pids = this.trees.get(c);
     this.trees.delete(c);
     if (pids) signalAll(pids, 'SIGCONT');
   }
 
-  /** The component is being killed or stopped: nothing of it to continue. */
-  forget(c: Component): void {
+  /** The component (or replica) is being killed or stopped: nothing of it to continue. */
+  forget(c: Target): void {
     this.trees.delete(c);
   }
 
-  /** Continues every frozen tree but `except`'s (already stopped), and forgets them all. */
+  /** Continues every frozen tree but `except`'s (already stopped: every replica of the api), and forgets them all. */
   resumeAll(except: Component): void {
-    for (const [c, pids] of this.trees) if (c !== except) signalAll(pids, 'SIGCONT');
+    for (const [c, pids] of this.trees) if (targetOf(c).component !== except) signalAll(pids, 'SIGCONT');
     this.trees.clear();
   }
 }
@@ -135,7 +139,7 @@ export function teardownRecipe(
   if (targets.length === 0) return { kind: 'none', what: 'the lab (nothing running)' };
   return {
     kind: 'steps',
-    what: `stop the lab (${processes.map((p) => p.component).join(', ')})`,
+    what: `stop the lab (${processes.map(processName).join(', ')})`,
     steps: [
       { kind: 'signals', targets, signal: 'SIGCONT', what: 'continue' },
       { kind: 'signals', targets, signal: 'SIGKILL', what: 'kill' },
@@ -146,8 +150,8 @@ export function teardownRecipe(
   };
 }
 
-/** Continues `c`'s frozen processes `pids` (journaled before a pause). */
-export function resumeRecipe(c: Component, pids: readonly number[]): UndoRecipe {
+/** Continues `c`'s frozen processes `pids` (journaled before a pause): a component's, or api replicas'. */
+export function resumeRecipe(c: Target, pids: readonly number[]): UndoRecipe {
   if (pids.length === 1) {
     const pid = pids[0]!;
     return {

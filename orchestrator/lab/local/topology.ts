@@ -7,6 +7,8 @@ export interface LocalLabState {
   readonly cfg: LocalLabConfig;
   readonly apiUrl: string;
   readonly apiPid: number | undefined;
+  /** Each api replica's address and pid, when the lab runs several. */
+  readonly replicas?: readonly { readonly url: string; readonly pid: number | null }[];
   readonly redis:
     { readonly port: number; readonly pid: number | undefined; readonly version: string } | undefined;
   readonly postgres:
@@ -33,7 +35,9 @@ export function localTopology(s: LocalLabState): LabTopology {
         name: 'api',
         url: s.apiUrl,
         pid: s.apiPid ?? null,
+        ...(s.replicas ? { replicas: s.replicas } : {}),
         config: {
+          ...(s.cfg.replicas !== undefined ? { replicas: s.cfg.replicas } : {}),
           ...(s.cfg.costs
             ? {
                 costs: Object.fromEntries(

@@ -95,3 +95,36 @@ test('ProcSampler writes CPU-second deltas, RSS and anonymous memory per compone
     assert.deepEqual(series['proc_redis_anon_bytes'], [6, null, 7, 7]);
   });
 });
+
+test('ProcSampler names api replicas apart: proc_api0_*, proc_api1_*, each with its own delta', async () => {
+  const procs: LabProcess[] = [
+    { component: 'api', pid: 10, command: 'node', replica: 0 },
+    { component: 'api', pid: 11, command: 'node', replica: 1 },
+  ];
+  const usage = new Map<number, ProcUsage>([
+    [10, { cpuSeconds: 1, rssBytes: 100, anonBytes: 10 }],
+    [11, { cpuSeconds: 2, rssBytes: 200, anonBytes: 20 }],
+  ]);
+  const s = new ProcSampler(
+    () => procs,
+    new VirtualClock(),
+    1000,
+    () => new Map(usage),
+  );
+  s.sample(-1);
+  usage.set(10, { cpuSeconds: 1.5, rssBytes: 100, anonBytes: 10 });
+  usage.set(11, { cpuSeconds: 2.25, rssBytes: 200, anonBytes: 20 });
+  s.sample(0);
+  const series = await s.stop();
+  assert.deepEqual(Object.keys(series).sort(), [
+    'proc_api0_anon_bytes',
+    'proc_api0_cpu',
+    'proc_api0_rss_bytes',
+    'proc_api1_anon_bytes',
+    'proc_api1_cpu',
+    'proc_api1_rss_bytes',
+  ]);
+  assert.deepEqual(series['proc_api0_cpu'], [0.5]);
+  assert.deepEqual(series['proc_api1_cpu'], [0.25]);
+  assert.deepEqual(series['proc_api1_rss_bytes'], [200]);
+});

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../foundation/clock.js';
-import type { LabProcess } from '../Lab.js';
+import { processName, type LabProcess } from '../Lab.js';
 import { readProcUsage, type ProcUsage } from './procUsage.js';
 
 /**
@@ -7,7 +7,8 @@ import { readProcUsage, type ProcUsage } from './procUsage.js';
  * `proc_<component>_cpu` (CPU seconds used during that bucket: the delta of cumulative
  * CPU time, not `ps`'s lifetime-averaged %CPU), `proc_<component>_rss_bytes` and
  * `proc_<component>_anon_bytes` (resident, and resident anonymous, memory at the
- * bucket's end). A bucket in which a process was not readable stays empty; a process
+ * bucket's end); `<component>` is `api0`, `api1`… for api replicas (Lab.ts, processName),
+ * plain `api` for a lab of one. A bucket in which a process was not readable stays empty; a process
  * that was replaced (new pid) starts a new delta.
  */
 export class ProcSampler {
@@ -46,13 +47,14 @@ export class ProcSampler {
     for (const p of procs) {
       const u = usage.get(p.pid);
       if (!u) continue;
-      next.set(p.component, { pid: p.pid, usage: u });
+      const name = processName(p);
+      next.set(name, { pid: p.pid, usage: u });
       if (bucket < 0) continue;
-      const prev = this.last.get(p.component);
+      const prev = this.last.get(name);
       const cpu = prev && prev.pid === p.pid ? Math.max(0, u.cpuSeconds - prev.usage.cpuSeconds) : null;
-      setAt((this.series[`proc_${p.component}_cpu`] ??= []), bucket, cpu);
-      setAt((this.series[`proc_${p.component}_rss_bytes`] ??= []), bucket, u.rssBytes);
-      setAt((this.series[`proc_${p.component}_anon_bytes`] ??= []), bucket, u.anonBytes);
+      setAt((this.series[`proc_${name}_cpu`] ??= []), bucket, cpu);
+      setAt((this.series[`proc_${name}_rss_bytes`] ??= []), bucket, u.rssBytes);
+      setAt((this.series[`proc_${name}_anon_bytes`] ??= []), bucket, u.anonBytes);
     }
     this.last = next;
   }

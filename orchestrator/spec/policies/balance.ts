@@ -11,7 +11,7 @@ import { clientPolicy } from './kind.js';
  * balancer is part of the load model). Below retry and hedge: each try and each hedge is
  * balanced anew; below the breaker and the throttle: an attempt they refuse takes no
  * replica; above observe: the recorded attempt carries its replica. It acts only with
- * more than one replica (lab.api.replicas, issue 19 point 1); with one there is no layer.
+ * more than one replica (lab.api.replicas); with one there is no layer.
  */
 export const balance = clientPolicy({
   fields: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { durationDist, fraction, int, positiveDuration } from '../../../foundation/fields.js';
+import { MAX_REPLICAS } from '../../lab/target.js';
 
 /** lab: the system under test. */
 const work = z.strictObject({
@@ -10,6 +11,12 @@ const work = z.strictObject({
 });
 
 const api = z.strictObject({
+  /**
+   * Identical api instances (processes, simulated servers), each with these workers and
+   * queue; the client balances over them (client.balance). Absent: one api. No default
+   * is filled in, so a file without it resolves, hashes and records exactly as before.
+   */
+  replicas: int(1, MAX_REPLICAS).optional(),
   workers: int(1, 10_000),
   work,
   /** Named cost classes a request class can ask for (load.mix[].cost), e.g. heavy: { dist: lognormal, mean: 200ms, sigma: 1 } */
@@ -117,6 +124,11 @@ const llm = z
         message: `the failure rates add up to ${+(sum * 100).toFixed(4)}%, more than 100%`,
       });
   });
+
+/** How many api replicas the lab runs (lab.api.replicas; absent: 1). */
+export function apiReplicaCount(api: { readonly replicas?: number | undefined }): number {
+  return api.replicas ?? 1;
+}
 
 export const lab = z
   .strictObject({ api, cache: cache.optional(), db: db.optional(), llm: llm.optional() })

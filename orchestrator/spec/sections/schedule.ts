@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { duration, fraction, int, multiple, positiveDuration } from '../../../foundation/fields.js';
+import { COMPONENTS, parseTarget, type Target } from '../../lab/target.js';
 
 /**
  * schedule and recovery: the phases, the triggers, and the recovery criterion.
@@ -23,8 +24,8 @@ export const TRIGGER_KINDS = [
   'flush-cache',
   'provider-outage',
 ] as const;
-/** Components a process trigger acts on. */
-export const TRIGGER_TARGETS = ['api', 'redis', 'postgres', 'llm'] as const;
+/** Components a process trigger acts on (and `api[i]`, one api replica: lab/target.ts). */
+export const TRIGGER_TARGETS = COMPONENTS;
 /** The api's dependency links (each through the fault proxy), named after the dependency. */
 export const LINKS = ['redis', 'postgres', 'llm'] as const;
 
@@ -34,7 +35,23 @@ const timing = {
   /** Start, as an offset from the end of the baseline; default: when the previous trigger ends. */
   at: duration().optional(),
 };
-const target = z.enum(TRIGGER_TARGETS);
+/**
+ * A component, or one api replica `api[i]` (0-based); `api` is every replica. Whether
+ * replica i exists is checked against lab.api.replicas (schema.ts).
+ */
+const target = z
+  // The pattern is for editors (the JSON Schema); parseTarget says why a target is refused.
+  .string()
+  .meta({ pattern: '^(api|redis|postgres|llm)(\\[(0|[1-9][0-9]*)\\])?$' })
+  .transform((s, ctx): Target => {
+    const t = parseTarget(s);
+    // An issue raised in a transform stops the checks above it, which read the triggers.
+    if ('error' in t) {
+      ctx.addIssue({ code: 'custom', message: t.error });
+      return z.NEVER;
+    }
+    return s as Target;
+  });
 /** What a toxic on a link shares: the link, the direction, and the share of connections hit. */
 const onLink = {
   link: z.enum(LINKS),
