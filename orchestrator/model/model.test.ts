@@ -7,6 +7,7 @@ import { runCli } from '../../test/helpers/cli.js';
 import { bistableRange, healthyState, timeoutProbability } from './fluid.js';
 import { mmcSojournTail } from './queueing.js';
 import { simulate } from './simulate.js';
+import { describePrediction, predict } from './predict.js';
 import { planOf } from '../../test/helpers/plan.js';
 
 test('the fluid model reproduces the bistable ranges computed in research/metastability.md §10', () => {
@@ -132,4 +133,30 @@ test('metabench model: the fluid prediction, and a simulated map written with it
   assert.equal(noMap.code, 0, noMap.stderr);
   assert.match(noMap.stdout, /bistable range: empty/);
   assert.match(noMap.stdout, /below cμ\/m: \*\*stable\*\*/);
+});
+
+test('replicas: N api replicas under an even split are N copies of one api at λ/N, and the simulation of 3 replicas agrees on each side of the edge', async () => {
+  const withReplicas = (rate: number, balance: string): string =>
+    stormAt(rate, 4)
+      .replace('workers: 8,', 'workers: 8, replicas: 3,')
+      .replace('client: {', `client: { balance: ${balance},`);
+  const one = predict(planOf(stormAt(280, 4)));
+  const three = predict(planOf(withReplicas(840, 'round-robin')));
+  assert.equal(three.replicas, 3);
+  assert.equal(three.range.capacityPerS, 3 * one.range.capacityPerS);
+  assert.equal(three.range.lowerPerS, 3 * one.range.lowerPerS);
+  assert.ok(Math.abs(three.range.upperPerS - 3 * one.range.upperPerS) < 1e-9 * three.range.upperPerS);
+  assert.equal(three.region, one.region);
+  assert.ok(Math.abs(three.healthy!.attemptsPerS - 3 * one.healthy!.attemptsPerS) < 1e-6);
+  assert.ok(describePrediction(three).some((l) => /api replicas N \| 3/.test(l)));
+  assert.ok(!three.caveats.some((c) => /herd/.test(c)));
+  assert.ok(predict(planOf(withReplicas(840, 'least-latency'))).caveats.some((c) => /herd/.test(c)));
+  // Simulated: 3 × 8 workers of 20 ms, m = 4: the lower edge is 3 × 100 = 300/s.
+  for (const [rate, collapses] of [
+    [240, false],
+    [840, true],
+  ] as const) {
+    const s = (await simulate(planOf(withReplicas(rate, 'round-robin')))).summary;
+    assert.equal(s.metastable, collapses, `λ ${rate}/s over 3 replicas: ${s.recoveryReason}`);
+  }
 });

@@ -3,6 +3,7 @@ import { describeDuration } from '../../foundation/distributions.js';
 import { toDurationDist } from '../../foundation/fields.js';
 import type { RunPlan } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
+import { apiReplicaCount } from '../spec/sections/lab.js';
 import { bistableRange, healthyState, type BistableRange, type FluidSystem } from './fluid.js';
 import { round } from '../../foundation/round.js';
 
@@ -10,7 +11,15 @@ export type Region = 'stable' | 'bistable' | 'unstable';
 
 /** The fluid model's reading of one experiment (metabench model, part a). */
 export interface Prediction {
+  /** One api replica's system (all of the api when there is one). */
   readonly system: FluidSystem;
+  /**
+   * The api replicas (lab.api.replicas). The client's balancer splits the origins and their
+   * retries evenly in the fluid limit (round-robin, random, least-outstanding and p2c all
+   * do), so N replicas are N copies of one api at λ/N, and every edge is N times one's.
+   */
+  readonly replicas: number;
+  /** The whole lab's range: one replica's edges times `replicas`. */
   readonly range: BistableRange;
   /** The experiment's mean offered rate, origins per second. */
   readonly offeredPerS: number;
@@ -35,16 +44,26 @@ export function fluidSystemOf(e: Experiment): FluidSystem {
 export function predict(plan: RunPlan): Prediction {
   const e = plan.experiment;
   const system = fluidSystemOf(e);
-  const range = bistableRange(system);
+  const replicas = apiReplicaCount(e.lab.api);
+  const one = bistableRange(system);
+  const range: BistableRange = {
+    ...one,
+    capacityPerS: one.capacityPerS * replicas,
+    lowerPerS: one.lowerPerS * replicas,
+    upperPerS: one.upperPerS * replicas,
+    attemptsAtUpperPerS: one.attemptsAtUpperPerS * replicas,
+  };
   const offeredPerS = plan.ratePerS;
+  const healthy = healthyState(system, offeredPerS / replicas);
   const region: Region =
     offeredPerS < range.lowerPerS ? 'stable' : offeredPerS < range.upperPerS ? 'bistable' : 'unstable';
   return {
     system,
+    replicas,
     range,
     offeredPerS,
     region,
-    healthy: healthyState(system, offeredPerS),
+    healthy: healthy && { ...healthy, attemptsPerS: healthy.attemptsPerS * replicas },
     caveats: caveatsOf(e, plan),
   };
 }
@@ -86,6 +105,10 @@ function caveatsOf(e: Experiment, plan: RunPlan): string[] {
       'the api has an error cost: the model leaves out the worker time spent on errors (the capacity under errors is lower than cμ)',
     );
   if (e.lab.cache) out.push('the api has a read-through cache: the model is of the worker pool alone');
+  if (apiReplicaCount(api) > 1 && c.balance === 'least-latency')
+    out.push(
+      'least-latency balancing can herd the load onto one replica (one that fails fast looks fastest): the model splits it evenly',
+    );
   return out;
 }
 
@@ -102,9 +125,14 @@ export function describePrediction(p: Prediction): string[] {
   return [
     '| | |',
     '|---|---|',
-    `| workers c | ${s.workers} |`,
+    ...(p.replicas > 1
+      ? [
+          `| api replicas N | ${p.replicas}, the load split evenly (each a copy of one api at λ/N; the edges below are N times one's) |`,
+        ]
+      : []),
+    `| workers c | ${p.replicas > 1 ? `${s.workers} per replica` : s.workers} |`,
     `| work S | ${describeDuration(s.work)} |`,
-    `| capacity cμ | ${round(r.capacityPerS, 3)} req/s |`,
+    `| capacity ${p.replicas > 1 ? 'Ncμ' : 'cμ'} | ${round(r.capacityPerS, 3)} req/s |`,
     `| attempt timeout τ | ${s.timeoutMs} ms |`,
     `| attempts m | ${s.attempts} |`,
     `| lower edge cμ/m | ${round(r.lowerPerS, 3)} origins/s |`,
