@@ -271,35 +271,34 @@ export class LocalLab implements Lab {
   }
 
   async kill(t: Target): Promise<void> {
-    const p = targetOf(t);
-    if (p.component === 'api')
-      await Promise.all(
-        this.replicasOf(p).map((i) => {
-          this.paused.forget(`api[${i}]`);
-          return stopChild(this.nodeChild('api', i), 'SIGKILL', 0);
-        }),
-      );
-    else {
-      this.paused.forget(p.component);
-      if (p.component === 'llm') await stopChild(this.nodeChild('llm'), 'SIGKILL', 0);
-      else await this.dataService(p.component).halt('SIGKILL');
-    }
+    await this.halt(t, 'SIGKILL', 0, () => 'SIGKILL');
   }
 
   async stop(t: Target): Promise<void> {
+    // Postgres's fast shutdown is SIGINT; Redis and the node services stop on SIGTERM.
+    await this.halt(t, 'SIGTERM', 5000, (c) => (c === 'postgres' ? 'SIGINT' : 'SIGTERM'));
+  }
+
+  /** Stops what `t` names: node children (each api replica, the stub) with `signal` and `graceMs`, a data service with its own signal. */
+  private async halt(
+    t: Target,
+    signal: NodeJS.Signals,
+    graceMs: number,
+    dataSignal: (c: 'redis' | 'postgres') => NodeJS.Signals,
+  ): Promise<void> {
     const p = targetOf(t);
     if (p.component === 'api')
       await Promise.all(
         this.replicasOf(p).map((i) => {
           this.paused.forget(`api[${i}]`);
-          return stopChild(this.nodeChild('api', i), 'SIGTERM', 5000);
+          return stopChild(this.nodeChild('api', i), signal, graceMs);
         }),
       );
     else {
       const c = p.component;
       this.paused.forget(c);
-      if (c === 'llm') await stopChild(this.nodeChild(c), 'SIGTERM', 5000);
-      else await this.dataService(c).halt(c === 'postgres' ? 'SIGINT' : 'SIGTERM');
+      if (c === 'llm') await stopChild(this.nodeChild(c), signal, graceMs);
+      else await this.dataService(c).halt(dataSignal(c));
     }
   }
 
