@@ -1,0 +1,139 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import { readEvents, runScaled } from '../helpers/experiment.js';
+import { describeOutcome, outcomeOf } from '../helpers/catalogue.js';
+
+// The reproduction suite, replicas and load balancing (issue 19): replica-failover and
+// lb-herding with their contrasts at the suite's scale, asserting what their catalogue
+// rows claim (experiments/README.md). runScaled also runs each one's simulated twin,
+// which must reach the same outcome class (the balancer is the same code in both).
+
+/** One attempt of events.ndjson: its origin, try number, replica, kind and send time. */
+interface Attempt {
+  readonly origin: number;
+  readonly n: number;
+  readonly replica: number;
+  readonly kind: string;
+  readonly sentS: number;
+}
+
+function attempts(out: string): Attempt[] {
+  return readEvents(out)
+    .filter((e) => e['e'] === 'attempt')
+    .map((e) => ({
+      origin: e['origin'] as number,
+      n: e['n'] as number,
+      replica: e['replica'] as number,
+      kind: e['kind'] as string,
+      sentS: (e['sentMs'] as number) / 1000,
+    }));
+}
+
+/** The attempts sent while the (only) trigger acted, and those sent before it. */
+function byPhase(s: RunSummary, all: Attempt[]): { before: Attempt[]; during: Attempt[] } {
+  const t = s.triggers[0]!;
+  return {
+    before: all.filter((a) => a.sentS < t.startS),
+    during: all.filter((a) => a.sentS >= t.startS && a.sentS < t.endS),
+  };
+}
+
+/** Each replica's share of these attempts (0..1), replicas 0..n-1. */
+function shares(xs: readonly Attempt[], n: number): number[] {
+  const c = new Array<number>(n).fill(0);
+  for (const a of xs) c[a.replica]!++;
+  return c.map((k) => k / xs.length);
+}
+
+const pct = (xs: readonly number[]): string => xs.map((x) => `${(100 * x).toFixed(1)}%`).join(' / ');
+
+describe('reproduction suite: replicas and load balancing', () => {
+  test('replica-failover is metastable: retries on another replica push the paused replica’s load onto the survivors, above capacity', async () => {
+    const { s, out } = await runScaled('experiments/replica-failover.yaml');
+    assert.equal(outcomeOf(s), 'metastable', describeOutcome(s));
+    const base = s.baseline.goodputPerS!;
+    const after = s.afterTrigger.goodputPerS!;
+    assert.ok(after < 0.25 * base, `goodput ${after}/s after the trigger, ${base}/s in the baseline`);
+    assert.ok(s.afterTrigger.amplification! >= 2, `amplification ${s.afterTrigger.amplification}`);
+    // The sustaining effect: the replicas together receive more than their capacity.
+    const m = /the api receives ([\d.]+)\/s against a capacity of 300\/s/.exec(s.sustainingEffect ?? '');
+    assert.ok(m && Number(m[1]) > 300, `sustained by ${s.sustainingEffect}`);
+    const all = attempts(out);
+    const { during } = byPhase(s, all);
+    // The paused replica answers nothing; the survivors receive its load through the retries.
+    assert.equal(during.filter((a) => a.replica === 1 && a.kind === 'ok').length, 0);
+    // retry.otherReplica: no retry goes where the try it retries failed.
+    const prev = new Map<string, number>(all.map((a) => [`${a.origin}/${a.n}`, a.replica]));
+    const retries = all.filter((a) => a.n > 1);
+    assert.ok(retries.length > 0);
+    for (const a of retries)
+      assert.notEqual(a.replica, prev.get(`${a.origin}/${a.n - 1}`), `origin ${a.origin} try ${a.n}`);
+  });
+
+  test('replica-failover-no-retry recovers: the paused replica’s origins fail, the survivors stay under capacity', async () => {
+    const { s, out } = await runScaled('experiments/replica-failover-no-retry.yaml');
+    assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
+    assert.equal(s.afterTrigger.amplification, 1, `amplification ${s.afterTrigger.amplification}`);
+    const { during } = byPhase(s, attempts(out));
+    assert.equal(during.filter((a) => a.replica === 1 && a.kind === 'ok').length, 0);
+    // Round-robin keeps sending api[1] its third; the survivors serve theirs.
+    const survivors = during.filter((a) => a.replica !== 1);
+    const ok = survivors.filter((a) => a.kind === 'ok').length;
+    assert.ok(ok >= 0.95 * survivors.length, `survivors served ${ok} of ${survivors.length}`);
+  });
+
+  test('lb-herding: least-latency keeps every client on the killed replica (a refusal looks fastest), p2c spreads them; both recover', async () => {
+    const ll = await runScaled('experiments/lb-herding.yaml');
+    const p2c = await runScaled('experiments/lb-herding-p2c.yaml');
+    assert.equal(outcomeOf(ll.s), 'recovered', describeOutcome(ll.s));
+    assert.equal(outcomeOf(p2c.s), 'recovered', describeOutcome(p2c.s));
+    const K = 50; // client.instances; origins are dealt to them round-robin
+    const runs = { 'least-latency': ll, p2c } as const;
+    const phases = Object.fromEntries(
+      Object.entries(runs).map(([k, r]) => [k, byPhase(r.s, attempts(r.out))]),
+    ) as Record<keyof typeof runs, ReturnType<typeof byPhase>>;
+    for (const [k, p] of Object.entries(phases)) {
+      // Killed: every attempt on api[2] is refused at once.
+      const on2 = p.during.filter((a) => a.replica === 2);
+      assert.ok(
+        on2.length > 0 && on2.every((a) => a.kind === 'conn-refused'),
+        `${k}: ${on2.length} on api[2]`,
+      );
+    }
+    const llBefore = shares(phases['least-latency'].before, 3);
+    const p2cBefore = shares(phases.p2c.before, 3);
+    // Before the kill, least-latency already herds: each client sticks to the replica
+    // that first looked fastest, so the shares are uneven; p2c's are even.
+    assert.ok(Math.max(...llBefore) - Math.min(...llBefore) > 0.15, `least-latency before: ${pct(llBefore)}`);
+    for (const x of p2cBefore) assert.ok(Math.abs(x - 1 / 3) < 0.05, `p2c before: ${pct(p2cBefore)}`);
+    // During the kill, each client whose last attempt went to api[2] sends it every
+    // attempt under least-latency (its refusals lower its average), and none under p2c.
+    const stuck = (p: ReturnType<typeof byPhase>): { on: number; stayed: number } => {
+      const last = new Map<number, number>();
+      for (const a of p.before) last.set(a.origin % K, a.replica);
+      const during = new Map<number, number[]>();
+      for (const a of p.during) during.set(a.origin % K, [...(during.get(a.origin % K) ?? []), a.replica]);
+      let on = 0;
+      let stayed = 0;
+      for (const [c, r] of last)
+        if (r === 2 && during.has(c)) {
+          on++;
+          if (during.get(c)!.every((x) => x === 2)) stayed++;
+        }
+      return { on, stayed };
+    };
+    const llStuck = stuck(phases['least-latency']);
+    const p2cStuck = stuck(phases.p2c);
+    assert.ok(llStuck.on >= 5, `least-latency: ${llStuck.on} clients on api[2]`);
+    assert.equal(llStuck.stayed, llStuck.on, `least-latency: ${llStuck.stayed} of ${llStuck.on} stayed`);
+    assert.ok(p2cStuck.stayed <= 0.2 * p2cStuck.on, `p2c: ${p2cStuck.stayed} of ${p2cStuck.on} stayed`);
+    // So the killed replica takes a larger share of the attempts under least-latency.
+    const llDuring = shares(phases['least-latency'].during, 3);
+    const p2cDuring = shares(phases.p2c.during, 3);
+    assert.ok(
+      llDuring[2]! > p2cDuring[2]! + 0.05,
+      `api[2] during the kill: least-latency ${pct(llDuring)}, p2c ${pct(p2cDuring)}`,
+    );
+  });
+});
