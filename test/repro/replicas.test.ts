@@ -46,6 +46,23 @@ function shares(xs: readonly Attempt[], n: number): number[] {
   return c.map((k) => k / xs.length);
 }
 
+/** The fraction of a client's attempts sent to the replica its previous attempt went to (K clients, origins dealt round-robin). */
+function persistence(xs: readonly Attempt[], K: number): number {
+  const last = new Map<number, number>();
+  let same = 0;
+  let n = 0;
+  for (const a of [...xs].sort((x, y) => x.sentS - y.sentS)) {
+    const c = a.origin % K;
+    const r = last.get(c);
+    if (r !== undefined) {
+      n++;
+      if (r === a.replica) same++;
+    }
+    last.set(c, a.replica);
+  }
+  return same / n;
+}
+
 const pct = (xs: readonly number[]): string => xs.map((x) => `${(100 * x).toFixed(1)}%`).join(' / ');
 
 describe('reproduction suite: replicas and load balancing', () => {
@@ -57,8 +74,8 @@ describe('reproduction suite: replicas and load balancing', () => {
     assert.ok(after < 0.25 * base, `goodput ${after}/s after the trigger, ${base}/s in the baseline`);
     assert.ok(s.afterTrigger.amplification! >= 2, `amplification ${s.afterTrigger.amplification}`);
     // The sustaining effect: the replicas together receive more than their capacity.
-    const m = /the api receives ([\d.]+)\/s against a capacity of 300\/s/.exec(s.sustainingEffect ?? '');
-    assert.ok(m && Number(m[1]) > 300, `sustained by ${s.sustainingEffect}`);
+    const m = /the api receives ([\d.]+)\/s against a capacity of 150\/s/.exec(s.sustainingEffect ?? '');
+    assert.ok(m && Number(m[1]) > 150, `sustained by ${s.sustainingEffect}`);
     const all = attempts(out);
     const { during } = byPhase(s, all);
     // The paused replica answers nothing; the survivors receive its load through the retries.
@@ -94,19 +111,20 @@ describe('reproduction suite: replicas and load balancing', () => {
       Object.entries(runs).map(([k, r]) => [k, byPhase(r.s, attempts(r.out))]),
     ) as Record<keyof typeof runs, ReturnType<typeof byPhase>>;
     for (const [k, p] of Object.entries(phases)) {
-      // Killed: every attempt on api[2] is refused at once.
+      // Killed: no attempt on api[2] succeeds, and nearly all are refused at once (one
+      // sent in the first milliseconds may still meet the process and be reset).
       const on2 = p.during.filter((a) => a.replica === 2);
-      assert.ok(
-        on2.length > 0 && on2.every((a) => a.kind === 'conn-refused'),
-        `${k}: ${on2.length} on api[2]`,
-      );
+      const refused = on2.filter((a) => a.kind === 'conn-refused').length;
+      assert.ok(on2.length > 0 && on2.every((a) => a.kind !== 'ok'), `${k}: ${on2.length} on api[2]`);
+      assert.ok(refused >= 0.9 * on2.length, `${k}: ${refused} of ${on2.length} refused`);
     }
-    const llBefore = shares(phases['least-latency'].before, 3);
-    const p2cBefore = shares(phases.p2c.before, 3);
-    // Before the kill, least-latency already herds: each client sticks to the replica
-    // that first looked fastest, so the shares are uneven; p2c's are even.
-    assert.ok(Math.max(...llBefore) - Math.min(...llBefore) > 0.15, `least-latency before: ${pct(llBefore)}`);
-    for (const x of p2cBefore) assert.ok(Math.abs(x - 1 / 3) < 0.05, `p2c before: ${pct(p2cBefore)}`);
+    // Before the kill, least-latency already herds: each client keeps to the replica that
+    // looked fastest, so its next attempt nearly always goes where its last one went;
+    // p2c's draw sends it to the same replica about a third of the time.
+    const llStay = persistence(phases['least-latency'].before, K);
+    const p2cStay = persistence(phases.p2c.before, K);
+    assert.ok(llStay > 0.8, `least-latency: ${pct([llStay])} of attempts where the client's last went`);
+    assert.ok(p2cStay < 0.45, `p2c: ${pct([p2cStay])} of attempts where the client's last went`);
     // During the kill, each client whose last attempt went to api[2] sends it every
     // attempt under least-latency (its refusals lower its average), and none under p2c.
     const stuck = (p: ReturnType<typeof byPhase>): { on: number; stayed: number } => {
@@ -128,12 +146,13 @@ describe('reproduction suite: replicas and load balancing', () => {
     assert.ok(llStuck.on >= 5, `least-latency: ${llStuck.on} clients on api[2]`);
     assert.equal(llStuck.stayed, llStuck.on, `least-latency: ${llStuck.stayed} of ${llStuck.on} stayed`);
     assert.ok(p2cStuck.stayed <= 0.2 * p2cStuck.on, `p2c: ${p2cStuck.stayed} of ${p2cStuck.on} stayed`);
-    // So the killed replica takes a larger share of the attempts under least-latency.
-    const llDuring = shares(phases['least-latency'].during, 3);
-    const p2cDuring = shares(phases.p2c.during, 3);
+    // So the killed replica keeps its share of the attempts under least-latency (its herd),
+    // and loses none of it to the others.
+    const before2 = shares(phases['least-latency'].before, 3)[2]!;
+    const during2 = shares(phases['least-latency'].during, 3)[2]!;
     assert.ok(
-      llDuring[2]! > p2cDuring[2]! + 0.05,
-      `api[2] during the kill: least-latency ${pct(llDuring)}, p2c ${pct(p2cDuring)}`,
+      during2 >= before2 - 0.05,
+      `api[2]: ${pct([before2])} before the kill, ${pct([during2])} during it`,
     );
   });
 });
