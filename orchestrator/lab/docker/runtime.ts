@@ -7,20 +7,29 @@ import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from './compose.js';
 import { DockerLab } from './DockerLab.js';
+import { replicaPortsProblem } from './replicas.js';
 import { runDockerUndo } from './undo.js';
 
 /**
- * Refuses an experiment whose lab runs api replicas: the compose project has one api
- * service (replicas are run by the local runtime and the simulation for now).
+ * Refuses an experiment whose api replicas cannot all be published: replica i publishes
+ * METABENCH_API_PORT + i (replicas.ts), which must stay a port. Checked here against the
+ * environment; the lab checks again with the --env-file's value when it comes up.
  */
-export function refuseDockerReplicas(e: Experiment, file: string | undefined): void {
+export function refuseDockerReplicas(
+  e: Experiment,
+  file: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): void {
   const n = apiReplicaCount(e.lab.api);
-  if (n > 1)
+  if (n <= 1) return;
+  const base = Number(env.METABENCH_API_PORT || 8080);
+  const why = Number.isInteger(base) ? replicaPortsProblem(n, base) : undefined;
+  if (why)
     throw new SpecError([
       {
         file: file ?? `experiment ${e.name}`,
         path: 'lab.api.replicas',
-        message: `the Docker lab runs one api replica for now (this file asks for ${n}): run it with --runtime local or --runtime sim`,
+        message: `the Docker lab cannot run them: ${why}`,
       },
     ]);
 }
