@@ -28,6 +28,7 @@ import {
   replicaOfService,
   replicaOverride,
   servicesOf,
+  undoRecipe,
 } from './replicas.js';
 import type { DockerUndo } from './undo.js';
 import { scrapeLabText } from '../scrapeApi.js';
@@ -289,7 +290,7 @@ export class DockerLab implements Lab {
   }
 
   pauseUndoRecipe(t: Target): UndoRecipe {
-    return this.recipe(t, 'unpause', 'resume', 'docker unpause');
+    return this.recipe(t, 'unpause');
   }
 
   async kill(t: Target): Promise<void> {
@@ -330,31 +331,12 @@ export class DockerLab implements Lab {
   }
 
   startUndoRecipe(t: Target): UndoRecipe {
-    return this.recipe(t, 'start', 'start', 'docker start', ' again');
+    return this.recipe(t, 'start');
   }
 
-  /**
-   * The undo of an action on `t`: one Engine API call on its container, or (`api` with
-   * several replicas) one per replica's container, each naming its exact container.
-   */
-  private recipe(t: Target, action: DockerUndo['action'], verb: string, cli: string, again = ''): UndoRecipe {
-    const one = (what: string, service: string): DockerUndo => {
-      const c = this.container(service);
-      return {
-        kind: 'docker',
-        action,
-        container: c.id,
-        engine: this.engine,
-        what: `${what} (${cli} ${c.name})`,
-      };
-    };
-    const services = this.servicesOf(t);
-    if (services.length === 1) return one(`${verb} ${t}${again}`, services[0]!);
-    return {
-      kind: 'steps',
-      what: `${verb} ${t}${again} (its ${services.length} replicas)`,
-      steps: services.map((s, i) => one(`${verb} api[${i}]${again}`, s)),
-    };
+  /** The undo of `action` on `t`'s containers (replicas.ts: one recipe per container). */
+  private recipe(t: Target, action: DockerUndo['action']): UndoRecipe {
+    return undoRecipe(t, action, this.replicas, (s) => this.container(s), this.engine);
   }
 
   async flushCache(): Promise<void> {

@@ -15,6 +15,7 @@ import {
   replicaOverride,
   replicaPortsProblem,
   servicesOf,
+  undoRecipe,
 } from './replicas.js';
 
 const api = readApiService();
@@ -123,4 +124,46 @@ test('Prometheus scrapes every replica a lab can run, each its own target: api, 
     targets('api-replicas'),
     Array.from({ length: MAX_REPLICAS - 1 }, (_, i) => `${apiService(i + 1)}:8080`),
   );
+});
+
+test('the journal’s recipes name the exact container(s): api[1] its own, api each replica’s, one api as before', () => {
+  const engine = { socketPath: '/var/run/docker.sock' };
+  const containers: Record<string, { id: string; name: string }> = {
+    api: { id: 'c0', name: 'metabench-api-1' },
+    api1: { id: 'c1', name: 'metabench-api1-1' },
+    api2: { id: 'c2', name: 'metabench-api2-1' },
+    redis: { id: 'cr', name: 'metabench-redis-1' },
+  };
+  const of = (s: string): { id: string; name: string } => containers[s]!;
+  assert.deepEqual(undoRecipe('api[1]', 'unpause', 3, of, engine), {
+    kind: 'docker',
+    action: 'unpause',
+    container: 'c1',
+    engine,
+    what: 'resume api[1] (docker unpause metabench-api1-1)',
+  });
+  const all = undoRecipe('api', 'start', 3, of, engine);
+  assert.equal(all.kind, 'steps');
+  assert.equal(all.what, 'start api again (its 3 replicas)');
+  assert.deepEqual(
+    all.kind === 'steps' && all.steps.map((s) => [s.kind === 'docker' && s.container, s.what]),
+    [
+      ['c0', 'start api[0] again (docker start metabench-api-1)'],
+      ['c1', 'start api[1] again (docker start metabench-api1-1)'],
+      ['c2', 'start api[2] again (docker start metabench-api2-1)'],
+    ],
+  );
+  // One api, and the components without replicas: one call, worded as before replicas existed.
+  assert.deepEqual(undoRecipe('api', 'unpause', 1, of, engine), {
+    kind: 'docker',
+    action: 'unpause',
+    container: 'c0',
+    engine,
+    what: 'resume api (docker unpause metabench-api-1)',
+  });
+  assert.equal(
+    undoRecipe('redis', 'start', 3, of, engine).what,
+    'start redis again (docker start metabench-redis-1)',
+  );
+  assert.throws(() => undoRecipe('api[3]', 'unpause', 3, of, engine), /api\[0\] to api\[2\]/);
 });

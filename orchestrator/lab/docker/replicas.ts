@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
+import type { DockerUndo, EngineAddress } from '../dockerData.js';
+import type { UndoRecipe } from '../undoRecipe.js';
 import { replicaIndices, targetOf, type Component, type Target } from '../target.js';
 import { COMPOSE_FILE } from './compose.js';
 import { parseEnvFile } from './images.js';
@@ -117,4 +119,40 @@ export function replicaOverride(
       ports: [`127.0.0.1:${base + i}:8080`],
     };
   return { services };
+}
+
+const UNDO_WORDS: Record<DockerUndo['action'], (t: string) => string> = {
+  unpause: (t) => `resume ${t}`,
+  start: (t) => `start ${t} again`,
+};
+
+/**
+ * The fault journal's undo of `action` on what `t` names, runnable without the lab: one
+ * Engine API call on its container, or (`api` with several replicas) one step per replica,
+ * each naming its exact container (by id; its name in `what`).
+ */
+export function undoRecipe(
+  t: Target,
+  action: DockerUndo['action'],
+  replicas: number,
+  container: (service: string) => { readonly id: string; readonly name: string },
+  engine: EngineAddress,
+): UndoRecipe {
+  const one = (target: string, service: string): DockerUndo => {
+    const c = container(service);
+    return {
+      kind: 'docker',
+      action,
+      container: c.id,
+      engine,
+      what: `${UNDO_WORDS[action](target)} (docker ${action} ${c.name})`,
+    };
+  };
+  const services = servicesOf(t, replicas);
+  if (services.length === 1) return one(t, services[0]!);
+  return {
+    kind: 'steps',
+    what: `${UNDO_WORDS[action](t)} (its ${services.length} replicas)`,
+    steps: services.map((s) => one(`api[${replicaOfService(s)}]`, s)),
+  };
 }
