@@ -136,6 +136,8 @@ export class DockerLab implements Lab {
    */
   private replicaCompose(flagsOf: (i: number) => string): { compose: ComposeOptions; cleanup: () => void } {
     const c = this.cfg.compose;
+    // One api: the compose file alone, not even read here.
+    if (this.replicas <= 1) return { compose: c, cleanup: () => undefined };
     const override = replicaOverride(
       readApiService(c.file ?? COMPOSE_FILE),
       this.replicas,
