@@ -37,3 +37,27 @@ test('the docker runtime runs api replicas: it refuses only those whose ports wo
     METABENCH_API_PORT: '65535',
   });
 });
+
+test('the docker runtime refuses replicas whose pools overflow the compose file’s Postgres, naming the numbers', () => {
+  const withDb = (n: number, pool: number): string =>
+    experiment(`replicas: ${n}, `).replace(
+      'lab:\n',
+      `lab:\n  cache: { ttl: 60s, prewarm: true }\n  db: { keys: 100, pool: ${pool}, query: { dist: constant, mean: 1ms } }\n`,
+    );
+  refuseDockerReplicas(parseExperiment(withDb(12, 8), 'ok.yaml'), 'ok.yaml', {});
+  assert.throws(
+    () => refuseDockerReplicas(parseExperiment(withDb(13, 8), 'many.yaml'), 'many.yaml', {}),
+    (err: unknown) => {
+      assert.ok(err instanceof SpecError);
+      assert.deepEqual(
+        err.issues.map((i) => [i.file, i.path]),
+        [['many.yaml', 'lab.api.replicas']],
+      );
+      assert.match(
+        err.issues[0]!.message,
+        /13 api replicas with lab.db.pool 8 open 104 connections, more than the 97/,
+      );
+      return true;
+    },
+  );
+});
