@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AttemptResult, Origin, OutcomeKind } from '../../bench/outcome.js';
-import { Recorder } from '../../bench/record/Recorder.js';
+import type { OutcomeKind } from '../../bench/outcome.js';
 import type { SpecIssue } from '../../foundation/errors.js';
 import { parseExperiment } from '../spec/load.js';
 import { planRun } from '../spec/plan.js';
-import { summarizeRun, type RunSummary } from './summary.js';
+import type { RunSummary } from './summary.js';
+import { syntheticRun } from '../../test/helpers/syntheticRun.js';
 
 // Per-class p95, ttftP95 and errorRatio (the former load.mix[].thresholds) are judged by the
 // one hypothesis judge, in the baseline and after recovery; a user-cancelled origin is not
@@ -49,61 +49,32 @@ function run(file = FILE): { s: RunSummary; warnings: SpecIssue[]; baselineCance
   const warnings: SpecIssue[] = [];
   const e = parseExperiment(file, 'x.yaml', [], (w) => warnings.push(w));
   const plan = planRun(e, { scale: 1, run: 1 });
-  const rec = new Recorder({
-    windows: [{ name: 'baseline', ...plan.phases.baseline }],
-    classes: ['read', 'chat', 'agent'],
-    retainFromMs: plan.phases.baseline.startMs,
-  });
   let chats = 0;
   let baselineCancelled = 0;
-  const events: { at: number; f: () => void }[] = [];
-  for (let i = 0; i < plan.totalMs / 100; i++) {
-    const t = i * 100;
-    const cls = i % 10 >= 6 && i % 10 <= 8 ? 1 : 0;
-    const o: Origin = {
-      id: i,
-      intendedMs: t,
-      deadlineMs: Infinity,
-      request: { cls, method: 'GET', path: '/', body: undefined, key: undefined },
-    };
-    rec.offered(o);
-    const after = t >= 14_000;
-    let kind: OutcomeKind = 'ok';
-    let ms = cls === 1 ? 600 : 50;
-    if (t >= 12_000 && t < 14_000) [kind, ms] = ['conn-refused', 1];
-    else if (cls === 1) {
-      const n = chats++;
-      if (n % 3 === 0) [kind, ms] = ['abandoned', 300];
-      else if (after && n % 4 === 1) kind = 'http-5xx';
-      if (kind === 'abandoned' && t + ms >= 2000 && t + ms < 12_000) baselineCancelled++;
-    }
-    const r: AttemptResult = {
-      kind,
-      status: kind === 'ok' ? 200 : 0,
-      sentMs: t,
-      endMs: t + ms,
-      attempt: 1,
-      ...(cls === 1 && kind === 'ok'
-        ? { stream: { ttftMs: after ? 700 : 200, itlMs: 20, tokens: 20, done: true } }
-        : {}),
-    };
-    events.push({
-      at: t + ms,
-      f: () => {
-        rec.attempt({ origin: o, number: 1 }, r);
-        rec.outcome(o, r);
-      },
-    });
-  }
-  events.sort((a, b) => a.at - b.at).forEach((x) => x.f());
-  rec.tick(plan.totalMs + 3000);
-  const s = summarizeRun({
-    plan,
-    runtime: 'local',
-    recorded: rec.close(),
-    server: null,
-    triggers: [{ kind: 'pause', target: 'api', startMs: 12_000, endMs: 14_000 }],
-    interrupted: false,
+  const s = syntheticRun(plan, {
+    classes: ['read', 'chat', 'agent'],
+    windows: [{ name: 'baseline', ...plan.phases.baseline }],
+    answer: (i, t) => {
+      const cls = i % 10 >= 6 && i % 10 <= 8 ? 1 : 0;
+      const after = t >= 14_000;
+      let kind: OutcomeKind = 'ok';
+      let ms = cls === 1 ? 600 : 50;
+      if (t >= 12_000 && t < 14_000) [kind, ms] = ['conn-refused', 1];
+      else if (cls === 1) {
+        const n = chats++;
+        if (n % 3 === 0) [kind, ms] = ['abandoned', 300];
+        else if (after && n % 4 === 1) kind = 'http-5xx';
+        if (kind === 'abandoned' && t + ms >= 2000 && t + ms < 12_000) baselineCancelled++;
+      }
+      return {
+        cls,
+        kind,
+        ms,
+        ...(cls === 1 && kind === 'ok'
+          ? { stream: { ttftMs: after ? 700 : 200, itlMs: 20, tokens: 20, done: true } }
+          : {}),
+      };
+    },
   });
   return { s, warnings, baselineCancelled };
 }

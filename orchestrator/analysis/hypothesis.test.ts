@@ -1,13 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AttemptResult, Origin } from '../../bench/outcome.js';
-import { Recorder } from '../../bench/record/Recorder.js';
 import { gateFailures } from '../cli/failOn.js';
 import { SpecError } from '../../foundation/errors.js';
 import { parseExperiment } from '../spec/load.js';
 import { planRun } from '../spec/plan.js';
 import { aggregateRuns } from './aggregate.js';
-import { summarizeRun, type RunSummary } from './summary.js';
+import type { RunSummary } from './summary.js';
+import { syntheticRun } from '../../test/helpers/syntheticRun.js';
 
 const FILE = (hypothesis: string, mix = true) =>
   [
@@ -82,63 +81,29 @@ test('per-class thresholds name classes of load.mix: an unknown one is refused w
  * trigger (12-14 s) and, when `collapse`, ever after, every origin times out; after
  * the trigger, `heavyFail` of the heavy origins fail.
  */
-function syntheticRun(opts: { heavyMs: number; heavyFail: number; collapse: boolean }): RunSummary {
+function syntheticHeavyRun(opts: { heavyMs: number; heavyFail: number; collapse: boolean }): RunSummary {
   const e = parseExperiment(FILE(HYP), 'x.yaml');
   const plan = planRun(e, { scale: 1, run: 1 });
-  const rec = new Recorder({
+  let heavySeen = 0;
+  return syntheticRun(plan, {
+    classes: ['read', 'heavy'],
     windows: [
       { name: 'warmup', ...plan.phases.warmup },
       { name: 'baseline', ...plan.phases.baseline },
       { name: 'trigger', ...plan.phases.trigger },
       { name: 'afterTrigger', startMs: plan.phases.trigger.endMs, endMs: plan.phases.observe.endMs },
     ],
-    classes: ['read', 'heavy'],
-    retainFromMs: plan.phases.baseline.startMs,
-  });
-  let heavySeen = 0;
-  const events: { at: number; f: () => void }[] = [];
-  for (let i = 0; i < plan.totalMs / 100; i++) {
-    const t = i * 100;
-    const cls = i % 5 === 4 ? 1 : 0;
-    const o: Origin = {
-      id: i,
-      intendedMs: t,
-      deadlineMs: Infinity,
-      request: { cls, method: 'GET', path: '/work', body: undefined, key: undefined },
-    };
-    rec.offered(o);
-    const down = (t >= 12_000 && t < 14_000) || (opts.collapse && t >= 12_000);
-    const fail = down || (cls === 1 && t >= 14_000 && heavySeen++ % Math.round(1 / opts.heavyFail) === 0);
-    const ms = fail ? 3000 : cls === 1 ? opts.heavyMs : 50;
-    const r: AttemptResult = {
-      kind: fail ? 'timeout' : 'ok',
-      status: fail ? 0 : 200,
-      sentMs: t,
-      endMs: t + ms,
-      attempt: 1,
-    };
-    events.push({
-      at: t + ms,
-      f: () => {
-        rec.attempt({ origin: o, number: 1 }, r);
-        rec.outcome(o, r);
-      },
-    });
-  }
-  events.sort((a, b) => a.at - b.at).forEach((x) => x.f());
-  rec.tick(plan.totalMs + 3000);
-  return summarizeRun({
-    plan,
-    runtime: 'local',
-    recorded: rec.close(),
-    server: null,
-    triggers: [{ kind: 'pause', target: 'api', startMs: 12_000, endMs: 14_000 }],
-    interrupted: false,
+    answer: (i, t) => {
+      const cls = i % 5 === 4 ? 1 : 0;
+      const down = (t >= 12_000 && t < 14_000) || (opts.collapse && t >= 12_000);
+      const fail = down || (cls === 1 && t >= 14_000 && heavySeen++ % Math.round(1 / opts.heavyFail) === 0);
+      return { cls, kind: fail ? 'timeout' : 'ok', ms: fail ? 3000 : cls === 1 ? opts.heavyMs : 50 };
+    },
   });
 }
 
 test('each threshold is judged in the baseline and after recovery, globally and per request class', () => {
-  const s = syntheticRun({ heavyMs: 1500, heavyFail: 0.1, collapse: false });
+  const s = syntheticHeavyRun({ heavyMs: 1500, heavyFail: 0.1, collapse: false });
   // The global p99 fails in the baseline by design, so the run is invalid (no verdict);
   // every threshold is judged all the same, after the recovery point too.
   assert.equal(s.outcome, 'invalid');
@@ -194,7 +159,7 @@ test('each threshold is judged in the baseline and after recovery, globally and 
 });
 
 test('a run that does not recover has no after-recovery window: those verdicts are unmeasured, never a pass', () => {
-  const s = syntheticRun({ heavyMs: 100, heavyFail: 0.1, collapse: true });
+  const s = syntheticHeavyRun({ heavyMs: 100, heavyFail: 0.1, collapse: true });
   assert.equal(s.recovered, false);
   const after = s.hypothesis.filter((h) => h.window === 'afterRecovery');
   assert.equal(after.length, 4);

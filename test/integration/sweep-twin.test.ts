@@ -60,7 +60,11 @@ test('sweep --twin: each lab point has its simulated twin, its report both side 
   >[];
   assert.equal(rows.length, 2);
   for (const [i, row] of rows.entries()) {
-    assert.match(row['verdict']!, /^(metastable|recovered|unmeasured)$/, invalidWhy(join(out, `point-${i + 1}`)));
+    assert.match(
+      row['verdict']!,
+      /^(metastable|recovered|unmeasured)$/,
+      invalidWhy(join(out, `point-${i + 1}`)),
+    );
     assert.match(row['verdict (simulated)']!, /^(metastable|recovered|unmeasured)$/);
   }
   assert.ok(existsSync(join(out, 'sweep.md')));
