@@ -31,6 +31,8 @@ export interface ComposeOptions {
   /** An env file of image/port overrides (docker/offline.env), passed as --env-file. */
   readonly envFile?: string | undefined;
   readonly file?: string;
+  /** Files merged over it (`-f` after `-f file`): the api replicas' generated override. */
+  readonly overrides?: readonly string[];
 }
 
 /** A fault-journal recipe that undoes a Docker action through the Engine API. */

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { isBenchError } from '../../foundation/errors.js';
 import { runCompose } from '../../orchestrator/lab/docker/compose.js';
+import { readApiService, replicaOverride } from '../../orchestrator/lab/docker/replicas.js';
 import { REPO } from '../helpers/cli.js';
 
 // The lab's configuration files as their own tools read them, where those tools are installed.
@@ -66,6 +67,42 @@ test('docker-compose config accepts docker-compose.yml: ports on 127.0.0.1, imag
     'redis',
     'toxiproxy',
   ]);
+});
+
+test('compose merges the api replicas’ override: api1 and api2, each its own port and seed, the api as before', (t) => {
+  const c = composeConfig();
+  if (!c) {
+    t.skip('neither docker-compose nor docker compose is installed');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-replicas-config-'));
+  const file = join(dir, 'api-replicas.json');
+  const override = replicaOverride(readApiService(), 3, 18090, (i) => `--workers 4 --seed ${i + 1}`);
+  writeFileSync(file, JSON.stringify(override));
+  const r = spawnSync(c.bin, [...c.args, '-f', join(REPO, 'docker-compose.yml'), '-f', file, 'config'], {
+    encoding: 'utf8',
+    env: { ...process.env, METABENCH_API_PORT: '18090', METABENCH_API_FLAGS: '--workers 4 --seed 1' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const cfg = parse(r.stdout) as {
+    services: Record<
+      string,
+      { command?: string | string[]; ports?: (string | { published?: string | number })[] }
+    >;
+  };
+  const port = (s: string): string => {
+    const p = cfg.services[s]!.ports![0]!;
+    return typeof p === 'string' ? p : String(p.published);
+  };
+  const command = (s: string): string => [cfg.services[s]!.command ?? []].flat().join(' ');
+  for (const [s, i] of [
+    ['api', 0],
+    ['api1', 1],
+    ['api2', 2],
+  ] as const) {
+    assert.match(port(s), new RegExp(String(18090 + i)), `${s} publishes ${18090 + i}`);
+    assert.match(command(s), new RegExp(`--seed ${i + 1}$`), `${s}: ${command(s)}`);
+  }
 });
 
 test('promtool check config accepts prometheus/prometheus.yml', (t) => {

@@ -1,14 +1,16 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { formatDurationDist } from '../../../services/api/config.js';
 import { BenchError } from '../../../foundation/errors.js';
-import type { Component, Lab, LabProcess, LabTopology, Target, UndoRecipe } from '../Lab.js';
-import { targetOf } from '../target.js';
+import type { Lab, LabProcess, LabTopology, Target, UndoRecipe } from '../Lab.js';
+import { replicaSeed } from '../labConfig.js';
 import { LinkClient } from '../links.js';
 import { dockerApiFlags, flagsString, LINK_ADDRESSES, type ApiLabConfig } from './apiFlags.js';
-import { CORE_SERVICES, runCompose, type ComposeOptions } from './compose.js';
+import { CORE_SERVICES, COMPOSE_FILE, runCompose, type ComposeOptions } from './compose.js';
 import {
   dockerClient,
   engineAddress,
@@ -19,6 +21,15 @@ import {
   type EngineAddress,
   type ServiceContainer,
 } from './engine.js';
+import {
+  apiPortBase,
+  apiService,
+  readApiService,
+  replicaOfService,
+  replicaOverride,
+  servicesOf,
+  undoRecipe,
+} from './replicas.js';
 import type { DockerUndo } from './undo.js';
 import { scrapeLabText } from '../scrapeApi.js';
 
@@ -28,22 +39,6 @@ export interface DockerLabConfig extends ApiLabConfig {
   readonly logFile?: string;
 }
 
-/** The component a target names in a lab of one api (`api[0]` is that api). */
-function oneApi(t: Target): Component {
-  const { component, replica } = targetOf(t);
-  if (replica !== undefined && replica > 0)
-    throw new BenchError('E_LAB', `the docker lab runs one api replica: there is no ${t}`);
-  return component;
-}
-
-/** The compose service of each component. */
-const SERVICE: Record<Component, string> = {
-  api: 'api',
-  redis: 'redis',
-  postgres: 'postgres',
-  llm: 'llm-stub',
-};
-
 /**
  * The lab as the compose project's containers, driven through the Docker Engine API
  * (dockerode): pause is `docker pause` (a frozen cgroup), kill is SIGKILL (the restart
@@ -52,35 +47,44 @@ const SERVICE: Record<Component, string> = {
  * services up with this experiment's api flags (compose recreates the api when they
  * change), reseeds Postgres and refills Redis through their published ports; `down`
  * undoes what the run did to the containers and leaves the lab running for the next run
- * and for Grafana (`metabench lab down` removes it).
+ * and for Grafana (`metabench lab down` removes it). With lab.api.replicas each replica is
+ * its own container (services `api`, `api1`…: replicas.ts), paused, killed, stopped and
+ * started on its own; the sets below hold compose service names.
  */
 export class DockerLab implements Lab {
   readonly runtime = 'docker' as const;
   private readonly docker: Docker;
   private readonly engine: EngineAddress;
   private readonly containers = new Map<string, ServiceContainer>();
-  private readonly paused = new Set<Component>();
-  private readonly halted = new Set<Component>();
+  private readonly paused = new Set<string>();
+  private readonly halted = new Set<string>();
+  private readonly replicas: number;
   private versions: { redis?: string; postgres?: string } = {};
   faultProxyApi: string | undefined;
 
   constructor(private readonly cfg: DockerLabConfig) {
     this.engine = engineAddress();
     this.docker = dockerClient(this.engine);
+    this.replicas = cfg.replicas ?? 1;
   }
 
   get apiUrl(): string {
     return `http://${this.published('api', '8080/tcp')}`;
   }
 
-  /** One api: the docker lab runs no replicas yet (its plugin refuses lab.api.replicas above 1). */
+  /** Each api replica's published address, by replica index. */
   get apiUrls(): readonly string[] {
-    return [this.apiUrl];
+    return this.apiServices().map((s) => `http://${this.published(s, '8080/tcp')}`);
+  }
+
+  /** The compose services of the api replicas, by replica index. */
+  private apiServices(): string[] {
+    return Array.from({ length: this.replicas }, (_, i) => apiService(i));
   }
 
   /** The stub provider's published address, when the project runs it (`--profile llm`). */
   get llmUrl(): string | undefined {
-    const addr = this.containers.get(SERVICE.llm)?.ports['8000/tcp'];
+    const addr = this.containers.get('llm-stub')?.ports['8000/tcp'];
     return addr ? `http://${addr}` : undefined;
   }
 
@@ -90,13 +94,24 @@ export class DockerLab implements Lab {
 
   async up(): Promise<void> {
     await pingEngine(this.docker);
-    const env = { METABENCH_API_FLAGS: flagsString(dockerApiFlags(this.cfg)) };
+    // Each replica's flags differ only in its seed (replica 0 keeps the lab's: one api runs as before).
+    const flagsOf = (i: number): string =>
+      flagsString(dockerApiFlags({ ...this.cfg, seed: replicaSeed(this.cfg.seed, i) }));
+    const env = { METABENCH_API_FLAGS: flagsOf(0) };
     this.note(`compose up (api flags: ${env.METABENCH_API_FLAGS})`);
-    await runCompose(this.cfg.compose, ['up', '-d', ...CORE_SERVICES.filter((s) => s !== 'api')], { env });
-    // A fresh api for every run, as the local lab has: no queue or counters carried over.
-    await runCompose(this.cfg.compose, ['up', '-d', '--no-deps', '--force-recreate', 'api'], { env });
+    const { compose, cleanup } = this.replicaCompose(flagsOf);
+    try {
+      await runCompose(compose, ['up', '-d', ...CORE_SERVICES.filter((s) => s !== 'api')], { env });
+      // A fresh api for every run, as the local lab has: no queue or counters carried over.
+      await runCompose(compose, ['up', '-d', '--no-deps', '--force-recreate', ...this.apiServices()], {
+        env,
+      });
+    } finally {
+      cleanup();
+    }
     await this.refresh();
-    for (const s of CORE_SERVICES) {
+    await this.removeExtraReplicas();
+    for (const s of [...CORE_SERVICES.filter((s) => s !== 'api'), ...this.apiServices()]) {
       const c = this.containers.get(s);
       if (!c)
         throw new BenchError('E_LAB_PREFLIGHT', `compose project "${this.cfg.compose.project}" has no ${s}`);
@@ -112,6 +127,45 @@ export class DockerLab implements Lab {
         upstream,
       });
     if (this.cfg.cache) await this.seed(this.cfg.cache);
+  }
+
+  /**
+   * The compose options of this lab: the project's own with one api; with replicas, the
+   * project's with the generated override of replicas 1… (in a temporary file, removed by
+   * `cleanup` once compose has read it: the lab drives the containers through the engine).
+   */
+  private replicaCompose(flagsOf: (i: number) => string): { compose: ComposeOptions; cleanup: () => void } {
+    const c = this.cfg.compose;
+    // One api: the compose file alone, not even read here.
+    if (this.replicas <= 1) return { compose: c, cleanup: () => undefined };
+    const override = replicaOverride(
+      readApiService(c.file ?? COMPOSE_FILE),
+      this.replicas,
+      apiPortBase(process.env, c.envFile),
+      flagsOf,
+    );
+    if (!override) return { compose: c, cleanup: () => undefined };
+    const dir = mkdtempSync(join(tmpdir(), 'metabench-replicas-'));
+    const file = join(dir, 'api-replicas.json');
+    writeFileSync(file, `${JSON.stringify(override, null, 2)}\n`);
+    this.note(
+      `api replicas 1 to ${this.replicas - 1}: ${Object.keys(override.services).join(', ')} (override ${file})`,
+    );
+    return {
+      compose: { ...c, overrides: [...(c.overrides ?? []), file] },
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+
+  /** Removes replica containers an earlier run with more replicas left (they would serve nobody and take CPU). */
+  private async removeExtraReplicas(): Promise<void> {
+    for (const [service, c] of [...this.containers]) {
+      const i = replicaOfService(service);
+      if (i === undefined || i < this.replicas) continue;
+      await this.docker.getContainer(c.id).remove({ force: true });
+      this.containers.delete(service);
+      this.note(`removed ${c.name} (api replica ${i}, beyond lab.api.replicas ${this.replicas})`);
+    }
   }
 
   /** The `items` table with the experiment's keys (as the local lab seeds it), then an empty or pre-warmed cache. */
@@ -194,63 +248,83 @@ export class DockerLab implements Lab {
     return addr;
   }
 
-  private container(c: Component): ServiceContainer {
-    const found = this.containers.get(SERVICE[c]);
-    if (!found) throw new BenchError('E_LAB', `component "${c}" is not running in this lab`);
+  /** The container of a compose service of this lab. */
+  private container(service: string): ServiceContainer {
+    const found = this.containers.get(service);
+    if (!found) throw new BenchError('E_LAB', `${service} is not running in this lab`);
     return found;
+  }
+
+  /** The compose services a target acts on (each api replica for `api`, one for `api[i]`). */
+  private servicesOf(t: Target): string[] {
+    return servicesOf(t, this.replicas);
   }
 
   async down(): Promise<void> {
     // Leave the lab as the run found it: nothing paused, nothing stopped.
-    for (const c of [...this.paused]) await this.resume(c).catch(() => undefined);
-    for (const c of [...this.halted]) await this.start(c).catch(() => undefined);
+    for (const s of [...this.paused]) await this.resumeService(s).catch(() => undefined);
+    for (const s of [...this.halted]) await this.startService(s).catch(() => undefined);
+  }
+
+  /** Every service a target names at once (a pause of `api` freezes its replicas together). */
+  private async each(t: Target, act: (service: string) => Promise<void>): Promise<void> {
+    await Promise.all(this.servicesOf(t).map(act));
   }
 
   async pause(t: Target): Promise<void> {
-    const c = oneApi(t);
-    await this.docker.getContainer(this.container(c).id).pause();
-    this.paused.add(c);
-    this.note(`paused ${SERVICE[c]}`);
+    await this.each(t, async (s) => {
+      await this.docker.getContainer(this.container(s).id).pause();
+      this.paused.add(s);
+      this.note(`paused ${s}`);
+    });
   }
 
   async resume(t: Target): Promise<void> {
-    const c = oneApi(t);
-    if (!this.paused.has(c)) return;
-    this.paused.delete(c);
-    const s = await inspectContainer(this.docker, this.container(c).id);
+    await this.each(t, (s) => this.resumeService(s));
+  }
+
+  private async resumeService(service: string): Promise<void> {
+    if (!this.paused.has(service)) return;
+    this.paused.delete(service);
+    const s = await inspectContainer(this.docker, this.container(service).id);
     if (s.state === 'paused') await this.docker.getContainer(s.id).unpause();
-    this.note(`resumed ${SERVICE[c]}`);
+    this.note(`resumed ${service}`);
   }
 
   pauseUndoRecipe(t: Target): UndoRecipe {
-    const c = oneApi(t);
-    return this.recipe(c, 'unpause', `resume ${c} (docker unpause ${this.container(c).name})`);
+    return this.recipe(t, 'unpause');
   }
 
   async kill(t: Target): Promise<void> {
-    const c = oneApi(t);
-    this.paused.delete(c);
-    this.halted.add(c);
-    await this.docker.getContainer(this.container(c).id).kill({ signal: 'SIGKILL' });
-    this.note(`killed ${SERVICE[c]}`);
+    await this.each(t, async (s) => {
+      this.paused.delete(s);
+      this.halted.add(s);
+      await this.docker.getContainer(this.container(s).id).kill({ signal: 'SIGKILL' });
+      this.note(`killed ${s}`);
+    });
   }
 
   async stop(t: Target): Promise<void> {
-    const c = oneApi(t);
-    this.paused.delete(c);
-    this.halted.add(c);
-    await this.docker.getContainer(this.container(c).id).stop({ t: 10 });
-    this.note(`stopped ${SERVICE[c]}`);
+    await this.each(t, async (s) => {
+      this.paused.delete(s);
+      this.halted.add(s);
+      await this.docker.getContainer(this.container(s).id).stop({ t: 10 });
+      this.note(`stopped ${s}`);
+    });
   }
 
+  /** Starts each container `t` names and waits until each is healthy (every replica on its own). */
   async start(t: Target): Promise<void> {
-    const c = oneApi(t);
-    const id = this.container(c).id;
+    await this.each(t, (s) => this.startService(s));
+  }
+
+  private async startService(service: string): Promise<void> {
+    const id = this.container(service).id;
     const s = await inspectContainer(this.docker, id);
     if (s.state !== 'running' && s.state !== 'paused') await this.docker.getContainer(id).start();
-    this.containers.set(SERVICE[c], await waitHealthy(this.docker, id));
-    this.halted.delete(c);
-    this.note(`started ${SERVICE[c]}`);
+    this.containers.set(service, await waitHealthy(this.docker, id));
+    this.halted.delete(service);
+    this.note(`started ${service}`);
   }
 
   /** The compose project outlives a run (`metabench lab down` stops it): nothing to tear down. */
@@ -259,12 +333,12 @@ export class DockerLab implements Lab {
   }
 
   startUndoRecipe(t: Target): UndoRecipe {
-    const c = oneApi(t);
-    return this.recipe(c, 'start', `start ${c} again (docker start ${this.container(c).name})`);
+    return this.recipe(t, 'start');
   }
 
-  private recipe(c: Component, action: DockerUndo['action'], what: string): DockerUndo {
-    return { kind: 'docker', action, container: this.container(c).id, engine: this.engine, what };
+  /** The undo of `action` on `t`'s containers (replicas.ts: one recipe per container). */
+  private recipe(t: Target, action: DockerUndo['action']): UndoRecipe {
+    return undoRecipe(t, action, this.replicas, (s) => this.container(s), this.engine);
   }
 
   async flushCache(): Promise<void> {
@@ -285,15 +359,21 @@ export class DockerLab implements Lab {
   /** The containers' main processes as the host sees them (/proc), when the engine runs on this kernel. */
   processes(): readonly LabProcess[] {
     const out: LabProcess[] = [];
-    for (const [component, service] of [
-      ['api', 'api'],
-      ['redis', 'redis'],
-      ['postgres', 'postgres'],
-      ['faultproxy', 'toxiproxy'],
+    const several = this.replicas > 1;
+    for (const [component, service, replica] of [
+      ...this.apiServices().map((s, i) => ['api', s, several ? i : undefined] as const),
+      ['redis', 'redis', undefined],
+      ['postgres', 'postgres', undefined],
+      ['faultproxy', 'toxiproxy', undefined],
     ] as const) {
       const c = this.containers.get(service);
-      if (c && c.pid > 0 && !this.halted.has(component as Component) && isHostProcessOf(c.pid, c.id))
-        out.push({ component, pid: c.pid, command: `container ${c.name} (${c.image})` });
+      if (c && c.pid > 0 && !this.halted.has(service) && isHostProcessOf(c.pid, c.id))
+        out.push({
+          component,
+          pid: c.pid,
+          command: `container ${c.name} (${c.image})`,
+          ...(replica !== undefined ? { replica } : {}),
+        });
     }
     return out;
   }
@@ -315,8 +395,17 @@ export class DockerLab implements Lab {
           name: 'api',
           url: url('api', '8080/tcp', 'http'),
           pid: null,
+          ...(this.replicas > 1
+            ? { replicas: this.apiServices().map((s) => ({ url: url(s, '8080/tcp', 'http'), pid: null })) }
+            : {}),
           config: {
             ...image('api'),
+            ...(this.replicas > 1
+              ? {
+                  replicas: this.replicas,
+                  containers: this.apiServices().map((s) => this.containers.get(s)?.name ?? ''),
+                }
+              : {}),
             project: this.cfg.compose.project,
             workers: this.cfg.workers,
             work: formatDurationDist(this.cfg.work),

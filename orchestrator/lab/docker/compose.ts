@@ -47,7 +47,7 @@ export function composeCli(): ComposeCli {
 /** The compose arguments before the subcommand: file, project, env file. */
 export function composeArgs(o: ComposeOptions): string[] {
   const file = o.file ?? COMPOSE_FILE;
-  const args = ['-f', file, '-p', o.project];
+  const args = ['-f', file, ...(o.overrides ?? []).flatMap((f) => ['-f', f]), '-p', o.project];
   if (o.envFile !== undefined) {
     const env = resolve(o.envFile);
     if (!existsSync(env))

@@ -2,23 +2,24 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SpecError } from '../../../foundation/errors.js';
 import { parseExperiment } from '../../spec/load.js';
-import { dockerRuntime } from './runtime.js';
+import { dockerRuntime, refuseDockerReplicas } from './runtime.js';
 
 const experiment = (api: string): string => `name: d
 lab:
   api: { ${api}workers: 4, work: { dist: constant, mean: 10ms } }
 load: { arrival: constant, rate: 100/s }
 client: { timeout: 1s, retry: { policy: none } }
-schedule: { warmup: 1s, baseline: 2s, trigger: { kind: pause, target: api, duration: 2s }, observe: 2s }
+schedule: { warmup: 1s, baseline: 2s, trigger: { kind: pause, target: 'api[1]', duration: 2s }, observe: 2s }
 recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
 `;
 
-test('the docker runtime refuses api replicas before anything runs, naming the file and lab.api.replicas', () => {
-  const refuse = dockerRuntime.refuse;
-  assert.ok(refuse, 'the docker plugin refuses what it cannot run');
-  const e = parseExperiment(experiment('replicas: 3, '), 'three.yaml');
+test('the docker runtime runs api replicas: it refuses only those whose ports would pass 65535', () => {
+  assert.equal(dockerRuntime.refuse, refuseDockerReplicas);
+  const three = parseExperiment(experiment('replicas: 3, '), 'three.yaml');
+  refuseDockerReplicas(three, 'three.yaml', {});
+  refuseDockerReplicas(three, 'three.yaml', { METABENCH_API_PORT: '65533' });
   assert.throws(
-    () => refuse(e, 'three.yaml'),
+    () => refuseDockerReplicas(three, 'three.yaml', { METABENCH_API_PORT: '65534' }),
     (err: unknown) => {
       assert.ok(err instanceof SpecError);
       assert.equal(err.issues.length, 1);
@@ -26,12 +27,37 @@ test('the docker runtime refuses api replicas before anything runs, naming the f
       assert.equal(err.issues[0]!.path, 'lab.api.replicas');
       assert.match(
         err.issues[0]!.message,
-        /the Docker lab runs one api replica for now \(this file asks for 3\)/,
+        /the Docker lab cannot run them: 3 api replicas publish ports 65534 to 65536 .*set METABENCH_API_PORT to 65533 or lower/,
       );
       return true;
     },
   );
-  // One api, written or not, runs as before.
-  refuse(parseExperiment(experiment(''), 'one.yaml'), 'one.yaml');
-  refuse(parseExperiment(experiment('replicas: 1, '), 'one.yaml'), 'one.yaml');
+  // One api publishes one port: any port the environment gives is its own business.
+  refuseDockerReplicas(parseExperiment(experiment('').replace("'api[1]'", 'api'), 'one.yaml'), 'one.yaml', {
+    METABENCH_API_PORT: '65535',
+  });
+});
+
+test('the docker runtime refuses replicas whose pools overflow the compose file’s Postgres, naming the numbers', () => {
+  const withDb = (n: number, pool: number): string =>
+    experiment(`replicas: ${n}, `).replace(
+      'lab:\n',
+      `lab:\n  cache: { ttl: 60s, prewarm: true }\n  db: { keys: 100, pool: ${pool}, query: { dist: constant, mean: 1ms } }\n`,
+    );
+  refuseDockerReplicas(parseExperiment(withDb(12, 8), 'ok.yaml'), 'ok.yaml', {});
+  assert.throws(
+    () => refuseDockerReplicas(parseExperiment(withDb(13, 8), 'many.yaml'), 'many.yaml', {}),
+    (err: unknown) => {
+      assert.ok(err instanceof SpecError);
+      assert.deepEqual(
+        err.issues.map((i) => [i.file, i.path]),
+        [['many.yaml', 'lab.api.replicas']],
+      );
+      assert.match(
+        err.issues[0]!.message,
+        /13 api replicas with lab.db.pool 8 open 104 connections, more than the 97/,
+      );
+      return true;
+    },
+  );
 });
