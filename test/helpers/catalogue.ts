@@ -70,6 +70,7 @@ export const CLAIMED: Readonly<Record<string, Outcome | null>> = {
   'hotos21-retry': 'metastable',
   'llm-platform': 'recovered',
   'llm-platform-failing': 'recovered',
+  'llm-provider-outage': 'recovered',
   'step-test': null,
   soak: 'recovered',
 };
@@ -80,6 +81,8 @@ export const NOT_SIMULATED: Readonly<Record<string, string>> = {
     'the simulated api serves /work and /health only: the LLM routes (/chat, /agent, /retrieve, /ingest) answer 404 and there is no provider behind them',
   'llm-platform-failing':
     'the simulated api serves /work and /health only: the LLM routes answer 404 and there is no provider to fail',
+  'llm-provider-outage':
+    'the simulated lab has no LLM provider (sim/refusals.ts): there is no provider to take down and no api retrying it',
   'step-test':
     'its claim is a step test, and metabench calibrate measures a real lab only (it refuses --runtime sim)',
 };

@@ -7,6 +7,7 @@ import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import type { LabTopology } from '../../orchestrator/lab/Lab.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { describeOutcome, outcomeOf, suiteScale } from '../helpers/catalogue.js';
+import { readSeries, type Row } from '../helpers/experiment.js';
 
 // Issue 11: the LLM-platform scenario on the local lab (stub provider behind its link,
 // redis, postgres), at the suite's scale, with the provider failing 15%: the per-class results,
@@ -109,4 +110,21 @@ test('llm-platform passes every class threshold of its sustained phase and recov
     [],
   );
   assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
+
+  // The provider's own series (its /metrics scraped into timeseries.csv) in the sustained
+  // phase: it ends about as many requests as the api sends it attempts, refuses none
+  // (the default profile fails nothing), and streams tokens.
+  const rows = readSeries(out);
+  for (const col of ['llm_provider_requests', 'llm_provider_errors_down', 'llm_provider_tokens'])
+    assert.ok(col in rows[0]!, `timeseries.csv has ${col}`);
+  const sustain = rows.filter((row) => row['phase'] === 'baseline');
+  const total = (col: string, rs: Row[]): number => rs.reduce((a, row) => a + Number(row[col] ?? 0), 0);
+  const requests = total('llm_provider_requests', sustain);
+  const attempts = total('llm_attempts', sustain);
+  assert.ok(requests > 0 && total('llm_provider_tokens', sustain) > 0, `${requests} provider requests`);
+  assert.ok(
+    requests > 0.8 * attempts && requests < 1.25 * attempts,
+    `${requests} provider requests for ${attempts} api attempts`,
+  );
+  assert.equal(total('llm_provider_errors_down', sustain), 0);
 });
