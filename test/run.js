@@ -45,6 +45,7 @@ if (!(Number.isInteger(LAB_JOBS) && LAB_JOBS >= 1)) {
 // is left running alone at the end).
 const LONG = [
   'catalogue-other',
+  'replicas',
   'catalogue-queues',
   'catalogue-data',
   'policies',
