@@ -9,7 +9,7 @@
 // The reproduction suite is its own command because its time is the experiments' own:
 // about 25 runs of 35-120 s each, one after another (lab runs disturb each other; see
 // below), which no test runner setting shortens.
-import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -77,40 +77,6 @@ const startedAt = Date.now();
 const clock = () => `${((Date.now() - startedAt) / 60_000).toFixed(1)} min`;
 const results = [];
 
-// The Docker lab's images take minutes to build from a fresh machine (debootstrap, then the
-// api's Dockerfile compiling the source): scripts/build-offline-images.sh starts beside the
-// unit tests, at its own low priority, and the lab tests wait for it, so they never run beside
-// it. The Docker tests run the script again, finding every image in Docker's layer cache; a
-// build that fails here fails there again, with its message, so this one only prints.
-const needsImages = integration.some((f) => /docker-lab|conformance-docker/.test(stem(f)));
-const imageBuild =
-  needsImages && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0
-    ? buildImages()
-    : null;
-
-function buildImages() {
-  const log = join(env.METABENCH_STATE_DIR, 'build-offline-images.log');
-  const fd = openSync(log, 'w'); // a file, not a pipe: spawnSync below blocks the loop that would drain one
-  const t0 = Date.now();
-  const child = spawn('bash', [join('scripts', 'build-offline-images.sh')], {
-    stdio: ['ignore', fd, fd],
-    env,
-  });
-  closeSync(fd);
-  return new Promise((resolve) => {
-    const done = (code) => {
-      const s = (Date.now() - t0) / 1000;
-      console.log(
-        `\n━━ scripts/build-offline-images.sh (beside the unit tests): exit ${code} in ${s.toFixed(0)} s`,
-      );
-      if (code !== 0) process.stdout.write(readFileSync(log, 'utf8'));
-      resolve();
-    };
-    child.on('error', () => done(127));
-    child.on('close', (code) => done(code ?? 1));
-  });
-}
-
 // Unit tests: one runner, two files at a time (they are pure, or start one process of
 // their own at most).
 if (unit.length > 0) {
@@ -160,10 +126,6 @@ async function pool(queue, width) {
   await Promise.all(Array.from({ length: width }, next));
 }
 
-if (imageBuild && integration.length > 0) {
-  console.log(`▶ waiting for the Docker images (${clock()})`);
-  await imageBuild;
-}
 await pool([...integration], 1);
 await pool([...repro], LAB_JOBS);
 
