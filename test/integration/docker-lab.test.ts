@@ -16,6 +16,7 @@ import {
 import { parseEnvFile } from '../../orchestrator/lab/docker/images.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { REPO, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { watchComposeEvents } from '../helpers/dockerEvents.js';
 
 // The Docker lab end to end, on the offline images (scripts/build-offline-images.sh builds the
 // api image from docker/api/Dockerfile, the file users build, on local base images): a lab up
@@ -198,7 +199,7 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     const grafanaUrl = `http://127.0.0.1:${typeof gaddr === 'object' && gaddr ? gaddr.port : 0}`;
     // The engine's pause/unpause events of the api, live (its ring buffer is too short for a
     // lookup afterwards: the healthchecks fill it).
-    events = await watchEvents(docker);
+    events = await watchComposeEvents(docker, PROJECT, ['pause', 'unpause'], 'api');
     const run = startCli(
       // Two workers (the rate follows: 70% capacity = 70/s): the same storm at a quarter of the
       // requests, because the lab's containers run at dockerd's low priority on a shared machine.
@@ -275,7 +276,7 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     assert.ok(states.has('paused'), `api states seen during the run: ${[...states].join(', ')}`);
     const api = (await projectContainers(docker, PROJECT)).find((c) => c.service === 'api')!;
     assert.equal(api.state, 'running', 'resumed at the end');
-    assert.deepEqual(events.stop(), ['pause', 'unpause']);
+    assert.deepEqual(events.stop(), ['api pause', 'api unpause']);
     events = undefined;
 
     // Prometheus (in a container) scraped the orchestrator's live metrics through host-gateway.
@@ -366,26 +367,4 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
 
 function readEnvFile(): Record<string, string> {
   return parseEnvFile(readFileSync(ENV_FILE, 'utf8'));
-}
-
-/** Collects the api's pause/unpause events from now until stop() (which returns them, in order). */
-async function watchEvents(docker: Docker): Promise<{ stop: () => string[] }> {
-  const stream = (await docker.getEvents({
-    filters: {
-      type: ['container'],
-      event: ['pause', 'unpause'],
-      label: [`com.docker.compose.project=${PROJECT}`, 'com.docker.compose.service=api'],
-    },
-  })) as NodeJS.ReadableStream & { destroy: () => void };
-  let text = '';
-  stream.on('data', (d: Buffer) => (text += d.toString()));
-  return {
-    stop: () => {
-      stream.destroy();
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => (JSON.parse(l) as { Action?: string }).Action ?? '');
-    },
-  };
 }

@@ -12,6 +12,7 @@ import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { REPO, startCli, tempDir } from '../helpers/cli.js';
 import { readSeries, sum } from '../helpers/experiment.js';
 import { labConformance } from '../helpers/labConformance.js';
+import { watchComposeEvents } from '../helpers/dockerEvents.js';
 
 // The Lab conformance suite on the docker runtime, on the images scripts/build-offline-images.sh
 // built (this test builds none): skipped, saying why, where no Docker engine answers or the
@@ -82,31 +83,6 @@ labConformance('docker', {
   },
 });
 
-/** The engine's lifecycle events of the project's containers from now until stop(): "service action". */
-async function watchEvents(): Promise<{ stop: () => string[] }> {
-  const stream = (await docker.getEvents({
-    filters: {
-      type: ['container'],
-      event: ['pause', 'unpause', 'kill', 'stop', 'die', 'start'],
-      label: [`com.docker.compose.project=${PROJECT}`],
-    },
-  })) as NodeJS.ReadableStream & { destroy: () => void };
-  let text = '';
-  stream.on('data', (d: Buffer) => (text += d.toString()));
-  return {
-    stop: () => {
-      stream.destroy();
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => {
-          const e = JSON.parse(l) as { Action: string; Actor: { Attributes: Record<string, string> } };
-          return `${e.Actor.Attributes['com.docker.compose.service']} ${e.Action}`;
-        });
-    },
-  };
-}
-
 test(
   'docker: two api replicas, a pause of api[1] freezes its container alone and api[0] keeps serving',
   { skip: skip ?? false },
@@ -114,7 +90,14 @@ test(
     const common = ['--runtime', 'docker', '--project', PROJECT, '--env-file', ENV_FILE];
     const out = join(tempDir('docker-replicas'), 'out');
     const t0 = Date.now();
-    const events = await watchEvents();
+    const events = await watchComposeEvents(docker, PROJECT, [
+      'pause',
+      'unpause',
+      'kill',
+      'stop',
+      'die',
+      'start',
+    ]);
     let happened: string[] | undefined;
     try {
       const run = startCli(
