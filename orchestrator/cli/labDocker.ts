@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
+import { MAX_REPLICAS } from '../lab/target.js';
+import { wholeNumber } from './options.js';
 import {
   CORE_SERVICES,
   GRAFANA_SERVICES,
@@ -18,6 +20,7 @@ import {
 } from '../lab/docker/engine.js';
 import { parseEnvFile, serviceImages } from '../lab/docker/images.js';
 import { checkPorts, ownPorts, publishedPorts } from '../lab/docker/ports.js';
+import { swarmDown, swarmStatus, swarmUp } from './labSwarm.js';
 import { addRuntimeOptions, composeOptions, type RuntimeFlags } from './runtimeOption.js';
 
 type LabFlags = Pick<RuntimeFlags, 'runtime' | 'project' | 'envFile'>;
@@ -31,9 +34,21 @@ export function registerDockerLab(lab: Command): void {
         'bring the Docker lab up (api, Redis, Postgres, Toxiproxy, Prometheus, Grafana) and wait until healthy',
       )
       .option('--no-grafana', 'leave Grafana and its image renderer out')
-      .option('--llm', 'also start the llm-stub (compose profile "llm")'),
+      .option('--llm', 'also start the llm-stub (compose profile "llm")')
+      .option(
+        '--replicas <N>',
+        'swarm: api replicas to deploy (services api, api1…; a run deploys its own lab.api.replicas)',
+        wholeNumber('--replicas', 1, MAX_REPLICAS),
+      ),
     false,
-  ).action(async (o: LabFlags & { grafana: boolean; llm?: boolean }) => {
+  ).action(async (o: LabFlags & { grafana: boolean; llm?: boolean; replicas?: number }) => {
+    if (o.runtime === 'swarm') return swarmUp(composeOptions(o), o.replicas ?? 1);
+    if (o.replicas !== undefined)
+      throw new BenchError(
+        'E_USAGE',
+        'lab up --replicas: only the swarm runtime deploys api replicas ahead of a run',
+        'a docker run creates the replicas its lab.api.replicas asks for',
+      );
     const c = dockerOnly(o, 'up');
     const docker = dockerClient();
     await pingEngine(docker);
@@ -67,6 +82,7 @@ export function registerDockerLab(lab: Command): void {
       .option('--volumes', 'also remove the named volumes the compose file declares'),
     false,
   ).action(async (o: LabFlags & { volumes?: boolean }) => {
+    if (o.runtime === 'swarm') return swarmDown(composeOptions(o));
     const c = dockerOnly(o, 'down');
     const docker = dockerClient();
     await pingEngine(docker);
@@ -98,6 +114,7 @@ export function registerDockerLab(lab: Command): void {
     lab.command('status').description('the Docker lab’s containers: state, health, published ports'),
     false,
   ).action(async (o: LabFlags) => {
+    if (o.runtime === 'swarm') return swarmStatus(composeOptions(o));
     const c = dockerOnly(o, 'status');
     const docker = dockerClient();
     await pingEngine(docker);
@@ -110,7 +127,7 @@ function dockerOnly(o: LabFlags, what: string): ComposeOptions {
     throw new BenchError(
       'E_USAGE',
       `lab ${what}: the local runtime starts its lab for each run, so there is nothing to ${what === 'status' ? 'show' : `bring ${what}`}`,
-      `use --runtime docker for the Compose lab`,
+      `use --runtime docker for the Compose lab, --runtime swarm for the Swarm stack`,
     );
   return composeOptions(o);
 }

@@ -19,13 +19,16 @@ export interface RuntimeFlags {
 export function addRuntimeOptions(cmd: Command, watch = true): Command {
   cmd
     .addOption(
-      new Option('--runtime <RUNTIME>', 'where the lab runs: child processes, or the Docker Compose lab')
+      new Option(
+        '--runtime <RUNTIME>',
+        'where the lab runs: child processes, the Docker Compose lab, a simulation, or a Docker Swarm stack',
+      )
         .choices([...RUNTIMES])
         .default('local'),
     )
     .option(
       '--project <NAME>',
-      'docker: the compose project',
+      'docker: the compose project (swarm: the stack)',
       process.env.METABENCH_COMPOSE_PROJECT ?? DEFAULT_PROJECT,
     )
     .option('--env-file <FILE>', 'docker: image and port overrides for compose (docker/offline.env)');
@@ -56,7 +59,7 @@ export function composeOptions(f: Pick<RuntimeFlags, 'project' | 'envFile'>): Co
  * be unreachable from the Prometheus container on Linux.
  */
 export async function runtimeContext(f: RuntimeFlags): Promise<Pick<RunContext, 'docker' | 'observe'>> {
-  if (f.runtime !== 'docker')
+  if (f.runtime !== 'docker' && f.runtime !== 'swarm')
     return {
       observe: {
         ...(f.metrics && f.metricsPort !== undefined ? { metricsPort: f.metricsPort } : {}),

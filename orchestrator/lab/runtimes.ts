@@ -8,7 +8,7 @@ import { InvalidArgumentError } from 'commander';
  * `--runtime` on run, sweep and calibrate accept exactly these names, and manifest.json
  * records the one used.
  */
-export const RUNTIMES = ['local', 'docker', 'sim'] as const;
+export const RUNTIMES = ['local', 'docker', 'sim', 'swarm'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 export const DEFAULT_RUNTIME: Runtime = 'local';
 

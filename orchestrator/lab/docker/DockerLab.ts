@@ -52,17 +52,17 @@ export interface DockerLabConfig extends ApiLabConfig {
  * started on its own; the sets below hold compose service names.
  */
 export class DockerLab implements Lab {
-  readonly runtime = 'docker' as const;
-  private readonly docker: Docker;
-  private readonly engine: EngineAddress;
-  private readonly containers = new Map<string, ServiceContainer>();
+  readonly runtime: 'docker' | 'swarm' = 'docker';
+  protected readonly docker: Docker;
+  protected readonly engine: EngineAddress;
+  protected readonly containers = new Map<string, ServiceContainer>();
   private readonly paused = new Set<string>();
   private readonly halted = new Set<string>();
-  private readonly replicas: number;
+  protected readonly replicas: number;
   private versions: { redis?: string; postgres?: string } = {};
   faultProxyApi: string | undefined;
 
-  constructor(private readonly cfg: DockerLabConfig) {
+  constructor(protected readonly cfg: DockerLabConfig) {
     this.engine = engineAddress();
     this.docker = dockerClient(this.engine);
     this.replicas = cfg.replicas ?? 1;
@@ -78,7 +78,7 @@ export class DockerLab implements Lab {
   }
 
   /** The compose services of the api replicas, by replica index. */
-  private apiServices(): string[] {
+  protected apiServices(): string[] {
     return Array.from({ length: this.replicas }, (_, i) => apiService(i));
   }
 
@@ -88,8 +88,8 @@ export class DockerLab implements Lab {
     return addr ? `http://${addr}` : undefined;
   }
 
-  private note(line: string): void {
-    if (this.cfg.logFile) appendFileSync(this.cfg.logFile, `[docker] ${line}\n`);
+  protected note(line: string): void {
+    if (this.cfg.logFile) appendFileSync(this.cfg.logFile, `[${this.runtime}] ${line}\n`);
   }
 
   async up(): Promise<void> {
@@ -117,6 +117,11 @@ export class DockerLab implements Lab {
         throw new BenchError('E_LAB_PREFLIGHT', `compose project "${this.cfg.compose.project}" has no ${s}`);
       this.containers.set(s, await waitHealthy(this.docker, c.id));
     }
+    await this.prepare();
+  }
+
+  /** Once every service is healthy: Toxiproxy's links from a clean slate, then the data the experiment reads. */
+  protected async prepare(): Promise<void> {
     this.faultProxyApi = `http://${this.published('toxiproxy', '8474/tcp')}`;
     const links = new LinkClient(this.faultProxyApi);
     await links.reset(); // no toxic left from an earlier run, every link enabled
@@ -238,12 +243,12 @@ export class DockerLab implements Lab {
       this.containers.set(c.service, c);
   }
 
-  private published(service: string, port: string): string {
+  protected published(service: string, port: string): string {
     const addr = this.containers.get(service)?.ports[port];
     if (!addr)
       throw new BenchError(
         'E_LAB',
-        `${service} of compose project "${this.cfg.compose.project}" publishes no ${port}`,
+        `${service} of ${this.runtime === 'swarm' ? 'stack' : 'compose project'} "${this.cfg.compose.project}" publishes no ${port}`,
       );
     return addr;
   }
@@ -273,7 +278,7 @@ export class DockerLab implements Lab {
 
   async pause(t: Target): Promise<void> {
     await this.each(t, async (s) => {
-      await this.docker.getContainer(this.container(s).id).pause();
+      await this.dockerOf(s).getContainer(this.container(s).id).pause();
       this.paused.add(s);
       this.note(`paused ${s}`);
     });
@@ -286,8 +291,9 @@ export class DockerLab implements Lab {
   private async resumeService(service: string): Promise<void> {
     if (!this.paused.has(service)) return;
     this.paused.delete(service);
-    const s = await inspectContainer(this.docker, this.container(service).id);
-    if (s.state === 'paused') await this.docker.getContainer(s.id).unpause();
+    const docker = this.dockerOf(service);
+    const s = await inspectContainer(docker, this.container(service).id);
+    if (s.state === 'paused') await docker.getContainer(s.id).unpause();
     this.note(`resumed ${service}`);
   }
 
@@ -299,7 +305,7 @@ export class DockerLab implements Lab {
     await this.each(t, async (s) => {
       this.paused.delete(s);
       this.halted.add(s);
-      await this.docker.getContainer(this.container(s).id).kill({ signal: 'SIGKILL' });
+      await this.dockerOf(s).getContainer(this.container(s).id).kill({ signal: 'SIGKILL' });
       this.note(`killed ${s}`);
     });
   }
@@ -308,7 +314,7 @@ export class DockerLab implements Lab {
     await this.each(t, async (s) => {
       this.paused.delete(s);
       this.halted.add(s);
-      await this.docker.getContainer(this.container(s).id).stop({ t: 10 });
+      await this.dockerOf(s).getContainer(this.container(s).id).stop({ t: 10 });
       this.note(`stopped ${s}`);
     });
   }
@@ -320,9 +326,10 @@ export class DockerLab implements Lab {
 
   private async startService(service: string): Promise<void> {
     const id = this.container(service).id;
-    const s = await inspectContainer(this.docker, id);
-    if (s.state !== 'running' && s.state !== 'paused') await this.docker.getContainer(id).start();
-    this.containers.set(service, await waitHealthy(this.docker, id));
+    const docker = this.dockerOf(service);
+    const s = await inspectContainer(docker, id);
+    if (s.state !== 'running' && s.state !== 'paused') await docker.getContainer(id).start();
+    this.containers.set(service, await this.healthy(service, id));
     this.halted.delete(service);
     this.note(`started ${service}`);
   }
@@ -338,7 +345,21 @@ export class DockerLab implements Lab {
 
   /** The undo of `action` on `t`'s containers (replicas.ts: one recipe per container). */
   private recipe(t: Target, action: DockerUndo['action']): UndoRecipe {
-    return undoRecipe(t, action, this.replicas, (s) => this.container(s), this.engine);
+    return undoRecipe(t, action, this.replicas, (s) => this.container(s), (s) => this.engineOf(s));
+  }
+
+  /** The engine that runs a service's container: the one engine of a compose project (swarm: its task's node's). */
+  protected engineOf(_service: string): EngineAddress {
+    return this.engine;
+  }
+
+  protected dockerOf(_service: string): Docker {
+    return this.docker;
+  }
+
+  /** The service's container once it runs and is healthy, as this lab sees it (its published addresses). */
+  protected healthy(service: string, id: string): Promise<ServiceContainer> {
+    return waitHealthy(this.dockerOf(service), id);
   }
 
   async flushCache(): Promise<void> {
@@ -389,7 +410,7 @@ export class DockerLab implements Lab {
     };
     const cache = this.cfg.cache;
     return {
-      runtime: 'docker',
+      runtime: this.runtime,
       components: [
         {
           name: 'api',

@@ -136,7 +136,7 @@ export function undoRecipe(
   action: DockerUndo['action'],
   replicas: number,
   container: (service: string) => { readonly id: string; readonly name: string },
-  engine: EngineAddress,
+  engine: EngineAddress | ((service: string) => EngineAddress),
 ): UndoRecipe {
   const one = (target: string, service: string): DockerUndo => {
     const c = container(service);
@@ -144,7 +144,8 @@ export function undoRecipe(
       kind: 'docker',
       action,
       container: c.id,
-      engine,
+      // Swarm: each container on its own node's engine.
+      engine: typeof engine === 'function' ? engine(service) : engine,
       what: `${UNDO_WORDS[action](target)} (docker ${action} ${c.name})`,
     };
   };

@@ -130,8 +130,41 @@ export function apiReplicaCount(api: { readonly replicas?: number | undefined })
   return api.replicas ?? 1;
 }
 
+/**
+ * A swarm placement constraint, as `docker service create --constraint` takes it: a node
+ * attribute or label, == or !=, a value (node.labels.role == data).
+ */
+const constraint = z
+  .string()
+  .regex(
+    /^(node\.(id|hostname|role|platform\.os|platform\.arch|labels\.[\w.-]+)|engine\.labels\.[\w.-]+) *(==|!=) *[^\s=!]+$/,
+    'a swarm constraint: node.id, node.hostname, node.role, node.platform.os, node.platform.arch, node.labels.NAME or engine.labels.NAME, then == or !=, then a value (node.labels.role == data)',
+  );
+
+/**
+ * The swarm runtime's placement (DESIGN.md §5 swarm): the constraints each part of the lab
+ * is deployed with, so the api replicas, the data services and the generator's machine can
+ * be different machines. A role left out goes on the manager. The other runtimes run on one
+ * machine and ignore it.
+ */
+const placement = z.strictObject({
+  api: z.array(constraint).min(1).optional(),
+  redis: z.array(constraint).min(1).optional(),
+  postgres: z.array(constraint).min(1).optional(),
+  /** The fault proxy (Toxiproxy), through which the api reaches Redis and Postgres. */
+  proxy: z.array(constraint).min(1).optional(),
+  /** Prometheus. */
+  observers: z.array(constraint).min(1).optional(),
+});
+
 export const lab = z
-  .strictObject({ api, cache: cache.optional(), db: db.optional(), llm: llm.optional() })
+  .strictObject({
+    api,
+    cache: cache.optional(),
+    db: db.optional(),
+    llm: llm.optional(),
+    placement: placement.optional(),
+  })
   .superRefine((l, ctx) => {
     if ((l.cache === undefined) !== (l.db === undefined))
       ctx.addIssue({

@@ -1,0 +1,33 @@
+import { join } from 'node:path';
+import { localLabConfig } from '../labConfig.js';
+import { realRuntime } from '../realRuntime.js';
+import type { RuntimePlugin } from '../RuntimePlugin.js';
+import { DEFAULT_PROJECT } from '../docker/compose.js';
+import { refuseDockerReplicas } from '../docker/runtime.js';
+import { SwarmLab } from './SwarmLab.js';
+
+/**
+ * The swarm runtime: the docker lab deployed as a Docker Swarm stack (the stack is named as
+ * the compose project: --project). Its fault journal's recipes are the docker runtime's
+ * (an Engine API call on a container, on the engine of the node that runs it).
+ */
+export const swarmRuntime: RuntimePlugin = {
+  name: 'swarm',
+  lab: (e, o) =>
+    new SwarmLab({
+      ...localLabConfig(e, o),
+      compose: o.docker ?? { project: DEFAULT_PROJECT },
+      placement: e.lab.placement,
+    }),
+  run: (plan, dir, o) =>
+    realRuntime(plan, () =>
+      swarmRuntime.lab!(plan.experiment, {
+        seed: plan.seed,
+        logFile: join(dir, 'lab.log'),
+        ...(o.onProcessesChanged ? { onProcessesChanged: o.onProcessesChanged } : {}),
+        ...(o.docker ? { docker: o.docker } : {}),
+      }),
+    ),
+  // The same images and the same Postgres: the same limits on replicas.
+  refuse: refuseDockerReplicas,
+};

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { COMPOSE_FILE } from '../docker/compose.js';
+import { parseExperiment } from '../../spec/load.js';
+import { PLACEMENT_ROLES, readCompose, STACK_SERVICES, stackFile, SWARM_REJECTED, type StackOptions } from './stack.js';
+
+// The stack file generated from the shipped docker-compose.yml (read for real; bind-mounted
+// files are read by a stand-in that returns their path, so config names are stable here).
+
+type Svc = Record<string, unknown> & {
+  deploy: { replicas: number; endpoint_mode: string; placement: { constraints: string[] }; restart_policy: unknown };
+  ports?: { target: number; published: number; mode: string }[];
+  command?: unknown;
+  volumes?: { type: string; target: string }[];
+  configs?: { source: string; target: string }[];
+};
+
+const compose = readCompose(COMPOSE_FILE);
+const base: StackOptions = {
+  stack: 'lab',
+  replicas: 3,
+  flagsOf: (i) => `--workers 8 --seed ${100 + i}`,
+  env: { METABENCH_API_PORT: '9100', METABENCH_REDIS_IMAGE: 'my/redis:1' },
+  observers: true,
+  generation: 'g1',
+};
+const gen = (o: Partial<StackOptions> = {}) =>
+  stackFile(compose, { ...base, ...o }, (p) => `content of ${p}`) as {
+    version: string;
+    services: Record<string, Svc>;
+    configs: Record<string, { file: string; name: string }>;
+    networks: unknown;
+    volumes: Record<string, unknown>;
+  };
+
+test('stack file: no option docker stack deploy refuses or ignores is left in any service', () => {
+  const s = gen();
+  for (const [name, svc] of Object.entries(s.services)) {
+    for (const k of SWARM_REJECTED) assert.ok(!(k in svc), `${name} has ${k}`);
+    // Short-syntax ports (a host IP swarm ignores) and bind mounts (files absent on other nodes) are gone too.
+    for (const p of svc.ports ?? []) assert.equal(typeof p, 'object', `${name} port ${String(p)}`);
+    for (const v of svc.volumes ?? []) assert.equal(v.type, 'volume', `${name} volume ${JSON.stringify(v)}`);
+  }
+  // What the compose file has that the stack drops is there to drop (the test sees the real file).
+  const raw = compose.doc.services as Record<string, Record<string, unknown>>;
+  assert.ok('depends_on' in raw.api! && 'build' in raw.api! && 'profiles' in raw['llm-stub']!);
+  assert.equal(s.version, '3.8');
+});
+
+test('stack file: api replicas are services api, api1…, each one dnsrr task with its seed and its port', () => {
+  const s = gen();
+  assert.deepEqual(Object.keys(s.services), ['api', 'api1', 'api2', 'redis', 'postgres', 'toxiproxy', 'prometheus']);
+  for (const [i, name] of ['api', 'api1', 'api2'].entries()) {
+    const a = s.services[name]!;
+    assert.equal(a.deploy.replicas, 1);
+    assert.equal(a.deploy.endpoint_mode, 'dnsrr');
+    assert.match(String(a.command), new RegExp(`--workers 8 --seed ${100 + i}$`));
+    assert.doesNotMatch(String(a.command), /\$\{/);
+    assert.deepEqual(a.ports, [{ target: 8080, published: 9100 + i, protocol: 'tcp', mode: 'host' }]);
+    assert.deepEqual(a.labels, { 'metabench.generation': 'g1' });
+    assert.equal(a.image, 'metabench/api:dev');
+  }
+  for (const svc of Object.values(s.services)) {
+    assert.equal(svc.deploy.endpoint_mode, 'dnsrr', 'no virtual IP: it needs iptables');
+    assert.deepEqual(svc.deploy.restart_policy, { condition: 'none' });
+  }
+  // Variables resolved from the environment (stack deploy reads no env file), else their defaults.
+  assert.equal(s.services.redis!.image, 'my/redis:1');
+  assert.deepEqual(s.services.redis!.ports, [{ target: 6379, published: 6379, protocol: 'tcp', mode: 'host' }]);
+  assert.deepEqual(gen({ replicas: 1 }).services.api!.ports?.[0]?.published, 9100);
+  assert.deepEqual(Object.keys(gen({ replicas: 1, observers: false }).services), [
+    'api',
+    'redis',
+    'postgres',
+    'toxiproxy',
+  ]);
+});
+
+test('stack file: without flags the api runs the compose file’s default command', () => {
+  const s = gen({ flagsOf: undefined, replicas: 2 });
+  for (const a of [s.services.api!, s.services.api1!])
+    assert.match(String(a.command), /--port 8080 --workers 8 --work exponential:20ms --redis toxiproxy:26379/);
+});
+
+test('stack file: placement constraints land on the services of their role; the rest go on the manager', () => {
+  const s = gen({
+    placement: { api: ['node.labels.role == api'], redis: ['node.labels.role == data', 'node.hostname != a'] },
+  });
+  for (const n of ['api', 'api1', 'api2'])
+    assert.deepEqual(s.services[n]!.deploy.placement.constraints, ['node.labels.role == api']);
+  assert.deepEqual(s.services.redis!.deploy.placement.constraints, ['node.labels.role == data', 'node.hostname != a']);
+  for (const n of ['postgres', 'toxiproxy', 'prometheus'])
+    assert.deepEqual(s.services[n]!.deploy.placement.constraints, ['node.role == manager']);
+  const p = gen({ placement: { proxy: ['node.labels.p == 1'], observers: ['node.labels.o == 1'] } });
+  assert.deepEqual(p.services.toxiproxy!.deploy.placement.constraints, ['node.labels.p == 1']);
+  assert.deepEqual(p.services.prometheus!.deploy.placement.constraints, ['node.labels.o == 1']);
+});
+
+test('stack file: bind-mounted files become configs named by their content; data directories are the stack’s volumes', () => {
+  const s = gen();
+  assert.deepEqual(s.services.toxiproxy!.configs, [
+    { source: 'config-toxiproxy-json', target: '/config/toxiproxy.json' },
+  ]);
+  const c = s.configs['config-toxiproxy-json']!;
+  assert.match(c.file, /\/toxiproxy\/toxiproxy\.json$/);
+  assert.match(c.name, /^lab_config-toxiproxy-json_[0-9a-f]{12}$/);
+  const other = stackFile(compose, base, (p) => `changed ${p}`) as typeof s;
+  assert.notEqual(other.configs['config-toxiproxy-json']!.name, c.name, 'a changed file is a new config');
+  assert.deepEqual(s.services.postgres!.volumes, [
+    { type: 'volume', source: 'postgres-data', target: '/var/lib/postgresql/data' },
+  ]);
+  assert.deepEqual(s.services.redis!.volumes, [{ type: 'volume', source: 'redis-data', target: '/data' }]);
+  assert.deepEqual(s.services.prometheus!.volumes, [
+    { type: 'volume', source: 'prometheus-data', target: '/prometheus' },
+  ]);
+  assert.deepEqual(Object.keys(s.volumes), ['redis-data', 'postgres-data', 'prometheus-data']);
+  assert.equal(s.services.api!.volumes, undefined);
+  assert.equal(s.services.postgres!.configs?.[0]?.target, '/docker-entrypoint-initdb.d/items.sql');
+});
+
+test('stack file: replicas whose ports pass 65535 are refused before anything is deployed', () => {
+  assert.throws(() => gen({ env: { METABENCH_API_PORT: '65534' } }), /past port 65535/);
+});
+
+test('lab.placement: its roles are the stack’s, and a malformed constraint is a spec error naming the field', () => {
+  const yaml = (placement: string) => `
+name: p
+lab:
+  api: { workers: 1, work: { dist: constant, mean: 1ms } }
+  placement: ${placement}
+load: { arrival: constant, rate: 1/s, mix: [{ name: r, share: 100% }] }
+client: { timeout: 1s, retry: { policy: none } }
+schedule: { warmup: 1s, baseline: 1s, trigger: { kind: pause, target: api, duration: 1s }, observe: 1s }
+recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
+`;
+  const ok = parseExperiment(
+    yaml(`{ ${PLACEMENT_ROLES.map((r) => `${r}: ['node.labels.${r} == yes']`).join(', ')} }`),
+    'p.yaml',
+  );
+  assert.deepEqual(Object.keys(ok.lab.placement ?? {}), [...PLACEMENT_ROLES]);
+  assert.throws(
+    () => parseExperiment(yaml(`{ api: ['role=api'] }`), 'p.yaml'),
+    (e: Error) => /p\.yaml/.test(e.message) && /lab\.placement\.api/.test(e.message) && /swarm constraint/.test(e.message),
+  );
+  assert.throws(() => parseExperiment(yaml(`{ grafana: ['node.role == manager'] }`), 'p.yaml'), /placement/);
+  assert.ok(STACK_SERVICES.includes('prometheus'));
+});

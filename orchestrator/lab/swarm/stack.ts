@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { BenchError } from '../../../foundation/errors.js';
+import { interpolate } from '../docker/images.js';
+import { apiService, replicaPortsProblem } from '../docker/replicas.js';
+
+/**
+ * The lab as a Docker Swarm stack (`docker stack deploy -c <file>`), generated from
+ * docker-compose.yml so there is one description of the lab. What the generation changes,
+ * and why:
+ * - options `docker stack deploy` refuses (depends_on as a map, profiles) or ignores with a
+ *   warning (build, container_name, restart) are left out;
+ * - every service resolves by DNS round robin (`endpoint_mode: dnsrr`): a service's virtual
+ *   IP needs the engine's iptables rules, which an engine run with --iptables=false lacks;
+ * - published ports are `mode: host` on the node that runs the task (dnsrr has no routing
+ *   mesh), so the generator reaches each api replica directly at its node's address;
+ * - files the compose file bind-mounts become swarm configs: the engine copies them to
+ *   whichever node runs the task, where a bind mount needs the file on that node;
+ * - the data directories the images declare as VOLUME get a named volume of the stack
+ *   (<stack>_<service>-data, labelled with the stack, so `lab down` finds and removes it):
+ *   an anonymous one would be left behind by `docker stack rm`, and a tmpfs is owned by
+ *   root, where Postgres and Prometheus run as their own users;
+ * - api replica i is a service of its own (`api`, `api1`…, as in the docker lab), with its
+ *   own seed and its own published port (METABENCH_API_PORT + i);
+ * - `deploy:` gives each service one task, a restart policy of `none` (a trigger's kill or
+ *   stop leaves the container down until the trigger starts it, as in the docker lab; swarm
+ *   would otherwise replace it with a container the trigger never named) and the placement
+ *   constraints of its role (lab.placement), by default the manager.
+ * Variables (${METABENCH_*}) are resolved here from the environment over the env file:
+ * `docker stack deploy` reads no --env-file.
+ */
+
+/** The services of the stack by placement role (lab.placement's keys). */
+export const PLACEMENT_ROLES = ['api', 'redis', 'postgres', 'proxy', 'observers'] as const;
+export type PlacementRole = (typeof PLACEMENT_ROLES)[number];
+export type Placement = { readonly [R in PlacementRole]?: readonly string[] | undefined };
+
+/** Where a service goes when lab.placement does not say: the manager, so a one-node swarm runs it all. */
+export const DEFAULT_CONSTRAINTS: readonly string[] = ['node.role == manager'];
+
+const ROLE_OF: Record<string, PlacementRole> = {
+  redis: 'redis',
+  postgres: 'postgres',
+  toxiproxy: 'proxy',
+  prometheus: 'observers',
+  'llm-stub': 'observers',
+};
+
+/** The stack's services: the lab's core and Prometheus; Grafana stays a compose-only service (its provisioning is folders, which swarm configs cannot carry). */
+export const STACK_SERVICES = ['api', 'redis', 'postgres', 'toxiproxy', 'prometheus'] as const;
+
+/** The data directories the images declare as VOLUME (docker-compose.yml's images and the offline stand-ins). */
+const DATA_DIRS: Record<string, string> = {
+  redis: '/data',
+  postgres: '/var/lib/postgresql/data',
+  prometheus: '/prometheus',
+};
+
+/** Options of docker-compose.yml's services that `docker stack deploy` refuses or ignores. */
+export const SWARM_REJECTED = ['build', 'depends_on', 'profiles', 'container_name', 'restart'] as const;
+
+export interface StackOptions {
+  /** The stack's name (its services are <stack>_<service>). */
+  readonly stack: string;
+  /** Api replicas: services api, api1…; at least 1. */
+  readonly replicas: number;
+  /** Each replica's METABENCH_API_FLAGS; absent: the compose file's (the variable, else its default), as `lab up` starts it. */
+  readonly flagsOf?: ((i: number) => string) | undefined;
+  /** The environment over the env file's values, for the compose file's ${VARS}. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly placement?: Placement | undefined;
+  /** Prometheus too (lab up); a run deploys the core alone when the stack has none. */
+  readonly observers: boolean;
+  /** A value that changes per run: set as a container label of the api replicas, so each run gets fresh api tasks. */
+  readonly generation?: string;
+}
+
+type Doc = Record<string, unknown>;
+type Service = Record<string, unknown>;
+
+/** docker-compose.yml (merge keys resolved) and the folder its relative paths start from. */
+export function readCompose(file: string): { doc: Doc; dir: string } {
+  return { doc: parse(readFileSync(file, 'utf8'), { merge: true }) as Doc, dir: dirname(resolve(file)) };
+}
+
+/**
+ * The stack file for `docker stack deploy`, as an object (written as JSON, which the
+ * docker CLI reads as YAML). `readFile` reads a bind-mounted file (to name its config
+ * by its content: swarm configs are immutable, so a changed file is a new config).
+ */
+export function stackFile(
+  compose: { doc: Doc; dir: string },
+  o: StackOptions,
+  readFile: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): Doc {
+  const services = (compose.doc.services ?? {}) as Record<string, Service>;
+  const base = Number(o.env.METABENCH_API_PORT || 8080);
+  const why = replicaPortsProblem(o.replicas, base);
+  if (why) throw new BenchError('E_LAB_PREFLIGHT', why);
+  const configs: Record<string, Doc> = {};
+  const volumes: Record<string, Doc> = {};
+  const out: Record<string, Service> = {};
+  const wanted = STACK_SERVICES.filter((s) => s !== 'prometheus' || o.observers);
+  for (const name of wanted) {
+    const svc = services[name];
+    if (!svc) throw new BenchError('E_LAB_PREFLIGHT', `the compose file has no service ${name}`);
+    if (name === 'api') {
+      for (let i = 0; i < o.replicas; i++)
+        out[apiService(i)] = swarmService('api', svc, 'api', compose.dir, o, { configs, volumes }, readFile, {
+          flags: o.flagsOf ? o.flagsOf(i) : undefined,
+          port: base + i,
+        });
+    } else out[name] = swarmService(name, svc, ROLE_OF[name]!, compose.dir, o, { configs, volumes }, readFile);
+  }
+  return {
+    version: '3.8',
+    services: out,
+    ...(Object.keys(configs).length > 0 ? { configs } : {}),
+    ...(Object.keys(volumes).length > 0 ? { volumes } : {}),
+    // The stack's overlay network; attachable, so a one-off container can join it to look around.
+    networks: { default: { driver: 'overlay', attachable: true } },
+  };
+}
+
+function swarmService(
+  name: string,
+  svc: Service,
+  role: PlacementRole,
+  dir: string,
+  o: StackOptions,
+  top: { configs: Record<string, Doc>; volumes: Record<string, Doc> },
+  readFile: (path: string) => string,
+  api?: { flags: string | undefined; port: number },
+): Service {
+  const env = o.env;
+  const out: Service = {};
+  for (const [k, v] of Object.entries(svc)) {
+    if ((SWARM_REJECTED as readonly string[]).includes(k) || k === 'ports' || k === 'volumes') continue;
+    out[k] = v;
+  }
+  if (typeof svc.image === 'string') out.image = interpolate(svc.image, env);
+  if (typeof svc.command === 'string')
+    out.command =
+      api?.flags !== undefined
+        ? svc.command.replace(/\$\{METABENCH_API_FLAGS(?:[:-][^}]*)?\}/, () => api.flags!)
+        : interpolate(svc.command, env);
+  const ports: Doc[] = [];
+  for (const p of (svc.ports ?? []) as unknown[]) {
+    if (typeof p !== 'string') continue;
+    const parts = interpolate(p, env).split(':');
+    const target = Number(parts[parts.length - 1]);
+    const published = api ? api.port : Number(parts[parts.length - 2]);
+    // Host mode: on the node that runs the task, on every interface (swarm has no host IP binding).
+    ports.push({ target, published, protocol: 'tcp', mode: 'host' });
+  }
+  if (ports.length > 0) out.ports = ports;
+  const mounts: Doc[] = [];
+  const cfgs: Doc[] = [];
+  for (const v of (svc.volumes ?? []) as unknown[]) {
+    if (typeof v !== 'string') continue;
+    const [src, target] = v.split(':');
+    if (!src || !target || !(src.startsWith('.') || src.startsWith('/')))
+      throw new BenchError('E_LAB_PREFLIGHT', `volume "${v}": only bind-mounted files become swarm configs`);
+    const path = isAbsolute(src) ? src : resolve(dir, src);
+    const hash = createHash('sha256').update(readFile(path)).digest('hex').slice(0, 12);
+    const key = `${target.replace(/^\//, '').replace(/[^A-Za-z0-9]+/g, '-')}`;
+    top.configs[key] = { file: path, name: `${o.stack}_${key}_${hash}` };
+    cfgs.push({ source: key, target });
+  }
+  const data = DATA_DIRS[name];
+  if (data) {
+    top.volumes[`${name}-data`] = {};
+    mounts.push({ type: 'volume', source: `${name}-data`, target: data });
+  }
+  if (mounts.length > 0) out.volumes = mounts;
+  if (cfgs.length > 0) out.configs = cfgs;
+  if (api && o.generation !== undefined) out.labels = { 'metabench.generation': o.generation };
+  out.deploy = {
+    mode: 'replicated',
+    replicas: 1,
+    endpoint_mode: 'dnsrr',
+    restart_policy: { condition: 'none' },
+    placement: { constraints: [...(o.placement?.[role] ?? DEFAULT_CONSTRAINTS)] },
+  };
+  return out;
+}
