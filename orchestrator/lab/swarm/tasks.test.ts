@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ENGINE_LABEL, nodeAddress, nodeEngine, taskEndpoints, type SwarmNode, type SwarmTask } from './tasks.js';
+
+// Task discovery on the Engine API's objects as a three-node swarm reports them (the fields
+// the engine sends, trimmed to those read).
+
+const nodes: SwarmNode[] = [
+  { ID: 'm', Description: { Hostname: 'manager' }, Status: { Addr: '0.0.0.0' }, ManagerStatus: { Addr: '10.0.0.1:2377' } },
+  {
+    ID: 'w1',
+    Description: { Hostname: 'apis' },
+    Status: { Addr: '10.0.0.2' },
+    Spec: { Labels: { [ENGINE_LABEL]: 'ssh://lab@10.0.0.2' } },
+  },
+  { ID: 'w2', Description: { Hostname: 'data' }, Status: { Addr: '10.0.0.3' } },
+];
+const services = [
+  { ID: 's-api', Spec: { Name: 'lab_api' } },
+  { ID: 's-api1', Spec: { Name: 'lab_api1' } },
+  { ID: 's-redis', Spec: { Name: 'lab_redis' } },
+  { ID: 's-other', Spec: { Name: 'other_api' } },
+];
+const task = (id: string, service: string, node: string, state: string, desired: string, port?: number): SwarmTask => ({
+  ID: id,
+  ServiceID: service,
+  NodeID: node,
+  DesiredState: desired,
+  Status: {
+    State: state,
+    ContainerStatus: { ContainerID: `c-${id}` },
+    ...(port
+      ? { PortStatus: { Ports: [{ Protocol: 'tcp', TargetPort: 8080, PublishedPort: port, PublishMode: 'host' }] } }
+      : {}),
+  },
+});
+
+test('task discovery: each service’s running task, at its node’s address and published port', () => {
+  const found = taskEndpoints('lab', services, [
+    // A rolling update's old task (desired shutdown) and a failed one are not the service's.
+    task('old', 's-api', 'm', 'running', 'shutdown', 9000),
+    task('t0', 's-api', 'w1', 'running', 'running', 8080),
+    task('dead', 's-api1', 'w1', 'failed', 'shutdown', 8081),
+    task('t1', 's-api1', 'w1', 'running', 'running', 8081),
+    task('r', 's-redis', 'w2', 'running', 'running'),
+    // Another stack's service of the same short name.
+    task('x', 's-other', 'm', 'running', 'running', 7000),
+    // Still starting: not yet an endpoint.
+    task('new', 's-redis', 'm', 'starting', 'running'),
+  ], nodes);
+  assert.deepEqual([...found.keys()], ['api', 'api1', 'redis']);
+  assert.deepEqual(found.get('api'), {
+    service: 'api',
+    task: 't0',
+    container: 'c-t0',
+    node: 'w1',
+    hostname: 'apis',
+    address: '10.0.0.2',
+    ports: { '8080/tcp': '10.0.0.2:8080' },
+  });
+  assert.deepEqual(found.get('api1')?.ports, { '8080/tcp': '10.0.0.2:8081' });
+  assert.equal(found.get('redis')?.address, '10.0.0.3');
+  assert.deepEqual(found.get('redis')?.ports, {});
+});
+
+test('task discovery: a manager reporting 0.0.0.0 is reached at its manager address; two running tasks of one service are refused', () => {
+  assert.equal(nodeAddress(nodes[0]!), '10.0.0.1');
+  assert.equal(nodeAddress({ ID: 'v6', Status: { Addr: '0.0.0.0' }, ManagerStatus: { Addr: '[fd00::1]:2377' } }), 'fd00::1');
+  assert.throws(() => nodeAddress({ ID: 'x', Status: { Addr: '0.0.0.0' } }), /reports no address/);
+  assert.throws(
+    () =>
+      taskEndpoints('lab', services, [
+        task('a', 's-api', 'm', 'running', 'running', 8080),
+        task('b', 's-api', 'w1', 'running', 'running', 8080),
+      ], nodes),
+    /lab_api runs two tasks \(a, b\)/,
+  );
+});
+
+test('task discovery: a task’s container is acted on through its node’s engine', () => {
+  const own = { socketPath: '/var/run/docker.sock' };
+  assert.equal(nodeEngine(nodes[0]!, 'm', own), own);
+  assert.deepEqual(nodeEngine(nodes[1]!, 'm', own), {
+    ssh: 'ssh://lab@10.0.0.2',
+    from: 'DOCKER_HOST=ssh://lab@10.0.0.2',
+  });
+  assert.throws(() => nodeEngine(nodes[2]!, 'm', own), /swarm node data .* no metabench\.engine label/);
+});
