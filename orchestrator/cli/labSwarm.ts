@@ -54,14 +54,15 @@ export async function swarmDown(c: ComposeOptions): Promise<void> {
   await dockerCli(['stack', 'rm', c.project]);
   const until = performance.now() + 120_000;
   for (;;) {
-    const left = await stackLeft(d, c.project);
+    const left = (await stackLeft(d, c.project)).filter((x) => !x.startsWith('volume '));
     if (left.length === 0) break;
     if (performance.now() > until)
       throw new BenchError('E_LAB', `lab down: stack ${c.project} still has ${left.join(', ')} after 120 s`);
     await new Promise((r) => setTimeout(r, 500));
   }
   // docker stack rm leaves the stack's volumes (its data directories: stack.ts); they go once their containers are gone.
-  const volumes = (await d.listVolumes({ filters: { label: [`${STACK_LABEL}=${c.project}`] } })).Volumes ?? [];
+  const volumes =
+    (await d.listVolumes({ filters: { label: [`${STACK_LABEL}=${c.project}`] } })).Volumes ?? [];
   for (const v of volumes) await d.getVolume(v.Name).remove();
   process.stdout.write(
     `lab down: stack ${c.project} removed (services, their containers, network, configs, ${volumes.length} volume${volumes.length === 1 ? '' : 's'})\n`,
@@ -122,7 +123,9 @@ async function statusRows(d: Docker, stack: string): Promise<StatusRow[]> {
       health,
       node: ep?.hostname ?? '-',
       published: ep ? Object.values(ep.ports).join(' ') || '-' : '-',
-      ready: ep !== undefined && (c === undefined ? ep.node !== self : c.health === undefined || c.health === 'healthy'),
+      ready:
+        ep !== undefined &&
+        (c === undefined ? ep.node !== self : c.health === undefined || c.health === 'healthy'),
     });
   }
   return rows.sort((a, b) => a.service.localeCompare(b.service));

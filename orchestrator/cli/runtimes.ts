@@ -9,7 +9,12 @@ import { simPlugin } from '../../sim/runtime.js';
  * (a new runtime is one plugin here and its name in lab/runtimes.ts). Whatever
  * runs an experiment without the CLI (a test, a benchmark) calls registerRuntimes() first.
  */
-export const RUNTIME_PLUGINS: readonly RuntimePlugin[] = [localRuntime, dockerRuntime, simPlugin, swarmRuntime];
+export const RUNTIME_PLUGINS: readonly RuntimePlugin[] = [
+  localRuntime,
+  dockerRuntime,
+  simPlugin,
+  swarmRuntime,
+];
 
 export function registerRuntimes(): void {
   for (const p of RUNTIME_PLUGINS) registerRuntime(p);

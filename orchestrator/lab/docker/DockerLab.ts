@@ -345,7 +345,13 @@ export class DockerLab implements Lab {
 
   /** The undo of `action` on `t`'s containers (replicas.ts: one recipe per container). */
   private recipe(t: Target, action: DockerUndo['action']): UndoRecipe {
-    return undoRecipe(t, action, this.replicas, (s) => this.container(s), (s) => this.engineOf(s));
+    return undoRecipe(
+      t,
+      action,
+      this.replicas,
+      (s) => this.container(s),
+      (s) => this.engineOf(s),
+    );
   }
 
   /** The engine that runs a service's container: the one engine of a compose project (swarm: its task's node's). */

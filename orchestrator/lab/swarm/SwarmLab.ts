@@ -89,7 +89,9 @@ export class SwarmLab extends DockerLab {
       const i = replicaOfService(s.Spec.Name.slice(this.stack.length + 1));
       if (i === undefined || i < this.replicas) continue;
       await this.docker.getService(s.ID).remove();
-      this.note(`removed service ${s.Spec.Name} (api replica ${i}, beyond lab.api.replicas ${this.replicas})`);
+      this.note(
+        `removed service ${s.Spec.Name} (api replica ${i}, beyond lab.api.replicas ${this.replicas})`,
+      );
     }
   }
 
@@ -115,7 +117,11 @@ export class SwarmLab extends DockerLab {
       for (const s of [...pending]) {
         const ep = found.get(s);
         if (!ep) continue;
-        const engine = nodeEngine(nodes.find((n) => n.ID === ep.node)!, self, this.engine);
+        const engine = nodeEngine(
+          nodes.find((n) => n.ID === ep.node)!,
+          self,
+          this.engine,
+        );
         const docker = this.client(engine);
         const c = await inspectContainer(docker, ep.container).catch(() => undefined);
         if (!c) continue;
@@ -258,6 +264,8 @@ function failedTasks(stack: string, services: readonly SwarmService[], tasks: re
   const nameOf = new Map(services.map((s) => [s.ID, s.Spec.Name.slice(stack.length + 1)]));
   const failed = tasks
     .filter((t) => t.Status.State === 'failed' || t.Status.State === 'rejected')
-    .map((t) => `${nameOf.get(t.ServiceID) ?? t.ServiceID} ${t.Status.State}: ${t.Status.Err ?? 'no message'}`);
+    .map(
+      (t) => `${nameOf.get(t.ServiceID) ?? t.ServiceID} ${t.Status.State}: ${t.Status.Err ?? 'no message'}`,
+    );
   return failed.length > 0 ? `: ${[...new Set(failed)].join('; ')}` : '';
 }

@@ -2,13 +2,25 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { COMPOSE_FILE } from '../docker/compose.js';
 import { parseExperiment } from '../../spec/load.js';
-import { PLACEMENT_ROLES, readCompose, STACK_SERVICES, stackFile, SWARM_REJECTED, type StackOptions } from './stack.js';
+import {
+  PLACEMENT_ROLES,
+  readCompose,
+  STACK_SERVICES,
+  stackFile,
+  SWARM_REJECTED,
+  type StackOptions,
+} from './stack.js';
 
 // The stack file generated from the shipped docker-compose.yml (read for real; bind-mounted
 // files are read by a stand-in that returns their path, so config names are stable here).
 
 type Svc = Record<string, unknown> & {
-  deploy: { replicas: number; endpoint_mode: string; placement: { constraints: string[] }; restart_policy: unknown };
+  deploy: {
+    replicas: number;
+    endpoint_mode: string;
+    placement: { constraints: string[] };
+    restart_policy: unknown;
+  };
   ports?: { target: number; published: number; mode: string }[];
   command?: unknown;
   volumes?: { type: string; target: string }[];
@@ -49,7 +61,15 @@ test('stack file: no option docker stack deploy refuses or ignores is left in an
 
 test('stack file: api replicas are services api, api1…, each one dnsrr task with its seed and its port', () => {
   const s = gen();
-  assert.deepEqual(Object.keys(s.services), ['api', 'api1', 'api2', 'redis', 'postgres', 'toxiproxy', 'prometheus']);
+  assert.deepEqual(Object.keys(s.services), [
+    'api',
+    'api1',
+    'api2',
+    'redis',
+    'postgres',
+    'toxiproxy',
+    'prometheus',
+  ]);
   for (const [i, name] of ['api', 'api1', 'api2'].entries()) {
     const a = s.services[name]!;
     assert.equal(a.deploy.replicas, 1);
@@ -66,7 +86,9 @@ test('stack file: api replicas are services api, api1…, each one dnsrr task wi
   }
   // Variables resolved from the environment (stack deploy reads no env file), else their defaults.
   assert.equal(s.services.redis!.image, 'my/redis:1');
-  assert.deepEqual(s.services.redis!.ports, [{ target: 6379, published: 6379, protocol: 'tcp', mode: 'host' }]);
+  assert.deepEqual(s.services.redis!.ports, [
+    { target: 6379, published: 6379, protocol: 'tcp', mode: 'host' },
+  ]);
   assert.deepEqual(gen({ replicas: 1 }).services.api!.ports?.[0]?.published, 9100);
   assert.deepEqual(Object.keys(gen({ replicas: 1, observers: false }).services), [
     'api',
@@ -79,16 +101,25 @@ test('stack file: api replicas are services api, api1…, each one dnsrr task wi
 test('stack file: without flags the api runs the compose file’s default command', () => {
   const s = gen({ flagsOf: undefined, replicas: 2 });
   for (const a of [s.services.api!, s.services.api1!])
-    assert.match(String(a.command), /--port 8080 --workers 8 --work exponential:20ms --redis toxiproxy:26379/);
+    assert.match(
+      String(a.command),
+      /--port 8080 --workers 8 --work exponential:20ms --redis toxiproxy:26379/,
+    );
 });
 
 test('stack file: placement constraints land on the services of their role; the rest go on the manager', () => {
   const s = gen({
-    placement: { api: ['node.labels.role == api'], redis: ['node.labels.role == data', 'node.hostname != a'] },
+    placement: {
+      api: ['node.labels.role == api'],
+      redis: ['node.labels.role == data', 'node.hostname != a'],
+    },
   });
   for (const n of ['api', 'api1', 'api2'])
     assert.deepEqual(s.services[n]!.deploy.placement.constraints, ['node.labels.role == api']);
-  assert.deepEqual(s.services.redis!.deploy.placement.constraints, ['node.labels.role == data', 'node.hostname != a']);
+  assert.deepEqual(s.services.redis!.deploy.placement.constraints, [
+    'node.labels.role == data',
+    'node.hostname != a',
+  ]);
   for (const n of ['postgres', 'toxiproxy', 'prometheus'])
     assert.deepEqual(s.services[n]!.deploy.placement.constraints, ['node.role == manager']);
   const p = gen({ placement: { proxy: ['node.labels.p == 1'], observers: ['node.labels.o == 1'] } });
@@ -140,7 +171,10 @@ recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
   assert.deepEqual(Object.keys(ok.lab.placement ?? {}), [...PLACEMENT_ROLES]);
   assert.throws(
     () => parseExperiment(yaml(`{ api: ['role=api'] }`), 'p.yaml'),
-    (e: Error) => /p\.yaml/.test(e.message) && /lab\.placement\.api/.test(e.message) && /swarm constraint/.test(e.message),
+    (e: Error) =>
+      /p\.yaml/.test(e.message) &&
+      /lab\.placement\.api/.test(e.message) &&
+      /swarm constraint/.test(e.message),
   );
   assert.throws(() => parseExperiment(yaml(`{ grafana: ['node.role == manager'] }`), 'p.yaml'), /placement/);
   assert.ok(STACK_SERVICES.includes('prometheus'));

@@ -112,7 +112,8 @@ export function stackFile(
           flags: o.flagsOf ? o.flagsOf(i) : undefined,
           port: base + i,
         });
-    } else out[name] = swarmService(name, svc, ROLE_OF[name]!, compose.dir, o, { configs, volumes }, readFile);
+    } else
+      out[name] = swarmService(name, svc, ROLE_OF[name]!, compose.dir, o, { configs, volumes }, readFile);
   }
   return {
     version: '3.8',

@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ENGINE_LABEL, nodeAddress, nodeEngine, taskEndpoints, type SwarmNode, type SwarmTask } from './tasks.js';
+import {
+  ENGINE_LABEL,
+  nodeAddress,
+  nodeEngine,
+  taskEndpoints,
+  type SwarmNode,
+  type SwarmTask,
+} from './tasks.js';
 
 // Task discovery on the Engine API's objects as a three-node swarm reports them (the fields
 // the engine sends, trimmed to those read).
 
 const nodes: SwarmNode[] = [
-  { ID: 'm', Description: { Hostname: 'manager' }, Status: { Addr: '0.0.0.0' }, ManagerStatus: { Addr: '10.0.0.1:2377' } },
+  {
+    ID: 'm',
+    Description: { Hostname: 'manager' },
+    Status: { Addr: '0.0.0.0' },
+    ManagerStatus: { Addr: '10.0.0.1:2377' },
+  },
   {
     ID: 'w1',
     Description: { Hostname: 'apis' },
@@ -21,7 +33,14 @@ const services = [
   { ID: 's-redis', Spec: { Name: 'lab_redis' } },
   { ID: 's-other', Spec: { Name: 'other_api' } },
 ];
-const task = (id: string, service: string, node: string, state: string, desired: string, port?: number): SwarmTask => ({
+const task = (
+  id: string,
+  service: string,
+  node: string,
+  state: string,
+  desired: string,
+  port?: number,
+): SwarmTask => ({
   ID: id,
   ServiceID: service,
   NodeID: node,
@@ -30,24 +49,33 @@ const task = (id: string, service: string, node: string, state: string, desired:
     State: state,
     ContainerStatus: { ContainerID: `c-${id}` },
     ...(port
-      ? { PortStatus: { Ports: [{ Protocol: 'tcp', TargetPort: 8080, PublishedPort: port, PublishMode: 'host' }] } }
+      ? {
+          PortStatus: {
+            Ports: [{ Protocol: 'tcp', TargetPort: 8080, PublishedPort: port, PublishMode: 'host' }],
+          },
+        }
       : {}),
   },
 });
 
 test('task discovery: each service’s running task, at its node’s address and published port', () => {
-  const found = taskEndpoints('lab', services, [
-    // A rolling update's old task (desired shutdown) and a failed one are not the service's.
-    task('old', 's-api', 'm', 'running', 'shutdown', 9000),
-    task('t0', 's-api', 'w1', 'running', 'running', 8080),
-    task('dead', 's-api1', 'w1', 'failed', 'shutdown', 8081),
-    task('t1', 's-api1', 'w1', 'running', 'running', 8081),
-    task('r', 's-redis', 'w2', 'running', 'running'),
-    // Another stack's service of the same short name.
-    task('x', 's-other', 'm', 'running', 'running', 7000),
-    // Still starting: not yet an endpoint.
-    task('new', 's-redis', 'm', 'starting', 'running'),
-  ], nodes);
+  const found = taskEndpoints(
+    'lab',
+    services,
+    [
+      // A rolling update's old task (desired shutdown) and a failed one are not the service's.
+      task('old', 's-api', 'm', 'running', 'shutdown', 9000),
+      task('t0', 's-api', 'w1', 'running', 'running', 8080),
+      task('dead', 's-api1', 'w1', 'failed', 'shutdown', 8081),
+      task('t1', 's-api1', 'w1', 'running', 'running', 8081),
+      task('r', 's-redis', 'w2', 'running', 'running'),
+      // Another stack's service of the same short name.
+      task('x', 's-other', 'm', 'running', 'running', 7000),
+      // Still starting: not yet an endpoint.
+      task('new', 's-redis', 'm', 'starting', 'running'),
+    ],
+    nodes,
+  );
   assert.deepEqual([...found.keys()], ['api', 'api1', 'redis']);
   assert.deepEqual(found.get('api'), {
     service: 'api',
@@ -65,14 +93,22 @@ test('task discovery: each service’s running task, at its node’s address and
 
 test('task discovery: a manager reporting 0.0.0.0 is reached at its manager address; two running tasks of one service are refused', () => {
   assert.equal(nodeAddress(nodes[0]!), '10.0.0.1');
-  assert.equal(nodeAddress({ ID: 'v6', Status: { Addr: '0.0.0.0' }, ManagerStatus: { Addr: '[fd00::1]:2377' } }), 'fd00::1');
+  assert.equal(
+    nodeAddress({ ID: 'v6', Status: { Addr: '0.0.0.0' }, ManagerStatus: { Addr: '[fd00::1]:2377' } }),
+    'fd00::1',
+  );
   assert.throws(() => nodeAddress({ ID: 'x', Status: { Addr: '0.0.0.0' } }), /reports no address/);
   assert.throws(
     () =>
-      taskEndpoints('lab', services, [
-        task('a', 's-api', 'm', 'running', 'running', 8080),
-        task('b', 's-api', 'w1', 'running', 'running', 8080),
-      ], nodes),
+      taskEndpoints(
+        'lab',
+        services,
+        [
+          task('a', 's-api', 'm', 'running', 'running', 8080),
+          task('b', 's-api', 'w1', 'running', 'running', 8080),
+        ],
+        nodes,
+      ),
     /lab_api runs two tasks \(a, b\)/,
   );
 });
