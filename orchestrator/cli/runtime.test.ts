@@ -7,9 +7,12 @@ import { RUNTIMES, parseRuntime } from '../lab/runtimes.js';
 import { REPO, runCli, tempDir } from '../../test/helpers/cli.js';
 
 test('the runtime is an enum; anything else is refused', () => {
-  assert.deepEqual([...RUNTIMES], ['local', 'docker', 'sim']);
+  assert.deepEqual([...RUNTIMES], ['local', 'docker', 'sim', 'swarm']);
   assert.equal(parseRuntime('local'), 'local');
-  assert.throws(() => parseRuntime('mars'), /--runtime takes one of local, docker, sim \(got "mars"\)/);
+  assert.throws(
+    () => parseRuntime('mars'),
+    /--runtime takes one of local, docker, sim, swarm \(got "mars"\)/,
+  );
 });
 
 test('--runtime on run, sweep and calibrate: validated (exit 2), and shown by --dry-run', async () => {
@@ -24,7 +27,7 @@ test('--runtime on run, sweep and calibrate: validated (exit 2), and shown by --
     assert.equal(bad.code, ExitCode.usage, `${cmd[0]}: ${bad.stderr}`);
     assert.match(
       bad.stderr,
-      /--runtime takes one of local, docker, sim \(got "mars"\)|'mars' is invalid\. Allowed choices are local, docker, sim/,
+      /--runtime takes one of local, docker, sim, swarm \(got "mars"\)|'mars' is invalid\. Allowed choices are local, docker, sim, swarm/,
     );
     const ok = await runCli([...cmd, '--runtime', 'local', '--dry-run'], env);
     assert.equal(ok.code, 0, `${cmd[0]}: ${ok.stderr}`);

@@ -130,13 +130,20 @@ test('stack file: placement constraints land on the services of their role; the 
 test('stack file: bind-mounted files become configs named by their content; data directories are the stack’s volumes', () => {
   const s = gen();
   assert.deepEqual(s.services.toxiproxy!.configs, [
-    { source: 'config-toxiproxy-json', target: '/config/toxiproxy.json' },
+    { source: 'toxiproxy-json', target: '/config/toxiproxy.json' },
   ]);
-  const c = s.configs['config-toxiproxy-json']!;
+  const c = s.configs['toxiproxy-json']!;
   assert.match(c.file, /\/toxiproxy\/toxiproxy\.json$/);
-  assert.match(c.name, /^lab_config-toxiproxy-json_[0-9a-f]{12}$/);
+  assert.match(c.name, /^lab_toxiproxy-json_[0-9a-f]{12}$/);
   const other = stackFile(compose, base, (p) => `changed ${p}`) as typeof s;
-  assert.notEqual(other.configs['config-toxiproxy-json']!.name, c.name, 'a changed file is a new config');
+  assert.notEqual(other.configs['toxiproxy-json']!.name, c.name, 'a changed file is a new config');
+  // The engine refuses config names over 64 characters: a long stack name is cut.
+  const long = gen({ stack: 'metabench-swarm-e2e-with-a-much-longer-stack-name-than-usual' });
+  for (const x of Object.values(long.configs)) assert.ok(x.name.length <= 64, x.name);
+  assert.match(
+    long.configs['items-sql']!.name,
+    /^metabench-swarm-e2e-with-a-much-longer-st_items-sql_[0-9a-f]{12}$/,
+  );
   assert.deepEqual(s.services.postgres!.volumes, [
     { type: 'volume', source: 'postgres-data', target: '/var/lib/postgresql/data' },
   ]);

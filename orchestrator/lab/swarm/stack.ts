@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
 import { interpolate } from '../docker/images.js';
@@ -166,8 +166,10 @@ function swarmService(
       throw new BenchError('E_LAB_PREFLIGHT', `volume "${v}": only bind-mounted files become swarm configs`);
     const path = isAbsolute(src) ? src : resolve(dir, src);
     const hash = createHash('sha256').update(readFile(path)).digest('hex').slice(0, 12);
-    const key = `${target.replace(/^\//, '').replace(/[^A-Za-z0-9]+/g, '-')}`;
-    top.configs[key] = { file: path, name: `${o.stack}_${key}_${hash}` };
+    const key = basename(target).replace(/[^A-Za-z0-9]+/g, '-');
+    // The engine takes config names of at most 64 characters: a long stack name is cut, not the content hash.
+    const name = `${o.stack.slice(0, Math.max(1, 64 - key.length - hash.length - 2))}_${key}_${hash}`;
+    top.configs[key] = { file: path, name };
     cfgs.push({ source: key, target });
   }
   const data = DATA_DIRS[name];
