@@ -11,6 +11,7 @@ import type { LabSweep } from './labSweep.js';
 import { mapTable, MAP_FACTORS } from './map.js';
 import { describeJoin, labOverlay, sameCoordinate, type JoinedPoint, type LabJoin } from './over.js';
 import { describePrediction, type Prediction } from './predict.js';
+import { ctmcFigure, ctmcSection, type CtmcModel } from './ctmc.js';
 
 /**
  * The folder `metabench model` writes: model.md (the fluid prediction and the
@@ -30,6 +31,8 @@ export async function writeModel(
     readonly mapWallS: number | null;
     /** Lab sweeps drawn over the map, and their points joined to its cells. */
     readonly lab?: { readonly sweeps: readonly LabSweep[]; readonly join: LabJoin } | null;
+    /** The Markov model over offered load (--ctmc). */
+    readonly ctmc?: CtmcModel | null;
   },
 ): Promise<string[]> {
   const lab = x.map ? (x.lab ?? null) : null;
@@ -49,6 +52,18 @@ export async function writeModel(
     ...(p.caveats.length ? ['', '**Not in the model**:', '', ...p.caveats.map((c) => `- ${c}`)] : []),
   ];
   const files: { path: string; content: string }[] = [];
+  if (x.ctmc) {
+    const fig = ctmcFigure(x.ctmc, p.range);
+    lines.push(
+      '',
+      ...ctmcSection(x.ctmc, p.range),
+      '',
+      `![${fig.title}](figures/${fig.id}.svg)\n\n*${fig.caption}*`,
+    );
+    files.push(...(await svgFiles([fig])));
+    files.push({ path: `figures/${fig.id}.csv`, content: rowsToCsv(fig.data) });
+    files.push({ path: `figures/${fig.id}.vl.json`, content: JSON.stringify(fig.spec, null, 2) + '\n' });
+  }
   if (x.map) {
     const figs = sweepFigures(x.map, lab ? labOverlay(x.map, lab.join) : undefined);
     lines.push(
@@ -123,6 +138,7 @@ export async function writeModel(
       caveats: p.caveats,
     },
     map: x.map,
+    ...(x.ctmc ? { ctmc: x.ctmc } : {}),
     ...(lab
       ? {
           lab: {

@@ -32,7 +32,9 @@ export class GeneratorBuilder {
   add(from: number, to: number, rate: number): void {
     if (!(rate > 0) || from === to) return;
     if (Math.abs(Math.floor(from / this.width) - Math.floor(to / this.width)) > 1)
-      throw new RangeError(`transition ${from} → ${to} skips a level: the level solvers need a tridiagonal chain`);
+      throw new RangeError(
+        `transition ${from} → ${to} skips a level: the level solvers need a tridiagonal chain`,
+      );
     const row = this.rows[from]!;
     row.set(to, (row.get(to) ?? 0) + rate);
   }
@@ -78,7 +80,8 @@ export function maxRowSum(q: Generator): number {
 export function maxExitRate(q: Generator): number {
   let m = 0;
   for (let i = 0; i < q.size; i++)
-    for (let k = q.rowStart[i]!; k < q.rowStart[i + 1]!; k++) if (q.cols[k] === i) m = Math.max(m, -q.vals[k]!);
+    for (let k = q.rowStart[i]!; k < q.rowStart[i + 1]!; k++)
+      if (q.cols[k] === i) m = Math.max(m, -q.vals[k]!);
   return m;
 }
 

@@ -157,7 +157,7 @@ export function stationary(q: Generator): Float64Array {
   let total = 0;
   for (let n = 0; n <= top; n++) {
     const f = Math.exp(logScale[n]! - peak);
-    for (let j = n * w; j < (n + 1) * w; j++) total += (pi[j]! *= f);
+    for (let j = n * w; j < (n + 1) * w; j++) total += pi[j]! *= f;
   }
   for (let j = 0; j < q.size; j++) pi[j] = Math.max(0, pi[j]! / total);
   return pi;
@@ -177,7 +177,12 @@ export interface Relaxation {
  * itself; it does not converge when that eigenvalue is one of a complex pair (a non-reversible
  * chain can have them), which is reported as not converged rather than guessed.
  */
-export function relaxation(q: Generator, pi: Float64Array, maxExitRate: number, maxIterations = 300): Relaxation {
+export function relaxation(
+  q: Generator,
+  pi: Float64Array,
+  maxExitRate: number,
+  maxIterations = 300,
+): Relaxation {
   const sigma = 1e-6 * maxExitRate;
   const sys = new LevelSystem(q, 0, q.levels - 1, sigma);
   const project = (v: Float64Array): void => {
@@ -190,7 +195,10 @@ export function relaxation(q: Generator, pi: Float64Array, maxExitRate: number, 
     if (norm > 0) for (let i = 0; i < v.length; i++) v[i]! /= norm;
   };
   // A fixed start (deterministic), rich in every mode.
-  let x: Float64Array = Float64Array.from({ length: q.size }, (_, i) => Math.sin(1 + 0.7 * i) + 0.01 * (i % 7));
+  let x: Float64Array = Float64Array.from(
+    { length: q.size },
+    (_, i) => Math.sin(1 + 0.7 * i) + 0.01 * (i % 7),
+  );
   project(x);
   let est = NaN;
   for (let it = 1; it <= maxIterations; it++) {
@@ -200,7 +208,8 @@ export function relaxation(q: Generator, pi: Float64Array, maxExitRate: number, 
     const next = sigma + 1 / xy;
     project(y);
     x = y;
-    if (Math.abs(next - est) <= 1e-7 * Math.abs(next)) return { ratePerS: -next, converged: true, iterations: it };
+    if (Math.abs(next - est) <= 1e-7 * Math.abs(next))
+      return { ratePerS: -next, converged: true, iterations: it };
     est = next;
   }
   return { ratePerS: -est, converged: false, iterations: maxIterations };

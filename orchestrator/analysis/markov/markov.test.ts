@@ -62,8 +62,7 @@ test('M/M/1/K: the stationary distribution and first-passage times equal their c
   const rho = lambda / mu;
   const q = mm1k(lambda, mu, k);
   const pi = stationary(q);
-  for (let n = 0; n <= k; n++)
-    close(pi[n]!, ((1 - rho) * rho ** n) / (1 - rho ** (k + 1)), 1e-9, `π(${n})`);
+  for (let n = 0; n <= k; n++) close(pi[n]!, ((1 - rho) * rho ** n) / (1 - rho ** (k + 1)), 1e-9, `π(${n})`);
   // Down one level from n: t_n = (1/μ) Σ_{j=0}^{K−n} ρ^j; from K to 0, Σ t_n.
   let down = 0;
   for (let n = 1; n <= k; n++) {
@@ -83,7 +82,12 @@ test('M/M/1/K: the stationary distribution and first-passage times equal their c
   // Its spectrum is known: the slowest mode decays at λ + μ − 2√(λμ) cos(π/(K+1)).
   const gap = relaxation(q, pi, maxExitRate(q));
   assert.ok(gap.converged);
-  close(gap.ratePerS, lambda + mu - 2 * Math.sqrt(lambda * mu) * Math.cos(Math.PI / (k + 1)), 1e-6, 'spectral gap');
+  close(
+    gap.ratePerS,
+    lambda + mu - 2 * Math.sqrt(lambda * mu) * Math.cos(Math.PI / (k + 1)),
+    1e-6,
+    'spectral gap',
+  );
 });
 
 test('levels wider than one state: two independent queues have a product-form stationary distribution', () => {
@@ -117,7 +121,8 @@ test('levels wider than one state: two independent queues have a product-form st
     })(),
     { below: 1 },
   );
-  for (let n = 0; n <= K; n++) for (let o = 0; o < W; o++) close(t[n * W + o]!, ref[n]!, 1e-9, `t(${n}, ${o})`);
+  for (let n = 0; n <= K; n++)
+    for (let o = 0; o < W; o++) close(t[n * W + o]!, ref[n]!, 1e-9, `t(${n}, ${o})`);
 });
 
 test('the probability of a passage within t: a pure drain of two jobs is Erlang-2', () => {
@@ -139,12 +144,12 @@ test("Metafor's README system reproduces the R13 reference values (research/meta
   const at2 = readChain(metafor(2), { regions, gap: true });
   close(at2.meanJobs, 0.25, 0.05, 'E[q] at λ 2');
   close(at2.relaxation!.ratePerS, 0.333, 0.05, '−λ₂ at λ 2');
-  close(at2.recoveryS, 13, 0.05, 'recovery at λ 2');
+  close(at2.recoveryS!, 13, 0.05, 'recovery at λ 2');
   const at5 = readChain(metafor(5), { regions });
   close(at5.meanJobs, 1.0, 0.05, 'E[q] at λ 5');
-  close(at5.recoveryS, 328, 0.05, 'recovery at λ 5');
-  close(readChain(metafor(6), { regions }).recoveryS, 41_053, 0.05, 'recovery at λ 6');
-  close(readChain(metafor(7), { regions }).recoveryS, 1.1e7, 0.05, 'recovery at λ 7');
+  close(at5.recoveryS!, 328, 0.05, 'recovery at λ 5');
+  close(readChain(metafor(6), { regions }).recoveryS!, 41_053, 0.05, 'recovery at λ 6');
+  close(readChain(metafor(7), { regions }).recoveryS!, 1.1e7, 0.05, 'recovery at λ 7');
   for (const l of [8, 9.5]) {
     const r = readChain(metafor(l), { regions });
     assert.ok(r.meanJobs > 95 && r.meanJobs < 98, `E[q] at λ ${l}: ${r.meanJobs}`);

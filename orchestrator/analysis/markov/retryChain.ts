@@ -49,7 +49,12 @@ export interface RetryChainParams {
 export const METAFOR_ALPHA = 0.25;
 
 /** P(an attempt joining `jobs` jobs times out), Metafor's Chebyshev bound. */
-export function timeoutTail(jobs: number, workers: number, serviceRatePerS: number, timeoutS: number): number {
+export function timeoutTail(
+  jobs: number,
+  workers: number,
+  serviceRatePerS: number,
+  timeoutS: number,
+): number {
   if (jobs <= 0) return 0;
   const rate = Math.min(jobs, workers) * serviceRatePerS;
   const mean = jobs / rate;
@@ -92,7 +97,10 @@ export interface Regions {
 }
 
 export function regionsOf(p: RetryChainParams): Regions {
-  const collapsedFrom = Math.min(p.queueSize - 1, Math.max(1, Math.ceil((p.workers * p.serviceRatePerS * p.timeoutS) / p.granularity)));
+  const collapsedFrom = Math.min(
+    p.queueSize - 1,
+    Math.max(1, Math.ceil((p.workers * p.serviceRatePerS * p.timeoutS) / p.granularity)),
+  );
   return { collapsedFrom, healthyBelow: Math.max(1, Math.ceil(collapsedFrom / 3)) };
 }
 
@@ -103,10 +111,19 @@ export interface ChainReading {
   readonly meanJobs: number;
   /** Stationary probability of the collapsed region. */
   readonly collapsedMass: number;
-  /** Mean time from a full server with an empty orbit to healthy: the predicted recovery time with no intervention. */
-  readonly recoveryS: number;
-  /** Mean time from an empty system to collapsed: the expected time to a spontaneous collapse. */
-  readonly collapseS: number;
+  /**
+   * Mean time from a full server with an empty orbit to healthy: the predicted recovery time
+   * with no intervention. Null when longer than the solver resolves (see `resolvableS`).
+   */
+  readonly recoveryS: number | null;
+  /** Mean time from an empty system to collapsed: the expected time to a spontaneous collapse (null: beyond `resolvableS`). */
+  readonly collapseS: number | null;
+  /**
+   * The longest first-passage time the solver resolves here: 10¹² times the chain's fastest
+   * mean holding time. Beyond it the linear system's condition number (≈ time × fastest rate)
+   * leaves fewer than four good digits of sixteen, so a time is reported as "longer than this".
+   */
+  readonly resolvableS: number;
   /** P(recovered within each of `withinS`) from the same start (null where unaffordable). */
   readonly recoveredWithin: readonly { readonly s: number; readonly p: number | null }[];
   /** The spectral gap, when asked for. */
@@ -140,9 +157,11 @@ export function readChain(p: RetryChainParams, o: ReadOptions = {}): ChainReadin
       ? p.queueSize - 1
       : Math.min(p.queueSize - 1, Math.max(0, Math.round(o.fromJobs / p.granularity)));
   const from = fromLevel * q.width;
-  const recoveryS = meanFirstPassage(q, { below: reg.healthyBelow })[from]!;
-  const collapseS = meanFirstPassage(q, { atLeast: reg.collapsedFrom })[0]!;
   const rate = maxExitRate(q);
+  const resolvableS = 1e12 / rate;
+  const resolved = (t: number): number | null => (t > 0 && t <= resolvableS ? t : null);
+  const recoveryS = resolved(meanFirstPassage(q, { below: reg.healthyBelow })[from]!);
+  const collapseS = resolved(meanFirstPassage(q, { atLeast: reg.collapsedFrom })[0]!);
   const within = o.withinS ?? [];
   const probs = within.length ? passageProbability(q, { below: reg.healthyBelow }, from, within, rate) : [];
   return {
@@ -152,6 +171,7 @@ export function readChain(p: RetryChainParams, o: ReadOptions = {}): ChainReadin
     collapsedMass,
     recoveryS,
     collapseS,
+    resolvableS,
     recoveredWithin: within.map((s, k) => ({ s, p: probs[k] ?? null })),
     relaxation: o.gap ? relaxation(q, pi, rate) : null,
     solveMs: performance.now() - t0,
