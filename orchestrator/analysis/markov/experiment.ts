@@ -100,3 +100,37 @@ export function ctmcCurve(
   }));
   return { params, points };
 }
+
+/** The CTMC's prediction beside a measured recovery (twin reports, sweep tables, `model --over`). */
+export interface CtmcBeside {
+  /** Mean time from a full server (orbit empty) to healthy, s; null beyond the solver's resolution. */
+  readonly recoveryS: number | null;
+  readonly resolvableS: number;
+  /** The observation it is judged over: the run's recovery deadline, s. */
+  readonly withinS: number;
+  /** P(recovered within `withinS`) from the same start; null when unaffordable. */
+  readonly pRecoveredWithin: number | null;
+  readonly states: number;
+  readonly granularity: number;
+}
+
+const besideCache = new Map<string, CtmcBeside>();
+
+/** The prediction at one offered load (the whole lab's origins/s), cached: reports ask again for the same point. */
+export function ctmcBeside(e: Experiment, offeredPerS: number, withinS: number, k: ChainKnobs = {}): CtmcBeside {
+  const params = chainParamsOf(e, offeredPerS, k);
+  const key = JSON.stringify([params, withinS]);
+  const hit = besideCache.get(key);
+  if (hit) return hit;
+  const r = readChain(params, { withinS: [withinS], stationary: false });
+  const out: CtmcBeside = {
+    recoveryS: r.recoveryS,
+    resolvableS: r.resolvableS,
+    withinS,
+    pRecoveredWithin: r.recoveredWithin[0]?.p ?? null,
+    states: r.states,
+    granularity: params.granularity,
+  };
+  besideCache.set(key, out);
+  return out;
+}

@@ -136,6 +136,8 @@ export interface ReadOptions {
   readonly fromJobs?: number;
   readonly withinS?: readonly number[];
   readonly gap?: boolean;
+  /** Solve the stationary distribution (default; the gap needs it): without it meanJobs and collapsedMass are NaN. */
+  readonly stationary?: boolean;
   /** Override the regions (Metafor's reference values use q < 10). */
   readonly regions?: Regions;
 }
@@ -144,10 +146,10 @@ export function readChain(p: RetryChainParams, o: ReadOptions = {}): ChainReadin
   const t0 = performance.now();
   const q = retryChain(p);
   const reg = o.regions ?? regionsOf(p);
-  const pi = stationary(q);
-  let meanJobs = 0;
-  let collapsedMass = 0;
-  for (let i = 0; i < q.size; i++) {
+  const pi = o.stationary === false && !o.gap ? null : stationary(q);
+  let meanJobs = pi ? 0 : NaN;
+  let collapsedMass = pi ? 0 : NaN;
+  for (let i = 0; pi && i < q.size; i++) {
     const n = Math.floor(i / q.width);
     meanJobs += pi[i]! * n * p.granularity;
     if (n >= reg.collapsedFrom) collapsedMass += pi[i]!;
@@ -173,7 +175,7 @@ export function readChain(p: RetryChainParams, o: ReadOptions = {}): ChainReadin
     collapseS,
     resolvableS,
     recoveredWithin: within.map((s, k) => ({ s, p: probs[k] ?? null })),
-    relaxation: o.gap ? relaxation(q, pi, rate) : null,
+    relaxation: o.gap && pi ? relaxation(q, pi, rate) : null,
     solveMs: performance.now() - t0,
   };
 }
