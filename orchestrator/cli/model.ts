@@ -12,7 +12,7 @@ import { simulatedMap, mapTable } from '../model/map.js';
 import { describeJoin, distinctValues, joinLab, type LabJoin } from '../model/over.js';
 import { describePrediction, predict } from '../model/predict.js';
 import { writeModel } from '../model/report.js';
-import { ctmcModel, ctmcSection, type CtmcModel } from '../model/ctmc.js';
+import { ctmcAtLab, ctmcModel, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from '../model/ctmc.js';
 import type { ChainKnobs } from '../analysis/markov/experiment.js';
 import { positiveNumber } from './options.js';
 import { round } from '../../foundation/round.js';
@@ -199,6 +199,7 @@ export function register(program: Command): void {
         if (join) process.stdout.write(`${describeJoin(join)}\n`);
       }
       let ctmc: CtmcModel | null = null;
+      let ctmcLab: CtmcAtLabPoint[] | null = null;
       if (o.ctmc) {
         const knobs: ChainKnobs = {
           ...(o.queueBound !== undefined ? { queueBound: o.queueBound } : {}),
@@ -212,6 +213,7 @@ export function register(program: Command): void {
           : [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((f) => round(capacity * f, 3));
         const t0 = performance.now();
         ctmc = ctmcModel(e, prediction.offeredPerS, rates, knobs);
+        if (join) ctmcLab = ctmcAtLab(e, join.points, knobs);
         say(
           `${e.name}: CTMC over ${ctmc.points.length} loads in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
         );
@@ -241,6 +243,7 @@ export function register(program: Command): void {
         mapWallS: wallS,
         lab: join ? { sweeps: over, join } : null,
         ctmc,
+        ctmcLab,
       });
       process.stdout.write(`${dir}\n`);
     },

@@ -1,6 +1,8 @@
 import {
   CTMC_ASSUMPTIONS,
+  ctmcBeside,
   ctmcCurve,
+  type CtmcBeside,
   type ChainKnobs,
   type CtmcCurvePoint,
 } from '../analysis/markov/experiment.js';
@@ -152,4 +154,55 @@ export function ctmcFigure(m: CtmcModel, range: BistableRange): Figure {
       ],
     }),
   };
+}
+
+/** A lab point of `--over` with the Markov model's prediction at its load and recovery deadline. */
+export interface CtmcAtLabPoint {
+  readonly sweep: string;
+  readonly point: number;
+  readonly offeredPerS: number;
+  readonly triggerS: number;
+  /** The lab point's recovery deadline: recovery.within × its trigger duration. */
+  readonly deadlineS: number;
+  readonly labVerdict: string;
+  readonly ctmc: CtmcBeside;
+  /** The chain's verdict: recovered when P(recovered within the deadline) ≥ ½ (null when not computed). */
+  readonly ctmcVerdict: 'recovered' | 'metastable' | null;
+}
+
+export function ctmcAtLab(
+  e: Experiment,
+  points: readonly { sweep: string; point: number; offeredPerS: number; triggerS: number; verdict: string }[],
+  k: ChainKnobs,
+): CtmcAtLabPoint[] {
+  return points.map((q) => {
+    const deadlineS = round(e.recovery.within * q.triggerS, 6);
+    const c = ctmcBeside(e, q.offeredPerS, deadlineS, k);
+    return {
+      sweep: q.sweep,
+      point: q.point,
+      offeredPerS: q.offeredPerS,
+      triggerS: q.triggerS,
+      deadlineS,
+      labVerdict: q.verdict,
+      ctmc: c,
+      ctmcVerdict:
+        c.pRecoveredWithin === null ? null : c.pRecoveredWithin >= 0.5 ? 'recovered' : 'metastable',
+    };
+  });
+}
+
+export function ctmcAtLabLines(rows: readonly CtmcAtLabPoint[]): string[] {
+  return [
+    '### The lab points beside the Markov model',
+    '',
+    'Each lab point with the CTMC’s mean recovery time from a full server and its probability of recovering within the point’s recovery deadline (recovered when it is ½ or more).',
+    '',
+    '| sweep | point | offered load (origins/s) | trigger (s) | deadline (s) | lab | CTMC mean recovery | P(recovered within deadline) | CTMC verdict |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.sweep} | ${r.point} | ${round(r.offeredPerS, 3)} | ${r.triggerS} | ${r.deadlineS} | ${r.labVerdict} | ${describeTime(r.ctmc.recoveryS, r.ctmc.resolvableS)} | ${r.ctmc.pRecoveredWithin === null ? 'not computed' : round(r.ctmc.pRecoveredWithin, 3)} | ${r.ctmcVerdict ?? '–'}${r.ctmcVerdict !== null && r.ctmcVerdict !== r.labVerdict ? ' ✗' : ''} |`,
+    ),
+  ];
 }

@@ -428,7 +428,8 @@ function capacityCell(xs: readonly RunSummary[]): string {
 function ctmcRow(e: ResultsData['experiment'], s: RunSummary): string {
   const c = ctmcBeside(e, s.offeredPerS, s.recoveryDeadlineS);
   const mean = c.recoveryS === null ? `> ${c.resolvableS.toExponential(1)} s` : `${round(c.recoveryS, 3)} s`;
-  const p = c.pRecoveredWithin === null ? 'not computed (too long a horizon)' : String(round(c.pRecoveredWithin, 3));
+  const p =
+    c.pRecoveredWithin === null ? 'not computed (too long a horizon)' : String(round(c.pRecoveredWithin, 3));
   return `| recovery time, Markov model (CTMC) | mean ${mean} from a full server; P(recovered within ${c.withinS} s) ${p} | | ${c.states} states${c.granularity > 1 ? `, batches of ${c.granularity} jobs` : ''} |`;
 }
 

@@ -134,8 +134,20 @@ test('a sweep with simulated twins puts the recovery times side by side: measure
   const atLow = ctmcBeside(e, 2, 60, knobs);
   const atHigh = ctmcBeside(e, 6, 60, knobs);
   const results = [
-    { point: points[0]!, dir: 'point-1', runs: [run(true, 5, 'pass')], twin: [run(true, 9, 'pass')], ctmc: atHigh },
-    { point: points[1]!, dir: 'point-2', runs: [run(false, 95, 'pass')], twin: [run(false, 97, 'pass')], ctmc: atLow },
+    {
+      point: points[0]!,
+      dir: 'point-1',
+      runs: [run(true, 5, 'pass')],
+      twin: [run(true, 9, 'pass')],
+      ctmc: atHigh,
+    },
+    {
+      point: points[1]!,
+      dir: 'point-2',
+      runs: [run(false, 95, 'pass')],
+      twin: [run(false, 97, 'pass')],
+      ctmc: atLow,
+    },
   ];
   const csv = parse(sweepCsv([f], results), { columns: true }) as Record<string, string>[];
   assert.deepEqual(

@@ -141,7 +141,9 @@ function flatRows(factors: readonly Factor[], results: readonly PointResult[]): 
                 ? meanOf(twin.filter(isValid).map((s) => s.afterTrigger.goodputPerS))
                 : null,
               // Recovery times side by side: measured (the figures below), simulated, predicted.
-              'recovery time, simulated (s)': twin ? meanOf(twin.filter(isValid).map((s) => s.recoveryTimeS)) : null,
+              'recovery time, simulated (s)': twin
+                ? meanOf(twin.filter(isValid).map((s) => s.recoveryTimeS))
+                : null,
               'recovery time, CTMC (s)': r.ctmc?.recoveryS ?? null,
               'P(recovered within deadline), CTMC': r.ctmc?.pRecoveredWithin ?? null,
             }

@@ -117,7 +117,12 @@ export interface CtmcBeside {
 const besideCache = new Map<string, CtmcBeside>();
 
 /** The prediction at one offered load (the whole lab's origins/s), cached: reports ask again for the same point. */
-export function ctmcBeside(e: Experiment, offeredPerS: number, withinS: number, k: ChainKnobs = {}): CtmcBeside {
+export function ctmcBeside(
+  e: Experiment,
+  offeredPerS: number,
+  withinS: number,
+  k: ChainKnobs = {},
+): CtmcBeside {
   const params = chainParamsOf(e, offeredPerS, k);
   const key = JSON.stringify([params, withinS]);
   const hit = besideCache.get(key);
