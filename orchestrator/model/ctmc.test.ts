@@ -8,6 +8,10 @@ import { loadExperimentFile } from '../spec/load.js';
 import { parseSet, type Override } from '../../foundation/overrides.js';
 import { chainParamsOf } from '../analysis/markov/experiment.js';
 import { readChain } from '../analysis/markov/retryChain.js';
+import { ctmcBeside } from '../analysis/markov/experiment.js';
+import { simulate } from './simulate.js';
+import { planOfFile } from '../../test/helpers/plan.js';
+import { round } from '../../foundation/round.js';
 
 /** retry-storm made Metafor's README system: one worker at 10/s, 3 s timeout, 5 attempts, 5/s. */
 const METAFOR_SET = [
@@ -17,6 +21,13 @@ const METAFOR_SET = [
   'client.retry.maxAttempts=5',
   'load.rate=5/s',
 ];
+
+function metaforExperiment() {
+  return loadExperimentFile(
+    'experiments/retry-storm.yaml',
+    METAFOR_SET.map((s) => (parseSet(s) as { ok: true; value: Override }).value),
+  );
+}
 
 test('metabench model --ctmc: predicted recovery times over offered load in model.md, model.json and a log-scale figure, equal to the chain’s', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'markov-ctmc-')), 'm');
@@ -52,10 +63,7 @@ test('metabench model --ctmc: predicted recovery times over offered load in mode
     [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
   );
   // The same file's chain, solved here, gives the same numbers; and they are R13's (328 s at λ 5).
-  const e = loadExperimentFile(
-    'experiments/retry-storm.yaml',
-    METAFOR_SET.map((s) => (parseSet(s) as { ok: true; value: Override }).value),
-  );
+  const e = metaforExperiment();
   const direct = readChain(chainParamsOf(e, 5, { queueBound: 100, orbitBound: 20 }));
   assert.equal(c.atOffered.offeredPerS, 5);
   assert.equal(c.atOffered.recoveryS, direct.recoveryS);
@@ -89,4 +97,36 @@ test('metabench model --ctmc: predicted recovery times over offered load in mode
   ]);
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /knobs of --ctmc/);
+});
+
+test('docs/reproductions.md: the R13 table is what the chain computes', () => {
+  const doc = readFileSync(new URL('../../../docs/reproductions.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('### The port checked against its source'));
+  const rows = [...section.matchAll(/^\| (\d+) \| ([\d.]+) \| ([\d.e]+) s \| /gm)];
+  assert.equal(rows.length, 4);
+  for (const [, l, eq, rec] of rows) {
+    const r = readChain(chainParamsOf(metaforExperiment(), Number(l), { queueBound: 100, orbitBound: 20 }), {
+      regions: { collapsedFrom: 30, healthyBelow: 10 },
+    });
+    assert.equal(Number(eq), Number(r.meanJobs.toPrecision(3)), `E[q] at λ ${l}`);
+    assert.equal(Number(rec), Number(r.recoveryS!.toPrecision(3)), `recovery at λ ${l}`);
+  }
+});
+
+test('docs/reproductions.md worked example: at 200/s after a 2 s pause the simulation stays collapsed; the chain predicts a recovery with alpha 0.25, not with alpha 1', async () => {
+  const plan = planOfFile('retry-storm', { scale: 0.2, set: ['load.rate=200/s'] });
+  const sim = (await simulate(plan)).summary;
+  assert.equal(sim.metastable, true);
+  assert.equal(sim.recoveryDeadlineS, 10);
+  const e = plan.experiment;
+  const quarter = ctmcBeside(e, 200, sim.recoveryDeadlineS);
+  const all = ctmcBeside(e, 200, sim.recoveryDeadlineS, { alpha: 1 });
+  const doc = readFileSync(new URL('../../../docs/reproductions.md', import.meta.url), 'utf8');
+  assert.ok(
+    doc.includes(
+      `with probability ${round(quarter.pRecoveredWithin!, 2)} (mean ${Math.round(quarter.recoveryS!)} s from a full server)`,
+    ),
+    JSON.stringify(quarter),
+  );
+  assert.ok(all.pRecoveredWithin! < 1e-8 && all.recoveryS === null, JSON.stringify(all));
 });
