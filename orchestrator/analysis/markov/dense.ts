@@ -17,7 +17,10 @@ export class Lu {
       let best = Math.abs(a[k * n + k]!);
       for (let i = k + 1; i < n; i++) {
         const v = Math.abs(a[i * n + k]!);
-        if (v > best) ((best = v), (p = i));
+        if (v > best) {
+          best = v;
+          p = i;
+        }
       }
       if (best === 0)
         throw new RangeError('singular block: the chain has a state that cannot leave its level');
