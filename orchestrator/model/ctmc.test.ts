@@ -50,6 +50,7 @@ test('metabench model --ctmc: predicted recovery times over offered load in mode
     ctmc: {
       params: { queueSize: number; orbitSize: number; granularity: number; alpha: number };
       atOffered: { offeredPerS: number; recoveryS: number; meanJobs: number };
+      gap: { ratePerS: number };
       points: { offeredPerS: number; recoveryS: number | null; collapseS: number | null }[];
     };
   };
@@ -67,6 +68,14 @@ test('metabench model --ctmc: predicted recovery times over offered load in mode
   const direct = readChain(chainParamsOf(e, 5, { queueBound: 100, orbitBound: 20 }));
   assert.equal(c.atOffered.offeredPerS, 5);
   assert.equal(c.atOffered.recoveryS, direct.recoveryS);
+  // The spectral gap at the offered load, by the same chain.
+  const gap = readChain(chainParamsOf(e, 5, { queueBound: 100, orbitBound: 20 }), { gap: true }).relaxation!;
+  assert.ok(gap.converged);
+  assert.equal(model.ctmc.gap.ratePerS, gap.ratePerS);
+  assert.match(
+    r.stdout,
+    new RegExp(`spectral gap: ${gap.ratePerS.toExponential(3).replace('+', '\\+')}/s, relaxation time`),
+  );
   assert.ok(Math.abs(c.atOffered.recoveryS / 328 - 1) < 0.05, `${c.atOffered.recoveryS}`);
   // Recovery slows with load, collapse comes sooner: the physics of the bistable range.
   const rec = c.points.map((p) => p.recoveryS ?? Infinity);

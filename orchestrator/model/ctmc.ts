@@ -6,7 +6,9 @@ import {
   type ChainKnobs,
   type CtmcCurvePoint,
 } from '../analysis/markov/experiment.js';
-import { regionsOf, type RetryChainParams } from '../analysis/markov/retryChain.js';
+import { readChain, regionsOf, type RetryChainParams } from '../analysis/markov/retryChain.js';
+import type { Relaxation } from '../analysis/markov/levels.js';
+import { apiReplicaCount } from '../spec/sections/lab.js';
 import { document, seriesEncoding, type Figure, type Row } from '../report/figures/common.js';
 import { TRIGGER_SHADE } from '../report/theme.js';
 import type { Experiment } from '../spec/schema.js';
@@ -20,6 +22,12 @@ export interface CtmcModel {
   readonly points: readonly CtmcCurvePoint[];
   /** The point at the experiment's own offered load. */
   readonly atOffered: CtmcCurvePoint;
+  /**
+   * The spectral gap at the offered load (its inverse is the relaxation time, the time scale
+   * on which the chain forgets where it started); null when the inverse iteration did not
+   * converge (a complex pair of slowest eigenvalues).
+   */
+  readonly gap: Relaxation | null;
   readonly assumptions: readonly string[];
 }
 
@@ -40,6 +48,13 @@ export function ctmcModel(
     },
     points,
     atOffered: points.find((p) => p.offeredPerS === round(offeredPerS, 6))!,
+    gap: (() => {
+      const g = readChain(
+        { ...params, arrivalPerS: offeredPerS / apiReplicaCount(e.lab.api) },
+        { gap: true },
+      ).relaxation;
+      return g && g.converged ? g : null;
+    })(),
     assumptions: CTMC_ASSUMPTIONS,
   };
 }
@@ -68,8 +83,9 @@ export function ctmcSection(m: CtmcModel, range: BistableRange): string[] {
       `Collapsed: ${m.regions.collapsedFromJobs} jobs or more in the server (the mean wait reaches the timeout); healthy: fewer than ${m.regions.healthyBelowJobs}.`,
     '',
     `- **predicted recovery time** (mean time from a full server, orbit empty, to healthy, no intervention): ${describeTime(o.recoveryS, o.resolvableS)} at ${round(o.offeredPerS, 3)} origins/s`,
-    `- **expected time to a spontaneous collapse** (from an empty system): ${describeTime(o.collapseS, o.resolvableS)}`,
+    `- **expected time to a spontaneous collapse** (from an empty system until the queue first reaches ${m.regions.collapsedFromJobs} jobs; it may still drain back from there, so the time until it stays collapsed is longer): ${describeTime(o.collapseS, o.resolvableS)}`,
     `- stationary: mean jobs ${round(o.meanJobs, 3)}, probability of the collapsed region ${o.collapsedMass.toExponential(2)}`,
+    `- spectral gap: ${m.gap ? `${m.gap.ratePerS.toExponential(3)}/s, relaxation time ${describeTime(1 / m.gap.ratePerS, o.resolvableS)} (the time scale on which the chain forgets its start)` : 'not found (the inverse iteration did not converge: the slowest modes are a complex pair)'}`,
     '',
     '| offered load (origins/s) | region (fluid) | mean jobs | P(collapsed) | predicted recovery time | time to a spontaneous collapse |',
     '|---|---|---|---|---|---|',
