@@ -26,11 +26,14 @@ SUITE=bookworm
 # The Debian mirror: DEBIAN_MIRROR, else the one this machine's apt uses for bookworm's main
 # archive (so the build reaches what apt reaches), else debootstrap's own default.
 apt_mirror() {
-  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    if [ -r "$f" ]; then cat "$f"; fi
+  done |
     awk '/^deb / && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }
          /^URIs:/ && $2 !~ /security/ { print $2; exit }'
 }
-MIRROR=${DEBIAN_MIRROR:-$(apt_mirror)}
+MIRROR=${DEBIAN_MIRROR:-$(apt_mirror || true)}
 REBUILD=${REBUILD:-0}
 NICE=(nice -n 19 ionice -c3)
 BASE=$PREFIX/debian:$SUITE
