@@ -11,6 +11,7 @@ import { runExperiment, twinCapacity } from '../run/runExperiment.js';
 import type { LoadedSweep } from '../spec/sweep.js';
 import type { CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
+import type { EventsMode } from '../../bench/record/eventLog.js';
 import {
   incompletePointDirs,
   isPointComplete,
@@ -35,6 +36,8 @@ export interface SweepOptions {
   readonly capacity?: CapacityMode | undefined;
   /** Also simulate each point (the same experiment, seeds and scale) into point-<k>/twin/. */
   readonly twin?: boolean;
+  /** Which events each run of a point writes (default failures: a sweep is read through its table and figures). */
+  readonly events?: EventsMode | undefined;
 }
 
 export interface SweepResult {
@@ -98,6 +101,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
       sourceFile: s.experimentFile,
       runtime,
       capacity: opts.capacity,
+      events: opts.events ?? 'failures',
       manifestExtra: {
         ...opts.manifestExtra,
         experimentFile: s.experimentFile,
@@ -116,6 +120,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         runtime: 'sim',
         // At the rate the lab point ran: the capacity its manifest recorded, not one resolved again.
         planned: twinCapacity(pointDir(dir, p)),
+        events: opts.events === 'none' ? 'none' : 'failures',
         manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
       });
       await writeReport(pointDir(dir, p));
