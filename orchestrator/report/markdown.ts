@@ -151,7 +151,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
       'figures',
       'Figures',
       [
-        'Time runs from the start of the run (warm-up included); the trigger window is shaded. Each figure is also in `figures/` as SVG (for print), CSV (its data) and Vega-Lite JSON (to restyle).',
+        'Time runs from the start of the run (warm-up included) to the end of the observation; the phases are shaded. Each figure is also in `figures/` as SVG (for print), CSV (its data) and Vega-Lite JSON (to restyle); its title is in its caption, not drawn in it.',
       ],
       figs.runs,
     );
@@ -210,7 +210,8 @@ export function renderMarkdown(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const out: string[] = [];
   reportSections(x, figs).forEach((s, i) => {
     out.push(`${i === 0 ? '#' : '##'} ${s.title}`, '', s.body, '');
-    for (const f of s.figures) out.push(`![${f.title}](figures/${f.id}.svg)`, '', `*${f.caption}*`, '');
+    for (const f of s.figures)
+      out.push(`![${f.title}](figures/${f.id}.svg)`, '', `*${f.title}.* ${f.caption}`, '');
   });
   return out.join('\n');
 }
