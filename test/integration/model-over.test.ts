@@ -89,7 +89,13 @@ test('model --over: a lab sweep drawn over the simulated map (table, model.json,
   assert.ok(head >= 0, r.stdout);
   assert.match(lines[head + 1]!, /^-+( +-+)+$/);
   const table = lines.slice(head + 2).filter((l) => /^\d/.test(l));
-  assert.deepEqual(lines[head]!.split(/ {2,}/), ['trigger (s) \\ load (origins/s)', '100 (stable)', '200', '240', '300']);
+  assert.deepEqual(lines[head]!.split(/ {2,}/), [
+    'trigger (s) \\ load (origins/s)',
+    '100 (stable)',
+    '200',
+    '240',
+    '300',
+  ]);
   assert.doesNotMatch(r.stdout, /\*\*|\|/);
   const cells = (y: number): string[] =>
     table
