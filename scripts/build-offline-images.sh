@@ -23,7 +23,17 @@ cd "$(dirname "$0")/.."
 
 PREFIX=${METABENCH_OFFLINE_PREFIX:-metabench-offline}
 SUITE=bookworm
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror: DEBIAN_MIRROR, else the one this machine's apt uses for bookworm's main
+# archive (so the build reaches what apt reaches), else debootstrap's own default.
+apt_mirror() {
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    if [ -r "$f" ]; then cat "$f"; fi
+  done |
+    awk '/^deb / && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }
+         /^URIs:/ && $2 !~ /security/ { print $2; exit }'
+}
+MIRROR=${DEBIAN_MIRROR:-$(apt_mirror || true)}
 REBUILD=${REBUILD:-0}
 NICE=(nice -n 19 ionice -c3)
 BASE=$PREFIX/debian:$SUITE
@@ -59,7 +69,7 @@ if ! have "$BASE"; then
   root=$(mktemp -d /var/tmp/metabench-rootfs.XXXXXX)
   trap 'rm -rf "$root"' EXIT
   say "debootstrap --variant=minbase $SUITE (a few minutes)"
-  "${NICE[@]}" debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" >/dev/null
+  "${NICE[@]}" debootstrap --variant=minbase "$SUITE" "$root" ${MIRROR:+"$MIRROR"} >/dev/null
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
   say "docker import $BASE"
   chmod 755 "$root" # mktemp's 0700 would become the image's / and lock non-root users out

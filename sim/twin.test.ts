@@ -9,6 +9,9 @@ import { runExperiment } from '../orchestrator/run/runExperiment.js';
 import { loadExperimentFile } from '../orchestrator/spec/load.js';
 import { runCli } from '../test/helpers/cli.js';
 import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
+import { ctmcBeside } from '../orchestrator/analysis/markov/experiment.js';
+import type { RunSummary } from '../orchestrator/analysis/summary.js';
+import { round } from '../foundation/round.js';
 
 registerRuntimes();
 
@@ -28,6 +31,18 @@ test('a results folder with a simulated twin: report.md shows both side by side,
   assert.match(section, /\| amplification after the trigger \(client\) \| [\d.]+ \| [\d.]+ \| -?[\d.]+ \(/);
   assert.match(section, /\| goodput after the trigger \(req\/s\) \|/);
   assert.match(section, /\| recovery time \| not recovered \| not recovered \| – \|/);
+  // Beside both, the Markov model's prediction for the same experiment and recovery deadline.
+  const summary = JSON.parse(readFileSync(join(dir, 'run-1', 'summary.json'), 'utf8')) as RunSummary;
+  const c = ctmcBeside({ ...e, seed: 7 }, summary.offeredPerS, summary.recoveryDeadlineS);
+  assert.ok(c.recoveryS !== null && c.pRecoveredWithin !== null);
+  assert.ok(
+    section.includes(
+      `| recovery time, Markov model (CTMC) | mean ${round(c.recoveryS, 3)} s from a full server; P(recovered within ${summary.recoveryDeadlineS} s) ${round(c.pRecoveredWithin, 3)} |`,
+    ),
+    section,
+  );
+  // retry-storm at 70% of capacity: the chain too says a full server stays collapsed past the deadline.
+  assert.ok(c.pRecoveredWithin < 0.01 && c.recoveryS > 100 * summary.recoveryDeadlineS, JSON.stringify(c));
   assert.match(readFileSync(join(dir, 'report.html'), 'utf8'), /Model vs bench/);
   // The twin has its own report, marked simulated.
   assert.match(readFileSync(join(dir, TWIN_DIR, 'report.md'), 'utf8'), /\*\*Simulated\*\*/);

@@ -13,7 +13,10 @@ import { simulatedMap, mapTable } from '../model/map.js';
 import { describeJoin, distinctValues, joinLab, type LabJoin } from '../model/over.js';
 import { describePrediction, predict } from '../model/predict.js';
 import { writeModel } from '../model/report.js';
+import { ctmcAtLab, ctmcModel, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from '../model/ctmc.js';
+import type { ChainKnobs } from '../analysis/markov/experiment.js';
 import { positiveNumber } from './options.js';
+import { round } from '../../foundation/round.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 
 function list<T>(flag: string, parse: (s: string) => T | undefined) {
@@ -23,6 +26,24 @@ function list<T>(flag: string, parse: (s: string) => T | undefined) {
       if (x === undefined) throw new InvalidArgumentError(`${flag}: cannot read "${s}"`);
       return x;
     });
+}
+
+function positiveInt(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1)
+      throw new InvalidArgumentError(`${flag}: expected a whole number ≥ 1, got "${v}"`);
+    return n;
+  };
+}
+
+function nonNegative(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0)
+      throw new InvalidArgumentError(`${flag}: expected a number ≥ 0, got "${v}"`);
+    return n;
+  };
 }
 
 export function register(program: Command): void {
@@ -52,6 +73,26 @@ export function register(program: Command): void {
     )
     .option('--no-map', 'only the fluid prediction (no simulation)')
     .option(
+      '--ctmc',
+      "add the Markov model (Metafor's CTMC of the api and its retrying clients): predicted recovery time and time to a spontaneous collapse over offered load (the map's loads, or 10% to 100% of capacity), and a figure of them",
+    )
+    .option(
+      '--queue-bound <N>',
+      'with --ctmc: the queue bound in jobs (default: queueLimit + workers, else max(100, 3cμτ))',
+      positiveInt('--queue-bound'),
+    )
+    .option(
+      '--orbit-bound <N>',
+      'with --ctmc: the orbit bound in retries (default: max(20, cμ·R·wait))',
+      positiveInt('--orbit-bound'),
+    )
+    .option('--alpha <A>', "with --ctmc: Metafor's alpha (default 0.25)", nonNegative('--alpha'))
+    .option(
+      '--granularity <G>',
+      'with --ctmc: jobs per state step (default: 1, or the least that keeps a load under about half a second)',
+      positiveInt('--granularity'),
+    )
+    .option(
       '--over <DIR>',
       "a lab sweep's results folder (metabench sweep --out DIR) of this experiment over load.rate and/or schedule.trigger.duration, drawn over the map: each cell model / lab (repeatable)",
       (v: string, prev: string[]) => [...prev, v],
@@ -74,6 +115,11 @@ export function register(program: Command): void {
         out?: string;
         quiet?: boolean;
         set: Override[];
+        ctmc?: boolean;
+        queueBound?: number;
+        orbitBound?: number;
+        alpha?: number;
+        granularity?: number;
       },
     ) => {
       const e = loadExperimentFile(file, o.set);
@@ -151,6 +197,40 @@ export function register(program: Command): void {
         );
         if (join) process.stdout.write(`${plainLines(describeJoin(join).split('\n')).join('\n')}\n`);
       }
+      let ctmc: CtmcModel | null = null;
+      let ctmcLab: CtmcAtLabPoint[] | null = null;
+      if (o.ctmc) {
+        const knobs: ChainKnobs = {
+          ...(o.queueBound !== undefined ? { queueBound: o.queueBound } : {}),
+          ...(o.orbitBound !== undefined ? { orbitBound: o.orbitBound } : {}),
+          ...(o.alpha !== undefined ? { alpha: o.alpha } : {}),
+          ...(o.granularity !== undefined ? { granularity: o.granularity } : {}),
+        };
+        const capacity = nominalCapacityPerS(e);
+        const rates = map
+          ? distinctValues(map.rows.map((r) => Number(r.factors['offered load'])))
+          : [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((f) => round(capacity * f, 3));
+        const t0 = performance.now();
+        ctmc = ctmcModel(e, prediction.offeredPerS, rates, knobs);
+        if (join) ctmcLab = ctmcAtLab(e, join.points, knobs);
+        say(
+          `${e.name}: CTMC over ${ctmc.points.length} loads in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        );
+        process.stdout.write(
+          `\n${ctmcSection(ctmc, prediction.range)
+            .filter((l) => l.startsWith('- ') || l.startsWith('|'))
+            .join('\n')}\n`,
+        );
+      } else if (
+        o.queueBound !== undefined ||
+        o.orbitBound !== undefined ||
+        o.alpha !== undefined ||
+        o.granularity !== undefined
+      )
+        throw new BenchError(
+          'E_USAGE',
+          '--queue-bound, --orbit-bound, --alpha and --granularity are knobs of --ctmc: add --ctmc',
+        );
       const dir = resultsDir(`${e.name}-model`, o.out);
       await writeModel(dir, {
         experiment: e,
@@ -161,6 +241,8 @@ export function register(program: Command): void {
         map,
         mapWallS: wallS,
         lab: join ? { sweeps: over, join } : null,
+        ctmc,
+        ctmcLab,
       });
       process.stdout.write(`${dir}\n`);
     },

@@ -11,6 +11,7 @@ import type { LabSweep } from './labSweep.js';
 import { mapTable, MAP_FACTORS } from './map.js';
 import { describeJoin, labOverlay, sameCoordinate, type JoinedPoint, type LabJoin } from './over.js';
 import { describePrediction, type Prediction } from './predict.js';
+import { ctmcAtLabLines, ctmcFigure, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from './ctmc.js';
 
 /**
  * The folder `metabench model` writes: model.md (the fluid prediction and the
@@ -30,6 +31,10 @@ export async function writeModel(
     readonly mapWallS: number | null;
     /** Lab sweeps drawn over the map, and their points joined to its cells. */
     readonly lab?: { readonly sweeps: readonly LabSweep[]; readonly join: LabJoin } | null;
+    /** The Markov model over offered load (--ctmc). */
+    readonly ctmc?: CtmcModel | null;
+    /** With --ctmc and --over: each lab point with the Markov model's prediction. */
+    readonly ctmcLab?: readonly CtmcAtLabPoint[] | null;
   },
 ): Promise<string[]> {
   const lab = x.map ? (x.lab ?? null) : null;
@@ -49,6 +54,18 @@ export async function writeModel(
     ...(p.caveats.length ? ['', '**Not in the model**:', '', ...p.caveats.map((c) => `- ${c}`)] : []),
   ];
   const files: OutFile[] = [];
+  if (x.ctmc) {
+    const fig = ctmcFigure(x.ctmc, p.range);
+    lines.push(
+      '',
+      ...ctmcSection(x.ctmc, p.range),
+      '',
+      `![${fig.title}](figures/${fig.id}.svg)\n\n*${fig.caption}*`,
+    );
+    files.push(...(await svgFiles([fig])));
+    files.push({ path: `figures/${fig.id}.csv`, content: rowsToCsv(fig.data) });
+    files.push({ path: `figures/${fig.id}.vl.json`, content: JSON.stringify(fig.spec, null, 2) + '\n' });
+  }
   if (x.map) {
     const figs = sweepFigures(x.map, lab ? labOverlay(x.map, lab.join) : undefined);
     lines.push(
@@ -67,6 +84,7 @@ export async function writeModel(
       ...mapTable(x.map, p.range, lab?.join),
       '',
       ...(lab ? labSection(lab.sweeps, lab.join) : []),
+      ...(lab && x.ctmcLab ? [...ctmcAtLabLines(x.ctmcLab), ''] : []),
       ...figs.map((f) => `![${f.title}](figures/${f.id}.svg)\n\n*${f.caption}*\n`),
     );
     files.push(...(await svgFiles(figs)));
@@ -104,6 +122,7 @@ export async function writeModel(
           'metastable runs': q.metastableRuns ?? null,
           'model verdict': q.model,
           agree: q.agree,
+          ...(x.ctmcLab ? ctmcLabCells(x.ctmcLab, q) : {}),
         })),
       ),
     });
@@ -123,6 +142,7 @@ export async function writeModel(
       caveats: p.caveats,
     },
     map: x.map,
+    ...(x.ctmc ? { ctmc: { ...x.ctmc, ...(lab && x.ctmcLab ? { lab: x.ctmcLab } : {}) } } : {}),
     ...(lab
       ? {
           lab: {
@@ -201,4 +221,18 @@ function labSection(sweeps: readonly LabSweep[], j: LabJoin): string[] {
       ? ['Every lab point agrees with the model’s cell.', '']
       : []),
   ];
+}
+
+/** lab.csv's CTMC columns for one lab point (with --ctmc). */
+function ctmcLabCells(
+  rows: readonly CtmcAtLabPoint[],
+  q: JoinedPoint,
+): Record<string, number | string | null> {
+  const r = rows.find((x) => x.sweep === q.sweep && x.point === q.point);
+  return {
+    'recovery deadline (s)': r?.deadlineS ?? null,
+    'CTMC mean recovery (s)': r?.ctmc.recoveryS ?? null,
+    'CTMC P(recovered within deadline)': r?.ctmc.pRecoveredWithin ?? null,
+    'CTMC verdict': r?.ctmcVerdict ?? null,
+  };
 }

@@ -15,6 +15,7 @@ import { classLines, classVerdictLines } from './classes.js';
 import { runWarnings } from './warnings.js';
 import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { notReachedLine, outcomeLead, recoveryCell, triggerReached, validityLines } from './outcome.js';
+import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
 
 /** One section of the report: the same in report.md and report.html. */
@@ -421,6 +422,19 @@ function capacityCell(xs: readonly RunSummary[]): string {
   return `${+(c.usedPerS ?? c.nominalPerS).toFixed(3)}/s ${c.source ?? 'nominal'}`;
 }
 
+/**
+ * The Markov model's prediction beside the measured and simulated recovery times: its mean
+ * recovery time from a full server and its probability of recovering within the run's
+ * recovery deadline (orchestrator/analysis/markov/, `metabench model --ctmc`).
+ */
+function ctmcRow(e: ResultsData['experiment'], s: RunSummary): string {
+  const c = ctmcBeside(e, s.offeredPerS, s.recoveryDeadlineS);
+  const mean = c.recoveryS === null ? `> ${c.resolvableS.toExponential(1)} s` : `${round(c.recoveryS, 3)} s`;
+  const p =
+    c.pRecoveredWithin === null ? 'not computed (too long a horizon)' : String(round(c.pRecoveredWithin, 3));
+  return `| recovery time, Markov model (CTMC) | mean ${mean} from a full server; P(recovered within ${c.withinS} s) ${p} | | ${c.states} states${c.granularity > 1 ? `, batches of ${c.granularity} jobs` : ''} |`;
+}
+
 function twinLines(bench: ResultsData, sim: ResultsData): string[] {
   const a = bench.runs.map((r) => r.summary);
   const b = sim.runs.map((r) => r.summary);
@@ -464,6 +478,7 @@ function twinLines(bench: ResultsData, sim: ResultsData): string[] {
     row('offered rate, planned (req/s)', (s) => s.offeredPerS),
     `| capacity for % capacity | ${capacityCell(a)} | ${capacityCell(b)} | ${capacityCell(a) === capacityCell(b) ? 'the same' : '**they differ**'} |`,
     `| recovery time | ${recovery(a)} | ${recovery(b)} | ${ra !== null && rb !== null ? `${round(rb - ra, 3)} s` : '–'} |`,
+    ctmcRow(bench.experiment, a[0]!),
     row('goodput in the baseline (req/s)', (s) => s.baseline.goodputPerS),
     row('goodput after the trigger (req/s)', (s) => s.afterTrigger.goodputPerS),
     row('amplification after the trigger (client)', (s) => s.afterTrigger.amplification),

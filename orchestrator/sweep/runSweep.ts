@@ -8,6 +8,8 @@ import { describeTally, tallyOutcomes } from '../analysis/tally.js';
 import { BenchError } from '../../foundation/errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { runExperiment, twinCapacity } from '../run/runExperiment.js';
+import { ctmcBeside } from '../analysis/markov/experiment.js';
+import { round } from '../../foundation/round.js';
 import type { LoadedSweep } from '../spec/sweep.js';
 import type { CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
@@ -171,10 +173,24 @@ function writeTables(dir: string, s: LoadedSweep): PointResult[] {
           }
         : {}),
     }));
-  writeJson(join(dir, 'sweep.json'), sweepTable(s.sweep.design, s.factors, results));
-  writeFileSync(join(dir, 'sweep.csv'), sweepCsv(s.factors, results));
-  writeFileSync(join(dir, 'sweep.md'), sweepMarkdown(s.sweep.name, s.sweep.design, s.factors, results));
-  return results;
+  // Beside a point's simulated twin, the Markov model's prediction (cached: the tables are rewritten after each point).
+  const withCtmc = results.map((r) => {
+    const first = r.runs[0];
+    if (!r.twin || !first) return r;
+    const c = ctmcBeside(s.experiments[r.point.index - 1]!, first.offeredPerS, first.recoveryDeadlineS);
+    return {
+      ...r,
+      ctmc: {
+        ...c,
+        recoveryS: c.recoveryS === null ? null : round(c.recoveryS, 3),
+        pRecoveredWithin: c.pRecoveredWithin === null ? null : round(c.pRecoveredWithin, 4),
+      },
+    };
+  });
+  writeJson(join(dir, 'sweep.json'), sweepTable(s.sweep.design, s.factors, withCtmc));
+  writeFileSync(join(dir, 'sweep.csv'), sweepCsv(s.factors, withCtmc));
+  writeFileSync(join(dir, 'sweep.md'), sweepMarkdown(s.sweep.name, s.sweep.design, s.factors, withCtmc));
+  return withCtmc;
 }
 
 /** A new folder, or the folder of an earlier run of the very same sweep plan (to resume it). */

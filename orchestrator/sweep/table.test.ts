@@ -4,6 +4,9 @@ import { parse } from 'csv-parse/sync';
 import type { RunSummary } from '../analysis/summary.js';
 import { isSweepTable } from '../report/tables.js';
 import { planPoints, type Factor } from '../spec/sweepPlan.js';
+import { loadExperimentFile } from '../spec/load.js';
+import { parseSet, type Override } from '../../foundation/overrides.js';
+import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { hypothesisVerdicts, pointVerdict, sweepCsv, sweepMarkdown, sweepTable } from './table.js';
 
 function run(
@@ -114,6 +117,53 @@ test('a sweep with simulated twins puts the simulation’s verdict and goodput b
     { columns: true },
   ) as Record<string, string>[];
   assert.ok(!('verdict (simulated)' in plain[0]!));
+});
+
+test('a sweep with simulated twins puts the recovery times side by side: measured, simulated and the Markov model’s', () => {
+  const f: Factor = { path: 'load.rate', values: ['50% capacity'], reference: '70% capacity' };
+  const points = planPoints('one-at-a-time', [f]);
+  // retry-storm made Metafor's README system (one worker at 10/s, 3 s timeout, 5 attempts), its
+  // bounds: at 2/s the chain drains a full server in 13 s; at 6/s it stays collapsed for hours.
+  const e = loadExperimentFile(
+    'experiments/retry-storm.yaml',
+    ['lab.api.workers=1', 'lab.api.work.mean=100ms', 'client.timeout=3s', 'client.retry.maxAttempts=5'].map(
+      (x) => (parseSet(x) as { ok: true; value: Override }).value,
+    ),
+  );
+  const knobs = { queueBound: 100, orbitBound: 20 };
+  const atLow = ctmcBeside(e, 2, 60, knobs);
+  const atHigh = ctmcBeside(e, 6, 60, knobs);
+  const results = [
+    {
+      point: points[0]!,
+      dir: 'point-1',
+      runs: [run(true, 5, 'pass')],
+      twin: [run(true, 9, 'pass')],
+      ctmc: atHigh,
+    },
+    {
+      point: points[1]!,
+      dir: 'point-2',
+      runs: [run(false, 95, 'pass')],
+      twin: [run(false, 97, 'pass')],
+      ctmc: atLow,
+    },
+  ];
+  const csv = parse(sweepCsv([f], results), { columns: true }) as Record<string, string>[];
+  assert.deepEqual(
+    csv.map((r) => [
+      r['recovery time (s)'],
+      r['recovery time, simulated (s)'],
+      r['recovery time, CTMC (s)'],
+      r['P(recovered within deadline), CTMC'],
+    ]),
+    [
+      ['', '', String(atHigh.recoveryS), String(atHigh.pRecoveredWithin)],
+      ['5', '5', String(atLow.recoveryS), String(atLow.pRecoveredWithin)],
+    ],
+  );
+  assert.ok(atLow.recoveryS! < 20 && atLow.pRecoveredWithin! > 0.9, JSON.stringify(atLow));
+  assert.ok(atHigh.recoveryS! > 10_000 && atHigh.pRecoveredWithin! < 0.01, JSON.stringify(atHigh));
 });
 
 test('a sweep point counts its valid runs only: metastable 2/2, and 1 invalid with the check it failed', () => {

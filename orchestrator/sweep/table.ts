@@ -5,6 +5,7 @@ import type { SweepTable, SweepVerdict } from '../report/tables.js';
 import type { Design, Factor, SweepPoint } from '../spec/sweepPlan.js';
 import { describeInvalid, describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { round } from '../../foundation/round.js';
+import type { CtmcBeside } from '../analysis/markov/experiment.js';
 
 /** The key figures of each point (the mean over its runs). */
 export const SWEEP_FIGURES = [
@@ -26,6 +27,8 @@ export interface PointResult {
   readonly runs: readonly RunSummary[];
   /** The point's simulated twin (`metabench sweep --twin`): the same runs in virtual time. */
   readonly twin?: readonly RunSummary[];
+  /** With a twin: the Markov model's prediction at the point's load and recovery deadline. */
+  readonly ctmc?: CtmcBeside;
 }
 
 /**
@@ -137,6 +140,12 @@ function flatRows(factors: readonly Factor[], results: readonly PointResult[]): 
               'goodput after, simulated (req/s)': twin
                 ? meanOf(twin.filter(isValid).map((s) => s.afterTrigger.goodputPerS))
                 : null,
+              // Recovery times side by side: measured (the figures below), simulated, predicted.
+              'recovery time, simulated (s)': twin
+                ? meanOf(twin.filter(isValid).map((s) => s.recoveryTimeS))
+                : null,
+              'recovery time, CTMC (s)': r.ctmc?.recoveryS ?? null,
+              'P(recovered within deadline), CTMC': r.ctmc?.pRecoveredWithin ?? null,
             }
           : {}),
         outcomes: describeTally(t),

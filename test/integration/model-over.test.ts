@@ -4,6 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { loadExperimentFile } from '../../orchestrator/spec/load.js';
+import { ctmcBeside } from '../../orchestrator/analysis/markov/experiment.js';
 
 // The issue's "the lab sweep can then be drawn over it": `metabench model FILE --over DIR`
 // reads a sweep's results folder and draws its points over the simulated map. Both sweeps
@@ -187,6 +189,28 @@ test('model --over: a lab sweep drawn over the simulated map (table, model.json,
   assert.match(md, /### The lab over the map/);
   assert.match(md, /lab vs model: 9 lab points/);
   assert.ok(existsSync(join(out, 'figures', 'sweep-map.vl.json')));
+
+  // With --ctmc, each lab point also gets the Markov model's prediction at its load and deadline.
+  const withCtmc = join(dir, 'model-ctmc');
+  const rc = await runCli(['model', file, '--over', rate, '--ctmc', '--out', withCtmc, '--quiet'], env);
+  assert.equal(rc.code, 0, rc.stderr);
+  const e = loadExperimentFile(file);
+  const ctmcCsv = parse(readFileSync(join(withCtmc, 'lab.csv'), 'utf8'), { columns: true }) as Record<
+    string,
+    string
+  >[];
+  assert.equal(ctmcCsv.length, 3);
+  for (const row of ctmcCsv) {
+    const deadline = Number(row['recovery deadline (s)']);
+    assert.equal(deadline, 3 * Number(row['trigger duration (s)']));
+    const c = ctmcBeside(e, Number(row['offered load (origins/s)']), deadline);
+    assert.equal(Number(row['CTMC mean recovery (s)']), c.recoveryS);
+    assert.equal(Number(row['CTMC P(recovered within deadline)']), c.pRecoveredWithin);
+  }
+  assert.match(
+    readFileSync(join(withCtmc, 'model.md'), 'utf8'),
+    /### The lab points beside the Markov model/,
+  );
 
   // Refusals: one line naming the folder (and file), exit 2, no stack trace.
   assertRefused(

@@ -11,6 +11,7 @@ import { composeArgs, COMPOSE_FILE } from './compose.js';
 import { interpolate, parseEnvFile, serviceImages } from './images.js';
 import { firstHost } from '../../cli/runtimeOption.js';
 import { registerRuntimes } from '../../cli/runtimes.js';
+import { dockerClient, PROJECT_LABEL, projectContainers, SERVICE_LABEL } from './engine.js';
 
 registerRuntimes();
 
@@ -143,4 +144,50 @@ test('the bridge gateway, when IPAM leaves it out, is the first host of the subn
   assert.equal(firstHost('172.17.0.0/16'), '172.17.0.1');
   assert.equal(firstHost('10.1.2.128/25'), '10.1.2.129');
   assert.equal(firstHost('fd00::/64'), undefined);
+});
+
+test('projectContainers: a container removed between the list and its inspect (compose recreating it) is left out; another error still throws', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-engine-'));
+  const socketPath = join(dir, 'docker.sock');
+  const inspect = (id: string, service: string) => ({
+    Id: id,
+    Name: `/p_${service}_1`,
+    Config: { Labels: { [SERVICE_LABEL]: service, [PROJECT_LABEL]: 'p' } },
+    State: { Status: 'running', Pid: 42 },
+    NetworkSettings: { Ports: {} },
+    HostConfig: { PortBindings: {} },
+  });
+  let broken = false;
+  // A stand-in engine: the list names three containers; "gone" was removed before its inspect.
+  const srv = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://engine');
+    const send = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (url.pathname.endsWith('/containers/json'))
+      return send(200, [{ Id: 'api-id' }, { Id: 'gone' }, { Id: 'redis-id' }]);
+    if (url.pathname.endsWith('/containers/gone/json'))
+      return broken
+        ? send(500, { message: 'engine trouble' })
+        : send(404, { message: 'No such container: gone' });
+    const m = /\/containers\/(\w+)-id\/json$/.exec(url.pathname);
+    if (m) return send(200, inspect(`${m[1]}-id`, m[1]!));
+    send(404, { message: 'page not found' });
+  });
+  await new Promise<void>((r) => srv.listen(socketPath, () => r()));
+  try {
+    const docker = dockerClient({ socketPath });
+    const found = await projectContainers(docker, 'p');
+    assert.deepEqual(
+      found.map((c) => [c.service, c.id]),
+      [
+        ['api', 'api-id'],
+        ['redis', 'redis-id'],
+      ],
+    );
+    broken = true;
+    await assert.rejects(projectContainers(docker, 'p'), /engine trouble/);
+  } finally {
+    await new Promise<void>((r) => srv.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

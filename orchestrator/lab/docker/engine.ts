@@ -190,7 +190,14 @@ export async function projectContainers(docker: Docker, project: string): Promis
     filters: { label: [`${PROJECT_LABEL}=${project}`] },
   });
   const out: ServiceContainer[] = [];
-  for (const c of list) out.push(await inspectContainer(docker, c.Id));
+  for (const c of list) {
+    // A container listed, then removed before its inspect (compose recreating it): gone, so not in the project.
+    const i = await inspectContainer(docker, c.Id).catch((err: { statusCode?: number }) => {
+      if (err.statusCode === 404) return undefined;
+      throw err;
+    });
+    if (i) out.push(i);
+  }
   return out.sort((a, b) => a.service.localeCompare(b.service));
 }
 
