@@ -33,7 +33,10 @@ test('events.ndjson.gz: what is written is gzip-compressed and reads back line f
   assert.ok(raw.length * 5 < text.length, `compressed ${raw.length} of ${text.length} bytes`);
   const back = readEvents(dir);
   assert.equal(back.length, 5000 * EVENTS.length);
-  assert.deepEqual(back.slice(0, EVENTS.length), EVENTS.map((e) => ({ ...e, origin: 0 })));
+  assert.deepEqual(
+    back.slice(0, EVENTS.length),
+    EVENTS.map((e) => ({ ...e, origin: 0 })),
+  );
   let streamed = 0;
   for await (const line of eventLines(path)) if (JSON.parse(line)) streamed++;
   assert.equal(streamed, back.length);

@@ -117,9 +117,9 @@ export function readEvents(runDir: string): Record<string, unknown>[] {
   const path = eventsFileOf(runDir);
   if (path === null) return [];
   const buf = readFileSync(path);
-  const text = (path.endsWith('.gz') ? gunzipSync(buf, { finishFlush: constants.Z_SYNC_FLUSH }) : buf).toString(
-    'utf8',
-  );
+  const text = (
+    path.endsWith('.gz') ? gunzipSync(buf, { finishFlush: constants.Z_SYNC_FLUSH }) : buf
+  ).toString('utf8');
   const out: Record<string, unknown>[] = [];
   for (const line of text.split('\n')) {
     if (line === '') continue;

@@ -21,7 +21,11 @@ test('plainLines: no markdown reaches the terminal (emphasis, code, tables becom
 test("model's progress line names each number: the recovery time after the trigger, or the goodput after it, and the wall time", () => {
   const row = (verdict: 'metastable' | 'recovered', recovery: number | null) => ({
     factors: { 'offered load': 200, 'trigger duration': 2 },
-    figures: { 'goodput after': verdict === 'recovered' ? 199.5 : 0, 'amplification after': 1, 'recovery time': recovery },
+    figures: {
+      'goodput after': verdict === 'recovered' ? 199.5 : 0,
+      'amplification after': 1,
+      'recovery time': recovery,
+    },
     verdict,
   });
   assert.equal(

@@ -15,7 +15,10 @@ export function plainLines(lines: readonly string[]): string[] {
       out.push(
         r[0] === '\u0000'
           ? widths.map((w) => '-'.repeat(w)).join('  ')
-          : r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd(),
+          : r
+              .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+              .join('  ')
+              .trimEnd(),
       );
     table = [];
   };

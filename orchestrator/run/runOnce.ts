@@ -1,7 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drive } from '../../bench/driver.js';
-import { EVENTS_FILE, eventSink, NdjsonFile, teeSink, type EventSink, type EventsMode } from '../../bench/record/eventLog.js';
+import {
+  EVENTS_FILE,
+  eventSink,
+  NdjsonFile,
+  teeSink,
+  type EventSink,
+  type EventsMode,
+} from '../../bench/record/eventLog.js';
 import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
 import { arrivalsFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
