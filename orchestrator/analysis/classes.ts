@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import type { EventSink } from '../../bench/record/eventLog.js';
 import type { RunPlan } from '../spec/plan.js';
 import { nearestRank } from './percentiles.js';
 import { round } from '../../foundation/round.js';
@@ -7,7 +6,7 @@ import { round } from '../../foundation/round.js';
 /**
  * Per request class and per phase: what each class of the workload mix got (a list read
  * and a streamed chat turn are not the same request, seeds/002). Built from
- * events.ndjson after the run. A description only: a class's thresholds are
+ * the run's attempt and outcome events. A description only: a class's thresholds are
  * hypothesis.classes, judged with every other threshold (analysis/summary.ts).
  *
  * An origin belongs to the window its intended time falls in (what was offered then).
@@ -163,26 +162,31 @@ function percentiles(xs: number[]): Percentiles {
   return { samples: xs.length, p50: at(50), p95: at(95), p99: at(99) };
 }
 
-/** Reads events.ndjson (line by line) and summarizes it for the plan's classes; null without a mix. */
-export async function classesOfRun(eventsFile: string, plan: RunPlan): Promise<ClassesSummary | null> {
+/**
+ * Collects, during the run, the events the class summary needs (attempts and outcomes),
+ * whatever the event log keeps (`--events failures` or `none` would leave the successes
+ * out); null without a mix. `summary()` then summarizes them for the plan's classes.
+ */
+export function classCollector(plan: RunPlan): { sink: EventSink; summary: () => ClassesSummary } | null {
   const mix = plan.experiment.load.mix;
   if (!mix) return null;
   const events: ClassEvent[] = [];
-  const lines = createInterface({ input: createReadStream(eventsFile), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (!line.includes('"e":"attempt"') && !line.includes('"e":"outcome"')) continue;
-    try {
-      events.push(JSON.parse(line) as ClassEvent);
-    } catch {
-      /* a torn last line of an interrupted run */
-    }
-  }
   const p = plan.phases;
-  return summarizeClasses(
-    events,
-    mix.map((c) => ({ name: c.name })),
-    { warmup: p.warmup, baseline: p.baseline, trigger: p.trigger, observe: p.observe },
-  );
+  return {
+    sink: {
+      write(e) {
+        const k = (e as { e?: unknown }).e;
+        if (k === 'attempt' || k === 'outcome') events.push(e as ClassEvent);
+      },
+      close: async () => {},
+    },
+    summary: () =>
+      summarizeClasses(
+        events,
+        mix.map((c) => ({ name: c.name })),
+        { warmup: p.warmup, baseline: p.baseline, trigger: p.trigger, observe: p.observe },
+      ),
+  };
 }
 
 /** Upstream (platform → provider) amplification per bucket: attempts / calls begun; null without calls. */

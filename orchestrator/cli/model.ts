@@ -1,3 +1,4 @@
+import { mapProgressLine, plainLines } from './terminal.js';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { resultsDir } from '../results/files.js';
@@ -140,10 +141,11 @@ export function register(program: Command): void {
       }
       const labPoints = over.flatMap((s) => s.points);
       process.stdout.write(
-        `${e.name}: fluid prediction\n${describePrediction(prediction)
-          .slice(2)
-          .map((l) => l.replace(/^\| (.*) \| (.*) \|$/, '  $1: $2'))
-          .join('\n')}\n`,
+        `${e.name}: fluid prediction\n${plainLines(
+          describePrediction(prediction)
+            .slice(2)
+            .map((l) => l.replace(/^\| (.*) \| (.*) \|$/, '  $1: $2')),
+        ).join('\n')}\n`,
       );
       for (const c of prediction.caveats) process.stdout.write(`  not in the model: ${c}\n`);
       let map = null;
@@ -186,17 +188,14 @@ export function register(program: Command): void {
           durationsMs,
           scale,
           overrides: o.set,
-          onPoint: (i, n, row, ms) =>
-            say(
-              `  ${i}/${n}: load ${row.factors['offered load']}/s, trigger ${row.factors['trigger duration']} s: ${row.verdict} (${Math.round(ms)} ms)`,
-            ),
+          onPoint: (i, n, row, ms) => say(mapProgressLine(i, n, row, ms)),
         });
         wallS = (performance.now() - t0) / 1000;
         join = labPoints.length ? joinLab(map, labPoints) : null;
         process.stdout.write(
-          `\nsimulated map (M metastable, R recovered${join ? '; model / lab, ✗ where they disagree' : ''}):\n${mapTable(map, prediction.range, join).join('\n')}\n`,
+          `\nsimulated map (M metastable, R recovered${join ? '; model / lab, ✗ where they disagree' : ''}):\n${plainLines(mapTable(map, prediction.range, join)).join('\n')}\n`,
         );
-        if (join) process.stdout.write(`${describeJoin(join)}\n`);
+        if (join) process.stdout.write(`${plainLines(describeJoin(join).split('\n')).join('\n')}\n`);
       }
       let ctmc: CtmcModel | null = null;
       let ctmcLab: CtmcAtLabPoint[] | null = null;

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { CAPACITY_MODES, parseCapacityMode } from '../calibrate/capacity.js';
 import { parseRuntime, RUNTIMES } from '../lab/runtimes.js';
+import { EVENTS_MODES, type EventsMode } from '../../bench/record/eventLog.js';
 
 export function positiveNumber(flag: string) {
   return (v: string): number => {
@@ -35,5 +36,22 @@ export function addCapacityOption(cmd: Command): Command {
     '--capacity <source>',
     `which capacity "% capacity" rates use: ${CAPACITY_MODES.join(' | ')} (default auto: the one metabench calibrate measured for this lab on this machine, else the nominal one)`,
     parseCapacityMode,
+  );
+}
+
+/**
+ * `--events all|failures|none` (run, sweep): which events each run writes to its
+ * events.ndjson.gz. `dflt` is the command's default, said in the help.
+ */
+export function addEventsOption(cmd: Command, dflt: EventsMode, why: string): Command {
+  return cmd.option(
+    '--events <which>',
+    `which events each run writes to run-<i>/events.ndjson.gz: all | failures (no successful attempt or outcome) | none (default ${dflt}: ${why})`,
+    (v: string): EventsMode => {
+      if (!(EVENTS_MODES as readonly string[]).includes(v))
+        throw new InvalidArgumentError(`--events takes one of ${EVENTS_MODES.join(', ')} (got "${v}")`);
+      return v as EventsMode;
+    },
+    dflt,
   );
 }

@@ -10,7 +10,8 @@ import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
 import { describeFailed } from '../analysis/validity.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import { DEFAULT_RUNTIME } from '../lab/runtimes.js';
-import { addCapacityOption, positiveNumber, wholeNumber } from './options.js';
+import { addCapacityOption, addEventsOption, positiveNumber, wholeNumber } from './options.js';
+import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
 import { join } from 'node:path';
@@ -45,6 +46,7 @@ export function register(program: Command): void {
   addFailOnOption(cmd);
   addRuntimeOptions(cmd);
   addCapacityOption(cmd);
+  addEventsOption(cmd, 'all', "one run's every attempt, for its analysis; the twin writes failures");
   cmd.action(
     async (
       file: string,
@@ -59,6 +61,7 @@ export function register(program: Command): void {
         failOn?: FailOn[];
         capacity?: CapacityMode;
         twin?: boolean;
+        events: EventsMode;
       } & RuntimeFlags,
     ) => {
       const runtime = o.runtime ?? DEFAULT_RUNTIME;
@@ -104,6 +107,7 @@ export function register(program: Command): void {
           runtime,
           lab,
           capacity: o.capacity,
+          events: o.events,
           manifestExtra: {
             command: process.argv.slice(2),
             experimentFile: file,
@@ -122,6 +126,8 @@ export function register(program: Command): void {
             runtime: 'sim',
             // At the rate the lab ran: the capacity its manifest recorded, not one resolved again.
             planned: twinCapacity(result.dir),
+            // A twin is compared by its figures; its successes would only fill the disk.
+            events: o.events === 'none' ? 'none' : 'failures',
             manifestExtra: {
               command: process.argv.slice(2),
               experimentFile: file,

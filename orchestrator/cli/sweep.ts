@@ -7,7 +7,14 @@ import { loadSweepFile } from '../spec/sweep.js';
 import { describePoint, runSweep } from '../sweep/runSweep.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
-import { addCapacityOption, addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
+import {
+  addCapacityOption,
+  addEventsOption,
+  addRuntimeOption,
+  positiveNumber,
+  wholeNumber,
+} from './options.js';
+import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -37,6 +44,11 @@ export function register(program: Command): void {
     .option('--quiet', 'no status line');
   addRuntimeOption(cmd, "the sweep's labs");
   addCapacityOption(cmd);
+  addEventsOption(
+    cmd,
+    'failures',
+    "a sweep is read through its table and figures; every point's successes would fill the disk",
+  );
   addSetOption(cmd).action(
     async (
       file: string,
@@ -50,6 +62,7 @@ export function register(program: Command): void {
         runtime?: Runtime;
         capacity?: CapacityMode;
         twin?: boolean;
+        events: EventsMode;
       },
     ) => {
       const s = loadSweepFile(file, o.set);
@@ -97,6 +110,7 @@ export function register(program: Command): void {
           sets: describeOverrides(o.set),
           runtime,
           capacity: o.capacity,
+          events: o.events,
           ...(o.twin ? { twin: true } : {}),
           manifestExtra: { command: process.argv.slice(2) },
         });

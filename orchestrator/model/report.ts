@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rowsToCsv } from '../report/exports.js';
+import { rowsToCsv, type OutFile } from '../report/exports.js';
 import { sweepFigures } from '../report/figures/sweep.js';
 import type { SweepTable } from '../report/tables.js';
 import { svgFiles, writeFiles } from '../report/writeReport.js';
@@ -53,7 +53,7 @@ export async function writeModel(
       'In between both states are stable: which one the system is in depends on its history, i.e. on the trigger (derivation in orchestrator/model/fluid.ts and the README).',
     ...(p.caveats.length ? ['', '**Not in the model**:', '', ...p.caveats.map((c) => `- ${c}`)] : []),
   ];
-  const files: { path: string; content: string }[] = [];
+  const files: OutFile[] = [];
   if (x.ctmc) {
     const fig = ctmcFigure(x.ctmc, p.range);
     lines.push(

@@ -6,7 +6,8 @@ import type { StepTable, SweepTable } from './tables.js';
 /** A file the report writes: path relative to the results folder, and its content. */
 export interface OutFile {
   readonly path: string;
-  readonly content: string;
+  /** Text, or bytes (a PDF). */
+  readonly content: string | Uint8Array;
 }
 
 /**

@@ -7,11 +7,11 @@ test('report.md puts the sample count beside every percentile and says unmeasure
   const md = renderMarkdown(results([runData(1)]));
   assert.match(
     md,
-    /\| 18\.2 ms \(n=3335\) \| 52\.2 ms \(n=3335\) \| 103\.4 ms \(n=3335\) \| 167 ms \(n=3335\) \|/,
+    /\| 18\.2 ms \(n=3335\) \| 52\.2 ms \(n=3335\) \| 103 ms \(n=3335\) \| 167 ms \(n=3335\) \|/,
   );
   assert.match(md, /unmeasured \(n=0\) \| unmeasured \(n=0\) \| unmeasured \(n=0\) \| unmeasured \(n=0\)/);
-  assert.match(md, /\| 4\.05 \| unmeasured \|/); // server-side amplification not scraped
-  assert.match(md, /\| 0\.9 ms \(n=100\) \|/); // schedule lag p99 with its count
+  assert.match(md, /\| 4\.05× \| unmeasured \|/); // server-side amplification not scraped
+  assert.match(md, /\| 0\.900 ms \(n=100\) \|/); // schedule lag p99 with its count
   const verdicts = md.indexOf('## Verdicts');
   assert.ok(verdicts > md.indexOf('## After the trigger'));
   assert.match(md.slice(verdicts), /\| p99 \| baseline \| `<= 400ms` \| – \| 0 \| \*\*unmeasured\*\* \|/);
@@ -148,11 +148,11 @@ test('the verdict table names the window (with its span) and, for per-class thre
   assert.match(v, /\| run \| metric \| class \| window \| threshold \| value \| samples \| verdict \|/);
   assert.match(
     v,
-    /\| 1 \| p99 \| all \| baseline \(2–4 s\) \| `<= 400ms` \| 103\.4 \| 3335 \| \*\*pass\*\* \|/,
+    /\| 1 \| p99 \| all \| baseline \(2–4 s\) \| `<= 400ms` \| 103 ms \| 3335 \| \*\*pass\*\* \|/,
   );
   assert.match(
     v,
-    /\| 1 \| errorRatio \| heavy \| baseline \(2–4 s\) \| `<= 1%` \| 0\.002 \| 600 \| \*\*pass\*\* \|/,
+    /\| 1 \| errorRatio \| heavy \| baseline \(2–4 s\) \| `<= 1%` \| 0\.200% \| 600 \| \*\*pass\*\* \|/,
   );
   assert.match(v, /\| 1 \| p99 \| all \| after recovery \| `<= 400ms` \| – \| 0 \| \*\*unmeasured\*\* \|/);
   assert.match(

@@ -1,3 +1,4 @@
+import { hypothesisValue, sig3, withUnit } from './numbers.js';
 import { describeTriggers, triggerWindowMs } from '../spec/sections/schedule.js';
 import type { LatencySummary } from '../../bench/record/histogram.js';
 import { describeDuration } from '../../foundation/distributions.js';
@@ -152,7 +153,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
       'figures',
       'Figures',
       [
-        'Time runs from the start of the run (warm-up included); the trigger window is shaded. Each figure is also in `figures/` as SVG (for print), CSV (its data) and Vega-Lite JSON (to restyle).',
+        'Time runs from the start of the run (warm-up included) to the end of the observation; the phases are shaded. Each figure is also in `figures/` as SVG (for print), CSV (its data) and Vega-Lite JSON (to restyle); its title is in its caption, not drawn in it.',
       ],
       figs.runs,
     );
@@ -170,7 +171,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
       for (const h of r.hypothesis) {
         if (h.note) notes.add(`run ${index}: ${h.note}`);
         verdicts.push(
-          `| ${index} | ${h.metric} |${classes ? ` ${h.class ?? 'all'} |` : ''} ${windowName(h.window)}${h.span ? ` (${h.span.startS}–${h.span.endS} s)` : ''} | \`${h.threshold}\` | ${h.value ?? '–'} | ${h.samples} | **${h.verdict}** |`,
+          `| ${index} | ${h.metric} |${classes ? ` ${h.class ?? 'all'} |` : ''} ${windowName(h.window)}${h.span ? ` (${h.span.startS}–${h.span.endS} s)` : ''} | \`${h.threshold}\` | ${hypothesisValue(h.metric, h.value)} | ${h.samples} | **${h.verdict}** |`,
         );
       }
     verdicts.push('');
@@ -211,7 +212,8 @@ export function renderMarkdown(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const out: string[] = [];
   reportSections(x, figs).forEach((s, i) => {
     out.push(`${i === 0 ? '#' : '##'} ${s.title}`, '', s.body, '');
-    for (const f of s.figures) out.push(`![${f.title}](figures/${f.id}.svg)`, '', `*${f.caption}*`, '');
+    for (const f of s.figures)
+      out.push(`![${f.title}](figures/${f.id}.svg)`, '', `*${f.title}.* ${f.caption}`, '');
   });
   return out.join('\n');
 }
@@ -306,13 +308,13 @@ function workOf(e: Experiment) {
 
 function windowTable(ws: readonly (readonly [number, WindowSummary])[]): string {
   const rows = [
-    '| run | seconds | offered/s | goodput/s | amplification (client) | amplification (server) | p50 | p90 | p99 | max |',
+    '| run | seconds | offered | goodput | amplification (client) | amplification (server) | p50 | p90 | p99 | max |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [i, w] of ws) {
     const l = w.latencyMs as LatencySummary;
     rows.push(
-      `| ${i} | ${w.seconds} | ${w.offeredPerS ?? 'unmeasured'} | ${w.goodputPerS ?? 'unmeasured'} | ${w.amplification ?? 'unmeasured'} | ${w.amplificationServer ?? 'unmeasured'} | ${lat(l, 'p50')} | ${lat(l, 'p90')} | ${lat(l, 'p99')} | ${lat(l, 'max')} |`,
+      `| ${i} | ${w.seconds} | ${withUnit(w.offeredPerS, '/s')} | ${withUnit(w.goodputPerS, '/s')} | ${withUnit(w.amplification, '×')} | ${withUnit(w.amplificationServer, '×')} | ${lat(l, 'p50')} | ${lat(l, 'p90')} | ${lat(l, 'p99')} | ${lat(l, 'max')} |`,
     );
   }
   return rows.join('\n');
@@ -336,7 +338,7 @@ function sweepLines(t: SweepTable): string[] {
           ...t.factors.map((x) => String(r.factors[x.name] ?? '–')),
           ...t.figures.map((x) => {
             const v = r.figures[x.name];
-            return v === null || v === undefined ? 'unmeasured' : String(v);
+            return withUnit(v, ` ${x.unit}`);
           }),
           `**${r.verdict}**${r.outcomes !== undefined ? ` (${r.outcomes})` : r.runs !== undefined && r.metastableRuns !== undefined ? ` (metastable ${r.metastableRuns}/${r.runs})` : ''}`,
         ].join(' | ')} |`,
@@ -346,17 +348,17 @@ function sweepLines(t: SweepTable): string[] {
 
 function stepLines(t: StepTable): string[] {
   const l = (v: number | null, n: number) =>
-    v === null || n === 0 ? 'unmeasured (n=0)' : `${v} ms (n=${n})`;
+    v === null || n === 0 ? 'unmeasured (n=0)' : `${sig3(v)} ms (n=${n})`;
   return [
     t.saturation
       ? `Saturation at ${t.saturation.offeredPerS} req/s offered (goodput ${t.saturation.goodputPerS ?? 'unmeasured'} req/s).`
       : 'No saturation point was found within the steps.',
     '',
-    '| offered/s | goodput/s | p50 | p99 |',
+    '| offered | goodput | p50 | p99 |',
     '|---|---|---|---|',
     ...t.steps.map(
       (s) =>
-        `| ${s.offeredPerS} | ${s.goodputPerS ?? 'unmeasured'} | ${l(s.latencyMs.p50, s.latencyMs.samples)} | ${l(s.latencyMs.p99, s.latencyMs.samples)} |`,
+        `| ${withUnit(s.offeredPerS, '/s')} | ${withUnit(s.goodputPerS, '/s')} | ${l(s.latencyMs.p50, s.latencyMs.samples)} | ${l(s.latencyMs.p99, s.latencyMs.samples)} |`,
     ),
   ];
 }
@@ -369,14 +371,14 @@ function windowName(w: string): string {
 /** A percentile with its sample count, or "unmeasured" when the window had no sample. */
 export function lat(l: LatencySummary, key: 'p50' | 'p90' | 'p99' | 'max'): string {
   const v = l[key];
-  return l.samples === 0 || v === null ? 'unmeasured (n=0)' : `${v} ms (n=${l.samples})`;
+  return l.samples === 0 || v === null ? 'unmeasured (n=0)' : `${sig3(v)} ms (n=${l.samples})`;
 }
 
 function dist(d: Distribution | undefined, unit: string): string {
   const u = unit ? ` ${unit}` : '';
   if (!d || d.count === 0 || d.mean === null) return 'unmeasured';
-  if (d.ci95) return `${d.mean}${u} (95% CI ${d.ci95[0]}–${d.ci95[1]}, n=${d.count})`;
-  return `${d.mean}${u} (n=${d.count})`;
+  if (d.ci95) return `${sig3(d.mean)}${u} (95% CI ${sig3(d.ci95[0])}–${sig3(d.ci95[1])}${u}, n=${d.count})`;
+  return `${sig3(d.mean)}${u} (n=${d.count})`;
 }
 
 export function topologyLine(t: unknown): string {

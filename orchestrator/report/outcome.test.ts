@@ -58,7 +58,7 @@ test('an invalid run’s report leads with its failed checks, value and limit, a
   );
   assert.match(q, /\| 1 \| schedule lag p99 of first attempts, ms \| 37\.2 \| 10 \| \*\*failed\*\* \|/);
   // The late sends and schedule lag are reported whatever the checks say.
-  assert.match(q, /\| 5 \(0\.01%\) \| 0\.9 ms \(n=100\) \|/);
+  assert.match(q, /\| 5 \(0\.01%\) \| 0\.900 ms \(n=100\) \|/);
   // report.html leads the same way: the first thing after the title.
   const html = renderHtml('retry-storm', reportSections(x));
   const body = html.slice(html.indexOf('<h1>'));
@@ -162,7 +162,7 @@ test('repetitions aggregate valid runs only: metastable 2/2 and invalid 1 with i
   );
   assert.match(
     md,
-    /Across 3 runs: metastable 2\/2; invalid 1 \(schedule lag\); over the 2 valid runs, .*goodput after the trigger 3 req\/s/,
+    /Across 3 runs: metastable 2\/2; invalid 1 \(schedule lag\); over the 2 valid runs, .*goodput after the trigger 3.00 req\/s/,
   );
   // The figures across runs draw the valid runs only.
   const across = reportFigures(x).runs.filter((f) => f.id.startsWith('runs-'));

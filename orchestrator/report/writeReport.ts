@@ -11,6 +11,8 @@ import { renderHtml } from './html.js';
 import { loadResults, type ResultsData } from './load.js';
 import { renderMarkdown, reportSections, type ReportFigures } from './markdown.js';
 import { renderSvg } from './svg.js';
+import { PDF_TEXT_PT, PDF_WIDTHS, svgSize, svgToPdf, type PdfWidth } from './pdf.js';
+import { PRINT_CONFIG, WIDTH_PX } from './theme.js';
 import { isValid } from '../analysis/tally.js';
 
 /**
@@ -33,31 +35,56 @@ export function allFigures(f: ReportFigures): Figure[] {
   return [...f.runs, ...f.sweep, ...f.steps];
 }
 
+export interface ReportOptions {
+  /** The width of each figure's PDF (figures/<id>.pdf): one column (8.5 cm), the text width (16 cm), or no PDF. */
+  readonly pdf?: PdfWidth | 'none';
+}
+
 /**
- * Renders the figures to SVG. What Vega warns about goes to `warn` (stderr): a figure
- * that may print wrong is said so, and the rest of the report is still written.
+ * Renders the figures to SVG, and each SVG to a vector PDF beside it (figures/<id>.pdf,
+ * for LaTeX) unless `pdf` is none. What Vega warns about goes to `warn` (stderr): a
+ * figure that may print wrong is said so, and the rest of the report is still written.
  */
 export async function svgFiles(
   figures: readonly Figure[],
   warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  opts: ReportOptions = {},
 ): Promise<OutFile[]> {
   const out: OutFile[] = [];
+  const pdf = opts.pdf ?? 'column';
   for (const f of figures) {
     const { svg, warnings } = await renderSvg(f.spec);
     for (const w of warnings) warn(`metabench: figure ${f.id}: ${w}`);
     out.push({ path: `figures/${f.id}.svg`, content: svg });
+    if (pdf !== 'none')
+      out.push({
+        path: `figures/${f.id}.pdf`,
+        content: await svgToPdf(await pdfSvg(f, svg, pdf), PDF_WIDTHS[pdf], f.title),
+      });
   }
   return out;
 }
 
+/**
+ * The SVG to print at `width`: the figure drawn again with its plot as wide as makes the
+ * whole figure's text PDF_TEXT_PT once scaled to the width (the SVG's 11 px labels at
+ * 8.5 cm would otherwise print at under 6 pt).
+ */
+async function pdfSvg(f: Figure, svg: string, width: PdfWidth): Promise<string> {
+  const targetPx = (PDF_WIDTHS[width] / 2.54) * 72 * (PRINT_CONFIG.axis.labelFontSize / PDF_TEXT_PT);
+  const plotPx = Math.max(120, Math.round(WIDTH_PX + targetPx - svgSize(svg).width));
+  const config = { ...PRINT_CONFIG, view: { ...PRINT_CONFIG.view, continuousWidth: plotPx } };
+  return (await renderSvg({ ...f.spec, config })).svg;
+}
+
 /** Every file of a report made from loaded results. */
-export async function reportFiles(x: ResultsData): Promise<OutFile[]> {
+export async function reportFiles(x: ResultsData, opts: ReportOptions = {}): Promise<OutFile[]> {
   const figs = reportFigures(x);
   const all = allFigures(figs);
   return [
     { path: 'report.md', content: renderMarkdown(x, figs) },
     { path: 'report.html', content: renderHtml(x.experiment.name, reportSections(x, figs)) },
-    ...(await svgFiles(all)),
+    ...(await svgFiles(all, undefined, opts)),
     ...dataFiles(x, all),
   ];
 }
@@ -74,11 +101,11 @@ export function writeFiles(dir: string, files: readonly OutFile[]): void {
  * report.html, figures/ and data/. The end of `metabench run` and `metabench report`
  * both come here, so a folder copied elsewhere renders the same report.
  */
-export async function writeReport(dir: string): Promise<string[]> {
+export async function writeReport(dir: string, opts: ReportOptions = {}): Promise<string[]> {
   // A calibration folder (metabench calibrate) has a report of its own: the step test.
   const files = isCalibrationDir(dir)
-    ? await calibrationReportFiles(loadCalibration(dir), (f) => svgFiles(f))
-    : await reportFiles(loadResults(dir));
+    ? await calibrationReportFiles(loadCalibration(dir), (f) => svgFiles(f, undefined, opts))
+    : await reportFiles(loadResults(dir), opts);
   // figures/ and data/ are derived: clear them so no figure of an older rendering lingers.
   clearDerived(dir);
   writeFiles(dir, files);

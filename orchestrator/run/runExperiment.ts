@@ -13,6 +13,7 @@ import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
 import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { runOnce, type RunContext } from './runOnce.js';
 import { StatusLine } from './status.js';
+import type { EventsMode } from '../../bench/record/eventLog.js';
 
 export interface RunOptions {
   readonly scale: number;
@@ -34,6 +35,8 @@ export interface RunOptions {
    * lab run recorded (twinCapacity), so it offers the rate the lab ran. Overrides `capacity`.
    */
   readonly planned?: PlannedCapacity | undefined;
+  /** Which events each run writes to its event log (default all). */
+  readonly events?: EventsMode | undefined;
 }
 
 /**
@@ -59,7 +62,7 @@ export interface ExperimentResult {
 
 /**
  * Runs an experiment `repeat` times and writes its results folder:
- *   DIR/run-<i>/{manifest.json, events.ndjson, timeseries.csv, summary.json, lab.log}
+ *   DIR/run-<i>/{manifest.json, events.ndjson.gz, timeseries.csv, summary.json, lab.log}
  *   DIR/summary.json   (the run's summary for one run; the aggregate for several)
  *   DIR/report.md, DIR/report.html, DIR/figures/, DIR/data/   (orchestrator/report/writeReport.ts)
  */
@@ -84,6 +87,7 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
       status,
       stop: opts.stop,
       runtime,
+      ...(opts.events ? { events: opts.events } : {}),
       ...opts.lab,
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
     });

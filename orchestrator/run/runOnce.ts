@@ -1,14 +1,21 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drive } from '../../bench/driver.js';
-import { NdjsonFile, type EventSink } from '../../bench/record/eventLog.js';
+import {
+  EVENTS_FILE,
+  eventSink,
+  NdjsonFile,
+  teeSink,
+  type EventSink,
+  type EventsMode,
+} from '../../bench/record/eventLog.js';
 import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
 import { arrivalsFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../foundation/rng.js';
 import { clientModel, policyPresence, worstOriginMs } from './client.js';
 import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
-import { classesOfRun, upstreamAmplification } from '../analysis/classes.js';
+import { classCollector, upstreamAmplification } from '../analysis/classes.js';
 import type { ComposeOptions } from '../lab/dockerData.js';
 import { LiveRecorder } from '../live/liveMetrics.js';
 import { RunObservers, type ObserveOptions } from '../live/observers.js';
@@ -39,12 +46,14 @@ export interface RunContext {
   readonly docker?: ComposeOptions | undefined;
   /** The live /metrics server and Grafana annotations. */
   readonly observe?: ObserveOptions;
+  /** Which events go to the event log (default all). */
+  readonly events?: EventsMode;
 }
 
 /**
  * One run: start the lab, drive the open-loop load through the client policies, apply
  * and undo the trigger on schedule, read the service's series every second, then
- * write manifest.json, events.ndjson, timeseries.csv and summary.json into `dir`.
+ * write manifest.json, events.ndjson.gz (as ctx.events says), timeseries.csv and summary.json into `dir`.
  * Whatever happens, the trigger is undone and the lab stopped before this returns.
  * The local lab runs it in real time; the simulation (ctx.runtime 'sim') in virtual
  * time, with the same recorder, client policies, driver and triggers (lab/RuntimePlugin.ts).
@@ -64,7 +73,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
     ...(ctx.docker ? { docker: ctx.docker } : {}),
   });
   const startedAt = new Date();
-  let events: NdjsonFile | undefined;
+  const classes = classCollector(plan);
   const x = await executeRun(plan, rt, {
     ...ctx,
     labEntry,
@@ -82,15 +91,13 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         ...(rt.manifest ?? {}),
         ...ctx.manifestExtra,
       });
-      events = new NdjsonFile(join(dir, 'events.ndjson'));
-      return events;
+      const log = eventSink(ctx.events ?? 'all', () => new NdjsonFile(join(dir, EVENTS_FILE)));
+      return classes ? teeSink(log, classes.sink) : log;
     },
   });
   // Nothing measured is lost: even a failed run writes what it recorded, then reports the failure.
   if (!x.recorded) throw x.failure;
   const e = plan.experiment;
-  // Per request class and phase, a description (from events.ndjson); their thresholds are in hypothesis.
-  const classes = await classesOfRun(join(dir, 'events.ndjson'), plan).catch(() => null);
   const upstream = upstreamAmplification(x.server?.extra);
   const cpu = x.generatorCpu ? { generator_cpu: x.generatorCpu } : {};
   const extraCols = e.lab.llm
@@ -102,7 +109,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       }
     : { ...x.procs, ...cpu };
   writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, extraCols));
-  const full: RunSummary = classes ? Object.assign(x.summary!, { classes }) : x.summary!;
+  // Per request class and phase, a description; their thresholds are in hypothesis.
+  const full: RunSummary = classes ? Object.assign(x.summary!, { classes: classes.summary() }) : x.summary!;
   writeJson(join(dir, 'summary.json'), full);
   if (x.failure !== undefined) throw x.failure;
   return full;

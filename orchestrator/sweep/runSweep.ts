@@ -13,6 +13,7 @@ import { round } from '../../foundation/round.js';
 import type { LoadedSweep } from '../spec/sweep.js';
 import type { CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
+import type { EventsMode } from '../../bench/record/eventLog.js';
 import {
   incompletePointDirs,
   isPointComplete,
@@ -37,6 +38,8 @@ export interface SweepOptions {
   readonly capacity?: CapacityMode | undefined;
   /** Also simulate each point (the same experiment, seeds and scale) into point-<k>/twin/. */
   readonly twin?: boolean;
+  /** Which events each run of a point writes (default failures: a sweep is read through its table and figures). */
+  readonly events?: EventsMode | undefined;
 }
 
 export interface SweepResult {
@@ -100,6 +103,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
       sourceFile: s.experimentFile,
       runtime,
       capacity: opts.capacity,
+      events: opts.events ?? 'failures',
       manifestExtra: {
         ...opts.manifestExtra,
         experimentFile: s.experimentFile,
@@ -118,6 +122,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         runtime: 'sim',
         // At the rate the lab point ran: the capacity its manifest recorded, not one resolved again.
         planned: twinCapacity(pointDir(dir, p)),
+        events: opts.events === 'none' ? 'none' : 'failures',
         manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
       });
       await writeReport(pointDir(dir, p));

@@ -1,3 +1,4 @@
+import { readEvents as readRunEvents } from '../../bench/record/eventLog.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -91,12 +92,9 @@ export async function runScaled(
   return { out, s, rows: readSeries(out), stderr: r.stderr };
 }
 
-/** The events of run-1/events.ndjson. */
+/** The events of run-1/events.ndjson.gz. */
 export function readEvents(dir: string): Record<string, unknown>[] {
-  return readFileSync(join(dir, 'run-1/events.ndjson'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readRunEvents(join(dir, 'run-1'));
 }
 
 /** Failed origins of a run, all kinds together. */

@@ -1,3 +1,4 @@
+import { readEvents } from '../helpers/experiment.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -37,10 +38,7 @@ async function run(
   const r = await runCli(['run', file, '--out', out, '--quiet']);
   assert.equal(r.code, 0, r.stderr);
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
-  const events = readFileSync(join(out, 'run-1', 'events.ndjson'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { e: string; cls?: number });
+  const events = readEvents(out) as { e: string; cls?: number }[];
   const csv = readFileSync(join(out, 'run-1', 'timeseries.csv'), 'utf8')
     .trim()
     .split('\n');

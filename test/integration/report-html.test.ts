@@ -28,7 +28,7 @@ test('report.html opens in headless Chromium with every chart drawn and no conso
   // A fresh profile (--user-data-dir) each time: playwright takes it as launchPersistentContext's directory.
   const browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'metabench-chromium-')), {
     executablePath: CHROMIUM,
-    viewport: { width: 1000, height: 1400 },
+    viewport: { width: 1400, height: 1400 },
     headless: true,
     args: [
       '--headless',
@@ -68,6 +68,22 @@ test('report.html opens in headless Chromium with every chart drawn and no conso
       'one chart per figure of report.md',
     );
     for (const c of charts) assert.ok(c.svg && !c.error, `${c.id} not drawn`);
+    // Full width in a 1400 px window: each chart's drawing fills its box (at least 85% of it,
+    // never wider), and the box is the page's width, not the print size (about 460 px).
+    const widths = await page.$$eval('.chart', (els) =>
+      els.map((el) => ({
+        id: el.id,
+        box: el.getBoundingClientRect().width,
+        svg: el.querySelector('svg')!.getBoundingClientRect().width,
+      })),
+    );
+    for (const w of widths) {
+      assert.ok(w.box > 1200, `${w.id}: a box ${w.box} px wide in a 1400 px window`);
+      assert.ok(
+        w.svg >= 0.85 * w.box && w.svg <= w.box + 1,
+        `${w.id}: ${w.svg} px drawn in a ${w.box} px box`,
+      );
+    }
     assert.deepEqual(problems, []);
     assert.deepEqual(requests, [url], 'report.html fetched something besides itself');
 
@@ -92,19 +108,36 @@ test('report.html opens in headless Chromium with every chart drawn and no conso
     assert.ok(share > 0.02, `screenshot nearly blank (${(share * 100).toFixed(2)}% ink)`);
     assert.ok(colours.size > 20, `screenshot has only ${colours.size} colours`);
 
-    // Interactive: hovering a line of the first chart shows a tooltip.
+    // Interactive: hovering a line of the first chart shows a tooltip with its exact values.
+    // The pixels on a line are found in the page (a line is 1–2 px thin), then hovered in turn.
     const first = page.locator('.chart svg').first();
     await first.scrollIntoViewIfNeeded();
     const box = (await first.boundingBox())!;
-    let tooltip = false;
-    for (let x = 0.1; x < 0.9 && !tooltip; x += 0.02)
-      for (let y = 0.1; y < 0.6 && !tooltip; y += 0.05) {
-        await page.mouse.move(box.x + box.width * x, box.y + box.height * y);
-        tooltip = await page
-          .$eval('#vg-tooltip-element', (el) => el.classList.contains('visible'))
-          .catch(() => false);
-      }
-    assert.ok(tooltip, 'no tooltip on the first chart');
+    const onLines = await page.evaluate(
+      `(() => {
+        const out = [];
+        for (let x = ${box.x + box.width * 0.15}; x < ${box.x + box.width * 0.85} && out.length < 200; x += 3)
+          for (let y = ${box.y}; y < ${box.y + box.height}; y += 1) {
+            const e = document.elementFromPoint(x, y);
+            if (e && e.getAttribute('aria-roledescription') === 'line mark') out.push([x, y]);
+          }
+        return out;
+      })()`,
+    );
+    let tip: string | null = null;
+    for (const [x, y] of onLines as [number, number][]) {
+      await page.mouse.move(x - 3, y);
+      await page.mouse.move(x, y);
+      tip = await page.$eval('#vg-tooltip-element', (el) =>
+        el.classList.contains('visible') ? el.textContent : null,
+      );
+      if (tip !== null) break;
+    }
+    assert.ok(
+      tip !== null,
+      `no tooltip on the first chart (${(onLines as unknown[]).length} points on its lines hovered)`,
+    );
+    assert.match(tip, /time \(s\)\s*\d/, `the tooltip: ${tip}`);
   } finally {
     await browser.close();
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { assertTwinAgrees } from '../helpers/twin.js';
 import { describeOutcome, outcomeOf, suiteScale } from '../helpers/catalogue.js';
-import { reproRuntimeArgs } from '../helpers/experiment.js';
+import { readEvents, reproRuntimeArgs } from '../helpers/experiment.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
 // Issue 4's lab acceptance, and issue 17's catalogue claims: the policy variants of
@@ -34,10 +34,7 @@ async function runExperiment(file: string): Promise<Ran> {
   assert.equal(s.offered, s.recorded);
   assert.equal(s.usable, true, s.warnings.join('; '));
   await assertTwinAgrees(file, s);
-  const events = readFileSync(join(dir, 'run-1/events.ndjson'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const events = readEvents(dir);
   // Every attempt sent is a line; every origin has one outcome.
   assert.equal(events.filter((e) => e['e'] === 'attempt').length, s.attempts);
   assert.equal(events.filter((e) => e['e'] === 'outcome').length, s.offered);

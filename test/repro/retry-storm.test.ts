@@ -6,7 +6,7 @@ import { runCli, tempDir } from '../helpers/cli.js';
 import { assertTwinAgrees } from '../helpers/twin.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { describeOutcome, outcomeOf, suiteScale } from '../helpers/catalogue.js';
-import { reproRuntimeArgs } from '../helpers/experiment.js';
+import { readEvents, reproRuntimeArgs } from '../helpers/experiment.js';
 
 // The spine's acceptance: both experiments at the suite's scale (0.2: 56 s each) on the
 // local lab.
@@ -67,14 +67,11 @@ test('retry-storm is metastable: amplification >= 2 and goodput < 50% of baselin
     'data/runs.csv',
     'run-1/manifest.json',
     'run-1/timeseries.csv',
-    'run-1/events.ndjson',
+    'run-1/events.ndjson.gz',
     'run-1/summary.json',
   ])
     assert.ok(existsSync(join(out, f)), f);
-  const events = readFileSync(join(out, 'run-1/events.ndjson'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { e: string; action?: string });
+  const events = readEvents(out) as { e: string; action?: string }[];
   assert.equal(events.filter((e) => e.e === 'attempt').length, s.attempts);
   assert.equal(events.filter((e) => e.e === 'outcome').length, s.offered);
   assert.deepEqual(

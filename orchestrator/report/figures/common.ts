@@ -23,11 +23,16 @@ export interface Figure {
 
 export const TIME_AXIS = 'time since start (s)';
 
-/** A figure document: the print config and a title around one chart or a vertical stack of them. */
+/**
+ * A figure document: the print config around one chart or a vertical stack of them.
+ * `title` is the figure's name for the report's caption, never drawn in the figure: a
+ * thesis sets its own caption under it, and a title drawn above would be a second one
+ * over a blank band. The spec's `description` keeps it (screen readers read it).
+ */
 export function document(title: string, chart: VlSpec): VlSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title,
+    description: title,
     config: PRINT_CONFIG,
     ...chart,
   };
@@ -83,6 +88,111 @@ export function triggerLayers(w: TimeWindow | null): VlSpec[] {
   ];
 }
 
+/** The shading of each phase of a run, by name (the trigger darkest; the observation plain). */
+export const PHASE_SHADES: Readonly<Record<string, { label: string; color: string; opacity: number }>> = {
+  warmup: { label: 'warm-up', color: '#999999', opacity: 0.18 },
+  baseline: { label: 'baseline', color: '#0072B2', opacity: 0.06 },
+  trigger: { label: 'trigger', color: TRIGGER_SHADE.color, opacity: TRIGGER_SHADE.opacity },
+  observe: { label: 'observation', color: '#ffffff', opacity: 0 },
+};
+
+export interface PhaseBand {
+  readonly phase: string;
+  readonly label: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The phases of a run as bands over its time axis, from timeseries.csv's `phase` column
+ * (one band per stretch of seconds in the same phase; a phase not named in PHASE_SHADES,
+ * such as the drain after the schedule, gets none).
+ */
+export function phaseBands(
+  t: readonly (number | null)[],
+  phase: readonly (string | number | null)[],
+): PhaseBand[] {
+  const out: PhaseBand[] = [];
+  phase.forEach((p, i) => {
+    const ti = t[i];
+    if (typeof p !== 'string' || ti === null || ti === undefined || !(p in PHASE_SHADES)) return;
+    const last = out.at(-1);
+    if (last && last.phase === p && last.end === ti) out[out.length - 1] = { ...last, end: ti + 1 };
+    else out.push({ phase: p, label: PHASE_SHADES[p]!.label, start: ti, end: ti + 1 });
+  });
+  return out;
+}
+
+/** The phases shaded over the whole height, each labelled at its top left. */
+export function phaseLayers(bands: readonly PhaseBand[]): VlSpec[] {
+  if (bands.length === 0) return [];
+  const values = bands.map((b) => ({ ...b }));
+  // One layer per shaded phase, its colour fixed: no colour scale to clash with the series'.
+  const shaded = Object.entries(PHASE_SHADES).filter(
+    ([name, p]) => p.opacity > 0 && bands.some((b) => b.phase === name),
+  );
+  return [
+    ...shaded.map(([name, p]) => ({
+      data: { values: values.filter((b) => b.phase === name) },
+      mark: { type: 'rect', color: p.color, opacity: p.opacity },
+      encoding: {
+        x: { field: 'start', type: 'quantitative' },
+        x2: { field: 'end' },
+      },
+    })),
+    // Labels on two rows, alternating, so a short phase's label does not overprint the next one's.
+    ...[0, 1]
+      .map((row) => values.filter((_, i) => i % 2 === row))
+      .filter((vs) => vs.length > 0)
+      .map((vs, row) => ({
+        data: { values: vs },
+        mark: {
+          type: 'text',
+          align: 'left',
+          baseline: 'top',
+          dx: 2,
+          dy: 2 + 12 * row,
+          fontSize: 10,
+          color: '#444444',
+        },
+        encoding: {
+          x: { field: 'start', type: 'quantitative' },
+          y: { value: 0 },
+          text: { field: 'label' },
+        },
+      })),
+  ];
+}
+
+/** A horizontal rule with a label at its right end (a capacity). */
+export function labelledRule(y: number, label: string, opts: { dashed?: boolean } = {}): VlSpec[] {
+  const values = [{ y, label }];
+  return [
+    {
+      data: { values },
+      mark: { type: 'rule', color: '#000000', strokeWidth: 1, strokeDash: opts.dashed ? [5, 3] : [1, 0] },
+      encoding: { y: { field: 'y', type: 'quantitative' } },
+    },
+    {
+      data: { values },
+      mark: {
+        type: 'text',
+        align: 'right',
+        baseline: 'bottom',
+        dx: -2,
+        dy: -2,
+        fontSize: 10,
+        color: '#000000',
+      },
+      encoding: {
+        x: { value: { expr: 'width' } },
+        y: { field: 'y', type: 'quantitative' },
+        text: { field: 'label' },
+      },
+    },
+  ];
+}
+
 /** A vertical marker with a label (the recovery point, a deadline, a saturation point). */
 export function markerLayers(
   x: number,
@@ -118,6 +228,9 @@ export function referenceRule(y: number): VlSpec {
   };
 }
 
+/** How far below 0 a linear time axis reaches, in pixels: a series at 0 stays visible. */
+export const ZERO_PADDING_PX = 5;
+
 /**
  * Lines over time for a set of labelled series (long rows {t_s, series, value});
  * a gap where a value is not measured, never a line drawn through it.
@@ -148,7 +261,8 @@ export function timeLinesLayer(
         field: 'value',
         type: 'quantitative',
         title: yTitle,
-        ...(opts.log ? { scale: { type: 'log' } } : {}),
+        // A few pixels below 0 (linear) so a series at 0 is drawn above the x axis, not hidden by it.
+        scale: opts.log ? { type: 'log' } : { padding: ZERO_PADDING_PX },
       },
       ...seriesEncoding(labels),
       tooltip: [

@@ -310,3 +310,94 @@ test('a step test draws goodput and latency against offered load with the satura
     ),
   );
 });
+
+/** Every layer of a spec (layers nested in vconcat panels too). */
+function layers(spec: unknown): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as Record<string, unknown>;
+    if ('mark' in o) out.push(o);
+    for (const k of ['layer', 'vconcat', 'hconcat', 'concat']) if (k in o) walk(o[k]);
+  };
+  walk(spec);
+  return out;
+}
+
+const markType = (l: Record<string, unknown>): string =>
+  typeof l['mark'] === 'string' ? l['mark'] : String((l['mark'] as Record<string, unknown>)['type']);
+const valuesOf = (l: Record<string, unknown>): Record<string, unknown>[] =>
+  ((l['data'] as { values?: Record<string, unknown>[] } | undefined)?.values ?? []) as Record<
+    string,
+    unknown
+  >[];
+
+test('throughput: the capacity as a labelled horizontal rule (nominal, and measured when known), goodput at 0 above the axis', async () => {
+  const nominal = runFigures(runData(1, csv(12)), '')[0]!;
+  const rules = layers(nominal.spec).filter(
+    (l) => markType(l) === 'rule' && valuesOf(l)[0]?.['y'] !== undefined,
+  );
+  assert.deepEqual(
+    rules.map((l) => valuesOf(l)[0]!['y']),
+    [400],
+  );
+  assert.ok(svgTexts((await renderSvg(nominal.spec)).svg).includes('capacity 400/s (nominal)'));
+  const s = runData(1, csv(12)).summary;
+  const calibrated = runFigures(
+    runData(1, csv(12), { capacity: { ...s.capacity, measuredPerS: 371.5 } }),
+    '',
+  )[0]!;
+  const texts = svgTexts((await renderSvg(calibrated.spec)).svg);
+  assert.ok(
+    texts.includes('capacity 400/s (nominal)') && texts.includes('capacity 371.5/s (measured)'),
+    String(texts),
+  );
+  // The goodput line reaches 0 after the trigger: the y scale is padded below 0 so it is drawn above the axis.
+  const lines = layers(nominal.spec).find((l) => markType(l) === 'line')!;
+  const y = (lines['encoding'] as Record<string, Record<string, unknown>>)['y']!;
+  assert.ok(((y['scale'] as { padding: number }).padding ?? 0) > 0);
+  assert.ok(nominal.data.some((r) => r['series'] === 'goodput' && r['value'] === 0));
+});
+
+test('run figures: the phases shaded and labelled, the drain (partial last second) dropped, no title drawn', async () => {
+  // Seconds 12 and 13 are the drain after the schedule (no load offered; the last one partial).
+  const text = csv(14).replace(/^(1[23]),observe,280,/gm, '$1,drain,0,');
+  assert.match(text, /^13,drain,0,/m);
+  const figs = runFigures(runData(1, text), '');
+  for (const f of figs) {
+    assert.equal(f.spec['title'], undefined, `${f.id}: a title drawn in the figure`);
+    assert.ok(!f.data.some((r) => (r['t_s'] as number) >= 12), `${f.id}: the drain is drawn`);
+    const bands = layers(f.spec)
+      .filter((l) => markType(l) === 'rect')
+      .flatMap(valuesOf)
+      .filter((v) => 'phase' in v);
+    // (each panel of a stacked figure shades them again)
+    assert.deepEqual(
+      [...new Set(bands.map((b) => `${String(b['phase'])} ${String(b['start'])}-${String(b['end'])}`))],
+      ['baseline 0-4', 'trigger 4-6'],
+      `${f.id}: phases shaded`,
+    );
+  }
+  const svg = (await renderSvg(figs[0]!.spec)).svg;
+  for (const label of ['baseline', 'trigger', 'observation']) assert.ok(svgTexts(svg).includes(label), label);
+  assert.equal(figs[0]!.spec['description'], 'Offered load, attempts and goodput');
+});
+
+test('latency: the seconds where every origin failed are shaded and said so; failures are a stacked area', async () => {
+  const figs = runFigures(runData(1, csv(12)), '');
+  const lat = figs.find((f) => f.id === 'latency')!;
+  const failing = layers(lat.spec).find((l) => valuesOf(l)[0]?.['label'] === 'every origin failed')!;
+  // csv(12): no success from second 4 on, 270 timeouts a second.
+  assert.deepEqual(
+    valuesOf(failing).map((v) => v['start']),
+    [4, 5, 6, 7, 8, 9, 10, 11],
+  );
+  assert.match(lat.caption, /8 seconds shaded red/);
+  assert.ok(svgTexts((await renderSvg(lat.spec)).svg).includes('every origin failed'));
+  const fail = figs.find((f) => f.id === 'failures')!;
+  const area = layers(fail.spec).find((l) => markType(l) === 'area')!;
+  assert.equal((area['mark'] as Record<string, unknown>)['interpolate'], 'step-after');
+  assert.equal((area['encoding'] as Record<string, Record<string, unknown>>)['y']!['stack'], 'zero');
+  assert.ok(!layers(fail.spec).some((l) => markType(l) === 'bar'));
+});

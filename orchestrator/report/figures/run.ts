@@ -3,14 +3,19 @@ import { columnsWithPrefix, hasData, numbers, type RunData, type Timeseries } fr
 import type { VlSpec } from '../svg.js';
 import {
   document,
+  labelledRule,
   markerLayers,
+  phaseBands,
+  phaseLayers,
   referenceRule,
+  ZERO_PADDING_PX,
   rounded,
   seriesEncoding,
   TIME_AXIS,
   timeLinesLayer,
   triggerLayers,
   type Figure,
+  type PhaseBand,
   type Row,
   type TimeWindow,
 } from './common.js';
@@ -33,22 +38,29 @@ import {
  *   processes      proc_<name>_cpu (CPU seconds in the bucket), proc_<name>_rss_bytes;
  *                  without those, the api's server_cpu_seconds / server_rss_bytes
  *
- * Buckets are one second: a count per bucket is a rate per second.
+ * Buckets are one second: a count per bucket is a rate per second. The figures end with
+ * the observation window: the drain after it (no load offered, its last second partial)
+ * would read as a collapse; timeseries.csv keeps it.
  */
 export function runFigures(run: RunData, prefix: string): Figure[] {
-  const ts = run.series;
+  const ts = withoutDrain(run.series);
   if (ts.rows === 0) return [];
+  const trigger =
+    run.summary.trigger.applied === false
+      ? null
+      : { startS: run.summary.trigger.startS, endS: run.summary.trigger.endS };
   const ctx: Ctx = {
     ts,
     s: run.summary,
     id: (name) => `${prefix}${name}`,
     // A trigger the run never reached is not drawn (nothing after it was measured).
-    trigger:
-      run.summary.trigger.applied === false
-        ? null
-        : { startS: run.summary.trigger.startS, endS: run.summary.trigger.endS },
+    trigger,
     domainS: [0, ((numbers(ts, 't_s').at(-1) ?? 0) as number) + 1],
     runLabel: prefix ? ` (run ${run.index})` : '',
+    // A trigger never reached is not shaded (nothing after it was measured).
+    bands: phaseBands(numbers(ts, 't_s'), ts.col.get('phase') ?? []).filter(
+      (b) => b.phase !== 'trigger' || trigger !== null,
+    ),
   };
   return [
     throughput(ctx),
@@ -72,6 +84,28 @@ interface Ctx {
   readonly trigger: TimeWindow | null;
   readonly domainS: readonly [number, number];
   readonly runLabel: string;
+  /** The run's phases from timeseries.csv's `phase` column (none in an older file: the trigger alone is shaded). */
+  readonly bands: readonly PhaseBand[];
+}
+
+/** The timeseries without its drain rows (after the observation window). */
+export function withoutDrain(ts: Timeseries): Timeseries {
+  const phase = ts.col.get('phase');
+  if (!phase) return ts;
+  const keep = phase.map((p) => p !== 'drain');
+  if (keep.every(Boolean)) return ts;
+  const col = new Map<string, readonly (number | string | null)[]>();
+  for (const [k, v] of ts.col)
+    col.set(
+      k,
+      v.filter((_, i) => keep[i]),
+    );
+  return { columns: ts.columns, rows: keep.filter(Boolean).length, col };
+}
+
+/** The phases shaded (or, without a phase column, the trigger window). */
+function shading(c: Ctx): VlSpec[] {
+  return c.bands.length > 0 ? phaseLayers(c.bands) : triggerLayers(c.trigger);
 }
 
 interface SeriesDef {
@@ -109,11 +143,7 @@ function linesFigure(
     data,
     series: labels,
     spec: document(title + c.runLabel, {
-      layer: [
-        ...triggerLayers(c.trigger),
-        timeLinesLayer(data, labels, yTitle, { domainS: c.domainS, ...opts }),
-        ...extra,
-      ],
+      layer: [...shading(c), timeLinesLayer(data, labels, yTitle, { domainS: c.domainS, ...opts }), ...extra],
     }),
   };
 }
@@ -131,19 +161,38 @@ function recoveryMarker(c: Ctx): VlSpec[] {
   return [];
 }
 
+/**
+ * The api's capacity as labelled horizontal rules: the nominal one (workers / mean work)
+ * and, when this lab was calibrated, the measured one. An older summary without them: none.
+ */
+export function capacityRules(s: RunSummary): VlSpec[] {
+  const cap = (s as Partial<RunSummary>).capacity;
+  if (!cap) return [];
+  const out: VlSpec[] = [];
+  if (cap.nominalPerS !== null && cap.nominalPerS > 0)
+    out.push(...labelledRule(rounded(cap.nominalPerS)!, `capacity ${rounded(cap.nominalPerS)}/s (nominal)`));
+  if (cap.measuredPerS !== null && cap.measuredPerS !== undefined && cap.measuredPerS > 0)
+    out.push(
+      ...labelledRule(rounded(cap.measuredPerS)!, `capacity ${rounded(cap.measuredPerS)}/s (measured)`, {
+        dashed: true,
+      }),
+    );
+  return out;
+}
+
 function throughput(c: Ctx): Figure | null {
   return linesFigure(
     c,
     'throughput',
     'Offered load, attempts and goodput',
-    'Origin requests offered (by intended time), attempts sent and goodput (origins that succeeded within their deadline, by completion time) per second; the trigger window is shaded, and the recovery point (or the recovery deadline) is marked.',
+    "Origin requests offered (by intended time), attempts sent and goodput (origins that succeeded within their deadline, by completion time) per second, against the api's capacity (horizontal rule: nominal, and measured when the lab was calibrated); the phases are shaded (warm-up, baseline, trigger, observation), and the recovery point (or the recovery deadline) is marked. The axis reaches just below 0 so a goodput of 0 stays visible.",
     [
       { label: 'offered', values: numbers(c.ts, 'offered') },
       { label: 'attempts', values: numbers(c.ts, 'attempts') },
       { label: 'goodput', values: numbers(c.ts, 'goodput') },
     ],
     'requests per second (req/s)',
-    recoveryMarker(c),
+    [...capacityRules(c.s), ...recoveryMarker(c)],
   );
 }
 
@@ -162,19 +211,75 @@ function amplification(c: Ctx): Figure | null {
   );
 }
 
+/**
+ * The seconds in which origins ended and none succeeded: the latency figure has no point
+ * there, and says why (every origin that ended then failed) rather than leaving a gap.
+ */
+export function failureOnlySeconds(ts: Timeseries): number[] {
+  const t = numbers(ts, 't_s');
+  const p50 = numbers(ts, 'response_p50_ms');
+  const failed = columnsWithPrefix(ts, 'failed_').map((col) => numbers(ts, col));
+  const out: number[] = [];
+  t.forEach((ti, i) => {
+    if (ti === null || p50[i] !== null) return;
+    if (failed.some((f) => (f[i] ?? 0) > 0)) out.push(ti);
+  });
+  return out;
+}
+
+function failureOnlyLayers(seconds: readonly number[]): VlSpec[] {
+  if (seconds.length === 0) return [];
+  const values = seconds.map((t) => ({ start: t, end: t + 1, label: 'every origin failed' }));
+  return [
+    {
+      data: { values },
+      mark: { type: 'rect', color: '#D55E00', opacity: 0.18 },
+      encoding: {
+        x: { field: 'start', type: 'quantitative' },
+        x2: { field: 'end' },
+        tooltip: [
+          { field: 'start', type: 'quantitative', title: 'time (s)' },
+          { field: 'label', type: 'nominal', title: 'no success' },
+        ],
+      },
+    },
+    {
+      data: { values: values.slice(0, 1) },
+      mark: {
+        type: 'text',
+        align: 'left',
+        baseline: 'bottom',
+        dx: 2,
+        dy: -2,
+        fontSize: 10,
+        color: '#D55E00',
+      },
+      encoding: {
+        x: { field: 'start', type: 'quantitative' },
+        y: { value: { expr: 'height' } },
+        text: { field: 'label' },
+      },
+    },
+  ];
+}
+
 function latency(c: Ctx): Figure | null {
+  const failing = failureOnlySeconds(c.ts);
   return linesFigure(
     c,
     'latency',
     'Response time percentiles',
-    'Response time (completion − intended time) of the origins that succeeded in each second: p50, p99 and max, log scale. Gaps: no success in that second.',
+    'Response time (completion − intended time) of the origins that succeeded in each second: p50, p99 and max, log scale.' +
+      (failing.length > 0
+        ? ` The ${failing.length} seconds shaded red ("every origin failed") had origins end and none succeed: no response time to draw.`
+        : ' Gaps: no success in that second.'),
     [
       { label: 'p50', values: numbers(c.ts, 'response_p50_ms') },
       { label: 'p99', values: numbers(c.ts, 'response_p99_ms') },
       { label: 'max', values: numbers(c.ts, 'response_max_ms') },
     ],
     'response time (ms, log scale)',
-    [],
+    failureOnlyLayers(failing),
     { log: true },
   );
 }
@@ -195,15 +300,16 @@ function stacked(c: Ctx, name: string, prefix: string, title: string, yTitle: st
   return {
     id: c.id(name),
     title: title + c.runLabel,
-    caption: `${title} per second, stacked (${labels.join(', ')}); the trigger window is shaded.`,
+    caption: `${title} per second, stacked areas (${labels.join(', ')}); the phases are shaded.`,
     data,
     series: labels,
     spec: document(title + c.runLabel, {
       layer: [
-        ...triggerLayers(c.trigger),
+        ...shading(c),
         {
           data: { values: data },
-          mark: { type: 'bar', binSpacing: 0 },
+          // A count per one-second bucket, held over its second (step), kinds stacked.
+          mark: { type: 'area', interpolate: 'step-after', line: false },
           params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
           encoding: {
             x: {
@@ -212,16 +318,22 @@ function stacked(c: Ctx, name: string, prefix: string, title: string, yTitle: st
               title: TIME_AXIS,
               scale: { domain: c.domainS, nice: false },
             },
-            x2: { field: 't_end' },
-            y: { field: 'value', type: 'quantitative', title: yTitle, stack: 'zero' },
+            y: {
+              field: 'value',
+              type: 'quantitative',
+              title: yTitle,
+              stack: 'zero',
+              scale: { padding: ZERO_PADDING_PX },
+            },
             color: enc['color'],
+            order: { field: 'series_order', type: 'quantitative' },
             tooltip: [
               { field: 't_s', type: 'quantitative', title: 'time (s)' },
               { field: 'series', type: 'nominal', title: 'kind' },
               { field: 'value', type: 'quantitative', title: yTitle },
             ],
           },
-          transform: [{ calculate: 'datum.t_s + 1', as: 't_end' }],
+          transform: [{ calculate: `indexof(${JSON.stringify(labels)}, datum.series)`, as: 'series_order' }],
         },
       ],
     }),
@@ -246,7 +358,7 @@ function panelsFigure(
     return {
       height: 110,
       layer: [
-        ...triggerLayers(c.trigger),
+        ...shading(c),
         timeLinesLayer(rows, labels, p.yTitle, { domainS: c.domainS, step: p.step ?? false }),
       ],
     };
