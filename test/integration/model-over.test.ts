@@ -181,12 +181,14 @@ test('model --over: a lab sweep drawn over the simulated map (table, model.json,
   assert.equal(mapCsv.filter((row) => row['lab verdict'] !== '').length, 9);
 
   const svg = readFileSync(join(out, 'figures', 'sweep-map.svg'), 'utf8');
-  assert.match(svg, /the lab over the model/);
+  // The title is model.md's (the figure's caption and alt text), not drawn in the SVG.
+  assert.doesNotMatch(svg, /the lab over the model/);
   assert.match(svg, /lab vs model/);
   assert.equal((svg.match(/aria-roledescription="point"/g) ?? []).length, 9);
   assert.equal((svg.match(/aria-roledescription="rect mark"/g) ?? []).length, 12);
   const md = readFileSync(join(out, 'model.md'), 'utf8');
   assert.match(md, /### The lab over the map/);
+  assert.match(md, /!\[Metastable region: the lab over the model\]\(figures\/sweep-map\.svg\)/);
   assert.match(md, /lab vs model: 9 lab points/);
   assert.ok(existsSync(join(out, 'figures', 'sweep-map.vl.json')));
 
