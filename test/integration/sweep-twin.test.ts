@@ -66,6 +66,14 @@ test('sweep --twin: each lab point has its simulated twin, its report both side 
       invalidWhy(join(out, `point-${i + 1}`)),
     );
     assert.match(row['verdict (simulated)']!, /^(metastable|recovered|unmeasured)$/);
+    // Beside the twin, the Markov model's prediction at the point's load and recovery deadline.
+    const p = Number(row['P(recovered within deadline), CTMC']);
+    assert.ok(
+      p >= 0 && p <= 1,
+      `P(recovered within deadline), CTMC: ${row['P(recovered within deadline), CTMC']}`,
+    );
+    const t = row['recovery time, CTMC (s)']!;
+    assert.ok(t === '' || Number(t) > 0, `recovery time, CTMC (s): ${t}`);
   }
   assert.ok(existsSync(join(out, 'sweep.md')));
 
