@@ -9,7 +9,7 @@ import {
 import { readChain, regionsOf, type RetryChainParams } from '../analysis/markov/retryChain.js';
 import type { Relaxation } from '../analysis/markov/levels.js';
 import { apiReplicaCount } from '../spec/sections/lab.js';
-import { document, seriesEncoding, type Figure, type Row } from '../report/figures/common.js';
+import { bandLabels, document, seriesEncoding, type Figure, type Row } from '../report/figures/common.js';
 import { TRIGGER_SHADE } from '../report/theme.js';
 import type { Experiment } from '../spec/schema.js';
 import { round } from '../../foundation/round.js';
@@ -129,23 +129,7 @@ export function ctmcFigure(m: CtmcModel, range: BistableRange): Figure {
                 mark: { type: 'rect', color: TRIGGER_SHADE.color, opacity: TRIGGER_SHADE.opacity },
                 encoding: { x: { field: 'start', type: 'quantitative' }, x2: { field: 'end' } },
               },
-              {
-                data: { values: shade },
-                mark: {
-                  type: 'text',
-                  align: 'left',
-                  baseline: 'top',
-                  dx: 2,
-                  dy: 2,
-                  fontSize: 10,
-                  color: '#444444',
-                },
-                encoding: {
-                  x: { field: 'start', type: 'quantitative' },
-                  y: { value: 0 },
-                  text: { field: 'label' },
-                },
-              },
+              bandLabels(shade),
             ]
           : []),
         {

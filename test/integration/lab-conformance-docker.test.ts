@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { runCompose } from '../../orchestrator/lab/docker/compose.js';
 import { dockerClient, engineAddress, projectContainers } from '../../orchestrator/lab/docker/engine.js';
-import { parseEnvFile } from '../../orchestrator/lab/docker/images.js';
 import { portTaken } from '../../orchestrator/lab/docker/ports.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
+import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
 import { REPO, startCli, tempDir } from '../helpers/cli.js';
 import { readSeries, sum } from '../helpers/experiment.js';
 import { labConformance } from '../helpers/labConformance.js';
@@ -22,7 +22,7 @@ import { watchComposeEvents } from '../helpers/dockerEvents.js';
 // dependencies' containers are already there, so only the api replicas are created.
 
 const PROJECT = 'metabench-conformance';
-const ENV_FILE = process.env.METABENCH_OFFLINE_ENV || join(REPO, 'docker', 'offline.env');
+const ENV_FILE = OFFLINE_ENV_FILE;
 const FIXTURE = join(REPO, 'test/fixtures/experiments/replicas-pause.yaml');
 const docker = dockerClient();
 
@@ -37,15 +37,8 @@ async function whyNot(): Promise<string | undefined> {
     spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status !== 0
   )
     return 'neither `docker compose` nor `docker-compose` is installed';
-  if (!existsSync(ENV_FILE))
-    return `${ENV_FILE} is absent: run scripts/build-offline-images.sh (or set METABENCH_OFFLINE_ENV)`;
-  for (const [name, image] of Object.entries(parseEnvFile(readFileSync(ENV_FILE, 'utf8'))))
-    if (name.endsWith('_IMAGE'))
-      try {
-        await docker.getImage(image).inspect();
-      } catch {
-        return `${image} (${name} in ${ENV_FILE}) is not built: run scripts/build-offline-images.sh`;
-      }
+  const missing = await offlineImagesMissing(docker, ENV_FILE);
+  if (missing) return missing;
   return undefined;
 }
 

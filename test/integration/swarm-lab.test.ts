@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
 import { dockerClient, inspectContainer } from '../../orchestrator/lab/docker/engine.js';
-import { parseEnvFile } from '../../orchestrator/lab/docker/images.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { portTaken } from '../../orchestrator/lab/docker/ports.js';
 import { swarmState } from '../../orchestrator/lab/swarm/SwarmLab.js';
 import { taskEndpoints } from '../../orchestrator/lab/swarm/tasks.js';
-import { REPO, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
+import { runCli, startCli, tempDir } from '../helpers/cli.js';
 
 // The swarm runtime end to end on a one-node swarm (issue 20), on the images
 // scripts/build-offline-images.sh built (docker-lab.test.ts, which sorts before this file,
@@ -23,7 +23,7 @@ import { REPO, runCli, startCli, tempDir } from '../helpers/cli.js';
 // answers or the images are not there.
 
 const STACK = 'metabench-swarm-e2e';
-const ENV_FILE = process.env.METABENCH_OFFLINE_ENV || join(REPO, 'docker', 'offline.env');
+const ENV_FILE = OFFLINE_ENV_FILE;
 const docker = dockerClient();
 
 async function whyNot(): Promise<string | undefined> {
@@ -32,15 +32,8 @@ async function whyNot(): Promise<string | undefined> {
   } catch (err) {
     return `no Docker engine answers (${(err as Error).message}); .ci/run starts one where it can`;
   }
-  if (!existsSync(ENV_FILE))
-    return `${ENV_FILE} is absent: run scripts/build-offline-images.sh (or set METABENCH_OFFLINE_ENV)`;
-  for (const [name, image] of Object.entries(parseEnvFile(readFileSync(ENV_FILE, 'utf8'))))
-    if (name.endsWith('_IMAGE'))
-      try {
-        await docker.getImage(image).inspect();
-      } catch {
-        return `${image} (${name} in ${ENV_FILE}) is not built: run scripts/build-offline-images.sh`;
-      }
+  const missing = await offlineImagesMissing(docker, ENV_FILE);
+  if (missing) return missing;
   const state = ((await docker.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } })
     .Swarm;
   if (state?.LocalNodeState === 'active' && !state.ControlAvailable)

@@ -144,24 +144,29 @@ export function phaseLayers(bands: readonly PhaseBand[]): VlSpec[] {
     ...[0, 1]
       .map((row) => values.filter((_, i) => i % 2 === row))
       .filter((vs) => vs.length > 0)
-      .map((vs, row) => ({
-        data: { values: vs },
-        mark: {
-          type: 'text',
-          align: 'left',
-          baseline: 'top',
-          dx: 2,
-          dy: 2 + 12 * row,
-          fontSize: 10,
-          color: '#444444',
-        },
-        encoding: {
-          x: { field: 'start', type: 'quantitative' },
-          y: { value: 0 },
-          text: { field: 'label' },
-        },
-      })),
+      .map((vs, row) => bandLabels(vs, row)),
   ];
+}
+
+/** The labels of shaded bands ({ start, label }), each at its band's top left; `row` steps them down a line. */
+export function bandLabels(values: readonly object[], row = 0): VlSpec {
+  return {
+    data: { values },
+    mark: {
+      type: 'text',
+      align: 'left',
+      baseline: 'top',
+      dx: 2,
+      dy: 2 + 12 * row,
+      fontSize: 10,
+      color: '#444444',
+    },
+    encoding: {
+      x: { field: 'start', type: 'quantitative' },
+      y: { value: 0 },
+      text: { field: 'label' },
+    },
+  };
 }
 
 /** A horizontal rule with a label at its right end (a capacity). */
