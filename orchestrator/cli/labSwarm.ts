@@ -10,7 +10,7 @@ import {
   stackEnv,
   swarmState,
 } from '../lab/swarm/SwarmLab.js';
-import { readCompose, stackFile } from '../lab/swarm/stack.js';
+import { dependenciesFirst, readCompose, stackFile } from '../lab/swarm/stack.js';
 import { taskEndpoints } from '../lab/swarm/tasks.js';
 
 /** `metabench lab up|down|status --runtime swarm`: the lab as a Docker Swarm stack (named --project). */
@@ -25,22 +25,28 @@ export async function swarmUp(c: ComposeOptions, replicas: number): Promise<void
     env: stackEnv(c.envFile),
     observers: true,
   });
-  const services = Object.keys(doc.services as object);
-  process.stderr.write(`metabench: docker stack deploy ${c.project} (${services.join(' ')})\n`);
-  await deployStack(c.project, doc);
+  // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
+  for (const stage of [dependenciesFirst(doc), doc]) {
+    const services = Object.keys(stage.services as object);
+    process.stderr.write(`metabench: docker stack deploy ${c.project} (${services.join(' ')})\n`);
+    await deployStack(c.project, stage);
+    const rows = await untilReady(d, c.project, services);
+    if (stage === doc) printRows(rows, c.project);
+  }
+}
+
+/** The stack's status rows once every one of `services` runs a healthy task; E_LAB_PREFLIGHT after 300 s. */
+async function untilReady(d: Docker, project: string, services: readonly string[]): Promise<StatusRow[]> {
   const until = performance.now() + 300_000;
   for (;;) {
-    const rows = await statusRows(d, c.project);
+    const rows = await statusRows(d, project);
     const ready = services.filter((s) => rows.some((r) => r.service === s && r.ready));
-    if (ready.length === services.length) {
-      printRows(rows, c.project);
-      return;
-    }
+    if (ready.length === services.length) return rows;
     if (performance.now() > until)
       throw new BenchError(
         'E_LAB_PREFLIGHT',
-        `stack ${c.project}: ${services.filter((s) => !ready.includes(s)).join(', ')} not running and healthy after 300 s`,
-        `see \`docker stack ps ${c.project} --no-trunc\``,
+        `stack ${project}: ${services.filter((s) => !ready.includes(s)).join(', ')} not running and healthy after 300 s`,
+        `see \`docker stack ps ${project} --no-trunc\``,
       );
     await new Promise((r) => setTimeout(r, 1000));
   }

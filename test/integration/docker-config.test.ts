@@ -22,7 +22,15 @@ function composeConfig(): { bin: string; args: string[] } | undefined {
   return undefined;
 }
 
-test('docker-compose config accepts docker-compose.yml: ports on 127.0.0.1, images overridable, healthchecks', (t) => {
+/** Compose's normalized duration ("10s", "1m30s") in seconds. */
+function seconds(d: string | undefined): number {
+  let total = 0;
+  for (const [, n, unit] of (d ?? '').matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g))
+    total += Number(n) * ({ ms: 0.001, s: 1, m: 60, h: 3600 } as Record<string, number>)[unit!]!;
+  return total;
+}
+
+test('docker-compose config accepts docker-compose.yml: ports on 127.0.0.1, images overridable, healthchecks at least 10 s apart', (t) => {
   const c = composeConfig();
   if (!c) {
     t.skip('neither docker-compose nor docker compose is installed');
@@ -43,7 +51,7 @@ test('docker-compose config accepts docker-compose.yml: ports on 127.0.0.1, imag
       {
         image?: string;
         ports?: (string | { host_ip?: string; published?: string | number })[];
-        healthcheck?: object;
+        healthcheck?: { interval?: string };
       }
     >;
   };
@@ -53,7 +61,14 @@ test('docker-compose config accepts docker-compose.yml: ports on 127.0.0.1, imag
       const ip = typeof p === 'string' ? p.split(':')[0] : p.host_ip;
       assert.equal(ip, '127.0.0.1', `${name} publishes ${JSON.stringify(p)} on 127.0.0.1 only`);
     }
-    if (name !== 'grafana-image-renderer') assert.ok(s.healthcheck, `${name} has a healthcheck`);
+    if (name === 'grafana-image-renderer') continue;
+    assert.ok(s.healthcheck, `${name} has a healthcheck`);
+    // A check is a process started in the container; every 2 s they made the generator beside
+    // the lab late (docker-compose.yml says what was measured).
+    assert.ok(
+      seconds(s.healthcheck.interval) >= 10,
+      `${name} checks its health every ${s.healthcheck.interval}, at least 10 s apart`,
+    );
   }
   const api = cfg.services.api!.ports![0]!;
   assert.match(typeof api === 'string' ? api : String(api.published), /18081/);

@@ -104,6 +104,9 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
   assert.ok((await standIn('METABENCH_PROMETHEUS_IMAGE')).Volumes?.['/prometheus'] !== undefined);
 
   let events: { stop: () => string[] } | undefined;
+  // Closed whatever happens: a stand-in server left listening after a failure kept the test's
+  // process alive for ever.
+  const closeAtEnd: (() => void)[] = [];
   const seenVolumes = new Set<string>();
   // The body's own failure is the one to report: the clean-up checks below only judge a run
   // that got through (a body that failed early saw no volumes, and would fail them instead).
@@ -195,6 +198,7 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
       });
     });
     await new Promise<void>((r) => grafana.listen(0, '127.0.0.1', () => r()));
+    closeAtEnd.push(() => grafana.close());
     const gaddr = grafana.address();
     const grafanaUrl = `http://127.0.0.1:${typeof gaddr === 'object' && gaddr ? gaddr.port : 0}`;
     // The engine's pause/unpause events of the api, live (its ring buffer is too short for a
@@ -225,13 +229,20 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
       ],
       env,
     );
+    // A failure below leaves no run going: SIGINT, and the run undoes its pause and stops.
+    closeAtEnd.push(() => run.child.exitCode === null && run.child.kill('SIGINT'));
     const states = new Set<string>();
     let finished = false;
     void run.done.then(() => (finished = true));
+    // One listing of the api's container every half second (the run recreates it with its own
+    // flags): the pause lasts seconds, and a listing of the whole project with an inspect of
+    // each container, five times a second, kept dockerd busy enough to make the generator late.
+    const apiFilter = {
+      label: [`com.docker.compose.project=${PROJECT}`, 'com.docker.compose.service=api'],
+    };
     while (!finished) {
-      const api = (await projectContainers(docker, PROJECT)).find((c) => c.service === 'api');
-      if (api) states.add(api.state);
-      await new Promise((r) => setTimeout(r, 200));
+      for (const c of await docker.listContainers({ all: true, filters: apiFilter })) states.add(c.State);
+      await new Promise((r) => setTimeout(r, 500));
     }
     const r = await run.done;
     grafana.close();
@@ -335,6 +346,7 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     bodyPassed = true;
   } finally {
     events?.stop();
+    for (const close of closeAtEnd) close();
     const down = await runCli(['lab', 'down', ...common], env);
     if (!bodyPassed)
       t.diagnostic(`lab down after the failure: exit ${down.code}: ${down.stdout}${down.stderr}`);

@@ -20,7 +20,7 @@ import {
 } from '../docker/engine.js';
 import { parseEnvFile } from '../docker/images.js';
 import { replicaOfService } from '../docker/replicas.js';
-import { readCompose, stackFile, type Placement } from './stack.js';
+import { dependenciesFirst, readCompose, stackFile, type Placement } from './stack.js';
 import {
   nodeEngine,
   taskEndpoints,
@@ -76,10 +76,17 @@ export class SwarmLab extends DockerLab {
       generation,
     });
     this.note(`stack deploy ${this.stack} (generation ${generation}, api flags: ${flagsOf(0)})`);
+    // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
+    const first = dependenciesFirst(doc);
+    const dependencies = Object.keys(first.services as object);
+    await deployStack(this.stack, first);
+    await this.discover(dependencies, generation);
     await deployStack(this.stack, doc);
     await this.removeExtraApis();
-    const wanted = Object.keys(doc.services as object);
-    await this.discover(wanted, generation);
+    await this.discover(
+      Object.keys(doc.services as object).filter((s) => !dependencies.includes(s)),
+      generation,
+    );
     await this.prepare();
   }
 

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { COMPOSE_FILE } from '../docker/compose.js';
 import { parseExperiment } from '../../spec/load.js';
 import {
+  dependenciesFirst,
   PLACEMENT_ROLES,
   readCompose,
   STACK_SERVICES,
@@ -185,4 +186,20 @@ recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
   );
   assert.throws(() => parseExperiment(yaml(`{ grafana: ['node.role == manager'] }`), 'p.yaml'), /placement/);
   assert.ok(STACK_SERVICES.includes('prometheus'));
+});
+
+test('stack file: the first deploy has every service but the api replicas, with the whole stack file otherwise', () => {
+  const s = gen();
+  const first = dependenciesFirst(s) as typeof s;
+  // The api connects to Redis and Postgres through the proxy at its start: those come first.
+  assert.deepEqual(Object.keys(first.services).sort(), ['postgres', 'prometheus', 'redis', 'toxiproxy']);
+  assert.deepEqual(
+    Object.keys(s.services)
+      .filter((n) => !(n in first.services))
+      .sort(),
+    ['api', 'api1', 'api2'],
+  );
+  for (const n of Object.keys(first.services)) assert.deepEqual(first.services[n], s.services[n]);
+  assert.deepEqual(first.configs, s.configs);
+  assert.deepEqual(first.networks, s.networks);
 });

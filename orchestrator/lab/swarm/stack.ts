@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
 import { interpolate } from '../docker/images.js';
-import { apiService, replicaPortsProblem } from '../docker/replicas.js';
+import { apiService, replicaOfService, replicaPortsProblem } from '../docker/replicas.js';
 
 /**
  * The lab as a Docker Swarm stack (`docker stack deploy -c <file>`), generated from
@@ -79,6 +79,20 @@ export interface StackOptions {
 
 type Doc = Record<string, unknown>;
 type Service = Record<string, unknown>;
+
+/**
+ * The stack without its api replicas: what is deployed, and waited for, first. A stack has no
+ * `depends_on`, and the api exits when Redis or Postgres (through the proxy) does not answer
+ * at its start; its restart policy `none` then leaves it down. Compose starts it after its
+ * dependencies are healthy; this is the same order.
+ */
+export function dependenciesFirst(doc: Doc): Doc {
+  const services = (doc.services ?? {}) as Record<string, Service>;
+  return {
+    ...doc,
+    services: Object.fromEntries(Object.entries(services).filter(([s]) => replicaOfService(s) === undefined)),
+  };
+}
 
 /** docker-compose.yml (merge keys resolved) and the folder its relative paths start from. */
 export function readCompose(file: string): { doc: Doc; dir: string } {
