@@ -41,6 +41,11 @@ export function register(program: Command): void {
       '--twin',
       "also simulate each point (same experiment, seeds and scale) into point-<k>/twin/: each point's report shows the lab beside the simulation, and the sweep table both verdicts",
     )
+    .option(
+      '--jobs <N>',
+      "simulated points run at once, each in a thread of its own (default: the machine's cores); lab points run one at a time",
+      wholeNumber('--jobs', 1, 256),
+    )
     .option('--quiet', 'no status line');
   addRuntimeOption(cmd, "the sweep's labs");
   addCapacityOption(cmd);
@@ -63,6 +68,7 @@ export function register(program: Command): void {
         capacity?: CapacityMode;
         twin?: boolean;
         events: EventsMode;
+        jobs?: number;
       },
     ) => {
       const s = loadSweepFile(file, o.set);
@@ -111,6 +117,8 @@ export function register(program: Command): void {
           runtime,
           capacity: o.capacity,
           events: o.events,
+          jobs: o.jobs,
+          pointWorker: new URL('./sweepWorker.js', import.meta.url),
           ...(o.twin ? { twin: true } : {}),
           manifestExtra: { command: process.argv.slice(2) },
         });

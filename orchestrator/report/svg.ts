@@ -55,7 +55,21 @@ export function compileSpec(spec: VlSpec): { vega: vega.Spec; warnings: string[]
  * (vega's headless view; text widths are estimated, so the output is the same on
  * every machine).
  */
-export async function renderSvg(spec: VlSpec): Promise<{ svg: string; warnings: string[] }> {
+export function renderSvg(spec: VlSpec): Promise<{ svg: string; warnings: string[] }> {
+  const next = rendering.then(() => renderAlone(spec));
+  rendering = next.catch(() => undefined);
+  return next;
+}
+
+/**
+ * One render at a time, each numbering its clip paths and gradients from 1: vega counts them
+ * per process, so a figure's SVG depended on how many figures the process had drawn before
+ * it (a sweep's points drawn in one process or in several differed in their ids only).
+ */
+let rendering: Promise<unknown> = Promise.resolve();
+
+async function renderAlone(spec: VlSpec): Promise<{ svg: string; warnings: string[] }> {
+  vega.resetSVGDefIds();
   const { vega: vg, warnings } = compileSpec(staticSpec(spec) as VlSpec);
   const view = new vega.View(vega.parse(vg), {
     renderer: 'none',

@@ -7,7 +7,9 @@ import type { RunSummary } from '../analysis/summary.js';
 import { describeTally, tallyOutcomes } from '../analysis/tally.js';
 import { BenchError } from '../../foundation/errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
-import { runExperiment, twinCapacity } from '../run/runExperiment.js';
+import { runExperiment, twinCapacity, type RunOptions } from '../run/runExperiment.js';
+import { availableParallelism } from 'node:os';
+import { inWorkers } from './parallel.js';
 import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
 import type { LoadedSweep } from '../spec/sweep.js';
@@ -40,6 +42,14 @@ export interface SweepOptions {
   readonly twin?: boolean;
   /** Which events each run of a point writes (default failures: a sweep is read through its table and figures). */
   readonly events?: EventsMode | undefined;
+  /**
+   * Simulated points run at once (default: the machine's cores); each point's folder is
+   * the one a serial sweep writes. Lab points run one at a time whatever this says: two
+   * labs on one machine would disturb each other's measurements.
+   */
+  readonly jobs?: number | undefined;
+  /** The worker threads' entry (its module registers the runtimes: orchestrator/cli/sweepWorker.ts); without it points run one at a time. */
+  readonly pointWorker?: URL | undefined;
 }
 
 export interface SweepResult {
@@ -91,53 +101,94 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
       ` → ${dir}`,
   );
   const ran: SweepPoint[] = [];
-  for (const p of pendingPoints(dir, s.points, repeat)) {
-    if (opts.stop.aborted) break;
-    say(`point ${p.index}/${s.points.length}: ${describePoint(p)}`);
-    const e = { ...s.experiments[p.index - 1]!, repeat };
-    const r = await runExperiment(e, {
-      scale: opts.scale,
-      out: pointDir(dir, p),
-      quiet: opts.quiet ?? false,
-      stop: opts.stop,
-      sourceFile: s.experimentFile,
-      runtime,
-      capacity: opts.capacity,
-      events: opts.events ?? 'failures',
-      manifestExtra: {
-        ...opts.manifestExtra,
-        experimentFile: s.experimentFile,
-        sweep: { name: s.sweep.name, file: s.file, point: p.index, values: p.values },
-        overrides: [...opts.sets, ...Object.entries(p.values).map(([k, v]) => `${k}=${JSON.stringify(v)}`)],
+  const pending = pendingPoints(dir, s.points, repeat);
+  const jobs = opts.jobs ?? (runtime === 'sim' ? availableParallelism() : 1);
+  if (jobs > 1 && runtime !== 'sim')
+    say(`--jobs ${jobs}: lab points run one at a time (two labs on one machine disturb each other)`);
+  if (jobs > 1 && runtime === 'sim' && pending.length > 1 && opts.pointWorker) {
+    say(`${pending.length} points, ${Math.min(jobs, pending.length)} at a time`);
+    await inWorkers(
+      opts.pointWorker,
+      pending,
+      jobs,
+      (p) => ({
+        experiment: { ...s.experiments[p.index - 1]!, repeat },
+        options: { ...pointOptions(s, p, opts, dir), quiet: true },
+      }),
+      opts.stop,
+      (p) => {
+        ran.push(p);
+        say(`point ${p.index}: ${pointVerdict(pointRuns(dir, p, repeat))} (${describePoint(p)})`);
+        writeTables(dir, s);
       },
-    });
-    if (opts.twin && runtime !== 'sim' && !opts.stop.aborted) {
-      // The point's simulated twin, then the point's report again, now with the comparison.
-      const sim = await runExperiment(e, {
-        scale: opts.scale,
-        out: join(pointDir(dir, p), TWIN_DIR),
-        quiet: true,
-        stop: opts.stop,
-        sourceFile: s.experimentFile,
-        runtime: 'sim',
-        // At the rate the lab point ran: the capacity its manifest recorded, not one resolved again.
-        planned: twinCapacity(pointDir(dir, p)),
-        events: opts.events === 'none' ? 'none' : 'failures',
-        manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
-      });
-      await writeReport(pointDir(dir, p));
-      say(
-        `point ${p.index}, simulated: ${pointVerdict(sim.runs)} (${describeTally(tallyOutcomes(sim.runs))})`,
-      );
+    );
+    ran.sort((a, b) => a.index - b.index);
+  } else
+    for (const p of pending) {
+      if (opts.stop.aborted) break;
+      say(`point ${p.index}/${s.points.length}: ${describePoint(p)}`);
+      const e = { ...s.experiments[p.index - 1]!, repeat };
+      const r = await runExperiment(e, { ...pointOptions(s, p, opts, dir), stop: opts.stop });
+      if (opts.twin && runtime !== 'sim' && !opts.stop.aborted) {
+        // The point's simulated twin, then the point's report again, now with the comparison.
+        const sim = await runExperiment(e, {
+          scale: opts.scale,
+          out: join(pointDir(dir, p), TWIN_DIR),
+          quiet: true,
+          stop: opts.stop,
+          sourceFile: s.experimentFile,
+          runtime: 'sim',
+          // At the rate the lab point ran: the capacity its manifest recorded, not one resolved again.
+          planned: twinCapacity(pointDir(dir, p)),
+          events: opts.events === 'none' ? 'none' : 'failures',
+          manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
+        });
+        await writeReport(pointDir(dir, p));
+        say(
+          `point ${p.index}, simulated: ${pointVerdict(sim.runs)} (${describeTally(tallyOutcomes(sim.runs))})`,
+        );
+      }
+      ran.push(p);
+      say(`point ${p.index}: ${pointVerdict(r.runs)} (${describeTally(tallyOutcomes(r.runs))})`);
+      writeTables(dir, s);
     }
-    ran.push(p);
-    say(`point ${p.index}: ${pointVerdict(r.runs)} (${describeTally(tallyOutcomes(r.runs))})`);
-    writeTables(dir, s);
-  }
   const results = writeTables(dir, s);
   // The sweep's report (report.md/html with its figures of merit against each factor).
   if (results.length > 0) await writeReport(dir);
   return { dir, ran, skipped, results };
+}
+
+/** A point's run options, but its stop: the same for a serial sweep and a point's worker thread. */
+function pointOptions(
+  s: LoadedSweep,
+  p: SweepPoint,
+  opts: SweepOptions,
+  dir: string,
+): Omit<RunOptions, 'stop' | 'lab' | 'planned'> {
+  return {
+    scale: opts.scale,
+    out: pointDir(dir, p),
+    quiet: opts.quiet ?? false,
+    sourceFile: s.experimentFile,
+    runtime: opts.runtime ?? s.sweep.runtime,
+    capacity: opts.capacity,
+    events: opts.events ?? 'failures',
+    manifestExtra: {
+      ...opts.manifestExtra,
+      experimentFile: s.experimentFile,
+      sweep: { name: s.sweep.name, file: s.file, point: p.index, values: p.values },
+      overrides: [...opts.sets, ...Object.entries(p.values).map(([k, v]) => `${k}=${JSON.stringify(v)}`)],
+    },
+  };
+}
+
+/** The summaries of a complete point's runs, as its folder holds them. */
+function pointRuns(dir: string, p: SweepPoint, repeat: number): RunSummary[] {
+  return Array.from(
+    { length: repeat },
+    (_, i) =>
+      JSON.parse(readFileSync(join(pointDir(dir, p), `run-${i + 1}`, 'summary.json'), 'utf8')) as RunSummary,
+  );
 }
 
 export function describePoint(p: SweepPoint): string {
