@@ -15,7 +15,8 @@ import { describePrediction, predict } from '../model/predict.js';
 import { writeModel } from '../model/report.js';
 import { ctmcAtLab, ctmcModel, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from '../model/ctmc.js';
 import type { ChainKnobs } from '../analysis/markov/experiment.js';
-import { positiveNumber } from './options.js';
+import { positiveNumber, wholeNumber } from './options.js';
+import { availableParallelism } from 'node:os';
 import { round } from '../../foundation/round.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 
@@ -73,6 +74,11 @@ export function register(program: Command): void {
     )
     .option('--no-map', 'only the fluid prediction (no simulation)')
     .option(
+      '--jobs <N>',
+      "map cells simulated at once, each in a thread of its own (default: the machine's cores)",
+      wholeNumber('--jobs', 1, 256),
+    )
+    .option(
       '--ctmc',
       "add the Markov model (Metafor's CTMC of the api and its retrying clients): predicted recovery time and time to a spontaneous collapse over offered load (the map's loads, or 10% to 100% of capacity), and a figure of them",
     )
@@ -111,6 +117,7 @@ export function register(program: Command): void {
         rates?: string[];
         durations?: number[];
         map: boolean;
+        jobs?: number;
         over: string[];
         out?: string;
         quiet?: boolean;
@@ -189,6 +196,8 @@ export function register(program: Command): void {
           scale,
           overrides: o.set,
           onPoint: (i, n, row, ms) => say(mapProgressLine(i, n, row, ms)),
+          jobs: o.jobs ?? availableParallelism(),
+          worker: new URL('./simWorker.js', import.meta.url),
         });
         wallS = (performance.now() - t0) / 1000;
         join = labPoints.length ? joinLab(map, labPoints) : null;

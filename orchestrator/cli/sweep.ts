@@ -118,7 +118,7 @@ export function register(program: Command): void {
           capacity: o.capacity,
           events: o.events,
           jobs: o.jobs,
-          pointWorker: new URL('./sweepWorker.js', import.meta.url),
+          pointWorker: new URL('./simWorker.js', import.meta.url),
           ...(o.twin ? { twin: true } : {}),
           manifestExtra: { command: process.argv.slice(2) },
         });

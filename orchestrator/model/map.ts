@@ -6,6 +6,7 @@ import { planRun } from '../spec/plan.js';
 import { BenchError } from '../../foundation/errors.js';
 import { simulate } from './simulate.js';
 import { cellText, overAxes, type LabJoin } from './over.js';
+import { inWorkers } from '../../foundation/workers.js';
 
 export const MAP_FACTORS = [
   { name: 'offered load', unit: 'origins/s' },
@@ -30,6 +31,10 @@ export interface MapOptions {
   /** The user's --set overrides, applied first. */
   readonly overrides: readonly Override[];
   readonly onPoint?: (done: number, total: number, row: SweepTable['rows'][number], wallMs: number) => void;
+  /** Cells simulated at once, on worker threads running `worker` (model --jobs); without it, one at a time. */
+  readonly jobs?: number;
+  readonly worker?: URL;
+  readonly stop?: AbortSignal;
 }
 
 /**
@@ -49,48 +54,99 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
     );
   if (!base.load.rate)
     throw new BenchError('E_USAGE', 'the map varies a flat offered rate: the experiment needs `load.rate`');
-  const set = (text: string): Override => {
-    const r = parseSet(text);
-    if (!r.ok) throw new BenchError('E_USAGE', r.message);
-    return r.value;
+  const cells = o.durationsMs.flatMap((durationMs) => o.rates.map((rate) => ({ rate, durationMs })));
+  const observeMs = (durationMs: number): number =>
+    Math.min(
+      base.schedule.observe,
+      base.recovery.within * durationMs + base.recovery.window + base.recovery.hold + 10_000,
+    );
+  const jobOf = (c: { rate: number; durationMs: number }): MapCellJob => ({
+    kind: 'map-cell',
+    file,
+    overrides: o.overrides,
+    rate: c.rate,
+    durationMs: c.durationMs,
+    observeMs: observeMs(c.durationMs),
+    scale: o.scale,
+  });
+  const rows: (SweepTable['rows'][number] | undefined)[] = cells.map(() => undefined);
+  let done = 0;
+  const keep = (i: number, r: MapCellResult): void => {
+    const { rate, durationMs } = cells[i]!;
+    const row = {
+      factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: triggerSeconds(durationMs, o.scale) },
+      figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(r.summary)])),
+      verdict: mapVerdict(r.summary),
+    };
+    rows[i] = row;
+    o.onPoint?.(++done, cells.length, row, r.wallMs);
   };
-  const rows: SweepTable['rows'] = [];
-  const total = o.rates.length * o.durationsMs.length;
-  for (const durationMs of o.durationsMs)
-    for (const rate of o.rates) {
-      const needMs = base.recovery.within * durationMs + base.recovery.window + base.recovery.hold + 10_000;
-      const observeMs = Math.min(base.schedule.observe, needMs);
-      const e = loadExperimentFile(file, [
-        ...o.overrides,
-        set(`load.rate=${rate}/s`),
-        set(`schedule.trigger.duration=${durationMs}ms`),
-        set(`schedule.observe=${observeMs}ms`),
-      ]);
-      const r = await simulate(planRun(e, { scale: o.scale, run: 1, sourceFile: file }));
-      const s = r.summary;
-      // A slow drain (not-recovered) is neither: the map's observation was too short for it.
-      const verdict: SweepVerdict =
-        s.outcome === 'invalid'
-          ? 'invalid'
-          : s.outcome === 'metastable'
-            ? 'metastable'
-            : s.outcome === 'recovered' || s.outcome === 'recovered-late'
-              ? 'recovered'
-              : 'unmeasured';
-      const row = {
-        factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: triggerSeconds(durationMs, o.scale) },
-        figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(s)])),
-        verdict,
-      };
-      rows.push(row);
-      o.onPoint?.(rows.length, total, row, r.wallMs);
-    }
+  const jobs = o.jobs ?? 1;
+  if (jobs > 1 && o.worker && cells.length > 1)
+    await inWorkers(
+      o.worker,
+      [...cells.keys()],
+      jobs,
+      (i) => jobOf(cells[i]!),
+      o.stop ?? new AbortController().signal,
+      keep,
+    );
+  else for (const i of cells.keys()) keep(i, await runMapCell(jobOf(cells[i]!)));
   return {
     design: 'grid',
     factors: MAP_FACTORS.map((f) => ({ ...f })),
     figures: FIGURES.map((f) => ({ name: f.name, unit: f.unit })),
-    rows,
+    // In the grid's order (durations, then loads), whichever thread finished first.
+    rows: rows.filter((r) => r !== undefined),
   };
+}
+
+// A slow drain (not-recovered) is neither: the map's observation was too short for it.
+function mapVerdict(s: RunSummary): SweepVerdict {
+  return s.outcome === 'invalid'
+    ? 'invalid'
+    : s.outcome === 'metastable'
+      ? 'metastable'
+      : s.outcome === 'recovered' || s.outcome === 'recovered-late'
+        ? 'recovered'
+        : 'unmeasured';
+}
+
+/** One cell of the map as a worker thread's job (model --jobs): plain data. */
+export interface MapCellJob {
+  readonly kind: 'map-cell';
+  readonly file: string;
+  /** The user's --set overrides (plain data). */
+  readonly overrides: readonly Override[];
+  readonly rate: number;
+  readonly durationMs: number;
+  readonly observeMs: number;
+  readonly scale: number;
+}
+
+export interface MapCellResult {
+  readonly summary: RunSummary;
+  readonly wallMs: number;
+}
+
+/** Simulates one cell: the experiment with its load, trigger duration and cut observation set, like `--set`. */
+export async function runMapCell(job: MapCellJob): Promise<MapCellResult> {
+  const e = loadExperimentFile(job.file, [
+    ...job.overrides,
+    ...[
+      `load.rate=${job.rate}/s`,
+      `schedule.trigger.duration=${job.durationMs}ms`,
+      `schedule.observe=${job.observeMs}ms`,
+    ].map(set),
+  ]);
+  const r = await simulate(planRun(e, { scale: job.scale, run: 1, sourceFile: job.file }));
+  return { summary: r.summary, wallMs: r.wallMs };
+}
+
+function set(text: string): Override {
+  const r = parseSet(text);
+  if (!r.ok) throw new BenchError('E_USAGE', r.message);
+  return r.value;
 }
 
 /**

@@ -9,7 +9,8 @@ import { BenchError } from '../../foundation/errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { runExperiment, twinCapacity, type RunOptions } from '../run/runExperiment.js';
 import { availableParallelism } from 'node:os';
-import { inWorkers } from './parallel.js';
+import { inWorkers } from '../../foundation/workers.js';
+import type { PointJob } from './pointWorker.js';
 import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
 import type { LoadedSweep } from '../spec/sweep.js';
@@ -111,7 +112,8 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
       opts.pointWorker,
       pending,
       jobs,
-      (p) => ({
+      (p): PointJob => ({
+        kind: 'sweep-point',
         experiment: { ...s.experiments[p.index - 1]!, repeat },
         options: { ...pointOptions(s, p, opts, dir), quiet: true },
       }),

@@ -65,3 +65,38 @@ test('sweep --jobs 2 writes the same sweep.csv, summaries, figures and reports a
     .split('\n');
   assert.equal(csv.length, 1 + 3);
 });
+
+test('model --jobs 2 simulates the same map as --jobs 1', async () => {
+  const dir = tempDir('model-jobs');
+  const out = (jobs: number) => join(dir, `jobs-${jobs}`);
+  for (const jobs of [1, 2]) {
+    const r = await runCli([
+      'model',
+      join(REPO, 'experiments', 'retry-storm.yaml'),
+      '--rates',
+      '20%,50%,70%',
+      '--durations',
+      '1s,3s',
+      '--scale',
+      '0.3',
+      '--jobs',
+      String(jobs),
+      '--out',
+      out(jobs),
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  for (const f of ['map.csv', 'model.json'])
+    assert.equal(readFileSync(join(out(2), f), 'utf8'), readFileSync(join(out(1), f), 'utf8'), f);
+  // The map's six cells, in the grid's order whichever thread finished first.
+  assert.equal(
+    readFileSync(join(out(2), 'map.csv'), 'utf8')
+      .trim()
+      .split('\n').length,
+    1 + 6,
+  );
+  // model.md differs only in the wall time it took.
+  const md = (jobs: number) =>
+    readFileSync(join(out(jobs), 'model.md'), 'utf8').replace(/simulated in [\d.]+ s/, 'simulated in T s');
+  assert.equal(md(2), md(1));
+});

@@ -1,0 +1,115 @@
+import { parentPort, Worker } from 'node:worker_threads';
+import { BenchError, isBenchError, type BenchErrorCode } from './errors.js';
+
+/**
+ * Independent jobs on worker threads (sweep --jobs, model's map): plain data in and out. A
+ * thread per lane, kept for all the jobs it takes: the modules load once, and the simulator's
+ * code stays compiled from one job to the next (a thread per job made a map slower than
+ * serial: every cell started cold).
+ */
+
+type JobResult<R> =
+  | { readonly ok: true; readonly value: R }
+  | { readonly ok: false; readonly code?: string; readonly message: string; readonly hint?: string };
+
+/**
+ * Runs a job per item on at most `jobs` threads at once (each `workerFile`, which calls
+ * serveJobs). `done` gets each item's result in the parent, in completion order. A stop is
+ * passed on to the running jobs, which end as they would in the parent, and starts no
+ * more; the first failure starts no more either and is thrown once the running ones end.
+ */
+export async function inWorkers<T, J, R>(
+  workerFile: URL,
+  items: readonly T[],
+  jobs: number,
+  jobOf: (item: T) => J,
+  stop: AbortSignal,
+  done: (item: T, result: R) => void,
+): Promise<void> {
+  const queue = [...items];
+  const running = new Set<Worker>();
+  let failure: Error | undefined;
+  const onStop = (): void => {
+    for (const w of running) w.postMessage({ stop: true });
+  };
+  stop.addEventListener('abort', onStop, { once: true });
+  const lane = async (): Promise<void> => {
+    const w = new Lane<R>(workerFile);
+    running.add(w.worker);
+    try {
+      while (queue.length > 0 && !stop.aborted && !failure) {
+        const item = queue.shift()!;
+        const r = await w.run(jobOf(item));
+        if (r.ok) done(item, r.value);
+        else
+          failure ??= r.code
+            ? new BenchError(r.code as BenchErrorCode, r.message, r.hint)
+            : new Error(r.message);
+      }
+    } finally {
+      running.delete(w.worker);
+      await w.worker.terminate();
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, items.length)) }, lane));
+  } finally {
+    stop.removeEventListener('abort', onStop);
+  }
+  if (failure) throw failure;
+}
+
+/** One thread, one job at a time; a thread that dies fails the job it had. */
+class Lane<R> {
+  readonly worker: Worker;
+  private waiting: ((r: JobResult<R>) => void) | undefined;
+  private dead: JobResult<R> | undefined;
+
+  constructor(workerFile: URL) {
+    this.worker = new Worker(workerFile);
+    this.worker.on('message', (m: JobResult<R>) => this.settle(m));
+    this.worker.on('error', (err) => (this.dead ??= { ok: false, message: err.stack ?? err.message }));
+    this.worker.on('exit', (code) => {
+      this.dead ??= { ok: false, message: `a worker thread exited with code ${code}` };
+      this.settle(this.dead);
+    });
+  }
+
+  run(job: unknown): Promise<JobResult<R>> {
+    if (this.dead) return Promise.resolve(this.dead);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.worker.postMessage({ job });
+    });
+  }
+
+  private settle(r: JobResult<R>): void {
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.(r);
+  }
+}
+
+/** In a worker thread: runs each job it is sent, one at a time, and posts its result (a BenchError keeps its code and hint). */
+export function serveJobs<J, R>(run: (job: J, stop: AbortSignal) => Promise<R>): void {
+  let current: AbortController | undefined;
+  parentPort!.on('message', (m: { job?: J; stop?: true }) => {
+    if (m.stop) {
+      current?.abort();
+      return;
+    }
+    const stop = (current = new AbortController());
+    run(m.job as J, stop.signal).then(
+      (value) => parentPort!.postMessage({ ok: true, value } satisfies JobResult<R>),
+      (err: unknown) =>
+        parentPort!.postMessage(
+          (isBenchError(err)
+            ? { ok: false, code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) }
+            : {
+                ok: false,
+                message: err instanceof Error ? (err.stack ?? err.message) : String(err),
+              }) satisfies JobResult<R>,
+        ),
+    );
+  });
+}
