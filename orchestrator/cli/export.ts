@@ -5,6 +5,7 @@ import { parseEnvFile } from '../lab/docker/images.js';
 import { GrafanaClient } from '../grafana/client.js';
 import { exportPanels } from '../grafana/exportPanels.js';
 import { writeBundle } from '../export/bundle.js';
+import { writeLatex } from '../export/latex/writeLatex.js';
 import { wholeNumber } from './options.js';
 
 export function register(program: Command): void {
@@ -45,6 +46,16 @@ export function register(program: Command): void {
     .option('--out <FILE>', 'where to write the bundle (default: <results-dir>.tar.gz)')
     .action(async (dir: string, o: { out?: string }) => {
       process.stdout.write(`${await writeBundle(dir, o.out)}\n`);
+    });
+  exp
+    .command('latex')
+    .description(
+      'LaTeX for a thesis: tables/*.tex (booktabs, siunitx), figures/*.pdf with figures.tex, methods.tex from the manifest, and a main.tex that compiles on its own',
+    )
+    .argument('<results-dir>', "a folder `metabench run` wrote (an experiment's)")
+    .option('--out <DIR>', 'where to write (default: <results-dir>/latex)')
+    .action(async (dir: string, o: { out?: string }) => {
+      for (const f of await writeLatex(dir, o.out)) process.stdout.write(`${f}\n`);
     });
 }
 
