@@ -128,6 +128,47 @@ test('a simulated run, bundled and re-run with --from-bundle, writes the same su
   assert.equal(reran.runtime, 'sim');
 });
 
+test('--from-bundle takes the bundle’s runtime, scale, seed and repetitions; the flags given override them', async () => {
+  const dir = tempDir('bundle-flags');
+  const original = join(dir, 'original');
+  const run = await runCli([
+    'run',
+    'experiments/retry-storm.yaml',
+    '--runtime',
+    'sim',
+    '--scale',
+    '0.1',
+    '--out',
+    original,
+    '--quiet',
+  ]);
+  assert.ok(run.code === 0 || run.code === 10, run.stderr);
+  const file = join(dir, 'b.tar.gz');
+  assert.equal((await runCli(['export', 'bundle', original, '--out', file])).code, 0);
+  const plan = await runCli(['run', '--from-bundle', file, '--dry-run']);
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.match(plan.stdout, /plan of run 1 of 1 \(seed 42, scale 0\.1, runtime sim\)/);
+  const over = await runCli([
+    'run',
+    '--from-bundle',
+    file,
+    '--dry-run',
+    '--scale',
+    '0.05',
+    '--seed',
+    '3',
+    '--repeat',
+    '2',
+    '--runtime',
+    'local',
+  ]);
+  assert.equal(over.code, 0, over.stderr);
+  assert.match(over.stdout, /plan of run 1 of 2 \(seed 3, scale 0\.05, runtime local\)/);
+  const set = await runCli(['run', '--from-bundle', file, '--dry-run', '--set', 'seed=1']);
+  assert.equal(set.code, 2);
+  assert.match(set.stderr, /--set goes with an experiment file/);
+});
+
 test('a missing, corrupt or foreign bundle is a clear error naming it: exit 2, no stack trace', async () => {
   const dir = tempDir('bad-bundle');
   const garbage = join(dir, 'garbage.tar.gz');
