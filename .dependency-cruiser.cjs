@@ -8,7 +8,8 @@
 /** The lab's interface: what the runtimes implement and the orchestrator calls, below both. */
 const LAB_INTERFACE = '^orchestrator/(spec/|scrape/|lab/proc/|lab/[^/]+[.]ts$)';
 const RUNTIMES = '^(orchestrator/lab/(local|docker)|sim)/';
-const CORE = '^orchestrator/(analysis|calibrate|grafana|live|loadtest|report|results|run|sweep|trigger)/';
+const CORE =
+  '^orchestrator/(analysis|calibrate|export|grafana|live|loadtest|report|results|run|sweep|trigger)/';
 const ROOT = '^orchestrator/(cli|model)/';
 const TOP = '^(benchmarks|test)/|[.]test[.]ts$';
 /** Every first-party folder (tsconfig.json's include). */

@@ -4,6 +4,8 @@ import { BenchError } from '../../foundation/errors.js';
 import { parseEnvFile } from '../lab/docker/images.js';
 import { GrafanaClient } from '../grafana/client.js';
 import { exportPanels } from '../grafana/exportPanels.js';
+import { writeBundle } from '../export/bundle.js';
+import { writeLatex } from '../export/latex/writeLatex.js';
 import { wholeNumber } from './options.js';
 
 export function register(program: Command): void {
@@ -35,6 +37,26 @@ export function register(program: Command): void {
         process.stderr.write(`metabench: ${files.length} panels exported from ${url}\n`);
       },
     );
+  exp
+    .command('bundle')
+    .description(
+      'a reproduction bundle (.tar.gz): the experiment as run, the manifests and summaries, versions, and REPRODUCE.md with the command that re-runs it',
+    )
+    .argument('<results-dir>', 'a folder `metabench run` wrote')
+    .option('--out <FILE>', 'where to write the bundle (default: <results-dir>.tar.gz)')
+    .action(async (dir: string, o: { out?: string }) => {
+      process.stdout.write(`${await writeBundle(dir, o.out)}\n`);
+    });
+  exp
+    .command('latex')
+    .description(
+      'LaTeX for a thesis: tables/*.tex (booktabs, siunitx), figures/*.pdf with figures.tex, methods.tex from the manifest, and a main.tex that compiles on its own',
+    )
+    .argument('<results-dir>', "a folder `metabench run` wrote (an experiment's)")
+    .option('--out <DIR>', 'where to write (default: <results-dir>/latex)')
+    .action(async (dir: string, o: { out?: string }) => {
+      for (const f of await writeLatex(dir, o.out)) process.stdout.write(`${f}\n`);
+    });
 }
 
 /** The lab's Grafana: METABENCH_GRAFANA_URL, else its port as compose resolves it (the environment over the env file). */

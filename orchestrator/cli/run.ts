@@ -18,12 +18,19 @@ import { join } from 'node:path';
 import { TWIN_DIR } from '../report/load.js';
 import { writeReport } from '../report/writeReport.js';
 import { onInterrupt } from './interrupt.js';
+import { openBundle } from '../export/openBundle.js';
+import type { Experiment } from '../spec/schema.js';
+import type { PlannedCapacity } from '../spec/plan.js';
 
 export function register(program: Command): void {
   const cmd = program
     .command('run')
     .description('run an experiment on the lab (or simulate it) and write its results folder')
-    .argument('<file>', 'experiment file (YAML)')
+    .argument('[file]', 'experiment file (YAML); or --from-bundle')
+    .option(
+      '--from-bundle <FILE>',
+      're-run the experiment of a bundle `metabench export bundle` wrote: as it ran, with its runtime, scale, seeds, repetitions and capacity (--runtime, --scale, --seed, --repeat, --capacity given here override those)',
+    )
     .option(
       '--scale <F>',
       'multiply every duration of the schedule and of the recovery criterion by F',
@@ -49,8 +56,9 @@ export function register(program: Command): void {
   addEventsOption(cmd, 'all', "one run's every attempt, for its analysis; the twin writes failures");
   cmd.action(
     async (
-      file: string,
+      fileArg: string | undefined,
       o: {
+        fromBundle?: string;
         scale: number;
         out?: string;
         repeat?: number;
@@ -64,99 +72,129 @@ export function register(program: Command): void {
         events: EventsMode;
       } & RuntimeFlags,
     ) => {
-      const runtime = o.runtime ?? DEFAULT_RUNTIME;
-      if (o.twin && runtime === 'sim')
+      if ((fileArg === undefined) === (o.fromBundle === undefined))
         throw new BenchError(
           'E_USAGE',
-          '--twin simulates a lab run: it goes with the local or docker runtime, not --runtime sim',
+          fileArg === undefined
+            ? 'run takes an experiment file, or --from-bundle FILE'
+            : 'run takes an experiment file or --from-bundle FILE, not both',
         );
-      const declared = loadExperimentFile(file, o.set);
-      const experiment = {
-        ...declared,
-        ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
-        ...(o.seed !== undefined ? { seed: o.seed } : {}),
-      };
-      // What a runtime cannot run is refused before anything runs (a twin's, before the lab runs).
-      for (const r of o.twin ? [runtime, 'sim' as const] : [runtime])
-        runtimePlugin(r).refuse?.(experiment, file);
-      if (o.dryRun) {
-        const plan = planRun(experiment, {
-          scale: o.scale,
-          run: 1,
-          sourceFile: file,
-          ...capacityFor(experiment, runtime, o.capacity),
-        });
-        process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat), runtime));
-        return;
-      }
-
-      const lab = await runtimeContext(o);
-      // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
-      const interrupt = onInterrupt({
-        stopping:
-          'stopping — undoing the trigger, stopping the lab, writing what was measured (again to force)',
-        forced: 'forced exit; the next metabench command undoes any fault left applied',
-      });
+      const bundle = o.fromBundle !== undefined ? await openBundle(o.fromBundle) : null;
       try {
-        const result = await runExperiment(experiment, {
-          scale: o.scale,
-          out: o.out,
-          quiet: Boolean(o.quiet),
-          stop: interrupt.stop,
-          sourceFile: file,
-          runtime,
-          lab,
-          capacity: o.capacity,
-          events: o.events,
-          manifestExtra: {
-            command: process.argv.slice(2),
-            experimentFile: file,
-            overrides: describeOverrides(o.set),
-          },
+        const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
+        if (bundle && o.set.length > 0)
+          throw new BenchError(
+            'E_USAGE',
+            '--set goes with an experiment file; a bundle re-runs its experiment as it ran',
+          );
+        const runtime =
+          bundle && !given('runtime')
+            ? (bundle.info.runtime as typeof o.runtime)
+            : (o.runtime ?? DEFAULT_RUNTIME);
+        const scale = bundle && !given('scale') ? bundle.info.scale : o.scale;
+        // A bundle's run offers the rate the original did: the capacity it recorded, unless --capacity says otherwise.
+        const planned: PlannedCapacity | undefined =
+          bundle && o.capacity === undefined ? bundle.info.capacity : undefined;
+        const file = fileArg ?? o.fromBundle!;
+        // Paths in the experiment are relative to its file; a bundle's experiment has none to resolve.
+        const sourceFile = bundle ? undefined : file;
+        const origin = bundle ? { experimentFile: null, fromBundle: o.fromBundle } : { experimentFile: file };
+        if (o.twin && runtime === 'sim')
+          throw new BenchError(
+            'E_USAGE',
+            '--twin simulates a lab run: it goes with the local or docker runtime, not --runtime sim',
+          );
+        const declared: Experiment = bundle ? bundle.experiment : loadExperimentFile(file, o.set);
+        const experiment = {
+          ...declared,
+          ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
+          ...(o.seed !== undefined ? { seed: o.seed } : {}),
+        };
+        // What a runtime cannot run is refused before anything runs (a twin's, before the lab runs).
+        for (const r of o.twin ? [runtime, 'sim' as const] : [runtime])
+          runtimePlugin(r).refuse?.(experiment, file);
+        if (o.dryRun) {
+          const plan = planRun(experiment, {
+            scale,
+            run: 1,
+            sourceFile,
+            ...(planned ? { planned } : capacityFor(experiment, runtime, o.capacity)),
+          });
+          process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat), runtime));
+          return;
+        }
+
+        const lab = await runtimeContext({ ...o, runtime });
+        // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
+        const interrupt = onInterrupt({
+          stopping:
+            'stopping — undoing the trigger, stopping the lab, writing what was measured (again to force)',
+          forced: 'forced exit; the next metabench command undoes any fault left applied',
         });
-        if (o.twin && !interrupt.stop.aborted) {
-          // The simulated twin: the same file, seed and scale in virtual time, then the
-          // lab's report again, now with the comparison.
-          await runExperiment(experiment, {
-            scale: o.scale,
-            out: join(result.dir, TWIN_DIR),
+        try {
+          const result = await runExperiment(experiment, {
+            scale,
+            out: o.out,
             quiet: Boolean(o.quiet),
             stop: interrupt.stop,
-            sourceFile: file,
-            runtime: 'sim',
-            // At the rate the lab ran: the capacity its manifest recorded, not one resolved again.
-            planned: twinCapacity(result.dir),
-            // A twin is compared by its figures; its successes would only fill the disk.
-            events: o.events === 'none' ? 'none' : 'failures',
+            sourceFile,
+            runtime,
+            lab,
+            capacity: o.capacity,
+            planned,
+            events: o.events,
             manifestExtra: {
               command: process.argv.slice(2),
-              experimentFile: file,
+              ...origin,
               overrides: describeOverrides(o.set),
-              twinOf: result.dir,
             },
           });
-          await writeReport(result.dir);
+          if (o.twin && !interrupt.stop.aborted) {
+            // The simulated twin: the same file, seed and scale in virtual time, then the
+            // lab's report again, now with the comparison.
+            await runExperiment(experiment, {
+              scale,
+              out: join(result.dir, TWIN_DIR),
+              quiet: Boolean(o.quiet),
+              stop: interrupt.stop,
+              sourceFile,
+              runtime: 'sim',
+              // At the rate the lab ran: the capacity its manifest recorded, not one resolved again.
+              planned: twinCapacity(result.dir),
+              // A twin is compared by its figures; its successes would only fill the disk.
+              events: o.events === 'none' ? 'none' : 'failures',
+              manifestExtra: {
+                command: process.argv.slice(2),
+                ...origin,
+                overrides: describeOverrides(o.set),
+                twinOf: result.dir,
+              },
+            });
+            await writeReport(result.dir);
+          }
+          process.stdout.write(`${result.dir}\n`);
+          if (interrupt.stop.aborted)
+            throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
+          if (result.runs.some((r) => !r.usable))
+            throw new BenchError(
+              'E_RUN_UNUSABLE',
+              `a run is unusable (offered != recorded or interrupted); see ${result.dir}/report.md`,
+            );
+          // An invalid run gets no verdict; --fail-on invalid says so with the gate's own code.
+          const invalid = result.runs.filter((r) => r.outcome === 'invalid');
+          if (invalid.length > 0 && !o.failOn?.includes('invalid'))
+            throw new BenchError(
+              'E_RUN_UNUSABLE',
+              `${invalid.length} of ${result.runs.length} runs invalid, so no verdict:\n  ${invalid
+                .flatMap((r) => describeFailed(r.validity).map((f) => `run ${r.run}: ${f}`))
+                .join('\n  ')}\nsee ${result.dir}/report.md`,
+            );
+          enforceGate(result.runs, o.failOn);
+        } finally {
+          interrupt.dispose();
         }
-        process.stdout.write(`${result.dir}\n`);
-        if (interrupt.stop.aborted)
-          throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
-        if (result.runs.some((r) => !r.usable))
-          throw new BenchError(
-            'E_RUN_UNUSABLE',
-            `a run is unusable (offered != recorded or interrupted); see ${result.dir}/report.md`,
-          );
-        // An invalid run gets no verdict; --fail-on invalid says so with the gate's own code.
-        const invalid = result.runs.filter((r) => r.outcome === 'invalid');
-        if (invalid.length > 0 && !o.failOn?.includes('invalid'))
-          throw new BenchError(
-            'E_RUN_UNUSABLE',
-            `${invalid.length} of ${result.runs.length} runs invalid, so no verdict:\n  ${invalid
-              .flatMap((r) => describeFailed(r.validity).map((f) => `run ${r.run}: ${f}`))
-              .join('\n  ')}\nsee ${result.dir}/report.md`,
-          );
-        enforceGate(result.runs, o.failOn);
       } finally {
-        interrupt.dispose();
+        bundle?.close();
       }
     },
   );

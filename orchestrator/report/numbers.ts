@@ -4,13 +4,18 @@
  * reads at a glance; the raw values stay in summary.json and the CSV files. Counts
  * (samples, seconds, runs) are exact and never go through here.
  */
-export function sig3(x: number): string {
+export function sig3(x: number, grouping = true): string {
   if (!Number.isFinite(x)) return String(x);
   if (x === 0) return '0';
   const v = Number(x.toPrecision(3));
   // Decimals to the third significant figure, trailing zeros kept (1.00: measured to three figures).
   const decimals = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(v))));
-  return v.toLocaleString('en-US', { maximumFractionDigits: decimals, minimumFractionDigits: decimals });
+  // Without grouping for LaTeX's \num (siunitx groups digits itself and reads a comma as the decimal mark).
+  return v.toLocaleString('en-US', {
+    maximumFractionDigits: decimals,
+    minimumFractionDigits: decimals,
+    useGrouping: grouping,
+  });
 }
 
 /** A measured value with its unit, or "unmeasured"; `unit` is appended as written ("/s", " ms"). */

@@ -1,0 +1,112 @@
+import type { RunSummary, WindowSummary } from '../../analysis/summary.js';
+import { count, num, tex } from './tex.js';
+
+/**
+ * The tables of an experiment's results folder as booktabs LaTeX, one row per run: the
+ * baseline, after the trigger, and the outcome. Measured values to three significant
+ * figures (report/numbers.ts), each percentile beside its sample count, a \label each.
+ */
+
+export interface TexTable {
+  /** File stem: tables/<id>.tex, labelled tab:<id>. */
+  readonly id: string;
+  readonly tex: string;
+}
+
+export interface TableRun {
+  readonly index: number;
+  readonly summary: RunSummary;
+}
+
+const WINDOW_HEAD = [
+  'Run',
+  'Offered (\\si{\\per\\second})',
+  'Goodput (\\si{\\per\\second})',
+  'Ampl.\\ client',
+  'Ampl.\\ server',
+  'p50 (\\si{\\milli\\second})',
+  'p90 (\\si{\\milli\\second})',
+  'p99 (\\si{\\milli\\second})',
+  '$n$',
+];
+
+function windowRow(index: number, w: WindowSummary): string[] {
+  const l = w.latencyMs;
+  return [
+    String(index),
+    num(w.offeredPerS),
+    num(w.goodputPerS),
+    num(w.amplification),
+    num(w.amplificationServer),
+    num(l.p50),
+    num(l.p90),
+    num(l.p99),
+    count(l.samples),
+  ];
+}
+
+function table(id: string, caption: string, head: readonly string[], rows: readonly string[][]): TexTable {
+  const spec = `l${'r'.repeat(head.length - 1)}`;
+  return {
+    id,
+    tex: [
+      '\\begin{table}[htbp]',
+      '\\centering',
+      '\\small',
+      `\\caption{${caption}}`,
+      `\\label{tab:${id}}`,
+      `\\begin{tabular}{${spec}}`,
+      '\\toprule',
+      `${head.join(' & ')} \\\\`,
+      '\\midrule',
+      ...rows.map((r) => `${r.join(' & ')} \\\\`),
+      '\\bottomrule',
+      '\\end{tabular}',
+      '\\end{table}',
+      '',
+    ].join('\n'),
+  };
+}
+
+export function experimentTables(name: string, runs: readonly TableRun[]): TexTable[] {
+  const n = tex(name);
+  return [
+    table(
+      'baseline',
+      `${n}: the baseline, before the trigger. Amplification is attempts (client) or requests the api received (server) per origin; $n$ is the latency samples behind the percentiles.`,
+      WINDOW_HEAD,
+      runs.map((r) => windowRow(r.index, r.summary.baseline)),
+    ),
+    table(
+      'after-trigger',
+      `${n}: after the trigger ends, to the end of the observation.`,
+      WINDOW_HEAD,
+      runs.map((r) => windowRow(r.index, r.summary.afterTrigger)),
+    ),
+    table(
+      'outcome',
+      `${n}: outcome and validity of each run. Trigger times are seconds since the run's start, as applied; the recovery time is measured from the trigger's end.`,
+      [
+        'Run',
+        'Valid',
+        'Outcome',
+        'Trigger from (\\si{\\second})',
+        'to (\\si{\\second})',
+        'Recovery time (\\si{\\second})',
+        'Deadline (\\si{\\second})',
+      ],
+      runs.map((r) => {
+        const s = r.summary;
+        return [
+          String(r.index),
+          s.validity.valid ? 'yes' : 'no',
+          tex(s.outcome),
+          num(s.trigger.startS),
+          num(s.trigger.endS),
+          num(s.recoveryTimeS),
+          num(s.recoveryDeadlineS),
+        ];
+      }),
+    ),
+  ];
+}

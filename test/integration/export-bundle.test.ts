@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { create } from 'tar';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+// `metabench export bundle` and `metabench run --from-bundle`: a simulated run, bundled,
+// re-run from the bundle alone, gives the same summary.json (simulation is deterministic,
+// in virtual time, so this takes seconds and needs no lab lock).
+
+/**
+ * Fields of summary.json that are by nature per-run: none so far (it records no time of day
+ * and no path). A field that starts to differ fails the test until it is named here, with why.
+ */
+const PER_RUN: readonly string[] = [];
+
+function summary(file: string): Record<string, unknown> {
+  const s = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  for (const f of PER_RUN) delete s[f];
+  return s;
+}
+
+/** The entries of a .tar.gz (ustar headers: name at 0..100, size in octal at 124..136). */
+function tarEntries(file: string): Map<string, Buffer> {
+  const tar = gunzipSync(readFileSync(file));
+  const out = new Map<string, Buffer>();
+  for (let at = 0; at + 512 <= tar.length;) {
+    const name = tar
+      .subarray(at, at + 100)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
+    if (!name) break;
+    const size = parseInt(
+      tar
+        .subarray(at + 124, at + 136)
+        .toString('utf8')
+        .trim() || '0',
+      8,
+    );
+    out.set(name, tar.subarray(at + 512, at + 512 + size));
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}
+
+test('a simulated run, bundled and re-run with --from-bundle, writes the same summary.json', async () => {
+  const dir = tempDir('bundle');
+  const original = join(dir, 'original');
+  const run = await runCli([
+    'run',
+    'experiments/retry-storm.yaml',
+    '--runtime',
+    'sim',
+    '--scale',
+    '0.1',
+    '--seed',
+    '7',
+    '--out',
+    original,
+    '--quiet',
+  ]);
+  // retry-storm is metastable: the verdict is the run's own business here, not an error.
+  assert.ok(run.code === 0 || run.code === 10, run.stderr);
+
+  const file = join(dir, 'retry-storm.tar.gz');
+  const b = await runCli(['export', 'bundle', original, '--out', file]);
+  assert.equal(b.code, 0, b.stderr);
+  assert.equal(b.stdout.trim(), file);
+
+  const entries = tarEntries(file);
+  for (const name of [
+    'bundle/BUNDLE.json',
+    'bundle/REPRODUCE.md',
+    'bundle/experiment.json',
+    'bundle/source/retry-storm.yaml',
+    'bundle/results/summary.json',
+    'bundle/results/run-1/manifest.json',
+    'bundle/results/run-1/summary.json',
+  ])
+    assert.ok(entries.has(name), `the bundle holds ${name}`);
+  const manifest = JSON.parse(readFileSync(join(original, 'run-1', 'manifest.json'), 'utf8')) as {
+    experiment: unknown;
+    gitRevision: string | null;
+    metabench: string;
+  };
+  // The experiment as run: --seed 7 is in it, not the file's 42.
+  assert.deepEqual(JSON.parse(entries.get('bundle/experiment.json')!.toString()), manifest.experiment);
+  assert.equal((manifest.experiment as { seed: number }).seed, 7);
+  const info = JSON.parse(entries.get('bundle/BUNDLE.json')!.toString()) as Record<string, unknown>;
+  assert.equal(info.runtime, 'sim');
+  assert.equal(info.scale, 0.1);
+  assert.equal(info.seed, 7);
+  assert.equal(info.repeat, 1);
+  assert.deepEqual(info.ranWith, {
+    metabench: manifest.metabench,
+    gitRevision: manifest.gitRevision,
+    node: process.version,
+  });
+  const lock = (info.exportedWith as { packageLockSha256: string }).packageLockSha256;
+  assert.match(lock, /^[0-9a-f]{64}$/);
+  assert.equal(
+    entries.get('bundle/source/retry-storm.yaml')!.toString(),
+    readFileSync('experiments/retry-storm.yaml', 'utf8'),
+  );
+  const reproduce = entries.get('bundle/REPRODUCE.md')!.toString();
+  assert.match(reproduce, /metabench run --from-bundle retry-storm\.tar\.gz --out reproduced/);
+  assert.match(reproduce, /runtime: sim/);
+  assert.match(reproduce, /scale: 0\.1/);
+  assert.match(reproduce, /seed: 7; repetitions: 1/);
+  assert.ok(reproduce.includes(lock), 'REPRODUCE.md names package-lock.json’s hash');
+
+  const again = join(dir, 'again');
+  const r = await runCli(['run', '--from-bundle', file, '--out', again, '--quiet']);
+  assert.equal(r.code, run.code, r.stderr);
+  assert.deepEqual(summary(join(again, 'summary.json')), summary(join(original, 'summary.json')));
+  assert.deepEqual(
+    summary(join(again, 'run-1', 'summary.json')),
+    summary(join(original, 'run-1', 'summary.json')),
+  );
+  const reran = JSON.parse(readFileSync(join(again, 'run-1', 'manifest.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  assert.equal(reran.fromBundle, file);
+  assert.equal(reran.scale, 0.1);
+  assert.equal(reran.runtime, 'sim');
+});
+
+test('--from-bundle takes the bundle’s runtime, scale, seed and repetitions; the flags given override them', async () => {
+  const dir = tempDir('bundle-flags');
+  const original = join(dir, 'original');
+  const run = await runCli([
+    'run',
+    'experiments/retry-storm.yaml',
+    '--runtime',
+    'sim',
+    '--scale',
+    '0.1',
+    '--out',
+    original,
+    '--quiet',
+  ]);
+  assert.ok(run.code === 0 || run.code === 10, run.stderr);
+  const file = join(dir, 'b.tar.gz');
+  assert.equal((await runCli(['export', 'bundle', original, '--out', file])).code, 0);
+  const plan = await runCli(['run', '--from-bundle', file, '--dry-run']);
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.match(plan.stdout, /plan of run 1 of 1 \(seed 42, scale 0\.1, runtime sim\)/);
+  const over = await runCli([
+    'run',
+    '--from-bundle',
+    file,
+    '--dry-run',
+    '--scale',
+    '0.05',
+    '--seed',
+    '3',
+    '--repeat',
+    '2',
+    '--runtime',
+    'local',
+  ]);
+  assert.equal(over.code, 0, over.stderr);
+  assert.match(over.stdout, /plan of run 1 of 2 \(seed 3, scale 0\.05, runtime local\)/);
+  const set = await runCli(['run', '--from-bundle', file, '--dry-run', '--set', 'seed=1']);
+  assert.equal(set.code, 2);
+  assert.match(set.stderr, /--set goes with an experiment file/);
+});
+
+test('a missing, corrupt or foreign bundle is a clear error naming it: exit 2, no stack trace', async () => {
+  const dir = tempDir('bad-bundle');
+  const garbage = join(dir, 'garbage.tar.gz');
+  writeFileSync(garbage, 'this is not a bundle\n');
+  const truncated = join(dir, 'truncated.tar.gz');
+  writeFileSync(truncated, gzipSync(Buffer.alloc(4096, 7)).subarray(0, 40));
+  const foreign = join(dir, 'foreign.tar.gz');
+  // A good .tar.gz of something else: no BUNDLE.json.
+  writeFileSync(join(dir, 'notes.txt'), 'not a bundle\n');
+  await create({ gzip: true, file: foreign, cwd: dir }, ['notes.txt']);
+  const cases: [string[], RegExp][] = [
+    [['run', '--from-bundle', join(dir, 'nope.tar.gz')], /nope\.tar\.gz: no such file/],
+    [['run', '--from-bundle', garbage], /garbage\.tar\.gz: not a readable \.tar\.gz/],
+    [['run', '--from-bundle', truncated], /truncated\.tar\.gz: not a readable \.tar\.gz/],
+    [
+      ['run', '--from-bundle', foreign],
+      /foreign\.tar\.gz: not a metabench bundle \(no bundle\/BUNDLE\.json\)/,
+    ],
+    [['run', 'experiments/retry-storm.yaml', '--from-bundle', garbage], /not both/],
+    [['export', 'bundle', dir], /not an experiment's results folder \(no run-1\/manifest\.json/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await runCli(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.doesNotMatch(r.stderr, /\n\s+at |internal error/);
+  }
+});

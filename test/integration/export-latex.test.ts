@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, test } from 'node:test';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+// `metabench export latex` on a simulated retry-storm run (virtual time: seconds, no lab
+// lock): methods.tex states what the manifest records, the tables print summary.json's
+// values, and main.tex compiles with a real TeX engine (pdflatex) to the expected pages.
+
+const dir = tempDir('latex');
+const results = join(dir, 'retry-storm');
+const out = join(dir, 'tex');
+let files: string[] = [];
+
+before(async () => {
+  const run = await runCli([
+    'run',
+    'experiments/retry-storm.yaml',
+    '--runtime',
+    'sim',
+    '--scale',
+    '0.1',
+    '--out',
+    results,
+    '--quiet',
+  ]);
+  assert.ok(run.code === 0 || run.code === 10, run.stderr);
+  const r = await runCli(['export', 'latex', results, '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  files = r.stdout.trim().split('\n');
+});
+
+const read = (f: string): string => readFileSync(join(out, f), 'utf8');
+
+interface Manifest {
+  scale: number;
+  experiment: {
+    lab: { api: { workers: number; work: { dist: string; mean: number } } };
+    client: { timeout: number; retry: { policy: string; maxAttempts: number } };
+    schedule: { triggers: { kind: string; target: string; duration: number }[] };
+    recovery: { within: number; tolerance: number; window: number; hold: number };
+    seed: number;
+  };
+  plan: {
+    ratePerS: number;
+    phases: { trigger: { startMs: number; endMs: number } };
+    recovery: { windowMs: number; holdMs: number };
+  };
+  capacity: { usedPerS: number };
+}
+
+test('export latex writes tables, figure PDFs, figures.tex, methods.tex and main.tex', () => {
+  for (const f of [
+    'tables/baseline.tex',
+    'tables/after-trigger.tex',
+    'tables/outcome.tex',
+    'figures.tex',
+    'methods.tex',
+    'main.tex',
+  ])
+    assert.ok(files.includes(join(out, f)), `${f} written`);
+  const pdfs = readdirSync(join(out, 'figures')).filter((f) => f.endsWith('.pdf'));
+  assert.ok(pdfs.length > 0);
+  for (const p of pdfs) {
+    assert.equal(
+      readFileSync(join(out, 'figures', p))
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+    );
+    assert.ok(read('figures.tex').includes(`\\includegraphics[width=\\linewidth]{figures/${p}}`));
+    assert.ok(read('figures.tex').includes(`\\label{fig:${p.replace(/\.pdf$/, '')}}`));
+  }
+  for (const t of ['baseline', 'after-trigger', 'outcome'])
+    assert.ok(read('main.tex').includes(`\\input{tables/${t}}`));
+});
+
+test('methods.tex for retry-storm states workers, work, rate, timeout, retries, trigger and recovery criterion as the manifest records them', () => {
+  const m = JSON.parse(readFileSync(join(results, 'run-1', 'manifest.json'), 'utf8')) as Manifest;
+  const e = m.experiment;
+  const text = read('methods.tex');
+  const has = (s: string, what: string) => assert.ok(text.includes(s), `${what}: "${s}" not in:\n${text}`);
+  has(`ran ${e.lab.api.workers} workers serving a FIFO queue`, 'workers');
+  has(`${e.lab.api.work.dist} service times with mean \\SI{${e.lab.api.work.mean}}{\\milli\\second}`, 'work');
+  has(`The offered rate was \\SI{${m.plan.ratePerS}}{\\per\\second}`, 'rate');
+  has('70\\% of capacity', 'rate as declared');
+  has(`was \\SI{${m.capacity.usedPerS}}{\\per\\second}`, 'how % capacity was resolved');
+  has(`timeout of \\SI{${e.client.timeout}}{\\milli\\second}`, 'timeout');
+  has(`policy \\texttt{${e.client.retry.policy}}, at most ${e.client.retry.maxAttempts} attempts`, 'retries');
+  const t = e.schedule.triggers[0]!;
+  const ph = m.plan.phases.trigger;
+  has(
+    `${t.kind} ${t.target} for ${(t.duration * m.scale) / 1000} s, from \\SI{${ph.startMs / 1000}}{\\second} to \\SI{${ph.endMs / 1000}}{\\second}`,
+    'trigger and its times',
+  );
+  has(`$[t, t + ${m.plan.recovery.windowMs / 1000}\\,\\mathrm{s})$`, 'recovery window');
+  has(`starting in $[t, t + ${m.plan.recovery.holdMs / 1000}\\,\\mathrm{s}]$`, 'recovery hold');
+  has(`tolerance \\SI{${e.recovery.tolerance * 100}}{\\percent}`, 'recovery tolerance');
+  has(`at most ${e.recovery.within} times the trigger's duration`, 'recovery deadline');
+  has(`seed was ${e.seed}`, 'seed');
+  has(`scaled by ${m.scale}`, 'scale');
+});
+
+test('the baseline table prints the run’s summary.json values to three significant figures', () => {
+  const s = JSON.parse(readFileSync(join(results, 'run-1', 'summary.json'), 'utf8')) as {
+    baseline: { goodputPerS: number; latencyMs: { p99: number; samples: number } };
+  };
+  const row = read('tables/baseline.tex').split('\\midrule')[1]!.split('\\\\')[0]!.split('&');
+  const n = (c: string) => Number(/\\num\{([\d.]+)\}/.exec(c)![1]);
+  assert.equal(n(row[2]!), Number(s.baseline.goodputPerS.toPrecision(3)));
+  assert.equal(n(row[7]!), Number(s.baseline.latencyMs.p99.toPrecision(3)));
+  assert.equal(n(row[8]!), s.baseline.latencyMs.samples);
+});
+
+const pdflatex = spawnSync('pdflatex', ['--version'], { encoding: 'utf8' });
+test(
+  'main.tex compiles with pdflatex: methods, the tables, then the figures two to a page',
+  {
+    skip: pdflatex.status === 0 ? false : 'no pdflatex (Debian: texlive-latex-base, -recommended, -science)',
+  },
+  async () => {
+    const r = spawnSync('pdflatex', ['-interaction=nonstopmode', '-halt-on-error', 'main.tex'], {
+      cwd: out,
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stdout.slice(-3000));
+    assert.ok(existsSync(join(out, 'main.pdf')));
+    const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    const doc = await pdfjs.getDocument({
+      data: new Uint8Array(readFileSync(join(out, 'main.pdf'))),
+      disableFontFace: true,
+      verbosity: 0,
+    }).promise;
+    const pages: string[] = [];
+    for (let i = 1; i <= doc.numPages; i++)
+      pages.push(
+        (await (await doc.getPage(i)).getTextContent()).items.map((x) => ('str' in x ? x.str : '')).join(' '),
+      );
+    const figures = readdirSync(join(out, 'figures')).filter((f) => f.endsWith('.pdf')).length;
+    // A page of methods, a page of the three tables, then float pages of two text-width figures each.
+    assert.equal(doc.numPages, 2 + Math.ceil(figures / 2), pages.join('\n---\n').slice(0, 2000));
+    assert.match(pages[0]!, /Methods/);
+    assert.match(pages[1]!, /Table 1:[\s\S]*Table 2:[\s\S]*Table 3:/);
+    const figurePages = pages.slice(2).join(' ');
+    for (let i = 1; i <= figures; i++) assert.match(figurePages, new RegExp(`Figure ${i}:`));
+  },
+);
