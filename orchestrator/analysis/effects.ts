@@ -74,6 +74,7 @@ export function twoFactorEffects(
   obs: readonly EffectObservation[],
 ): EffectsResult {
   const ys = obs.filter((o) => Number.isFinite(o.y));
+  if (ys.length === 0) return { ok: false, reason: 'no valid run measured it' };
   const ca = coding(
     names[0],
     ys.map((o) => o.a),
