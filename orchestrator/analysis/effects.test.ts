@@ -82,3 +82,14 @@ test('no effects without residual degrees of freedom, or with a factor the model
     /shed takes only one level/,
   );
 });
+
+test('a term that is exactly zero reads as 0, not as floating-point noise', () => {
+  // The same response at every combination but for run-to-run noise: every effect 0.
+  const flat = cells.flatMap(([a, b]) => [277, 279].map((y) => ({ a, b, y })));
+  const r = twoFactorEffects(['retries', 'shed'], flat);
+  assert.ok(r.ok);
+  assert.deepEqual(
+    r.fit.effects.map((e) => e.estimate),
+    [0, 0, 0],
+  );
+});

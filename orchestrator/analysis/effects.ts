@@ -105,6 +105,9 @@ export function twoFactorEffects(
       reason: 'the runs do not cover enough combinations of the two factors to separate the effects',
     };
   const terms = [names[0], names[1], `${names[0]} × ${names[1]}`];
+  // Floating-point noise of a term that is exactly 0 (identical responses) reads as 0.
+  const scale = Math.max(1, ...ys.map((o) => Math.abs(o.y)));
+  const clean = (x: number): number => (Math.abs(x) < 1e-9 * scale ? 0 : x);
   return {
     ok: true,
     fit: {
@@ -119,9 +122,9 @@ export function twoFactorEffects(
       effects: terms.map((term, i) => ({
         term,
         kind: i < 2 ? 'main' : 'interaction',
-        estimate: 2 * m.coef[i + 1]!,
-        se: 2 * m.t.se[i + 1]!,
-        ci95: [2 * m.t.interval95[i + 1]![0], 2 * m.t.interval95[i + 1]![1]] as const,
+        estimate: clean(2 * m.coef[i + 1]!),
+        se: clean(2 * m.t.se[i + 1]!),
+        ci95: [clean(2 * m.t.interval95[i + 1]![0]), clean(2 * m.t.interval95[i + 1]![1])] as const,
       })),
     },
   };

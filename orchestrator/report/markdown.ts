@@ -17,7 +17,7 @@ import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { notReachedLine, outcomeLead, recoveryCell, triggerReached, validityLines } from './outcome.js';
 import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
-import { compareByLevels } from '../analysis/levels.js';
+import { compareByLevels, numericLevels } from '../analysis/levels.js';
 import { twoFactorEffects } from '../analysis/effects.js';
 import { pointStat } from './figures/sweep.js';
 
@@ -336,7 +336,11 @@ function windowTable(ws: readonly (readonly [number, WindowSummary])[]): string 
 }
 
 function sweepLines(t: SweepTable): string[] {
-  const f = t.factors.map((x) => `${x.name} (${x.unit})`);
+  // A factor's unit as its levels read (load.rate in % capacity), else as the table says.
+  const f = t.factors.map((x) => {
+    const n = numericLevels(t.rows.map((r) => r.factors[x.name]));
+    return n?.unit ? `${x.name} (${n.unit})` : `${x.name} (${x.unit})`;
+  });
   const g = t.figures.map((x) => `${x.name} (${x.unit})`);
   // By the factors' levels, numerically where they read as numbers; not in run order.
   const byLevels = compareByLevels(
