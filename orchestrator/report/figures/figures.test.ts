@@ -282,7 +282,11 @@ test('a sweep of rates written with units: a numeric, sorted axis, 95% CI error 
   for (const m of ms.filter((m) => markType(m) !== 'rule')) {
     assert.equal(enc(m, 'x')['type'], 'quantitative', markType(m));
     assert.equal(enc(m, 'x')['title'], 'load.rate (% capacity)');
+    assert.deepEqual((enc(m, 'x')['axis'] as Record<string, unknown>)['values'], [20, 30, 50, 70, 90]);
   }
+  // Recovery time is 2 s wherever measured: its axis from 0, not one tick labelled "2.000000".
+  const recovery = ms.find((m) => markType(m) === 'line' && JSON.stringify(m).includes('recovery time (s)'))!;
+  assert.deepEqual((enc(recovery, 'y')['scale'] as Record<string, unknown>)['domain'], [0, 2.4]);
   // Rows in axis order, the values read from the text.
   const goodput = f.data.filter((r) => r['figure'] === 'goodput after');
   assert.deepEqual(

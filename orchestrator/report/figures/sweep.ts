@@ -89,15 +89,20 @@ export function factorAxis(
   title: string;
   at: (v: string | number) => string | number;
   sort: (string | number)[] | null;
+  ticks?: number[];
 } {
   const num = numericLevels(values);
-  if (num)
+  if (num) {
+    const ticks = sortedLevels(values).map((v) => num.value(v));
     return {
       type: 'quantitative',
       title: axisTitle(f.name, num.unit ?? (f.unit === 'as written' ? 'value' : f.unit)),
       at: (v) => num.value(v),
       sort: null,
+      // Few levels: a tick at each (no 1.5 attempts between 1 and 2).
+      ...(ticks.length <= 8 ? { ticks } : {}),
     };
+  }
   return { type: 'ordinal', title: axisTitle(f.name, f.unit), at: (v) => v, sort: sortedLevels(values) };
 }
 
@@ -127,7 +132,29 @@ function hasCi(rows: readonly Row[]): boolean {
 
 /** Panels side by side, two to a row when there are more than two. */
 function panelsLayout(panels: VlSpec[]): VlSpec {
-  return panels.length > 2 ? { concat: panels, columns: 2 } : { vconcat: panels };
+  if (panels.length <= 2) return { vconcat: panels };
+  const rows: VlSpec[] = [];
+  for (let i = 0; i < panels.length; i += 2) rows.push({ hconcat: panels.slice(i, i + 2) });
+  return { vconcat: rows };
+}
+
+/** The x channel's sort or scale and ticks for a factor's axis. */
+function xScale(axis: ReturnType<typeof factorAxis>): VlSpec {
+  if (axis.sort) return { sort: axis.sort };
+  return { scale: { zero: false }, ...(axis.ticks ? { axis: { values: axis.ticks } } : {}) };
+}
+
+/**
+ * A y scale for a panel whose values are all one number (a recovery time of 0 at every
+ * point): from 0 to above it, so the axis reads "0", not one tick of "0.000000".
+ */
+function flatDomain(rows: readonly Row[]): VlSpec {
+  const vs = rows
+    .flatMap((r) => [r['value'], r['low'], r['high']])
+    .filter((v): v is number => typeof v === 'number');
+  if (vs.length === 0 || Math.min(...vs) !== Math.max(...vs)) return {};
+  const v = vs[0]!;
+  return { scale: { domain: v === 0 ? [0, 1] : [Math.min(0, v * 1.2), Math.max(0, v * 1.2)] } };
 }
 
 function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
@@ -158,18 +185,19 @@ function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
     field: 'x',
     type: axis.type,
     title: axis.title,
-    ...(axis.sort ? { sort: axis.sort } : { scale: { zero: false } }),
+    ...xScale(axis),
   };
   const title = `${t.name ? `${t.name}: f` : 'F'}igures of merit against ${f.name}`;
   const panels = figures.map((m) => {
     const yTitle = axisTitle(m.name, m.unit);
+    const yFlat = flatDomain(data.filter((r) => r['figure'] === m.name));
     return {
       height: 120,
       transform: [{ filter: { field: 'figure', equal: m.name } }],
       layer: [
         {
           mark: { type: 'line', color: '#555555', strokeWidth: 1.2 },
-          encoding: { x, y: { field: 'value', type: 'quantitative', title: yTitle } },
+          encoding: { x, y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat } },
         },
         ...(hasCi(data.filter((r) => r['figure'] === m.name)) ? [errorBars(x, yTitle)] : []),
         {
@@ -177,7 +205,7 @@ function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
           params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
           encoding: {
             x,
-            y: { field: 'value', type: 'quantitative', title: yTitle },
+            y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat },
             color: {
               field: 'verdict',
               type: 'nominal',
@@ -385,11 +413,12 @@ function gridLines(t: SweepTable): Figure[] {
     const groups = groupsOrder.filter((g) => data.some((d) => d['group'] === g));
     const title = `Interaction: ${m.name} against ${fx.name}, by ${fy.name}`;
     const yTitle = axisTitle(m.name, m.unit);
+    const yFlat = flatDomain(data);
     const x = {
       field: 'x',
       type: axis.type,
       title: axis.title,
-      ...(axis.sort ? { sort: axis.sort } : { scale: { zero: false } }),
+      ...xScale(axis),
     };
     const color = { field: 'group', type: 'nominal', title: null, sort: groups };
     return {
@@ -404,14 +433,14 @@ function gridLines(t: SweepTable): Figure[] {
           {
             mark: { type: 'line', strokeWidth: 1.4 },
             params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
-            encoding: { x, y: { field: 'value', type: 'quantitative', title: yTitle }, color },
+            encoding: { x, y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat }, color },
           },
           ...(hasCi(data) ? [errorBars(x, yTitle, color)] : []),
           {
             mark: { type: 'point', filled: true, size: 50 },
             encoding: {
               x,
-              y: { field: 'value', type: 'quantitative', title: yTitle },
+              y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat },
               color,
               shape: {
                 field: 'verdict',
@@ -466,6 +495,7 @@ function mainEffects(t: SweepTable): Figure[] {
       }
     }
     const yTitle = axisTitle(m.name, m.unit);
+    const yFlat = flatDomain(data);
     const title = `Main effects on ${m.name}`;
     const panels = factors.map((f) => {
       const axis = factorAxis(
@@ -476,7 +506,7 @@ function mainEffects(t: SweepTable): Figure[] {
         field: 'x',
         type: axis.type,
         title: axis.title,
-        ...(axis.sort ? { sort: axis.sort } : { scale: { zero: false } }),
+        ...xScale(axis),
       };
       return {
         transform: [{ filter: { field: 'factor', equal: f.name } }],
@@ -486,7 +516,7 @@ function mainEffects(t: SweepTable): Figure[] {
             mark: { type: 'line', color: '#555555', strokeWidth: 1.2, point: { filled: true, size: 50 } },
             encoding: {
               x,
-              y: { field: 'value', type: 'quantitative', title: yTitle },
+              y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat },
               tooltip: [
                 { field: 'level', title: f.name },
                 { field: 'value', type: 'quantitative', title: m.name },
