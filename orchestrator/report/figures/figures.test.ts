@@ -18,8 +18,11 @@ function svgTexts(svg: string): string[] {
     if (Array.isArray(n)) return n.forEach(walk);
     if (n && typeof n === 'object')
       for (const [k, v] of Object.entries(n)) {
-        if (k === 'text')
-          for (const t of [v].flat()) out.push(String((t as Record<string, unknown>)['#text'] ?? t));
+        // A title on several lines is a text of tspans.
+        if (k === 'text' || k === 'tspan')
+          for (const t of [v].flat())
+            if (typeof t !== 'object' || t === null || '#text' in t)
+              out.push(String((t as Record<string, unknown> | null)?.['#text'] ?? t));
         walk(v);
       }
   };
@@ -285,7 +288,9 @@ test('a sweep of rates written with units: a numeric, sorted axis, 95% CI error 
     assert.deepEqual((enc(m, 'x')['axis'] as Record<string, unknown>)['values'], [20, 30, 50, 70, 90]);
   }
   // Recovery time is 2 s wherever measured: its axis from 0, not one tick labelled "2.000000".
-  const recovery = ms.find((m) => markType(m) === 'line' && JSON.stringify(m).includes('recovery time (s)'))!;
+  const recovery = ms.find(
+    (m) => markType(m) === 'line' && JSON.stringify(enc(m, 'y')['title']) === '["recovery time","(s)"]',
+  )!;
   assert.deepEqual((enc(recovery, 'y')['scale'] as Record<string, unknown>)['domain'], [0, 2.4]);
   // Rows in axis order, the values read from the text.
   const goodput = f.data.filter((r) => r['figure'] === 'goodput after');

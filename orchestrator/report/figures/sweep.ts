@@ -112,7 +112,7 @@ function measuredFigures(t: SweepTable, rows: SweepTable['rows']): SweepTable['f
 }
 
 /** Error bars from `low` to `high` (the 95% CI), where a point has one. */
-function errorBars(x: VlSpec, yTitle: string, color?: VlSpec): VlSpec {
+function errorBars(x: VlSpec, yTitle: string | string[], color?: VlSpec): VlSpec {
   return {
     transform: [{ filter: 'isValid(datum.low) && isValid(datum.high)' }],
     mark: { type: 'errorbar', ticks: true, ...(color ? {} : { color: '#333333' }) },
@@ -189,7 +189,8 @@ function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
   };
   const title = `${t.name ? `${t.name}: f` : 'F'}igures of merit against ${f.name}`;
   const panels = figures.map((m) => {
-    const yTitle = axisTitle(m.name, m.unit);
+    // On two lines: a rotated one-line title longer than the panel is tall spreads the rows apart.
+    const yTitle = [m.name, `(${m.unit})`];
     const yFlat = flatDomain(data.filter((r) => r['figure'] === m.name));
     return {
       height: 120,
