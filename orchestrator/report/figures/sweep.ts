@@ -28,7 +28,12 @@ function axisTitle(name: string, unit: string): string {
  */
 export function sweepFigures(t: SweepTable, overlay?: MapOverlay): Figure[] {
   if (t.design === 'grid' && t.factors.length === 2)
-    return [metastableMap(t, overlay), ...gridLines(t), ...mainEffects(t)];
+    // Main effects where the table has runs to pool (a sweep's; a simulated map has one run a cell).
+    return [
+      metastableMap(t, overlay),
+      ...gridLines(t),
+      ...(t.rows.some((r) => r.perRun) ? mainEffects(t) : []),
+    ];
   return t.factors.map((f) => factorFigure(t, f));
 }
 
