@@ -104,3 +104,27 @@ test('metabench compare writes a side-by-side report of two folders', async () =
   }
   assert.ok(existsSync(join(out, 'compare.html')));
 });
+
+test('metabench compare names each side by the fields its setup differs in, in every legend', async () => {
+  const out = join(tempDir('compare-differs'), 'cmp');
+  const r = await runCli([
+    'compare',
+    join(REPO, 'test/fixtures/results/retry-storm-x1'),
+    join(REPO, 'test/fixtures/results/retry-storm-no-retry-x2'),
+    '--out',
+    out,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const md = readFileSync(join(out, 'compare.md'), 'utf8');
+  assert.match(md, /\| folder \| retry-storm-x1 \| retry-storm-no-retry-x2 \|/);
+  assert.match(
+    md,
+    /\| differs in \| client\.retry\.policy=immediate, client\.retry\.maxAttempts=4 \| client\.retry\.policy=none, client\.retry\.maxAttempts=1 \|/,
+  );
+  for (const id of ['compare-goodput', 'compare-amplification', 'compare-latency-p99']) {
+    const svg = readFileSync(join(out, 'figures', `${id}.svg`), 'utf8');
+    assert.ok(svg.includes('A: client.retry.policy=immediate, client.retry.maxAttempts=4'), id);
+    assert.ok(svg.includes('B: client.retry.policy=none, client.retry.maxAttempts=1'), id);
+    assert.doesNotMatch(svg, /A: retry-storm-x1/, id);
+  }
+});

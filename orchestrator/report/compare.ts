@@ -22,10 +22,31 @@ import { svgFiles, writeFiles } from './writeReport.js';
 import { runWarnings } from './warnings.js';
 import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { recoveryCell, triggerReached } from './outcome.js';
+import { differences, sideNames } from './differences.js';
 
 interface Side {
+  /** The legend's name: "A: " and the setup it differs in (or its folder's name). */
   readonly label: string;
+  readonly folder: string;
+  /** The fields its setup differs in, with its values; null when the two setups are the same. */
+  readonly differs: string | null;
   readonly data: ResultsData;
+}
+
+/**
+ * The two sides, each named in legends by the fields its setup differs in from the
+ * other's (read from their manifests: `A: client.retry.maxAttempts=4` against `B:
+ * client.retry.maxAttempts=1`), by its folder's name when the setups are the same.
+ */
+export function compareSides(
+  a: { folder: string; data: ResultsData },
+  b: { folder: string; data: ResultsData },
+): [Side, Side] {
+  const names = sideNames(differences(a.data.runs[0]!.manifest, b.data.runs[0]!.manifest));
+  return [
+    { ...a, differs: names?.[0] ?? null, label: `A: ${names?.[0] ?? a.folder}` },
+    { ...b, differs: names?.[1] ?? null, label: `B: ${names?.[1] ?? b.folder}` },
+  ];
 }
 
 /**
@@ -35,8 +56,10 @@ interface Side {
  * two sides overlaid over time (the mean across runs, second by second).
  */
 export async function writeComparison(dirA: string, dirB: string, out: string): Promise<void> {
-  const a: Side = { label: `A: ${basename(resolve(dirA))}`, data: loadResults(dirA) };
-  const b: Side = { label: `B: ${basename(resolve(dirB))}`, data: loadResults(dirB) };
+  const [a, b] = compareSides(
+    { folder: basename(resolve(dirA)), data: loadResults(dirA) },
+    { folder: basename(resolve(dirB)), data: loadResults(dirB) },
+  );
   const sections = compareSections(a, b);
   const figs = sections.flatMap((s) => s.figures);
   writeFiles(out, [
@@ -75,7 +98,12 @@ function perRun(d: ResultsData, f: (s: RunSummary) => string): string {
 }
 
 export function compareSections(a: Side, b: Side): Section[] {
-  const head = ['| | A | B |', '|---|---|---|', row('folder', a.label.slice(3), b.label.slice(3))];
+  const head = [
+    '| | A | B |',
+    '|---|---|---|',
+    row('folder', a.folder, b.folder),
+    row('differs in', a.differs ?? 'nothing: the same setup', b.differs ?? 'nothing: the same setup'),
+  ];
   const m = (d: ResultsData) => d.runs[0]!.manifest;
   const e = (d: ResultsData) => d.experiment;
   const sections: Section[] = [];

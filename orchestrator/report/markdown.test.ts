@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { results, runData, summary } from '../../test/helpers/reportData.js';
-import { renderMarkdown, reportSections } from './markdown.js';
+import { renderMarkdown, reportSections, reportTitle } from './markdown.js';
+import { renderHtml } from './html.js';
+import type { SweepTable } from './tables.js';
 
 test('report.md puts the sample count beside every percentile and says unmeasured for an empty window', () => {
   const md = renderMarkdown(results([runData(1)]));
@@ -241,4 +243,83 @@ test('the request classes section shows each class’s thresholds with its verdi
     md.slice(md.indexOf('## Verdicts')),
     /run 1: request-class thresholds \(both windows\): \*\*fail\*\*/,
   );
+});
+
+test('a sweep’s report is titled with the sweep’s name, its table sorted by level with 95% CIs', () => {
+  const sweep: SweepTable = {
+    name: 'retry-storm-rate',
+    design: 'one-at-a-time',
+    factors: [{ name: 'load.rate', unit: 'as written', reference: '70% capacity' }],
+    figures: [{ name: 'goodput after', unit: 'req/s' }],
+    // In run order: the reference point first.
+    rows: [70, 20, 90].map((r) => ({
+      ...(r !== 70 ? { varied: 'load.rate' } : {}),
+      factors: { 'load.rate': `${r}% capacity` },
+      figures: { 'goodput after': r === 20 ? 12 : 0 },
+      perRun: { 'goodput after': r === 20 ? [10, 14] : [0, 0] },
+      verdict: r === 20 ? ('recovered' as const) : ('metastable' as const),
+    })),
+  };
+  const x = results([runData(1)], { sweep });
+  const md = renderMarkdown(x);
+  assert.match(md, /^# Sweep retry-storm-rate\n/);
+  assert.match(md, /A sweep of the experiment \*\*retry-storm\*\*/);
+  const rows = md.split('\n').filter((l) => /^\| \d+% capacity \|/.test(l));
+  assert.deepEqual(
+    rows.map((l) => l.split(' | ')[0]),
+    ['| 20% capacity', '| 70% capacity', '| 90% capacity'],
+  );
+  // 12 ± t(0.975, 1) × 2 = [−13.4, 37.4].
+  assert.match(rows[0]!, /\| 12\.0 req\/s \[-13\.4, 37\.4\] \| \*\*recovered\*\*/);
+  assert.doesNotMatch(md, /### Factorial effects/); // one-at-a-time: no effects
+  assert.match(renderHtml(reportTitle(x), reportSections(x)), /<title>Sweep retry-storm-rate<\/title>/);
+});
+
+test('a two-factor factorial sweep’s report has the effects table, its values those of the linear model', () => {
+  // The 2×2 of orchestrator/analysis/effects.test.ts: effects 18, 12 and 8, each with SE 1.
+  const cells: [number, string, number[]][] = [
+    [1, 'off', [10, 12]],
+    [1, 'on', [14, 16]],
+    [4, 'off', [20, 22]],
+    [4, 'on', [40, 42]],
+  ];
+  const sweep: SweepTable = {
+    name: 'retries-x-shed',
+    design: 'grid',
+    factors: [
+      { name: 'client.retry.maxAttempts', unit: 'value' },
+      { name: 'shed', unit: 'as written' },
+    ],
+    figures: [
+      { name: 'goodput after', unit: 'req/s' },
+      { name: 'p99 after', unit: 'ms' },
+    ],
+    rows: cells.map(([a, b, ys]) => ({
+      factors: { 'client.retry.maxAttempts': a, shed: b },
+      figures: { 'goodput after': (ys[0]! + ys[1]!) / 2, 'p99 after': null },
+      perRun: { 'goodput after': ys, 'p99 after': [null, null] },
+      verdict: 'recovered' as const,
+    })),
+  };
+  const md = renderMarkdown(results([runData(1)], { sweep }));
+  const at = md.indexOf('### Factorial effects');
+  assert.ok(at > md.indexOf('## Sweep'));
+  const effects = md.slice(at);
+  assert.match(
+    effects,
+    /client\.retry\.maxAttempts coded −1 at 1 and \+1 at 4, shed coded −1 at off and \+1 at on/,
+  );
+  assert.match(
+    effects,
+    /\| goodput after \(req\/s\) \| client\.retry\.maxAttempts \| \+18\.0 \| 1\.00 \| \[15\.2, 20\.8\] \| 8 \|/,
+  );
+  assert.match(
+    effects,
+    /\| goodput after \(req\/s\) \| shed \| \+12\.0 \| 1\.00 \| \[9\.22, 14\.8\] \| 8 \|/,
+  );
+  assert.match(
+    effects,
+    /\| goodput after \(req\/s\) \| client\.retry\.maxAttempts × shed \| \+8\.00 \| 1\.00 \| \[5\.22, 10\.8\] \| 8 \|/,
+  );
+  assert.match(effects, /- p99 after: no effects estimated: no valid run measured it\./);
 });

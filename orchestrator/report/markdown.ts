@@ -17,6 +17,9 @@ import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { notReachedLine, outcomeLead, recoveryCell, triggerReached, validityLines } from './outcome.js';
 import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
+import { compareByLevels, numericLevels } from '../analysis/levels.js';
+import { twoFactorEffects } from '../analysis/effects.js';
+import { pointStat } from './figures/sweep.js';
 
 /** One section of the report: the same in report.md and report.html. */
 export interface Section {
@@ -58,7 +61,13 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
     sections.push({ id, title, body: lines.join('\n'), figures });
 
   const simulated = m.runtime === 'sim';
-  section('header', e.name, [
+  section('header', reportTitle(x), [
+    ...(x.sweep
+      ? [
+          `A sweep of the experiment **${e.name}**: the section **Sweep** covers every point; the sections before it describe the sweep's first point.`,
+          '',
+        ]
+      : []),
     ...outcomeLead(x.runs),
     ...(e.description ? [e.description, ''] : []),
     ...(simulated
@@ -207,6 +216,12 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   return sections;
 }
 
+/** The report's title: a sweep's by the sweep's name, anything else by its experiment's. */
+export function reportTitle(x: ResultsData): string {
+  if (!x.sweep) return x.experiment.name;
+  return x.sweep.name !== undefined ? `Sweep ${x.sweep.name}` : `Sweep of ${x.experiment.name}`;
+}
+
 /** report.md: the sections, with each figure as an SVG image and its caption. */
 export function renderMarkdown(x: ResultsData, figs: ReportFigures = NO_FIGURES): string {
   const out: string[] = [];
@@ -321,29 +336,90 @@ function windowTable(ws: readonly (readonly [number, WindowSummary])[]): string 
 }
 
 function sweepLines(t: SweepTable): string[] {
-  const f = t.factors.map((x) => `${x.name} (${x.unit})`);
+  // A factor's unit as its levels read (load.rate in % capacity), else as the table says.
+  const f = t.factors.map((x) => {
+    const n = numericLevels(t.rows.map((r) => r.factors[x.name]));
+    return n?.unit ? `${x.name} (${n.unit})` : `${x.name} (${x.unit})`;
+  });
   const g = t.figures.map((x) => `${x.name} (${x.unit})`);
+  // By the factors' levels, numerically where they read as numbers; not in run order.
+  const byLevels = compareByLevels(
+    t.factors.map((x) => x.name),
+    t.rows.map((r) => r.factors),
+  );
+  const rows = [...t.rows].sort((p, q) => byLevels(p.factors, q.factors));
+  const ci = t.rows.some((r) => r.perRun && Object.values(r.perRun).some((v) => v.length > 1));
   return [
     `${t.design === 'grid' ? 'Full factorial' : 'One factor at a time around the reference point'}: ${t.factors
       .map((x) => `${x.name}${x.reference !== undefined ? ` (reference ${x.reference})` : ''}`)
       .join(
         ', ',
-      )}; ${t.rows.length} points. Figures and verdicts cover each point's valid runs only; invalid runs are counted apart, with the validity checks they failed.`,
+      )}; ${t.rows.length} points. Figures and verdicts cover each point's valid runs only; invalid runs are counted apart, with the validity checks they failed.${ci ? ' Each figure is the mean over the valid runs, with its 95% confidence interval (t distribution) where there are several.' : ''}`,
     '',
     `| ${[...f, ...g, 'verdict'].join(' | ')} |`,
     `|${[...f, ...g, 'verdict'].map(() => '---').join('|')}|`,
-    ...t.rows.map(
+    ...rows.map(
       (r) =>
         `| ${[
           ...t.factors.map((x) => String(r.factors[x.name] ?? '–')),
           ...t.figures.map((x) => {
-            const v = r.figures[x.name];
-            return withUnit(v, ` ${x.unit}`);
+            const st = pointStat(r, x.name);
+            return (
+              withUnit(st.value, ` ${x.unit}`) +
+              (st.low !== null && st.high !== null ? ` [${sig3(st.low)}, ${sig3(st.high)}]` : '')
+            );
           }),
           `**${r.verdict}**${r.outcomes !== undefined ? ` (${r.outcomes})` : r.runs !== undefined && r.metastableRuns !== undefined ? ` (metastable ${r.metastableRuns}/${r.runs})` : ''}`,
         ].join(' | ')} |`,
     ),
+    ...effectsLines(t),
   ];
+}
+
+/**
+ * A two-factor grid's effects table (orchestrator/analysis/effects.ts): per figure of
+ * merit, the main effects and the interaction with standard error and 95% CI, from a
+ * linear model with an interaction term over every valid run.
+ */
+function effectsLines(t: SweepTable): string[] {
+  if (t.design !== 'grid' || t.factors.length !== 2) return [];
+  const [a, b] = [t.factors[0]!.name, t.factors[1]!.name];
+  const fits = t.figures.map((m) => ({
+    m,
+    r: twoFactorEffects(
+      [a, b],
+      t.rows.flatMap((row) =>
+        (row.perRun?.[m.name] ?? [])
+          .filter((y): y is number => y !== null)
+          .map((y) => ({ a: row.factors[a]!, b: row.factors[b]!, y })),
+      ),
+    ),
+  }));
+  const ok = fits.flatMap((x) => (x.r.ok ? [{ m: x.m, fit: x.r.fit }] : []));
+  const out = ['', '### Factorial effects', ''];
+  if (ok.length > 0) {
+    const c = ok[0]!.fit.coding;
+    out.push(
+      `A linear model with an interaction term, fitted by least squares over every valid run: y = β0 + βA·xA + βB·xB + βAB·xA·xB, with ${c.map((x) => `${x.factor} coded −1 at ${x.low} and +1 at ${x.high}`).join(', ')} (levels in between in proportion). An effect is 2β: the change of the figure from a factor's low level to its high one, averaged over the other factor; the interaction is half the difference between ${a}'s effect at the high and at the low level of ${b}. Standard errors and 95% confidence intervals from the t distribution with n − 4 degrees of freedom.`,
+      '',
+      '| figure of merit | effect | estimate | standard error | 95% CI | runs |',
+      '|---|---|---|---|---|---|',
+      ...ok.flatMap(({ m, fit }) =>
+        fit.effects.map(
+          (e) =>
+            `| ${m.name} (${m.unit}) | ${e.term} | ${signed(e.estimate)} | ${sig3(e.se)} | [${sig3(e.ci95[0])}, ${sig3(e.ci95[1])}] | ${fit.n} |`,
+        ),
+      ),
+    );
+  }
+  const not = fits.filter((x) => !x.r.ok);
+  if (not.length > 0)
+    out.push('', ...not.map((x) => `- ${x.m.name}: no effects estimated: ${x.r.ok ? '' : x.r.reason}.`));
+  return out;
+}
+
+function signed(x: number): string {
+  return x > 0 ? `+${sig3(x)}` : sig3(x);
 }
 
 function stepLines(t: StepTable): string[] {

@@ -6,7 +6,7 @@ import { results, runData, summary } from '../../test/helpers/reportData.js';
 import { renderMarkdown, reportSections } from './markdown.js';
 import { renderHtml } from './html.js';
 import { reportFigures } from './writeReport.js';
-import { compareSections } from './compare.js';
+import { compareSections, compareSides } from './compare.js';
 
 /** A run that failed the schedule-lag check (check 4): value 37.2 ms against a limit of 10 ms. */
 function invalidLag(over: Partial<RunSummary> = {}): Partial<RunSummary> {
@@ -179,7 +179,7 @@ test('Model vs bench and compare use outcomes', () => {
   const sim = results([runData(1, undefined, invalidLag())]);
   const md = renderMarkdown({ ...bench, twin: sim });
   assert.match(md, /\| outcome \| \*\*metastable\*\* \| \*\*invalid\*\* \| \*\*they differ\*\* \|/);
-  const cmp = compareSections({ label: 'A: a', data: bench }, { label: 'B: b', data: sim });
+  const cmp = compareSections(...compareSides({ folder: 'a', data: bench }, { folder: 'b', data: sim }));
   const v = cmp.find((s) => s.id === 'verdicts')!.body;
   assert.match(v, /\| outcome \| \*\*metastable\*\* \| \*\*invalid\*\* \(no verdict\) \|/);
 });

@@ -10,12 +10,14 @@ import { z } from 'zod';
  * point's valid runs only (DESIGN.md §2); invalid runs are counted apart, with the
  * validity checks they failed.
  *
- *   { "design": "one-at-a-time",                     // or "grid" (full factorial of two factors)
+ *   { "name": "retry-storm-rate",                    // optional: the sweep's name
+ *     "design": "one-at-a-time",                     // or "grid" (full factorial of two factors)
  *     "factors": [{ "name": "maxAttempts", "unit": "attempts", "reference": 4 }],
  *     "figures": [{ "name": "amplification", "unit": "attempts per origin" }],
  *     "rows": [{ "varied": "maxAttempts",            // one-at-a-time: the factor moved in this row
  *                "factors": { "maxAttempts": 2 },
- *                "figures": { "amplification": 1.4 },
+ *                "figures": { "amplification": 1.4 },  // means over the valid runs
+ *                "perRun": { "amplification": [1.3, 1.5] },  // optional: each valid run's value
  *                "verdict": "recovered",             // metastable | recovered | unmeasured | invalid (no valid run)
  *                "runs": 3, "metastableRuns": 0,     // optional: repetitions behind the verdict
  *                "validRuns": 2, "invalidRuns": 1,   // optional: metastableRuns is out of validRuns
@@ -31,6 +33,8 @@ import { z } from 'zod';
 const factorValue = z.union([z.number(), z.string()]);
 
 export const SweepTableSchema = z.strictObject({
+  /** The sweep's name (its file's `name`); older tables have none. */
+  name: z.string().optional(),
   design: z.enum(['one-at-a-time', 'grid']),
   factors: z
     .array(z.strictObject({ name: z.string(), unit: z.string(), reference: factorValue.optional() }))
@@ -41,6 +45,8 @@ export const SweepTableSchema = z.strictObject({
       varied: z.string().optional(),
       factors: z.record(z.string(), factorValue),
       figures: z.record(z.string(), z.number().nullable()),
+      /** Each valid run's value of each figure (null: not measured), for confidence intervals and effects. */
+      perRun: z.record(z.string(), z.array(z.number().nullable())).optional(),
       verdict: z.enum(['metastable', 'recovered', 'unmeasured', 'invalid']),
       runs: z.number().int().positive().optional(),
       metastableRuns: z.number().int().nonnegative().optional(),

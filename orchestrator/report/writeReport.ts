@@ -9,7 +9,7 @@ import { stepFigures } from './figures/step.js';
 import { sweepFigures } from './figures/sweep.js';
 import { renderHtml } from './html.js';
 import { loadResults, type ResultsData } from './load.js';
-import { renderMarkdown, reportSections, type ReportFigures } from './markdown.js';
+import { renderMarkdown, reportSections, reportTitle, type ReportFigures } from './markdown.js';
 import { renderSvg } from './svg.js';
 import { PDF_TEXT_PT, PDF_WIDTHS, svgSize, svgToPdf, type PdfWidth } from './pdf.js';
 import { PRINT_CONFIG, WIDTH_PX } from './theme.js';
@@ -83,7 +83,7 @@ export async function reportFiles(x: ResultsData, opts: ReportOptions = {}): Pro
   const all = allFigures(figs);
   return [
     { path: 'report.md', content: renderMarkdown(x, figs) },
-    { path: 'report.html', content: renderHtml(x.experiment.name, reportSections(x, figs)) },
+    { path: 'report.html', content: renderHtml(reportTitle(x), reportSections(x, figs)) },
     ...(await svgFiles(all, undefined, opts)),
     ...dataFiles(x, all),
   ];

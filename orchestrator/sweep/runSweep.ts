@@ -240,7 +240,7 @@ function writeTables(dir: string, s: LoadedSweep): PointResult[] {
       },
     };
   });
-  writeJson(join(dir, 'sweep.json'), sweepTable(s.sweep.design, s.factors, withCtmc));
+  writeJson(join(dir, 'sweep.json'), sweepTable(s.sweep.design, s.factors, withCtmc, s.sweep.name));
   writeFileSync(join(dir, 'sweep.csv'), sweepCsv(s.factors, withCtmc));
   writeFileSync(join(dir, 'sweep.md'), sweepMarkdown(s.sweep.name, s.sweep.design, s.factors, withCtmc));
   return withCtmc;

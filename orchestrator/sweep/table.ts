@@ -6,6 +6,7 @@ import type { Design, Factor, SweepPoint } from '../spec/sweepPlan.js';
 import { describeInvalid, describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { round } from '../../foundation/round.js';
 import type { CtmcBeside } from '../analysis/markov/experiment.js';
+import { compareByLevels, type Level } from '../analysis/levels.js';
 
 /** The key figures of each point (the mean over its runs). */
 export const SWEEP_FIGURES = [
@@ -18,7 +19,16 @@ export const SWEEP_FIGURES = [
   },
   { name: 'p99 after', unit: 'ms', of: (s: RunSummary) => s.afterTrigger.latencyMs.p99 },
   { name: 'recovery time', unit: 's', of: (s: RunSummary) => s.recoveryTimeS },
+  // 1 for a run that recovered (in time or late), 0 for one that did not; its mean is the
+  // point's recovered fraction, and a factorial sweep's effects are estimated on it too.
+  { name: 'recovered fraction', unit: 'of runs', of: recoveredValue },
 ] as const;
+
+function recoveredValue(s: RunSummary): number | null {
+  if (s.outcome === 'recovered' || s.outcome === 'recovered-late') return 1;
+  if (s.outcome === 'metastable' || s.outcome === 'not-recovered') return 0;
+  return null;
+}
 
 /** One point's outcome: its verdicts over its runs and the mean of each key figure. */
 export interface PointResult {
@@ -75,6 +85,10 @@ function meanOf(xs: readonly (number | null)[]): number | null {
   return v.length ? round(mean(v), 3) : null;
 }
 
+function finiteOrNull(x: number | null): number | null {
+  return typeof x === 'number' && Number.isFinite(x) ? x : null;
+}
+
 function factorValue(v: unknown): string | number {
   return typeof v === 'number' ? v : typeof v === 'string' ? v : JSON.stringify(v);
 }
@@ -84,8 +98,10 @@ export function sweepTable(
   design: Design,
   factors: readonly Factor[],
   results: readonly PointResult[],
+  name?: string,
 ): SweepTable {
   return {
+    ...(name !== undefined ? { name } : {}),
     design: design === 'factorial' ? 'grid' : 'one-at-a-time',
     factors: factors.map((f) => ({
       name: f.path,
@@ -100,6 +116,10 @@ export function sweepTable(
         ...(r.point.varied !== undefined ? { varied: r.point.varied } : {}),
         factors: Object.fromEntries(Object.entries(r.point.values).map(([k, v]) => [k, factorValue(v)])),
         figures: Object.fromEntries(SWEEP_FIGURES.map((f) => [f.name, meanOf(valid.map(f.of))])),
+        // Each valid run's value, in run order: the report's confidence intervals and effects.
+        perRun: Object.fromEntries(
+          SWEEP_FIGURES.map((f) => [f.name, valid.map((s) => finiteOrNull(f.of(s)))]),
+        ),
         verdict: pointVerdict(r.runs),
         runs: r.runs.length,
         metastableRuns: valid.filter((s) => s.metastable === true).length,
@@ -158,6 +178,17 @@ function flatRows(factors: readonly Factor[], results: readonly PointResult[]): 
   });
 }
 
+/** The points ordered by their factors' levels, the first factor slowest. */
+export function sortedByLevels(factors: readonly Factor[], results: readonly PointResult[]): PointResult[] {
+  const values = (r: PointResult): Record<string, Level> =>
+    Object.fromEntries(factors.map((f) => [f.path, factorValue(r.point.values[f.path])]));
+  const cmp = compareByLevels(
+    factors.map((f) => f.path),
+    results.map(values),
+  );
+  return [...results].sort((a, b) => cmp(values(a), values(b)));
+}
+
 /** sweep.csv: one row per point, its factor values, verdicts and key figures (means over its runs). */
 export function sweepCsv(factors: readonly Factor[], results: readonly PointResult[]): string {
   const rows = flatRows(factors, results);
@@ -176,7 +207,8 @@ export function sweepMarkdown(
   factors: readonly Factor[],
   results: readonly PointResult[],
 ): string {
-  const rows = flatRows(factors, results);
+  // Sorted by the factors' levels (numerically where they read as numbers), not in run order.
+  const rows = flatRows(factors, sortedByLevels(factors, results));
   const lines = [
     `# Sweep ${name}`,
     '',

@@ -18,8 +18,11 @@ function svgTexts(svg: string): string[] {
     if (Array.isArray(n)) return n.forEach(walk);
     if (n && typeof n === 'object')
       for (const [k, v] of Object.entries(n)) {
-        if (k === 'text')
-          for (const t of [v].flat()) out.push(String((t as Record<string, unknown>)['#text'] ?? t));
+        // A title on several lines is a text of tspans.
+        if (k === 'text' || k === 'tspan')
+          for (const t of [v].flat())
+            if (typeof t !== 'object' || t === null || '#text' in t)
+              out.push(String((t as Record<string, unknown> | null)?.['#text'] ?? t));
         walk(v);
       }
   };
@@ -211,7 +214,7 @@ test('a two-factor grid draws a map of the metastable region', async () => {
   const figs = sweepFigures(grid);
   assert.deepEqual(
     figs.map((f) => f.id),
-    ['sweep-map', 'sweep-goodput-after'],
+    ['sweep-map', 'sweep-interaction-goodput-after'], // no runs to pool: no main effects
   );
   const map = figs[0]!;
   assert.equal(map.data.length, 12);
@@ -224,6 +227,159 @@ test('a two-factor grid draws a map of the metastable region', async () => {
   assert.equal((svg.match(/aria-roledescription="rect mark" d="[^"]*" fill="#D55E00"/gi) ?? []).length, 5); // five metastable cells
   assertUnits(map);
   await assertSvg(figs[1]!);
+});
+
+/** Every layer or panel of a spec that has an `encoding` (the marks it draws), depth first. */
+function marks(spec: unknown): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as Record<string, unknown>;
+    if (o['mark'] !== undefined && o['encoding'] !== undefined) out.push(o);
+    for (const k of ['layer', 'concat', 'vconcat', 'hconcat']) if (k in o) walk(o[k]);
+  };
+  walk(spec);
+  return out;
+}
+
+const enc = (m: Record<string, unknown>, ch: string): Record<string, unknown> =>
+  (m['encoding'] as Record<string, Record<string, unknown>>)[ch] ?? {};
+
+// Issue 22, point 3: a sweep of the offered load written as "NN% capacity", run in the
+// order the sweep file plans it (the reference point, 70%, first), two runs per point.
+const rates: SweepTable = {
+  name: 'retry-storm-rate',
+  design: 'one-at-a-time',
+  factors: [{ name: 'load.rate', unit: 'as written', reference: '70% capacity' }],
+  figures: [
+    { name: 'goodput after', unit: 'req/s' },
+    { name: 'p99 after', unit: 'ms' },
+    { name: 'recovery time', unit: 's' },
+  ],
+  rows: [70, 20, 30, 50, 90].map((r) => ({
+    ...(r !== 70 ? { varied: 'load.rate' } : {}),
+    factors: { 'load.rate': `${r}% capacity` },
+    figures: { 'goodput after': r < 25 ? 12 : 0, 'p99 after': null, 'recovery time': r < 25 ? 2 : null },
+    perRun: {
+      'goodput after': r < 25 ? [10, 14] : [0, 0],
+      'p99 after': [null, null],
+      'recovery time': r < 25 ? [2, 2] : [null, null],
+    },
+    verdict: r < 25 ? ('recovered' as const) : ('metastable' as const),
+    runs: 2,
+  })),
+};
+
+test('a sweep of rates written with units: a numeric, sorted axis, 95% CI error bars, no empty panel', async () => {
+  const [f] = sweepFigures(rates);
+  assert.ok(f);
+  assert.match(f.title, /^retry-storm-rate: /);
+  const spec = f.spec as Record<string, unknown>;
+  // p99 after was measured at no point: no panel for it (it would be empty, and Vega warns).
+  const panels = (spec['vconcat'] ?? spec['concat']) as unknown[];
+  assert.equal(panels.length, 2);
+  assert.deepEqual(f.series, ['goodput after', 'recovery time']);
+  assert.match(f.caption, /Not drawn, measured at no point: p99 after/);
+  const ms = marks(spec);
+  for (const m of ms.filter((m) => markType(m) !== 'rule')) {
+    assert.equal(enc(m, 'x')['type'], 'quantitative', markType(m));
+    assert.equal(enc(m, 'x')['title'], 'load.rate (% capacity)');
+    assert.deepEqual((enc(m, 'x')['axis'] as Record<string, unknown>)['values'], [20, 30, 50, 70, 90]);
+  }
+  // Recovery time is 2 s wherever measured: its axis from 0, not one tick labelled "2.000000".
+  const recovery = ms.find(
+    (m) => markType(m) === 'line' && JSON.stringify(enc(m, 'y')['title']) === '["recovery time","(s)"]',
+  )!;
+  assert.deepEqual((enc(recovery, 'y')['scale'] as Record<string, unknown>)['domain'], [0, 2.4]);
+  // Rows in axis order, the values read from the text.
+  const goodput = f.data.filter((r) => r['figure'] === 'goodput after');
+  assert.deepEqual(
+    goodput.map((r) => r['x']),
+    [20, 30, 50, 70, 90],
+  );
+  assert.deepEqual(
+    goodput.map((r) => r['factor']),
+    ['20% capacity', '30% capacity', '50% capacity', '70% capacity', '90% capacity'],
+  );
+  // The CI over two runs 10 and 14: mean 12, s = 2√2, 12 ± t(0.975, 1) × s/√2 = 12 ± 12.7062 × 2.
+  const p20 = goodput[0]!;
+  assert.equal(p20['value'], 12);
+  assert.equal(p20['low'], -13.412);
+  assert.equal(p20['high'], 37.412);
+  assert.equal(p20['runs'], 2);
+  const bars = ms.filter((m) => markType(m) === 'errorbar');
+  assert.ok(bars.length >= 1);
+  for (const b of bars) {
+    assert.equal(enc(b, 'y')['field'], 'low');
+    assert.equal(enc(b, 'y2')['field'], 'high');
+  }
+  // The reference marked on the numeric axis, at 70.
+  const ref = ms.find((m) => markType(m) === 'rule')!;
+  assert.deepEqual((ref['data'] as { values: unknown[] }).values, [{ x: 70, label: 'reference' }]);
+  await assertSvg(f); // no Vega warning (no infinite extent), every series drawn
+  assertUnits(f);
+});
+
+test('a two-factor factorial grid: interaction and main-effect plots with 95% CI over the repetitions', async () => {
+  const cells: [number, string, number[]][] = [
+    [1, 'off', [10, 12]],
+    [1, 'on', [14, 16]],
+    [4, 'off', [20, 22]],
+    [4, 'on', [40, 42]],
+  ];
+  const grid: SweepTable = {
+    name: 'retries-x-shed',
+    design: 'grid',
+    factors: [
+      { name: 'client.retry.maxAttempts', unit: 'value' },
+      { name: 'shed', unit: 'as written' },
+    ],
+    figures: [{ name: 'goodput after', unit: 'req/s' }],
+    rows: cells.map(([a, b, ys]) => ({
+      factors: { 'client.retry.maxAttempts': a, shed: b },
+      figures: { 'goodput after': (ys[0]! + ys[1]!) / 2 },
+      perRun: { 'goodput after': ys },
+      verdict: 'recovered' as const,
+    })),
+  };
+  const figs = sweepFigures(grid);
+  const inter = figs.find((f) => f.id === 'sweep-interaction-goodput-after')!;
+  const main = figs.find((f) => f.id === 'sweep-main-goodput-after')!;
+  assert.ok(inter && main);
+  // x = the first factor's levels, one line per level of the second, y = the cell mean.
+  const im = marks(inter.spec);
+  const line = im.find((m) => markType(m) === 'line')!;
+  assert.equal(enc(line, 'x')['type'], 'quantitative');
+  assert.equal(enc(line, 'color')['field'], 'group');
+  assert.deepEqual(inter.series, ['shed off', 'shed on']);
+  assert.deepEqual(
+    inter.data.map((r) => [r['x'], r['group'], r['value']]),
+    [
+      [1, 'shed off', 11],
+      [1, 'shed on', 15],
+      [4, 'shed off', 21],
+      [4, 'shed on', 41],
+    ],
+  );
+  assert.ok(im.some((m) => markType(m) === 'errorbar' && enc(m, 'y')['field'] === 'low'));
+  // Main effects: each factor's levels, the other's pooled: retries 1 → (10+12+14+16)/4 = 13.
+  assert.deepEqual(
+    main.data.map((r) => [r['factor'], r['level'], r['value'], r['runs']]),
+    [
+      ['client.retry.maxAttempts', 1, 13, 4],
+      ['client.retry.maxAttempts', 4, 31, 4],
+      ['shed', 'off', 16, 4],
+      ['shed', 'on', 28, 4],
+    ],
+  );
+  assert.ok(
+    main.data.every((r) => typeof r['low'] === 'number' && (r['low'] as number) < (r['value'] as number)),
+  );
+  for (const f of [inter, main]) {
+    await assertSvg(f);
+    assertUnits(f);
+  }
 });
 
 test('a map with points drawn over it: cells by their verdict, each point by its own, shaped by agreement', async () => {

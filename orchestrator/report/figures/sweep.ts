@@ -1,6 +1,9 @@
 import type { SweepTable, SweepVerdict } from '../tables.js';
 import { PALETTE } from '../theme.js';
-import { document, type Figure, type Row } from './common.js';
+import { document, rounded, type Figure, type Row } from './common.js';
+import type { VlSpec } from '../svg.js';
+import { distribution } from '../../analysis/aggregate.js';
+import { numericLevels, sortedLevels } from '../../analysis/levels.js';
 
 /**
  * Verdict colours: metastable vermillion, recovered green, unmeasured grey, invalid (no
@@ -14,10 +17,6 @@ function axisTitle(name: string, unit: string): string {
   return `${name} (${unit})`;
 }
 
-function fieldType(values: readonly (string | number | undefined)[]): 'quantitative' | 'ordinal' {
-  return values.every((v) => typeof v === 'number') ? 'quantitative' : 'ordinal';
-}
-
 /**
  * The figures of a sweep (see tables.ts for the table):
  *  - one-at-a-time: for each factor, each figure of merit against that factor (rows
@@ -28,7 +27,13 @@ function fieldType(values: readonly (string | number | undefined)[]): 'quantitat
  *    figure of merit against the first factor, one line per value of the second.
  */
 export function sweepFigures(t: SweepTable, overlay?: MapOverlay): Figure[] {
-  if (t.design === 'grid' && t.factors.length === 2) return [metastableMap(t, overlay), ...gridLines(t)];
+  if (t.design === 'grid' && t.factors.length === 2)
+    // Main effects where the table has runs to pool (a sweep's; a simulated map has one run a cell).
+    return [
+      metastableMap(t, overlay),
+      ...gridLines(t),
+      ...(t.rows.some((r) => r.perRun) ? mainEffects(t) : []),
+    ];
   return t.factors.map((f) => factorFigure(t, f));
 }
 
@@ -61,76 +66,196 @@ function rowsFor(t: SweepTable, factor: string): SweepTable['rows'] {
   return t.rows.filter((r) => r.varied === factor || r.varied === undefined);
 }
 
+/** A figure of merit at one point: the mean over its valid runs and the 95% CI when it has several. */
+export function pointStat(
+  row: SweepTable['rows'][number],
+  figure: string,
+): { value: number | null; low: number | null; high: number | null; n: number | null } {
+  const perRun = row.perRun?.[figure];
+  if (!perRun) return { value: row.figures[figure] ?? null, low: null, high: null, n: null };
+  const d = distribution(perRun);
+  return {
+    value: d.mean,
+    low: d.ci95 ? rounded(d.ci95[0]) : null,
+    high: d.ci95 ? rounded(d.ci95[1]) : null,
+    n: d.count,
+  };
+}
+
+/**
+ * A factor's axis: numeric and sorted when its values read as numbers (rates and
+ * durations with their units, numbers), else its values in the order written.
+ */
+export function factorAxis(
+  f: SweepTable['factors'][number],
+  values: readonly (string | number | undefined)[],
+): {
+  type: 'quantitative' | 'ordinal';
+  title: string;
+  at: (v: string | number) => string | number;
+  sort: (string | number)[] | null;
+  ticks?: number[];
+} {
+  const num = numericLevels(values);
+  if (num) {
+    const ticks = sortedLevels(values).map((v) => num.value(v));
+    return {
+      type: 'quantitative',
+      title: axisTitle(f.name, num.unit ?? (f.unit === 'as written' ? 'value' : f.unit)),
+      at: (v) => num.value(v),
+      sort: null,
+      // Few levels: a tick at each (no 1.5 attempts between 1 and 2).
+      ...(ticks.length <= 8 ? { ticks } : {}),
+    };
+  }
+  return { type: 'ordinal', title: axisTitle(f.name, f.unit), at: (v) => v, sort: sortedLevels(values) };
+}
+
+/** Figures of merit with at least one measured value: no empty panel. */
+function measuredFigures(t: SweepTable, rows: SweepTable['rows']): SweepTable['figures'] {
+  return t.figures.filter((m) => rows.some((r) => pointStat(r, m.name).value !== null));
+}
+
+/** Error bars from `low` to `high` (the 95% CI), where a point has one. */
+function errorBars(x: VlSpec, yTitle: string | string[], color?: VlSpec): VlSpec {
+  return {
+    transform: [{ filter: 'isValid(datum.low) && isValid(datum.high)' }],
+    mark: { type: 'errorbar', ticks: true, ...(color ? {} : { color: '#333333' }) },
+    encoding: {
+      x,
+      y: { field: 'low', type: 'quantitative', title: yTitle },
+      y2: { field: 'high' },
+      ...(color ? { color } : {}),
+    },
+  };
+}
+
+/** Whether any row has a confidence interval to draw (an error-bar layer over none warns). */
+function hasCi(rows: readonly Row[]): boolean {
+  return rows.some((r) => r['low'] !== null && r['high'] !== null);
+}
+
+/** Panels side by side, two to a row when there are more than two. */
+function panelsLayout(panels: VlSpec[]): VlSpec {
+  if (panels.length <= 2) return { vconcat: panels };
+  const rows: VlSpec[] = [];
+  for (let i = 0; i < panels.length; i += 2) rows.push({ hconcat: panels.slice(i, i + 2) });
+  return { vconcat: rows };
+}
+
+/** The x channel's sort or scale and ticks for a factor's axis. */
+function xScale(axis: ReturnType<typeof factorAxis>): VlSpec {
+  if (axis.sort) return { sort: axis.sort };
+  return { scale: { zero: false }, ...(axis.ticks ? { axis: { values: axis.ticks } } : {}) };
+}
+
+/**
+ * A y scale for a panel whose values are all one number (a recovery time of 0 at every
+ * point): from 0 to above it, so the axis reads "0", not one tick of "0.000000".
+ */
+function flatDomain(rows: readonly Row[]): VlSpec {
+  const vs = rows
+    .flatMap((r) => [r['value'], r['low'], r['high']])
+    .filter((v): v is number => typeof v === 'number');
+  if (vs.length === 0 || Math.min(...vs) !== Math.max(...vs)) return {};
+  const v = vs[0]!;
+  return { scale: { domain: v === 0 ? [0, 1] : [Math.min(0, v * 1.2), Math.max(0, v * 1.2)] } };
+}
+
 function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
   const rows = rowsFor(t, f.name);
+  const axis = factorAxis(
+    f,
+    rows.map((r) => r.factors[f.name]),
+  );
+  const figures = measuredFigures(t, rows);
   const data: Row[] = [];
   for (const r of rows)
-    for (const m of t.figures)
+    for (const m of figures) {
+      const v = r.factors[f.name];
+      const st = pointStat(r, m.name);
       data.push({
-        factor: r.factors[f.name] ?? null,
+        factor: v ?? null,
+        x: v === undefined ? null : axis.at(v),
         figure: m.name,
-        value: r.figures[m.name] ?? null,
+        value: st.value,
+        low: st.low,
+        high: st.high,
+        runs: st.n,
         verdict: r.verdict,
       });
-  const xType = fieldType(rows.map((r) => r.factors[f.name]));
+    }
+  data.sort((a, b) => (typeof a['x'] === 'number' && typeof b['x'] === 'number' ? a['x'] - b['x'] : 0));
   const x = {
-    field: 'factor',
-    type: xType,
-    title: axisTitle(f.name, f.unit),
-    sort: xType === 'ordinal' ? null : undefined,
+    field: 'x',
+    type: axis.type,
+    title: axis.title,
+    ...xScale(axis),
   };
-  const title = `Figures of merit against ${f.name}`;
-  const panels = t.figures.map((m) => ({
-    height: 120,
-    transform: [{ filter: { field: 'figure', equal: m.name } }],
-    layer: [
-      {
-        mark: { type: 'line', color: '#555555', strokeWidth: 1.2 },
-        encoding: { x, y: { field: 'value', type: 'quantitative', title: axisTitle(m.name, m.unit) } },
-      },
-      {
-        mark: { type: 'point', filled: true, size: 70, opacity: 1 },
-        params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
-        encoding: {
-          x,
-          y: { field: 'value', type: 'quantitative', title: axisTitle(m.name, m.unit) },
-          color: {
-            field: 'verdict',
-            type: 'nominal',
-            title: 'verdict',
-            scale: { domain: VERDICTS, range: VERDICT_COLORS },
-          },
-          shape: {
-            field: 'verdict',
-            type: 'nominal',
-            title: 'verdict',
-            scale: { domain: VERDICTS, range: VERDICT_SHAPES },
-          },
-          tooltip: [
-            { field: 'factor', title: f.name },
-            { field: 'value', type: 'quantitative', title: m.name },
-            { field: 'verdict', type: 'nominal' },
-          ],
+  const title = `${t.name ? `${t.name}: f` : 'F'}igures of merit against ${f.name}`;
+  const panels = figures.map((m) => {
+    // On two lines: a rotated one-line title longer than the panel is tall spreads the rows apart.
+    const yTitle = [m.name, `(${m.unit})`];
+    const yFlat = flatDomain(data.filter((r) => r['figure'] === m.name));
+    return {
+      height: 120,
+      transform: [{ filter: { field: 'figure', equal: m.name } }],
+      layer: [
+        {
+          mark: { type: 'line', color: '#555555', strokeWidth: 1.2 },
+          encoding: { x, y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat } },
         },
-      },
-      ...(f.reference !== undefined && xType === 'quantitative'
-        ? [
-            {
-              data: { values: [{ factor: f.reference, label: 'reference' }] },
-              mark: { type: 'rule', strokeDash: [4, 3], color: '#000000' },
-              encoding: { x: { field: 'factor', type: 'quantitative' } },
+        ...(hasCi(data.filter((r) => r['figure'] === m.name)) ? [errorBars(x, yTitle)] : []),
+        {
+          mark: { type: 'point', filled: true, size: 70, opacity: 1 },
+          params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
+          encoding: {
+            x,
+            y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat },
+            color: {
+              field: 'verdict',
+              type: 'nominal',
+              title: 'verdict',
+              scale: { domain: VERDICTS, range: VERDICT_COLORS },
             },
-          ]
-        : []),
-    ],
-  }));
+            shape: {
+              field: 'verdict',
+              type: 'nominal',
+              title: 'verdict',
+              scale: { domain: VERDICTS, range: VERDICT_SHAPES },
+            },
+            tooltip: [
+              { field: 'factor', title: f.name },
+              { field: 'value', type: 'quantitative', title: m.name },
+              { field: 'low', type: 'quantitative', title: '95% CI low' },
+              { field: 'high', type: 'quantitative', title: '95% CI high' },
+              { field: 'runs', type: 'quantitative', title: 'valid runs' },
+              { field: 'verdict', type: 'nominal' },
+            ],
+          },
+        },
+        ...(f.reference !== undefined && axis.type === 'quantitative'
+          ? [
+              {
+                data: { values: [{ x: axis.at(f.reference), label: 'reference' }] },
+                mark: { type: 'rule', strokeDash: [4, 3], color: '#000000' },
+                encoding: { x: { field: 'x', type: 'quantitative' } },
+              },
+            ]
+          : []),
+      ],
+    };
+  });
+  const omitted = t.figures.filter((m) => !figures.includes(m)).map((m) => m.name);
   return {
     id: `sweep-${slug(f.name)}`,
     title,
-    caption: `${t.figures.map((m) => m.name).join(', ')} against ${f.name} (${rows.length} points${f.reference !== undefined ? `, reference ${f.reference}` : ''}); each point coloured and shaped by its verdict.`,
+    caption:
+      `${figures.map((m) => m.name).join(', ')} against ${f.name} (${rows.length} points${f.reference !== undefined ? `, reference ${f.reference}` : ''}); each point the mean over its valid runs, with its 95% confidence interval (t distribution) where it has several, coloured and shaped by its verdict.` +
+      (omitted.length ? ` Not drawn, measured at no point: ${omitted.join(', ')}.` : ''),
     data,
-    series: t.figures.map((m) => m.name),
-    spec: document(title, { data: { values: data }, vconcat: panels }),
+    series: figures.map((m) => m.name),
+    spec: document(title, { data: { values: data }, ...panelsLayout(panels) }),
   };
 }
 
@@ -171,10 +296,8 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     };
   });
   const data = [...cells, ...marks];
-  const sortOf = (vals: (string | number)[]) =>
-    vals.every((v) => typeof v === 'number')
-      ? [...new Set(vals)].sort((a, b) => (a as number) - (b as number))
-      : [...new Set(vals)];
+  // Numerically where the levels read as numbers ("20% capacity" < "100% capacity").
+  const sortOf = (vals: (string | number)[]) => sortedLevels(vals);
   const defined = (v: Row[string] | undefined): v is string | number => v !== undefined && v !== null;
   const xs = sortOf(data.map((r) => r['x']).filter(defined));
   const ys = sortOf(data.map((r) => r['y']).filter(defined)).reverse();
@@ -266,22 +389,48 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
   };
 }
 
+/**
+ * A two-factor grid's interaction plots, one per figure of merit: the first factor on x,
+ * one line per level of the second, each point the mean over the cell's valid runs with
+ * its 95% CI. Parallel lines: the factors act apart; lines that cross or fan: they interact.
+ */
 function gridLines(t: SweepTable): Figure[] {
   const [fx, fy] = [t.factors[0]!, t.factors[1]!];
-  return t.figures.map((m) => {
-    const data: Row[] = t.rows.map((r) => ({
-      x: r.factors[fx.name] ?? null,
-      group: `${fy.name} ${r.factors[fy.name] ?? '?'}`,
-      value: r.figures[m.name] ?? null,
-      verdict: r.verdict,
-    }));
-    const groups = [...new Set(data.map((d) => String(d.group)))];
-    const xType = fieldType(t.rows.map((r) => r.factors[fx.name]));
-    const title = `${m.name} against ${fx.name}, by ${fy.name}`;
+  const axis = factorAxis(
+    fx,
+    t.rows.map((r) => r.factors[fx.name]),
+  );
+  const groupsOrder = sortedLevels(t.rows.map((r) => r.factors[fy.name])).map((v) => `${fy.name} ${v}`);
+  return measuredFigures(t, t.rows).map((m) => {
+    const data: Row[] = t.rows.map((r) => {
+      const st = pointStat(r, m.name);
+      const v = r.factors[fx.name];
+      return {
+        factor: v ?? null,
+        x: v === undefined ? null : axis.at(v),
+        group: `${fy.name} ${r.factors[fy.name] ?? '?'}`,
+        value: st.value,
+        low: st.low,
+        high: st.high,
+        runs: st.n,
+        verdict: r.verdict,
+      };
+    });
+    const groups = groupsOrder.filter((g) => data.some((d) => d['group'] === g));
+    const title = `Interaction: ${m.name} against ${fx.name}, by ${fy.name}`;
+    const yTitle = axisTitle(m.name, m.unit);
+    const yFlat = flatDomain(data);
+    const x = {
+      field: 'x',
+      type: axis.type,
+      title: axis.title,
+      ...xScale(axis),
+    };
+    const color = { field: 'group', type: 'nominal', title: null, sort: groups };
     return {
-      id: `sweep-${slug(m.name)}`,
+      id: `sweep-interaction-${slug(m.name)}`,
       title,
-      caption: `${m.name} against ${fx.name}, one line per value of ${fy.name}; points shaped by verdict.`,
+      caption: `Interaction plot: ${m.name} against ${fx.name}, one line per level of ${fy.name}; each point the mean over the combination's valid runs with its 95% confidence interval (t distribution) where it has several, shaped by verdict. Parallel lines: the two factors act independently; lines that converge, diverge or cross: they interact.`,
       data,
       series: groups,
       spec: document(title, {
@@ -290,18 +439,15 @@ function gridLines(t: SweepTable): Figure[] {
           {
             mark: { type: 'line', strokeWidth: 1.4 },
             params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
-            encoding: {
-              x: { field: 'x', type: xType, title: axisTitle(fx.name, fx.unit) },
-              y: { field: 'value', type: 'quantitative', title: axisTitle(m.name, m.unit) },
-              color: { field: 'group', type: 'nominal', title: null, sort: groups },
-            },
+            encoding: { x, y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat }, color },
           },
+          ...(hasCi(data) ? [errorBars(x, yTitle, color)] : []),
           {
             mark: { type: 'point', filled: true, size: 50 },
             encoding: {
-              x: { field: 'x', type: xType, title: axisTitle(fx.name, fx.unit) },
-              y: { field: 'value', type: 'quantitative', title: axisTitle(m.name, m.unit) },
-              color: { field: 'group', type: 'nominal', title: null, sort: groups },
+              x,
+              y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat },
+              color,
               shape: {
                 field: 'verdict',
                 type: 'nominal',
@@ -309,15 +455,94 @@ function gridLines(t: SweepTable): Figure[] {
                 scale: { domain: VERDICTS, range: VERDICT_SHAPES },
               },
               tooltip: [
-                { field: 'x', title: fx.name },
+                { field: 'factor', title: fx.name },
                 { field: 'group' },
                 { field: 'value', type: 'quantitative', title: m.name },
+                { field: 'low', type: 'quantitative', title: '95% CI low' },
+                { field: 'high', type: 'quantitative', title: '95% CI high' },
+                { field: 'runs', type: 'quantitative', title: 'valid runs' },
                 { field: 'verdict' },
               ],
             },
           },
         ],
       }),
+    };
+  });
+}
+
+/**
+ * A two-factor grid's main-effect plots, one per figure of merit: for each factor, the
+ * mean over every valid run at each of its levels (the other factor's levels pooled),
+ * with its 95% CI.
+ */
+function mainEffects(t: SweepTable): Figure[] {
+  const factors = t.factors.slice(0, 2);
+  return measuredFigures(t, t.rows).map((m) => {
+    const data: Row[] = [];
+    for (const f of factors) {
+      const axis = factorAxis(
+        f,
+        t.rows.map((r) => r.factors[f.name]),
+      );
+      for (const level of sortedLevels(t.rows.map((r) => r.factors[f.name]))) {
+        const at = t.rows.filter((r) => r.factors[f.name] === level);
+        const values = at.flatMap((r) => r.perRun?.[m.name] ?? [r.figures[m.name] ?? null]);
+        const d = distribution(values);
+        data.push({
+          factor: f.name,
+          level,
+          x: axis.at(level),
+          value: d.mean,
+          low: d.ci95 && at.every((r) => r.perRun) ? rounded(d.ci95[0]) : null,
+          high: d.ci95 && at.every((r) => r.perRun) ? rounded(d.ci95[1]) : null,
+          runs: d.count,
+        });
+      }
+    }
+    const yTitle = axisTitle(m.name, m.unit);
+    const yFlat = flatDomain(data);
+    const title = `Main effects on ${m.name}`;
+    const panels = factors.map((f) => {
+      const axis = factorAxis(
+        f,
+        t.rows.map((r) => r.factors[f.name]),
+      );
+      const x = {
+        field: 'x',
+        type: axis.type,
+        title: axis.title,
+        ...xScale(axis),
+      };
+      return {
+        transform: [{ filter: { field: 'factor', equal: f.name } }],
+        width: 160,
+        layer: [
+          {
+            mark: { type: 'line', color: '#555555', strokeWidth: 1.2, point: { filled: true, size: 50 } },
+            encoding: {
+              x,
+              y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat },
+              tooltip: [
+                { field: 'level', title: f.name },
+                { field: 'value', type: 'quantitative', title: m.name },
+                { field: 'low', type: 'quantitative', title: '95% CI low' },
+                { field: 'high', type: 'quantitative', title: '95% CI high' },
+                { field: 'runs', type: 'quantitative', title: 'valid runs' },
+              ],
+            },
+          },
+          ...(hasCi(data.filter((r) => r['factor'] === f.name)) ? [errorBars(x, yTitle)] : []),
+        ],
+      };
+    });
+    return {
+      id: `sweep-main-${slug(m.name)}`,
+      title,
+      caption: `Main effects on ${m.name}: for ${factors.map((f) => f.name).join(' and ')}, the mean over every valid run at each level (the other factor's levels pooled), with its 95% confidence interval (t distribution).`,
+      data,
+      series: factors.map((f) => f.name),
+      spec: document(title, { data: { values: data }, hconcat: panels, resolve: { scale: { y: 'shared' } } }),
     };
   });
 }
