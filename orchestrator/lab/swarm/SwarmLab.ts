@@ -20,7 +20,7 @@ import {
 } from '../docker/engine.js';
 import { parseEnvFile } from '../docker/images.js';
 import { replicaOfService } from '../docker/replicas.js';
-import { dependenciesFirst, readCompose, stackFile, type Placement } from './stack.js';
+import { dependenciesFirst, GENERATED_FILES, readCompose, stackFile, type Placement } from './stack.js';
 import {
   nodeEngine,
   taskEndpoints,
@@ -207,11 +207,20 @@ export function stackEnv(envFile: string | undefined): Record<string, string | u
   return { ...(envFile ? parseEnvFile(readFileSync(envFile, 'utf8')) : {}), ...process.env };
 }
 
-/** `docker stack deploy` of the generated file (written to a temporary file, removed once read). */
+/** `docker stack deploy` of the generated file and the files generated with it (written to a temporary folder, removed once read). */
 export async function deployStack(stack: string, doc: Record<string, unknown>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'metabench-stack-'));
   const file = join(dir, 'stack.json');
-  writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+  const { [GENERATED_FILES]: generated, ...rest } = doc;
+  const files = (generated ?? {}) as Record<string, string>;
+  const configs = Object.fromEntries(
+    Object.entries((rest.configs ?? {}) as Record<string, { file?: string }>).map(([k, c]) => [
+      k,
+      c.file !== undefined && c.file in files ? { ...c, file: join(dir, c.file) } : c,
+    ]),
+  );
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  writeFileSync(file, `${JSON.stringify(rest.configs ? { ...rest, configs } : rest, null, 2)}\n`);
   try {
     // Images are never resolved against a registry: they are the locally built ones (docs/lab.md).
     await docker(['stack', 'deploy', '--resolve-image', 'never', '-c', file, stack]);
