@@ -19,7 +19,10 @@ import {
   type ServiceContainer,
 } from '../docker/engine.js';
 import { parseEnvFile } from '../docker/images.js';
-import { replicaOfService } from '../docker/replicas.js';
+import { replicaOfService, servicesOf } from '../docker/replicas.js';
+import type { Clock } from '../../../foundation/clock.js';
+import type { Target } from '../Lab.js';
+import { TaskWatch } from './taskWatch.js';
 import { dependenciesFirst, GENERATED_FILES, readCompose, stackFile, type Placement } from './stack.js';
 import {
   nodeEngine,
@@ -49,6 +52,8 @@ export class SwarmLab extends DockerLab {
   private readonly endpoints = new Map<string, TaskEndpoint>();
   private readonly engines = new Map<string, EngineAddress>();
   private readonly clients = new Map<string, Docker>();
+  /** Services a trigger of the run killed or stopped (`halted`), or started again since the last poll (`started`). */
+  private readonly acting = new Map<string, 'halted' | 'started'>();
 
   constructor(private readonly swarm: SwarmLabConfig) {
     super(swarm);
@@ -146,6 +151,60 @@ export class SwarmLab extends DockerLab {
       }
       if (pending.size > 0) await new Promise((r) => setTimeout(r, 500));
     }
+  }
+
+  override async kill(t: Target): Promise<void> {
+    for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'halted');
+    await super.kill(t);
+  }
+
+  override async stop(t: Target): Promise<void> {
+    for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'halted');
+    await super.stop(t);
+  }
+
+  override async start(t: Target): Promise<void> {
+    await super.start(t);
+    for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'started');
+  }
+
+  /**
+   * Polls the stack's tasks every `everyMs` and notes what changed unasked (taskWatch.ts),
+   * until stopped. Every 2 s, not faster: each poll is three Engine API calls, and a busy
+   * dockerd on a 2-core machine makes the load generator late.
+   */
+  watchTasks(clock: Clock, note: (event: object) => void, everyMs = 2000): { stop(): Promise<void> } {
+    const watch = new TaskWatch(this.stack);
+    let polling: Promise<void> = Promise.resolve();
+    let stopped = false;
+    const poll = async (): Promise<void> => {
+      const list = await swarmState(this.docker, this.stack);
+      const atMs = Math.round(clock.now());
+      for (const c of watch.step(list, atMs, (s) => this.acting.has(s))) {
+        note(c);
+        this.note(`swarm task ${c.change}: ${c.service} task ${c.task} ${c.state} (desired ${c.desired})`);
+      }
+      for (const [s, a] of this.acting) if (a === 'started') this.acting.delete(s);
+    };
+    // One poll at a time, the next everyMs after the previous one ends: a slow engine is not piled on.
+    let timer: NodeJS.Timeout | undefined;
+    const loop = (): void => {
+      polling = poll()
+        .catch((err: unknown) => this.note(`swarm task poll failed: ${(err as Error).message}`))
+        .then(() => {
+          if (!stopped) timer = setTimeout(loop, everyMs);
+        });
+    };
+    loop();
+    return {
+      stop: async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await polling;
+        // A last look: what happened since the previous poll.
+        await poll().catch(() => undefined);
+      },
+    };
   }
 
   private client(engine: EngineAddress): Docker {
