@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { readEvents } from '../../bench/record/eventLog.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
 import { dockerClient, inspectContainer } from '../../orchestrator/lab/docker/engine.js';
@@ -18,7 +19,8 @@ import { runCli, startCli, tempDir } from '../helpers/cli.js';
 // builds them; this test builds none): lab up with two api replicas, each reached at the
 // address task discovery gives; a pause of api[1] left applied by an orchestrator killed with
 // SIGKILL, undone by `lab reset`; the stack's Prometheus finding each api task itself (one
-// series per replica and task, after lab up, during a run and after it); the retry storm at --scale 0.2 (metastable, as on the local
+// series per replica and task, after lab up, during a run and after it); a task swarm
+// replaces during a run in its events.ndjson; the retry storm at --scale 0.2 (metastable, as on the local
 // runtime); lab down leaving nothing of the stack. The test initialises the swarm when
 // the engine is in none, and leaves it at the end; skipped, with the reason, where no engine
 // answers or the images are not there.
@@ -185,6 +187,48 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     );
     assert.equal((await inspectContainer(docker, paused)).state, 'running');
     t.diagnostic(`pause undone after ${since()}`);
+
+    // Swarm replacing a task while a run goes on (a forced update of Prometheus, which no
+    // trigger touches) is in the run's events; the run's own pause of api1 is not.
+    const watched = join(tempDir('swarm-watch'), 'out');
+    const before = (await apiContainer('api1')).task;
+    const watchRun = startCli(
+      [
+        'run',
+        'test/fixtures/experiments/replicas-pause.yaml',
+        '--set',
+        'schedule.observe=20s',
+        '--out',
+        watched,
+        '--quiet',
+        ...common,
+      ],
+      env,
+    );
+    // Once the run's fresh api tasks run, its clock starts within seconds; its load lasts 35 s.
+    const fresh = Date.now() + 240_000;
+    while ((await apiContainer('api1').catch(() => undefined))?.task === before && Date.now() < fresh)
+      await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 8000));
+    const update = spawnSync('docker', ['service', 'update', '--force', '--detach', `${STACK}_prometheus`], {
+      encoding: 'utf8',
+    });
+    assert.equal(update.status, 0, update.stderr);
+    const watchedRun = await watchRun.done;
+    assert.equal(watchedRun.code, 0, watchedRun.stderr);
+    const taskEvents = readEvents(join(watched, 'run-1')).filter((e) => e.e === 'swarm-task');
+    assert.deepEqual(
+      taskEvents.map((e) => [e.service, e.change]).sort(),
+      [
+        ['prometheus', 'left-running'],
+        ['prometheus', 'new'],
+      ],
+      JSON.stringify(taskEvents),
+    );
+    const replaced = taskEvents.find((e) => e.change === 'left-running')!;
+    assert.equal(replaced.desired, 'shutdown');
+    assert.equal(taskEvents.find((e) => e.change === 'new')!.replaces, replaced.task);
+    t.diagnostic(`swarm task replacement recorded after ${since()}`);
 
     // The retry storm, as docker-lab.test.ts runs it (two workers: the same storm at a quarter
     // of the requests), on fresh api tasks the run deploys (one replica: the run removes api1).
