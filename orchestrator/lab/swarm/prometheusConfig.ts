@@ -34,7 +34,7 @@ export function swarmApiJob(stack: string): Job {
       {
         host: `unix://${ENGINE_SOCKET}`,
         role: 'tasks',
-        // The api's port on the task's own address (the overlay network), not the node's published one.
+        // For a task without published ports; the lab's api publishes one (relabelled below).
         port: 8080,
         refresh_interval: DISCOVERY_INTERVAL,
         filters: [{ name: 'label', values: [`com.docker.stack.namespace=${stack}`] }],
@@ -48,6 +48,14 @@ export function swarmApiJob(stack: string): Job {
       // Its address on the stack's network, where Prometheus reaches it; a node address with a
       // host-mode port is the node's own loopback on a one-node swarm, out of the container's reach.
       { source_labels: ['__meta_dockerswarm_network_name'], regex: `${s}_default`, action: 'keep' },
+      // Discovery pairs that address with the service's published port (api<i>'s is
+      // METABENCH_API_PORT + i); in the container the api listens on 8080.
+      {
+        source_labels: ['__address__'],
+        regex: '(.+):[0-9]+',
+        target_label: '__address__',
+        replacement: '$1:8080',
+      },
       { target_label: 'component', replacement: 'api' },
       // Replica i is service api<i>; replica 0 is service api.
       {

@@ -282,7 +282,8 @@ test('stack file: Prometheus discovers the stack’s api tasks from the engine a
   // What the relabelling makes of the targets discovery gives (labels as Prometheus names them).
   const target = (service: string, o: Record<string, string> = {}) =>
     relabel(api, {
-      __address__: '10.0.1.7:8080',
+      // The task's address on the stack's network, with the port the service publishes (as discovery gives it).
+      __address__: '10.0.1.7:19381',
       __meta_dockerswarm_service_name: service,
       __meta_dockerswarm_task_id: 't1',
       __meta_dockerswarm_task_desired_state: 'running',
