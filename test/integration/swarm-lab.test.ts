@@ -215,7 +215,13 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     });
     assert.equal(update.status, 0, update.stderr);
     const watchedRun = await watchRun.done;
-    assert.equal(watchedRun.code, 0, watchedRun.stderr);
+    // Its subject is the event log, not the run's figures: a Prometheus restarting during the
+    // run takes CPU from the generator on this 2-core machine, which may make the run unusable
+    // (exit 11, its results written all the same).
+    assert.ok(
+      watchedRun.code === 0 || watchedRun.code === 11,
+      `exit ${watchedRun.code}: ${watchedRun.stderr}`,
+    );
     const taskEvents = readEvents(join(watched, 'run-1')).filter((e) => e.e === 'swarm-task');
     assert.deepEqual(
       taskEvents.map((e) => [e.service, e.change]).sort(),
