@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readEvents } from '../../bench/record/eventLog.js';
@@ -191,7 +191,6 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     // Swarm replacing a task while a run goes on (a forced update of Prometheus, which no
     // trigger touches) is in the run's events; the run's own pause of api1 is not.
     const watched = join(tempDir('swarm-watch'), 'out');
-    const before = (await apiContainer('api1')).task;
     const watchRun = startCli(
       [
         'run',
@@ -205,11 +204,11 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
       ],
       env,
     );
-    // Once the run's fresh api tasks run, its clock starts within seconds; its load lasts 35 s.
-    const fresh = Date.now() + 240_000;
-    while ((await apiContainer('api1').catch(() => undefined))?.task === before && Date.now() < fresh)
-      await new Promise((r) => setTimeout(r, 500));
-    await new Promise((r) => setTimeout(r, 8000));
+    // manifest.json is written once the lab is up, as the run's clock starts; its load lasts 35 s.
+    const started = Date.now() + 240_000;
+    while (!existsSync(join(watched, 'run-1', 'manifest.json')) && Date.now() < started)
+      await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 5000));
     const update = spawnSync('docker', ['service', 'update', '--force', '--detach', `${STACK}_prometheus`], {
       encoding: 'utf8',
     });
