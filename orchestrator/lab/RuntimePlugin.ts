@@ -48,6 +48,11 @@ export interface RunRuntime {
   readonly liveStatus: boolean;
   /** Facts for manifest.json beyond the lab's topology. */
   readonly manifest?: Record<string, unknown>;
+  /**
+   * Changes in the lab the run did not ask for, each written to the event log as it is seen
+   * (`note`), from the clock's start until the faults are undone (a swarm replacing a task).
+   */
+  watch?(clock: Clock, note: (event: object) => void): { stop(): Promise<void> };
 }
 
 /** What building a lab needs beyond the experiment: its seed, where its log goes, who journals its processes. */

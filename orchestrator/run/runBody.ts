@@ -88,6 +88,7 @@ export async function runBody(
   let events: EventSink | undefined;
   let scraper: ServerSource | undefined;
   let procSampler: ReturnType<typeof rt.procSampler>;
+  let watch: { stop(): Promise<void> } | undefined;
   let procs: Record<string, (number | null)[]> | undefined;
   let server: ServerSeries | null;
   let transport: Transport | undefined;
@@ -117,6 +118,7 @@ export async function runBody(
     scraper.start();
     procSampler = rt.procSampler(clk);
     procSampler?.start();
+    watch = rt.watch?.(clk, (e) => rec.note(e));
 
     // The status line, once a second.
     const tick = (n: number): void => {
@@ -165,6 +167,8 @@ export async function runBody(
         failure ??= err;
       });
     } finally {
+      // After the undo: a change a fault's undo could not explain is still seen.
+      await watch?.stop().catch(() => undefined);
       server = scraper ? await scraper.stop() : null;
       procs = await procSampler?.stop();
       await transport?.close().catch(() => undefined);

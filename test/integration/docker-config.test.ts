@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { isBenchError } from '../../foundation/errors.js';
 import { runCompose } from '../../orchestrator/lab/docker/compose.js';
 import { readApiService, replicaOverride } from '../../orchestrator/lab/docker/replicas.js';
+import { GENERATED_FILES, readCompose, stackFile } from '../../orchestrator/lab/swarm/stack.js';
 import { REPO } from '../helpers/cli.js';
 
 // The lab's configuration files as their own tools read them, where those tools are installed.
@@ -130,6 +131,28 @@ test('promtool check config accepts prometheus/prometheus.yml', (t) => {
   });
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
   assert.match(r.stdout, /SUCCESS/);
+});
+
+test('promtool check config accepts the swarm stack’s generated Prometheus configuration (task discovery)', (t) => {
+  if (!has('promtool', ['--version'])) {
+    t.skip('promtool is not installed (Debian: apt-get install prometheus)');
+    return;
+  }
+  const doc = stackFile(readCompose(join(REPO, 'docker-compose.yml')), {
+    stack: 'metabench',
+    replicas: 2,
+    env: {},
+    observers: true,
+  });
+  const files = Object.values(doc[GENERATED_FILES] as Record<string, string>);
+  assert.equal(files.length, 1);
+  const file = join(mkdtempSync(join(tmpdir(), 'metabench-prom-')), 'prometheus.yml');
+  writeFileSync(file, files[0]!);
+  // promtool refuses a discovery its build left out: Debian's leaves some out, not this one.
+  const r = spawnSync('promtool', ['check', 'config', file], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  assert.match(r.stdout, /SUCCESS/);
+  assert.match(files[0]!, /dockerswarm_sd_configs/);
 });
 
 test('a failed compose command reports its whole error text, not a cut of it', async (t) => {

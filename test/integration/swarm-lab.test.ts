@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { readEvents } from '../../bench/record/eventLog.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
 import { dockerClient, inspectContainer } from '../../orchestrator/lab/docker/engine.js';
@@ -17,7 +18,9 @@ import { runCli, startCli, tempDir } from '../helpers/cli.js';
 // scripts/build-offline-images.sh built (docker-lab.test.ts, which sorts before this file,
 // builds them; this test builds none): lab up with two api replicas, each reached at the
 // address task discovery gives; a pause of api[1] left applied by an orchestrator killed with
-// SIGKILL, undone by `lab reset`; the retry storm at --scale 0.2 (metastable, as on the local
+// SIGKILL, undone by `lab reset`; the stack's Prometheus finding each api task itself (one
+// series per replica and task, after lab up, during a run and after it); a task swarm
+// replaces during a run in its events.ndjson; the retry storm at --scale 0.2 (metastable, as on the local
 // runtime); lab down leaving nothing of the stack. The test initialises the swarm when
 // the engine is in none, and leaves it at the end; skipped, with the reason, where no engine
 // answers or the images are not there.
@@ -51,12 +54,39 @@ async function twoFreePorts(): Promise<number> {
   }
 }
 
-const apiContainer = async (service: string): Promise<{ id: string; url: string }> => {
+const apiContainer = async (service: string): Promise<{ id: string; url: string; task: string }> => {
   const { services, tasks, nodes } = await swarmState(docker, STACK);
   const ep = taskEndpoints(STACK, services, tasks, nodes).get(service);
   assert.ok(ep, `${service} has a running task`);
-  return { id: ep.container, url: `http://${ep.ports['8080/tcp']}` };
+  return { id: ep.container, url: `http://${ep.ports['8080/tcp']}`, task: ep.task };
 };
+
+type Series = { metric: Record<string, string>; value: [number, string] };
+
+/** An instant query of the stack's Prometheus. */
+async function promQuery(port: string, query: string): Promise<Series[]> {
+  const r = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(query)}`);
+  assert.equal(r.status, 200, await r.clone().text());
+  return ((await r.json()) as { data: { result: Series[] } }).data.result;
+}
+
+/**
+ * The api series Prometheus has for each of `tasks` (service → task id), once it has one
+ * per task: its discovery lists tasks every 5 s and scrapes every second. The series are
+ * api_requests_received_total's highest value in the last 10 minutes, so a task paused
+ * or gone since still has its series.
+ */
+async function apiSeries(port: string, tasks: Record<string, string>): Promise<Series[]> {
+  const query = `max_over_time(api_requests_received_total{component="api"}[10m])`;
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const got = (await promQuery(port, query)).filter((x) =>
+      Object.values(tasks).includes(x.metric.task ?? ''),
+    );
+    if (got.length === Object.keys(tasks).length || Date.now() > until) return got;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
 
 test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKILL, the retry storm, lab down', async (t) => {
   const why = await whyNot();
@@ -80,6 +110,7 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
   for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS'])
     env[`METABENCH_${s}_PORT`] = String(await freePort('0.0.0.0'));
   env.METABENCH_API_PORT = String(await twoFreePorts());
+  const promPort = env.METABENCH_PROMETHEUS_PORT!;
   const common = ['--runtime', 'swarm', '--project', STACK, '--env-file', ENV_FILE];
   try {
     // lab up: both replicas' tasks answer at the node address and port task discovery finds.
@@ -93,6 +124,20 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
       assert.equal((await fetch(`${url}/health`)).status, 200);
     }
     t.diagnostic(`lab up done after ${since()}`);
+
+    // Prometheus found both api tasks itself (discovery from the engine): one series each,
+    // labelled with its replica, its task and its node.
+    const upTasks = { api: (await apiContainer('api')).task, api1: (await apiContainer('api1')).task };
+    const upSeries = await apiSeries(promPort, upTasks);
+    assert.deepEqual(
+      upSeries.map((x) => [x.metric.replica, x.metric.task, x.metric.job]).sort(),
+      [
+        ['0', upTasks.api, 'api'],
+        ['1', upTasks.api1, 'api'],
+      ],
+      JSON.stringify(upSeries),
+    );
+    for (const x of upSeries) assert.ok(x.metric.node, `a node label: ${JSON.stringify(x.metric)}`);
 
     // A pause of api[1] left applied by an orchestrator killed with SIGKILL: lab reset resumes it.
     const run = startCli(
@@ -115,8 +160,20 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
       if (c && (await inspectContainer(docker, c.id)).state === 'paused') paused = c.id;
       else await new Promise((r) => setTimeout(r, 500));
     }
+    // The run's fresh tasks, both scraped (their series hold the run's requests) before the orchestrator goes.
+    const runTasks = { api: (await apiContainer('api')).task, api1: (await apiContainer('api1')).task };
+    const runSeries = await apiSeries(promPort, runTasks);
     run.child.kill('SIGKILL');
     await run.done;
+    assert.notEqual(runTasks.api, upTasks.api, 'a run deploys fresh api tasks');
+    assert.deepEqual(
+      runSeries.map((x) => [x.metric.replica, x.metric.task]).sort(),
+      [
+        ['0', runTasks.api],
+        ['1', runTasks.api1],
+      ],
+      JSON.stringify(runSeries),
+    );
     assert.ok(
       paused,
       `api1 was never paused: ${run.stderrSoFar()}; ${spawnSync('docker', ['stack', 'ps', STACK, '--no-trunc'], { encoding: 'utf8' }).stdout}`,
@@ -130,6 +187,53 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     );
     assert.equal((await inspectContainer(docker, paused)).state, 'running');
     t.diagnostic(`pause undone after ${since()}`);
+
+    // Swarm replacing a task while a run goes on (a forced update of Prometheus, which no
+    // trigger touches) is in the run's events; the run's own pause of api1 is not.
+    const watched = join(tempDir('swarm-watch'), 'out');
+    const watchRun = startCli(
+      [
+        'run',
+        'test/fixtures/experiments/replicas-pause.yaml',
+        '--set',
+        'schedule.observe=20s',
+        '--out',
+        watched,
+        '--quiet',
+        ...common,
+      ],
+      env,
+    );
+    // manifest.json is written once the lab is up, as the run's clock starts; its load lasts 35 s.
+    const started = Date.now() + 240_000;
+    while (!existsSync(join(watched, 'run-1', 'manifest.json')) && Date.now() < started)
+      await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 5000));
+    const update = spawnSync('docker', ['service', 'update', '--force', '--detach', `${STACK}_prometheus`], {
+      encoding: 'utf8',
+    });
+    assert.equal(update.status, 0, update.stderr);
+    const watchedRun = await watchRun.done;
+    // Its subject is the event log, not the run's figures: a Prometheus restarting during the
+    // run takes CPU from the generator on this 2-core machine, which may make the run unusable
+    // (exit 11, its results written all the same).
+    assert.ok(
+      watchedRun.code === 0 || watchedRun.code === 11,
+      `exit ${watchedRun.code}: ${watchedRun.stderr}`,
+    );
+    const taskEvents = readEvents(join(watched, 'run-1')).filter((e) => e.e === 'swarm-task');
+    assert.deepEqual(
+      taskEvents.map((e) => [e.service, e.change]).sort(),
+      [
+        ['prometheus', 'left-running'],
+        ['prometheus', 'new'],
+      ],
+      JSON.stringify(taskEvents),
+    );
+    const replaced = taskEvents.find((e) => e.change === 'left-running')!;
+    assert.equal(replaced.desired, 'shutdown');
+    assert.equal(taskEvents.find((e) => e.change === 'new')!.replaces, replaced.task);
+    t.diagnostic(`swarm task replacement recorded after ${since()}`);
 
     // The retry storm, as docker-lab.test.ts runs it (two workers: the same storm at a quarter
     // of the requests), on fresh api tasks the run deploys (one replica: the run removes api1).
@@ -164,11 +268,21 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     assert.equal(s.metastable, true, `verdict: ${s.recoveryReason}`);
     const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
       runtime: string;
-      topology: { components: { name: string; config: { stack?: string; tasks?: { node?: string }[] } }[] };
+      topology: {
+        components: {
+          name: string;
+          config: { stack?: string; tasks?: { node?: string; task?: string }[] };
+        }[];
+      };
     };
     assert.equal(manifest.runtime, 'swarm');
     assert.equal(manifest.topology.components[0]!.config.stack, STACK);
     assert.equal(manifest.topology.components[0]!.config.tasks?.length, 1);
+    // The storm's api task, scraped by Prometheus under its replica and task: the requests it received.
+    const stormTask = manifest.topology.components[0]!.config.tasks![0]!.task!;
+    const [storm0] = await apiSeries(promPort, { api: stormTask });
+    assert.equal(storm0?.metric.replica, '0', JSON.stringify(storm0));
+    assert.ok(Number(storm0.value[1]) > 100, `requests received by the storm's task: ${storm0.value[1]}`);
     t.diagnostic(`retry storm done after ${since()}`);
 
     // lab down: no service, container, network, config or volume of the stack is left.

@@ -45,7 +45,7 @@ test('the override adds api1…api(N-1): a copy of api with its own flags and po
     assert.deepEqual(s.depends_on, api.depends_on);
   }
   // The health check came through the compose file's merge key (`<<: *health`).
-  assert.equal((o.services.api1!.healthcheck as { interval?: string }).interval, '2s');
+  assert.equal((o.services.api1!.healthcheck as { interval?: string }).interval, '10s');
 });
 
 test('flags are taken literally, never as replacement patterns', () => {

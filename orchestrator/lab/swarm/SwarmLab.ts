@@ -19,8 +19,11 @@ import {
   type ServiceContainer,
 } from '../docker/engine.js';
 import { parseEnvFile } from '../docker/images.js';
-import { replicaOfService } from '../docker/replicas.js';
-import { dependenciesFirst, readCompose, stackFile, type Placement } from './stack.js';
+import { replicaOfService, servicesOf } from '../docker/replicas.js';
+import type { Clock } from '../../../foundation/clock.js';
+import type { Target } from '../Lab.js';
+import { TaskWatch } from './taskWatch.js';
+import { dependenciesFirst, GENERATED_FILES, readCompose, stackFile, type Placement } from './stack.js';
 import {
   nodeEngine,
   taskEndpoints,
@@ -49,6 +52,8 @@ export class SwarmLab extends DockerLab {
   private readonly endpoints = new Map<string, TaskEndpoint>();
   private readonly engines = new Map<string, EngineAddress>();
   private readonly clients = new Map<string, Docker>();
+  /** Services a trigger of the run killed or stopped (`halted`), or started again since the last poll (`started`). */
+  private readonly acting = new Map<string, 'halted' | 'started'>();
 
   constructor(private readonly swarm: SwarmLabConfig) {
     super(swarm);
@@ -148,6 +153,60 @@ export class SwarmLab extends DockerLab {
     }
   }
 
+  override async kill(t: Target): Promise<void> {
+    for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'halted');
+    await super.kill(t);
+  }
+
+  override async stop(t: Target): Promise<void> {
+    for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'halted');
+    await super.stop(t);
+  }
+
+  override async start(t: Target): Promise<void> {
+    await super.start(t);
+    for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'started');
+  }
+
+  /**
+   * Polls the stack's tasks every `everyMs` and notes what changed unasked (taskWatch.ts),
+   * until stopped. Every 2 s, not faster: each poll is three Engine API calls, and a busy
+   * dockerd on a 2-core machine makes the load generator late.
+   */
+  watchTasks(clock: Clock, note: (event: object) => void, everyMs = 2000): { stop(): Promise<void> } {
+    const watch = new TaskWatch(this.stack);
+    let polling: Promise<void> = Promise.resolve();
+    let stopped = false;
+    const poll = async (): Promise<void> => {
+      const list = await swarmState(this.docker, this.stack);
+      const atMs = Math.round(clock.now());
+      for (const c of watch.step(list, atMs, (s) => this.acting.has(s))) {
+        note(c);
+        this.note(`swarm task ${c.change}: ${c.service} task ${c.task} ${c.state} (desired ${c.desired})`);
+      }
+      for (const [s, a] of this.acting) if (a === 'started') this.acting.delete(s);
+    };
+    // One poll at a time, the next everyMs after the previous one ends: a slow engine is not piled on.
+    let timer: NodeJS.Timeout | undefined;
+    const loop = (): void => {
+      polling = poll()
+        .catch((err: unknown) => this.note(`swarm task poll failed: ${(err as Error).message}`))
+        .then(() => {
+          if (!stopped) timer = setTimeout(loop, everyMs);
+        });
+    };
+    loop();
+    return {
+      stop: async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await polling;
+        // A last look: what happened since the previous poll.
+        await poll().catch(() => undefined);
+      },
+    };
+  }
+
   private client(engine: EngineAddress): Docker {
     const key = engineUrl(engine);
     let c = this.clients.get(key);
@@ -207,11 +266,20 @@ export function stackEnv(envFile: string | undefined): Record<string, string | u
   return { ...(envFile ? parseEnvFile(readFileSync(envFile, 'utf8')) : {}), ...process.env };
 }
 
-/** `docker stack deploy` of the generated file (written to a temporary file, removed once read). */
+/** `docker stack deploy` of the generated file and the files generated with it (written to a temporary folder, removed once read). */
 export async function deployStack(stack: string, doc: Record<string, unknown>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'metabench-stack-'));
   const file = join(dir, 'stack.json');
-  writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+  const { [GENERATED_FILES]: generated, ...rest } = doc;
+  const files = (generated ?? {}) as Record<string, string>;
+  const configs = Object.fromEntries(
+    Object.entries((rest.configs ?? {}) as Record<string, { file?: string }>).map(([k, c]) => [
+      k,
+      c.file !== undefined && c.file in files ? { ...c, file: join(dir, c.file) } : c,
+    ]),
+  );
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  writeFileSync(file, `${JSON.stringify(rest.configs ? { ...rest, configs } : rest, null, 2)}\n`);
   try {
     // Images are never resolved against a registry: they are the locally built ones (docs/lab.md).
     await docker(['stack', 'deploy', '--resolve-image', 'never', '-c', file, stack]);

@@ -19,15 +19,19 @@ export const swarmRuntime: RuntimePlugin = {
       compose: o.docker ?? { project: DEFAULT_PROJECT },
       placement: e.lab.placement,
     }),
-  run: (plan, dir, o) =>
-    realRuntime(plan, () =>
+  run: (plan, dir, o) => {
+    const rt = realRuntime(plan, () =>
       swarmRuntime.lab!(plan.experiment, {
         seed: plan.seed,
         logFile: join(dir, 'lab.log'),
         ...(o.onProcessesChanged ? { onProcessesChanged: o.onProcessesChanged } : {}),
         ...(o.docker ? { docker: o.docker } : {}),
       }),
-    ),
+    );
+    // Tasks swarm replaces, or that stop running, while the run goes on: events.ndjson's swarm-task lines.
+    const lab = rt.lab as SwarmLab;
+    return { ...rt, watch: (clock, note) => lab.watchTasks(clock, note) };
+  },
   // The same images and the same Postgres: the same limits on replicas.
   refuse: refuseDockerReplicas,
 };

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { parse } from 'yaml';
 import { COMPOSE_FILE } from '../docker/compose.js';
 import { parseExperiment } from '../../spec/load.js';
 import {
   dependenciesFirst,
+  GENERATED_FILES,
   PLACEMENT_ROLES,
   readCompose,
   STACK_SERVICES,
@@ -13,7 +16,8 @@ import {
 } from './stack.js';
 
 // The stack file generated from the shipped docker-compose.yml (read for real; bind-mounted
-// files are read by a stand-in that returns their path, so config names are stable here).
+// files are read by a stand-in that returns their path, so config names are stable here,
+// except Prometheus's configuration, which the stack's is generated from).
 
 type Svc = Record<string, unknown> & {
   deploy: {
@@ -37,13 +41,16 @@ const base: StackOptions = {
   observers: true,
   generation: 'g1',
 };
+const standIn = (p: string): string =>
+  p.endsWith('/prometheus/prometheus.yml') ? readFileSync(p, 'utf8') : `content of ${p}`;
 const gen = (o: Partial<StackOptions> = {}) =>
-  stackFile(compose, { ...base, ...o }, (p) => `content of ${p}`) as {
+  stackFile(compose, { ...base, ...o }, standIn) as {
     version: string;
     services: Record<string, Svc>;
     configs: Record<string, { file: string; name: string }>;
     networks: unknown;
     volumes: Record<string, unknown>;
+    [GENERATED_FILES]?: Record<string, string>;
   };
 
 test('stack file: no option docker stack deploy refuses or ignores is left in any service', () => {
@@ -52,7 +59,10 @@ test('stack file: no option docker stack deploy refuses or ignores is left in an
     for (const k of SWARM_REJECTED) assert.ok(!(k in svc), `${name} has ${k}`);
     // Short-syntax ports (a host IP swarm ignores) and bind mounts (files absent on other nodes) are gone too.
     for (const p of svc.ports ?? []) assert.equal(typeof p, 'object', `${name} port ${String(p)}`);
-    for (const v of svc.volumes ?? []) assert.equal(v.type, 'volume', `${name} volume ${JSON.stringify(v)}`);
+    // (but the engine's socket, which Prometheus's discovery reads: a file every node has).
+    for (const v of svc.volumes ?? [])
+      if (!(name === 'prometheus' && v.target === '/var/run/docker.sock'))
+        assert.equal(v.type, 'volume', `${name} volume ${JSON.stringify(v)}`);
   }
   // What the compose file has that the stack drops is there to drop (the test sees the real file).
   const raw = compose.doc.services as Record<string, Record<string, unknown>>;
@@ -125,7 +135,11 @@ test('stack file: placement constraints land on the services of their role; the 
     assert.deepEqual(s.services[n]!.deploy.placement.constraints, ['node.role == manager']);
   const p = gen({ placement: { proxy: ['node.labels.p == 1'], observers: ['node.labels.o == 1'] } });
   assert.deepEqual(p.services.toxiproxy!.deploy.placement.constraints, ['node.labels.p == 1']);
-  assert.deepEqual(p.services.prometheus!.deploy.placement.constraints, ['node.labels.o == 1']);
+  // Prometheus's task discovery needs a manager's API: it stays on a manager, wherever else it is put.
+  assert.deepEqual(p.services.prometheus!.deploy.placement.constraints, [
+    'node.labels.o == 1',
+    'node.role == manager',
+  ]);
 });
 
 test('stack file: bind-mounted files become configs named by their content; data directories are the stack’s volumes', () => {
@@ -136,7 +150,9 @@ test('stack file: bind-mounted files become configs named by their content; data
   const c = s.configs['toxiproxy-json']!;
   assert.match(c.file, /\/toxiproxy\/toxiproxy\.json$/);
   assert.match(c.name, /^lab_toxiproxy-json_[0-9a-f]{12}$/);
-  const other = stackFile(compose, base, (p) => `changed ${p}`) as typeof s;
+  const other = stackFile(compose, base, (p) =>
+    p.endsWith('.yml') ? standIn(p) : `changed ${p}`,
+  ) as typeof s;
   assert.notEqual(other.configs['toxiproxy-json']!.name, c.name, 'a changed file is a new config');
   // The engine refuses config names over 64 characters: a long stack name is cut.
   const long = gen({ stack: 'metabench-swarm-e2e-with-a-much-longer-stack-name-than-usual' });
@@ -151,6 +167,7 @@ test('stack file: bind-mounted files become configs named by their content; data
   assert.deepEqual(s.services.redis!.volumes, [{ type: 'volume', source: 'redis-data', target: '/data' }]);
   assert.deepEqual(s.services.prometheus!.volumes, [
     { type: 'volume', source: 'prometheus-data', target: '/prometheus' },
+    { type: 'bind', source: '/var/run/docker.sock', target: '/var/run/docker.sock', read_only: true },
   ]);
   assert.deepEqual(Object.keys(s.volumes), ['redis-data', 'postgres-data', 'prometheus-data']);
   assert.equal(s.services.api!.volumes, undefined);
@@ -202,4 +219,95 @@ test('stack file: the first deploy has every service but the api replicas, with 
   for (const n of Object.keys(first.services)) assert.deepEqual(first.services[n], s.services[n]);
   assert.deepEqual(first.configs, s.configs);
   assert.deepEqual(first.networks, s.networks);
+});
+
+type Job = {
+  job_name: string;
+  static_configs?: { targets: string[] }[];
+  dockerswarm_sd_configs?: Record<string, unknown>[];
+  relabel_configs?: {
+    source_labels?: string[];
+    regex?: string;
+    action?: string;
+    target_label?: string;
+    replacement?: string;
+  }[];
+};
+
+/** Prometheus's relabelling of one target (the subset of its rules swarmApiJob uses): its labels, or undefined when dropped. */
+function relabel(job: Job, meta: Record<string, string>): Record<string, string> | undefined {
+  const l = { ...meta };
+  for (const r of job.relabel_configs ?? []) {
+    const value = (r.source_labels ?? []).map((n) => l[n] ?? '').join(';');
+    const m = new RegExp(`^(?:${r.regex ?? '(.*)'})$`).exec(value);
+    if ((r.action ?? 'replace') === 'keep') {
+      if (!m) return undefined;
+    } else if (m)
+      l[r.target_label!] = (r.replacement ?? '$1').replace(/\$(\d)/g, (_, i: string) => m[Number(i)] ?? '');
+  }
+  return Object.fromEntries(Object.entries(l).filter(([k, v]) => !k.startsWith('__meta') && v !== ''));
+}
+
+test('stack file: Prometheus discovers the stack’s api tasks from the engine and labels each with its replica, task and node', () => {
+  const s = gen({ stack: 'lab.x' });
+  const prom = s.services.prometheus!;
+  // Its configuration is generated with the stack file, a config of its own, named by its content.
+  assert.deepEqual(prom.configs, [{ source: 'prometheus-yml', target: '/etc/prometheus/prometheus.yml' }]);
+  const cfg = s.configs['prometheus-yml']!;
+  const text = s[GENERATED_FILES]?.[cfg.file];
+  assert.ok(text, `the stack carries ${cfg.file}`);
+  assert.match(cfg.name, /^lab\.x_prometheus-yml_[0-9a-f]{12}$/);
+  assert.notEqual(gen().configs['prometheus-yml']!.name, cfg.name, 'another stack, another configuration');
+  // The engine's socket, read-only, as root (the socket's owner), on a manager (only a manager lists tasks).
+  assert.equal(prom.user, 'root');
+  assert.ok(prom.deploy.placement.constraints.includes('node.role == manager'));
+
+  const jobs = (parse(text) as { scrape_configs: Job[] }).scrape_configs;
+  // The docker lab's static api jobs are gone; its other jobs stay as they are.
+  assert.deepEqual(
+    jobs.map((j) => j.job_name),
+    ['api', 'llm-stub', 'toxiproxy', 'metabench', 'prometheus'],
+  );
+  const api = jobs[0]!;
+  assert.equal(api.static_configs, undefined);
+  assert.deepEqual(api.dockerswarm_sd_configs, [
+    {
+      host: 'unix:///var/run/docker.sock',
+      role: 'tasks',
+      port: 8080,
+      refresh_interval: '5s',
+      filters: [{ name: 'label', values: ['com.docker.stack.namespace=lab.x'] }],
+    },
+  ]);
+  // What the relabelling makes of the targets discovery gives (labels as Prometheus names them).
+  const target = (service: string, o: Record<string, string> = {}) =>
+    relabel(api, {
+      // The task's address on the stack's network, with the port the service publishes (as discovery gives it).
+      __address__: '10.0.1.7:19381',
+      __meta_dockerswarm_service_name: service,
+      __meta_dockerswarm_task_id: 't1',
+      __meta_dockerswarm_task_desired_state: 'running',
+      __meta_dockerswarm_node_hostname: 'n1',
+      __meta_dockerswarm_network_name: 'lab.x_default',
+      ...o,
+    });
+  const labels = (service: string) => ({
+    __address__: '10.0.1.7:8080',
+    component: 'api',
+    task: 't1',
+    node: 'n1',
+    replica: service,
+  });
+  assert.deepEqual(target('lab.x_api'), labels('0'));
+  assert.deepEqual(target('lab.x_api1'), labels('1'));
+  assert.deepEqual(target('lab.x_api12'), labels('12'));
+  // Dropped: other services and stacks, a task being shut down, the node's host-mode port (no network).
+  for (const [service, o] of [
+    ['lab.x_redis', {}],
+    ['labAx_api', { __meta_dockerswarm_network_name: 'labAx_default' }],
+    ['other_api', { __meta_dockerswarm_network_name: 'other_default' }],
+    ['lab.x_api', { __meta_dockerswarm_task_desired_state: 'shutdown' }],
+    ['lab.x_api', { __meta_dockerswarm_network_name: '' }],
+  ] as const)
+    assert.equal(target(service, o), undefined, `${service} ${JSON.stringify(o)}`);
 });

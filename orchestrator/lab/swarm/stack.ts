@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
 import { interpolate } from '../docker/images.js';
 import { apiService, replicaOfService, replicaPortsProblem } from '../docker/replicas.js';
+import { ENGINE_SOCKET, swarmPrometheusConfig } from './prometheusConfig.js';
 
 /**
  * The lab as a Docker Swarm stack (`docker stack deploy -c <file>`), generated from
@@ -27,7 +28,11 @@ import { apiService, replicaOfService, replicaPortsProblem } from '../docker/rep
  * - `deploy:` gives each service one task, a restart policy of `none` (a trigger's kill or
  *   stop leaves the container down until the trigger starts it, as in the docker lab; swarm
  *   would otherwise replace it with a container the trigger never named) and the placement
- *   constraints of its role (lab.placement), by default the manager.
+ *   constraints of its role (lab.placement), by default the manager;
+ * - Prometheus discovers the api tasks from the engine (prometheusConfig.ts): its
+ *   configuration is generated for the stack, the node's Docker socket is mounted read-only
+ *   and it runs as root (the socket is root's and the docker group's, whose id differs per
+ *   node), on a manager (only a manager lists tasks).
  * Variables (${METABENCH_*}) are resolved here from the environment over the env file:
  * `docker stack deploy` reads no --env-file.
  */
@@ -58,6 +63,9 @@ const DATA_DIRS: Record<string, string> = {
   prometheus: '/prometheus',
 };
 
+/** Where docker-compose.yml mounts Prometheus's configuration (the swarm's is generated: prometheusConfig.ts). */
+const PROMETHEUS_CONFIG = '/etc/prometheus/prometheus.yml';
+
 /** Options of docker-compose.yml's services that `docker stack deploy` refuses or ignores. */
 export const SWARM_REJECTED = ['build', 'depends_on', 'profiles', 'container_name', 'restart'] as const;
 
@@ -78,6 +86,12 @@ export interface StackOptions {
 }
 
 type Doc = Record<string, unknown>;
+
+/**
+ * The stack file's key for files generated with it (file name → content): deployStack writes
+ * them beside the stack file and points their configs there, and leaves the key out.
+ */
+export const GENERATED_FILES = 'x-metabench-files';
 type Service = Record<string, unknown>;
 
 /**
@@ -115,6 +129,7 @@ export function stackFile(
   if (why) throw new BenchError('E_LAB_PREFLIGHT', why);
   const configs: Record<string, Doc> = {};
   const volumes: Record<string, Doc> = {};
+  const files: Record<string, string> = {};
   const out: Record<string, Service> = {};
   const wanted = STACK_SERVICES.filter((s) => s !== 'prometheus' || o.observers);
   for (const name of wanted) {
@@ -122,18 +137,36 @@ export function stackFile(
     if (!svc) throw new BenchError('E_LAB_PREFLIGHT', `the compose file has no service ${name}`);
     if (name === 'api') {
       for (let i = 0; i < o.replicas; i++)
-        out[apiService(i)] = swarmService('api', svc, 'api', compose.dir, o, { configs, volumes }, readFile, {
-          flags: o.flagsOf ? o.flagsOf(i) : undefined,
-          port: base + i,
-        });
+        out[apiService(i)] = swarmService(
+          'api',
+          svc,
+          'api',
+          compose.dir,
+          o,
+          { configs, volumes, files },
+          readFile,
+          {
+            flags: o.flagsOf ? o.flagsOf(i) : undefined,
+            port: base + i,
+          },
+        );
     } else
-      out[name] = swarmService(name, svc, ROLE_OF[name]!, compose.dir, o, { configs, volumes }, readFile);
+      out[name] = swarmService(
+        name,
+        svc,
+        ROLE_OF[name]!,
+        compose.dir,
+        o,
+        { configs, volumes, files },
+        readFile,
+      );
   }
   return {
     version: '3.8',
     services: out,
     ...(Object.keys(configs).length > 0 ? { configs } : {}),
     ...(Object.keys(volumes).length > 0 ? { volumes } : {}),
+    ...(Object.keys(files).length > 0 ? { [GENERATED_FILES]: files } : {}),
     // The stack's overlay network; attachable, so a one-off container can join it to look around.
     networks: { default: { driver: 'overlay', attachable: true } },
   };
@@ -145,7 +178,7 @@ function swarmService(
   role: PlacementRole,
   dir: string,
   o: StackOptions,
-  top: { configs: Record<string, Doc>; volumes: Record<string, Doc> },
+  top: { configs: Record<string, Doc>; volumes: Record<string, Doc>; files: Record<string, string> },
   readFile: (path: string) => string,
   api?: { flags: string | undefined; port: number },
 ): Service {
@@ -179,17 +212,29 @@ function swarmService(
     if (!src || !target || !(src.startsWith('.') || src.startsWith('/')))
       throw new BenchError('E_LAB_PREFLIGHT', `volume "${v}": only bind-mounted files become swarm configs`);
     const path = isAbsolute(src) ? src : resolve(dir, src);
-    const hash = createHash('sha256').update(readFile(path)).digest('hex').slice(0, 12);
+    const generated =
+      name === 'prometheus' && target === PROMETHEUS_CONFIG
+        ? swarmPrometheusConfig(o.stack, readFile(path), src)
+        : undefined;
+    const hash = createHash('sha256')
+      .update(generated ?? readFile(path))
+      .digest('hex')
+      .slice(0, 12);
     const key = basename(target).replace(/[^A-Za-z0-9]+/g, '-');
     // The engine takes config names of at most 64 characters: a long stack name is cut, not the content hash.
-    const name = `${o.stack.slice(0, Math.max(1, 64 - key.length - hash.length - 2))}_${key}_${hash}`;
-    top.configs[key] = { file: path, name };
+    const configName = `${o.stack.slice(0, Math.max(1, 64 - key.length - hash.length - 2))}_${key}_${hash}`;
+    if (generated !== undefined) top.files[`${key}-${hash}`] = generated;
+    top.configs[key] = { file: generated !== undefined ? `${key}-${hash}` : path, name: configName };
     cfgs.push({ source: key, target });
   }
   const data = DATA_DIRS[name];
   if (data) {
     top.volumes[`${name}-data`] = {};
     mounts.push({ type: 'volume', source: `${name}-data`, target: data });
+  }
+  if (name === 'prometheus') {
+    mounts.push({ type: 'bind', source: ENGINE_SOCKET, target: ENGINE_SOCKET, read_only: true });
+    out.user = 'root';
   }
   if (mounts.length > 0) out.volumes = mounts;
   if (cfgs.length > 0) out.configs = cfgs;
@@ -199,7 +244,15 @@ function swarmService(
     replicas: 1,
     endpoint_mode: 'dnsrr',
     restart_policy: { condition: 'none' },
-    placement: { constraints: [...(o.placement?.[role] ?? DEFAULT_CONSTRAINTS)] },
+    placement: { constraints: constraintsOf(name, o.placement?.[role] ?? DEFAULT_CONSTRAINTS) },
   };
   return out;
+}
+
+/** A service's placement constraints: its role's, and for Prometheus a manager's too (its discovery lists tasks, which only a manager does). */
+function constraintsOf(service: string, role: readonly string[]): string[] {
+  const manager = 'node.role == manager';
+  return service === 'prometheus' && !role.some((c) => c.replace(/\s+/g, '') === 'node.role==manager')
+    ? [...role, manager]
+    : [...role];
 }

@@ -20,6 +20,8 @@ export interface SwarmTask {
   readonly Status: {
     readonly State: string;
     readonly Err?: string;
+    /** When the task's state last changed, as the engine says (RFC 3339). */
+    readonly Timestamp?: string;
     readonly ContainerStatus?: { readonly ContainerID?: string };
     readonly PortStatus?: {
       readonly Ports?: readonly {
