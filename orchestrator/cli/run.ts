@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { TWIN_DIR } from '../report/load.js';
 import { writeReport } from '../report/writeReport.js';
 import { onInterrupt } from './interrupt.js';
+import { compareHint } from '../export/compareHint.js';
 import { openBundle } from '../export/openBundle.js';
 import type { Experiment } from '../spec/schema.js';
 import type { PlannedCapacity } from '../spec/plan.js';
@@ -173,6 +174,9 @@ export function register(program: Command): void {
             await writeReport(result.dir);
           }
           process.stdout.write(`${result.dir}\n`);
+          // The re-run beside the original: the command that compares them (stderr; stdout stays the folder).
+          if (o.fromBundle !== undefined)
+            process.stderr.write(`compare with the bundled run: ${compareHint(o.fromBundle, result.dir)}\n`);
           if (interrupt.stop.aborted)
             throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
           if (result.runs.some((r) => !r.usable))

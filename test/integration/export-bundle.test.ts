@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { create } from 'tar';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { CLI, runCli, tempDir } from '../helpers/cli.js';
 
 // `metabench export bundle` and `metabench run --from-bundle`: a simulated run, bundled,
 // re-run from the bundle alone, gives the same summary.json (simulation is deterministic,
@@ -126,6 +127,22 @@ test('a simulated run, bundled and re-run with --from-bundle, writes the same su
   assert.equal(reran.fromBundle, file);
   assert.equal(reran.scale, 0.1);
   assert.equal(reran.runtime, 'sim');
+
+  // The line it prints compares the re-run with the bundled original, as a shell runs it.
+  const line = /^compare with the bundled run: (.+)$/m.exec(r.stderr)?.[1];
+  assert.ok(line, r.stderr);
+  assert.ok(line.endsWith(`metabench compare ${again}-bundled/bundle/results ${again}`), line);
+  const sh = spawnSync(
+    'sh',
+    ['-c', line.replace('metabench compare', `"${process.execPath}" "${CLI}" compare`)],
+    {
+      encoding: 'utf8',
+    },
+  );
+  assert.equal(sh.status, 0, sh.stderr);
+  const compared = sh.stdout.trim();
+  assert.equal(compared, join(`${again}-bundled`, 'bundle', 'compare-results-vs-again'));
+  assert.match(readFileSync(join(compared, 'compare.md'), 'utf8'), /\| folder \| results \| again \|/);
 });
 
 test('--from-bundle takes the bundle’s runtime, scale, seed and repetitions; the flags given override them', async () => {

@@ -70,7 +70,11 @@ test('export latex writes tables, figure PDFs, figures.tex, methods.tex and main
         .toString(),
       '%PDF-',
     );
-    assert.ok(read('figures.tex').includes(`\\includegraphics[width=\\linewidth]{figures/${p}}`));
+    assert.ok(
+      read('figures.tex').includes(
+        `\\includegraphics[width=\\linewidth,height=0.4\\textheight,keepaspectratio]{figures/${p}}`,
+      ),
+    );
     assert.ok(read('figures.tex').includes(`\\label{fig:${p.replace(/\.pdf$/, '')}}`));
   }
   for (const t of ['baseline', 'after-trigger', 'outcome'])

@@ -16,7 +16,8 @@ export async function figureFiles(x: ResultsData): Promise<{ files: OutFile[]; t
     [
       '\\begin{figure}[p]',
       '\\centering',
-      `\\includegraphics[width=\\linewidth]{figures/${f.id}.pdf}`,
+      // A tall figure (the sweep's, a panel per figure) shrinks to keep two a page.
+      `\\includegraphics[width=\\linewidth,height=0.4\\textheight,keepaspectratio]{figures/${f.id}.pdf}`,
       `\\caption[${tex(f.title)}]{${tex(f.title)}. ${tex(f.caption)}}`,
       `\\label{fig:${f.id}}`,
       '\\end{figure}',

@@ -45,7 +45,12 @@ function windowRow(index: number, w: WindowSummary): string[] {
   ];
 }
 
-function table(id: string, caption: string, head: readonly string[], rows: readonly string[][]): TexTable {
+export function table(
+  id: string,
+  caption: string,
+  head: readonly string[],
+  rows: readonly string[][],
+): TexTable {
   const spec = `l${'r'.repeat(head.length - 1)}`;
   return {
     id,

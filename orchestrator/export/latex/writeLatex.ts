@@ -6,7 +6,9 @@ import { loadResults } from '../../report/load.js';
 import { readRunManifest } from '../manifest.js';
 import { figureFiles } from './figures.js';
 import { methodsTex } from './methods.js';
-import { experimentTables } from './tables.js';
+import { isSweepTable } from '../../report/tables.js';
+import { readSweepPlan, sweepMethodsTex, sweepTables } from './sweep.js';
+import { experimentTables, type TexTable } from './tables.js';
 import { tex } from './tex.js';
 
 /**
@@ -16,26 +18,23 @@ import { tex } from './tex.js';
  * its own pages: methods, tables, then the figures.
  */
 export async function writeLatex(dir: string, out = join(dir, 'latex')): Promise<string[]> {
-  const manifest = readRunManifest(dir);
+  const sweepFolder = !existsSync(join(dir, 'run-1')) && existsSync(join(dir, 'sweep-plan.json'));
+  const parts = sweepFolder ? sweepParts(dir) : experimentParts(dir);
   const results = loadResults(dir);
-  if (results.sweep || results.steps)
-    throw new BenchError(
-      'E_USAGE',
-      `${dir}: LaTeX export of sweep and calibration folders is not supported yet`,
-    );
-  const runs = results.runs.map((r) => ({ index: r.index, summary: readSummary(dir, r.index) }));
-  const tables = experimentTables(manifest.experiment.name, runs);
+  if (results.steps)
+    throw new BenchError('E_USAGE', `${dir}: LaTeX export of calibration folders is not supported yet`);
+  // A sweep folder's report draws its first finished point and the sweep's own figures.
   const figures = await figureFiles(results);
   const files: { path: string; content: string | Uint8Array }[] = [
-    ...tables.map((t) => ({ path: `tables/${t.id}.tex`, content: t.tex })),
+    ...parts.tables.map((t) => ({ path: `tables/${t.id}.tex`, content: t.tex })),
     ...figures.files,
     { path: 'figures.tex', content: figures.tex },
-    { path: 'methods.tex', content: methodsTex(manifest, runs.length) },
+    { path: 'methods.tex', content: parts.methods },
     {
       path: 'main.tex',
       content: mainTex(
-        manifest.experiment.name,
-        tables.map((t) => t.id),
+        parts.name,
+        parts.tables.map((t) => t.id),
       ),
     },
   ];
@@ -44,6 +43,38 @@ export async function writeLatex(dir: string, out = join(dir, 'latex')): Promise
     writeFileSync(join(out, f.path), f.content);
   }
   return files.map((f) => join(out, f.path));
+}
+
+interface Parts {
+  readonly name: string;
+  readonly tables: readonly TexTable[];
+  readonly methods: string;
+}
+
+function experimentParts(dir: string): Parts {
+  const manifest = readRunManifest(dir);
+  const results = loadResults(dir);
+  if (results.sweep || results.steps)
+    throw new BenchError('E_USAGE', `${dir}: LaTeX export of calibration folders is not supported yet`);
+  const runs = results.runs.map((r) => ({ index: r.index, summary: readSummary(dir, r.index) }));
+  return {
+    name: manifest.experiment.name,
+    tables: experimentTables(manifest.experiment.name, runs),
+    methods: methodsTex(manifest, runs.length),
+  };
+}
+
+function sweepParts(dir: string): Parts {
+  const plan = readSweepPlan(dir);
+  const file = join(dir, 'sweep.json');
+  const sweep = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as unknown) : null;
+  if (!isSweepTable(sweep) || sweep.rows.length === 0)
+    throw new BenchError('E_USAGE', `${file}: no finished point (or not a sweep table)`);
+  return {
+    name: plan.name,
+    tables: sweepTables(dir, plan, sweep),
+    methods: sweepMethodsTex(dir, plan, sweep),
+  };
 }
 
 /** run-<i>/summary.json as written (the tables print its values, nothing recomputed). */
