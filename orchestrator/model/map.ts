@@ -81,11 +81,14 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
     rows[i] = row;
     o.onPoint?.(++done, cells.length, row, r.wallMs);
   };
+  const cost = (c: { rate: number; durationMs: number }): number => c.rate * observeMs(c.durationMs);
   const jobs = o.jobs ?? 1;
   if (jobs > 1 && o.worker && cells.length > 1)
     await inWorkers(
       o.worker,
-      [...cells.keys()],
+      // The dearest first (the simulator's cost grows with the origins it runs: load ×
+      // observation), so no long cell is left to run alone at the end.
+      [...cells.keys()].sort((a, b) => cost(cells[b]!) - cost(cells[a]!)),
       jobs,
       (i) => jobOf(cells[i]!),
       o.stop ?? new AbortController().signal,
