@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Runs the compiled tests with node's test runner.
-//   node test/run.js           the unit tests, then the lab's integration tests (npm test)
+//   node test/run.js           the unit tests, then the lab's integration tests (npm test),
+//                              but for the Docker engine's (DOCKER below)
 //   node test/run.js --unit    only the fast, pure ones (no lab processes)
+//   node test/run.js --docker  only the Docker engine's end-to-end tests (npm run test:docker)
 //   node test/run.js --repro   only the reproduction suite (test/repro: each catalogue
 //                              experiment, scaled, asserting its claimed outcome)
 //   node test/run.js --repro-ci  the reproduction suite's CI share (CI_SHARE below; .ci/run)
-//   node test/run.js --all     all three
-//   node test/run.js --lab     the integration tests and the reproduction suite
+//   node test/run.js --all     all four
+//   node test/run.js --lab     the integration tests (the Docker engine's too) and the reproduction suite
 //   add --list to print the files selected, in their order, without running them
 // The reproduction suite is its own command because its time is the experiments' own:
 // about 30 runs of 35-120 s each, one after another (lab runs disturb each other; see
@@ -23,8 +25,10 @@ const unitOnly = process.argv.includes('--unit');
 const reproShare = process.argv.includes('--repro-ci');
 const reproOnly = process.argv.includes('--repro') || reproShare;
 const labOnly = process.argv.includes('--lab');
+const dockerOnly = process.argv.includes('--docker');
 const all = process.argv.includes('--all');
 const withRepro = reproOnly || labOnly || all;
+const withDocker = dockerOnly || labOnly || all;
 const isIntegration = (f) => f.startsWith(join('dist', 'test', 'integration'));
 const isRepro = (f) => f.startsWith(join('dist', 'test', 'repro'));
 const isLab = (f) => isIntegration(f) || isRepro(f);
@@ -73,11 +77,53 @@ const rank = (f) => {
   return i < 0 ? LONG.length : i;
 };
 
-const unit = reproOnly || labOnly ? [] : files.filter((f) => !isLab(f)).sort(byName);
+// The end-to-end tests of the Docker and swarm runtimes: about nine minutes on 2 cores (image
+// checks, stacks deployed and removed, healthchecks every 10 s), which would put `npm test`
+// past its 20-minute budget; they need a Docker engine, and are their own command
+// (`npm run test:docker`, run by .ci/run after `npm test`).
+const DOCKER = ['docker-lab', 'lab-conformance-docker', 'lab-conformance-swarm', 'swarm-lab'];
+const isDocker = (f) => DOCKER.includes(stem(f));
+
+// Integration files that start no lab in real time (simulated runs, exports, pdflatex,
+// Chromium on a fixture, config checks): they run beside the unit tests, two at a time,
+// since nothing in them can be disturbed by a neighbour.
+const BESIDE_UNIT = [
+  // longest first (CI, seconds): none is left running alone at the end
+  'model-over', // 62
+  'export-bundle', // 33
+  'sweep-jobs', // 32
+  'export-latex-sweep', // 19
+  'sweep-factorial', // 15
+  'report-html', // 14
+  'export-latex', // 8
+  'docker-config', // 6
+  'entrypoints', // 4
+  'export-grafana', // 2
+];
+
+const besideRank = (f) => (isIntegration(f) ? BESIDE_UNIT.indexOf(stem(f)) : BESIDE_UNIT.length);
+for (const name of [...DOCKER, ...BESIDE_UNIT])
+  if (!files.some((f) => isIntegration(f) && stem(f) === name)) {
+    console.error(`test/run.js names test/integration/${name}.test.ts, which does not exist`);
+    process.exit(1);
+  }
+const unit =
+  reproOnly || labOnly || dockerOnly
+    ? []
+    : files
+        .filter((f) => !isLab(f) || (!unitOnly && isIntegration(f) && BESIDE_UNIT.includes(stem(f))))
+        // the integration files first, longest first: none is left running alone at the end
+        .sort((a, b) => besideRank(a) - besideRank(b) || byName(a, b));
 const lab = unitOnly
   ? []
-  : files.filter((f) => (reproOnly ? isRepro(f) : withRepro ? isLab(f) : isIntegration(f)));
-const integration = lab.filter(isIntegration).sort(byName);
+  : files.filter((f) =>
+      dockerOnly
+        ? isIntegration(f) && isDocker(f)
+        : reproOnly
+          ? isRepro(f)
+          : (withRepro ? isLab(f) : isIntegration(f)) && (withDocker || !isDocker(f)),
+    );
+const integration = lab.filter((f) => isIntegration(f) && !unit.includes(f)).sort(byName);
 const repro = lab
   .filter((f) => isRepro(f) && (!reproShare || CI_SHARE.includes(stem(f))))
   .sort((a, b) => rank(a) - rank(b) || byName(a, b));
@@ -102,8 +148,8 @@ const startedAt = Date.now();
 const clock = () => `${((Date.now() - startedAt) / 60_000).toFixed(1)} min`;
 const results = [];
 
-// Unit tests: one runner, two files at a time (they are pure, or start one process of
-// their own at most).
+// Unit tests and the integration files that start no lab: one runner, two files at a time
+// (they are pure, or start processes that cannot be disturbed: simulations, exports).
 if (unit.length > 0) {
   const t0 = Date.now();
   const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...unit], {
@@ -111,7 +157,7 @@ if (unit.length > 0) {
     env,
   });
   results.push({
-    file: `unit tests (${unit.length} files)`,
+    file: `unit tests (${unit.filter((f) => !isIntegration(f)).length} files) and ${unit.filter(isIntegration).length} integration files beside them`,
     code: r.status ?? 1,
     s: (Date.now() - t0) / 1000,
   });

@@ -3,24 +3,28 @@ import { Command, CommanderError } from 'commander';
 import { isBenchError, SpecError } from '../../foundation/errors.js';
 import { ExitCode } from '../../foundation/exitCodes.js';
 import { metabenchVersion } from '../results/manifest.js';
-import { recoverOrphanedFaults } from '../trigger/journal.js';
-import * as calibrateCmd from './calibrate.js';
-import * as compareCmd from './compare.js';
-import * as exportCmd from './export.js';
-import * as faultproxyCmd from './faultproxy.js';
-import * as labCmd from './lab.js';
-import * as llmStubCmd from './llmStub.js';
-import * as loadCmd from './load.js';
-import * as modelCmd from './model.js';
-import * as reportCmd from './report.js';
-import * as runCmd from './run.js';
-import { registerRuntimes } from './runtimes.js';
-import * as schemaCmd from './schema.js';
-import * as sweepCmd from './sweep.js';
-import * as validateCmd from './validate.js';
+import { orphanedJournals, recoverOrphanedFaults } from '../trigger/journal.js';
 
-// The runtimes (local, docker, sim) are plugins: registered here, before any command runs.
-registerRuntimes();
+// The runtimes (local, docker, swarm, sim) are plugins, registered before a command that
+// needs one runs (and before an orphaned fault is undone: its recipe may be a runtime's).
+// Imported then, not up front: their labs, clients and the simulator take most of a second
+// to load, which `--help`, `validate`, `report` and the other commands without a lab paid.
+const WITHOUT_RUNTIME = new Set([
+  'validate',
+  'schema',
+  'report',
+  'compare',
+  'export',
+  'faultproxy',
+  'llm-stub',
+]);
+async function registerRuntimesFor(action: Command): Promise<void> {
+  let top = action;
+  while (top.parent?.parent) top = top.parent;
+  if (WITHOUT_RUNTIME.has(top.name()) && !orphanedJournals()) return;
+  const { registerRuntimes } = await import('./runtimes.js');
+  registerRuntimes();
+}
 
 // A reader that leaves (`| head`, a closed terminal, a dead parent) must not crash a run
 // mid-pause: that would leave the paused api stopped and lose what was measured. What
@@ -37,7 +41,8 @@ program
   .version(metabenchVersion())
   .exitOverride()
   .showSuggestionAfterError()
-  .hook('preAction', (_program, action) => {
+  .hook('preAction', async (_program, action) => {
+    await registerRuntimesFor(action);
     // A crashed orchestrator may have left a fault applied (a paused process): undo it first.
     // `lab reset` does that itself and reports each one.
     if (action.name() === 'reset' && action.parent?.name() === 'lab') return;
@@ -45,25 +50,34 @@ program
       process.stderr.write(`metabench: undid a fault left by an earlier run: ${line}\n`);
   });
 
-for (const cmd of [
-  runCmd,
-  sweepCmd,
-  calibrateCmd,
-  loadCmd,
-  reportCmd,
-  compareCmd,
-  modelCmd,
-  validateCmd,
-  schemaCmd,
-  labCmd,
-  faultproxyCmd,
-  llmStubCmd,
-  exportCmd,
-])
-  cmd.register(program);
+// Each command's module, in the order `--help` lists them. Only the one named on the command
+// line is imported (with its options, help and action); all of them for the top-level help,
+// a mistyped name's suggestion or `help`. A command's module loads what its action needs,
+// which for most commands is far more than `validate` or `report` use.
+const COMMANDS: Record<string, () => Promise<{ register(program: Command): void }>> = {
+  run: () => import('./run.js'),
+  sweep: () => import('./sweep.js'),
+  calibrate: () => import('./calibrate.js'),
+  load: () => import('./load.js'),
+  report: () => import('./report.js'),
+  compare: () => import('./compare.js'),
+  model: () => import('./model.js'),
+  validate: () => import('./validate.js'),
+  schema: () => import('./schema.js'),
+  lab: () => import('./lab.js'),
+  faultproxy: () => import('./faultproxy.js'),
+  'llm-stub': () => import('./llmStub.js'),
+  export: () => import('./export.js'),
+};
+const named = process.argv[2];
+const wanted = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+for (const cmd of await Promise.all(wanted.map((n) => COMMANDS[n]!()))) cmd.register(program);
+const argv = process.argv.includes('faultproxy')
+  ? (await import('./faultproxy.js')).rewriteArgv(process.argv)
+  : process.argv;
 
 try {
-  await program.parseAsync(faultproxyCmd.rewriteArgv(process.argv));
+  await program.parseAsync(argv);
 } catch (err) {
   process.exitCode = report(err);
 }

@@ -1,6 +1,14 @@
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
-import SVGtoPDF from 'svg-to-pdfkit';
+
+// pdfkit and svg-to-pdfkit are imported on first use (a quarter of a second to load, which
+// every command paid when they were imported up front).
+type PdfLibs = [typeof import('pdfkit'), (typeof import('svg-to-pdfkit'))['default']];
+let libs: Promise<PdfLibs> | undefined;
+const loadPdfkit = (): Promise<PdfLibs> =>
+  (libs ??= Promise.all([
+    import('pdfkit').then((m) => m.default),
+    import('svg-to-pdfkit').then((m) => m.default),
+  ]));
 
 /**
  * Figures as vector PDF, for LaTeX (\includegraphics takes PDF, not SVG): vega's own SVG
@@ -49,7 +57,8 @@ function printable(svg: string): string {
  * the drawing scaled to the page, text in the embedded font. Deterministic: no creation
  * date, so the same figure gives the same file.
  */
-export function svgToPdf(svg: string, widthCm: number, title = ''): Promise<Buffer> {
+export async function svgToPdf(svg: string, widthCm: number, title = ''): Promise<Buffer> {
+  const [PDFDocument, SVGtoPDF] = await loadPdfkit();
   const { width, height } = svgSize(svg);
   const w = widthCm * PT_PER_CM;
   const h = (w * height) / width;
@@ -76,5 +85,5 @@ export function svgToPdf(svg: string, widthCm: number, title = ''): Promise<Buff
     fontCallback: (_family: string, bold: boolean) => (bold ? 'Figure-Bold' : 'Figure'),
   });
   doc.end();
-  return done;
+  return await done;
 }

@@ -22,6 +22,6 @@ test('a figure Vega warns about while rendering (an empty extent) is drawn, the 
   );
 });
 
-test('a spec with no view is refused by name', () => {
-  assert.throws(() => compileSpec({ data: { values: [] } }), /not a Vega-Lite view/);
+test('a spec with no view is refused by name', async () => {
+  await assert.rejects(compileSpec({ data: { values: [] } }), /not a Vega-Lite view/);
 });

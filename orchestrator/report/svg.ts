@@ -1,5 +1,20 @@
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type * as vega from 'vega';
+import type { TopLevelSpec } from 'vega-lite';
+
+type VegaLibs = { vega: typeof import('vega'); compile: typeof import('vega-lite').compile };
+let libs: Promise<VegaLibs> | undefined;
+
+/**
+ * Vega and Vega-Lite, imported on first use: together they take about half a second to
+ * load, which every command paid when they were imported up front (figures or not).
+ */
+function loadVega(): Promise<VegaLibs> {
+  libs ??= Promise.all([import('vega'), import('vega-lite')]).then(([v, vl]) => ({
+    vega: v,
+    compile: vl.compile,
+  }));
+  return libs;
+}
 
 /** A Vega-Lite spec as plain JSON (data inline). */
 export type VlSpec = Record<string, unknown>;
@@ -9,9 +24,10 @@ export type VlSpec = Record<string, unknown>;
  * visible. Arrow functions, not methods: Vega calls them with `this` bound to its View.
  */
 class CollectingLogger implements vega.LoggerInterface {
-  private lvl = vega.Warn;
-
-  constructor(private readonly into: string[]) {}
+  constructor(
+    private readonly into: string[],
+    private lvl: number,
+  ) {}
 
   readonly level = (l?: number): number | this => {
     if (l === undefined) return this.lvl;
@@ -43,10 +59,11 @@ function isTopLevelSpec(spec: VlSpec): spec is VlSpec & TopLevelSpec {
 }
 
 /** Vega-Lite → Vega, throwing on errors; warnings are returned. */
-export function compileSpec(spec: VlSpec): { vega: vega.Spec; warnings: string[] } {
+export async function compileSpec(spec: VlSpec): Promise<{ vega: vega.Spec; warnings: string[] }> {
   const warnings: string[] = [];
   if (!isTopLevelSpec(spec)) throw new Error(`not a Vega-Lite view: it has none of ${VIEW_KEYS.join(', ')}`);
-  const out = compile(spec, { logger: new CollectingLogger(warnings) });
+  const { vega, compile } = await loadVega();
+  const out = compile(spec, { logger: new CollectingLogger(warnings, vega.Warn) });
   return { vega: out.spec as vega.Spec, warnings };
 }
 
@@ -69,11 +86,12 @@ export function renderSvg(spec: VlSpec): Promise<{ svg: string; warnings: string
 let rendering: Promise<unknown> = Promise.resolve();
 
 async function renderAlone(spec: VlSpec): Promise<{ svg: string; warnings: string[] }> {
+  const { vega } = await loadVega();
   vega.resetSVGDefIds();
-  const { vega: vg, warnings } = compileSpec(staticSpec(spec) as VlSpec);
+  const { vega: vg, warnings } = await compileSpec(staticSpec(spec) as VlSpec);
   const view = new vega.View(vega.parse(vg), {
     renderer: 'none',
-    logger: new CollectingLogger(warnings),
+    logger: new CollectingLogger(warnings, vega.Warn),
     logLevel: vega.Warn,
   });
   try {

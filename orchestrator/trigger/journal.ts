@@ -178,6 +178,15 @@ function runHttpUndo(undo: Extract<UndoRecipe, { kind: 'http' }>): string {
  * Undoes the faults left behind by orchestrators that are no longer running.
  * Returns one line per undone action (empty when there was nothing to do).
  */
+/** Whether any journal file is there (whether recoverOrphanedFaults may have anything to undo). */
+export function orphanedJournals(dir = join(stateDir(), 'journal')): boolean {
+  try {
+    return readdirSync(dir).some((n) => n.endsWith('.json'));
+  } catch {
+    return false;
+  }
+}
+
 export function recoverOrphanedFaults(dir = join(stateDir(), 'journal')): string[] {
   let names: string[];
   try {

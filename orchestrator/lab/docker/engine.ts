@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent as HttpsAgent } from 'node:https';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import type DockerClient from 'dockerode';
 import { BenchError } from '../../../foundation/errors.js';
 import type { EngineAddress, EngineTls } from '../dockerData.js';
 
@@ -123,7 +125,13 @@ export function engineEnv(addr: EngineAddress): Record<string, string> {
   return env;
 }
 
+// dockerode (a CommonJS module) is required on first use: it and ssh2 take about 0.2 s to
+// load, which every command paid when it was imported up front, Docker or not.
+const require = createRequire(import.meta.url);
+let DockerClass: typeof DockerClient | undefined;
+
 export function dockerClient(addr: EngineAddress = engineAddress()): Docker {
+  const Docker: typeof DockerClient = (DockerClass ??= require('dockerode') as typeof DockerClient);
   if ('socketPath' in addr) return new Docker({ socketPath: addr.socketPath });
   if ('ssh' in addr) {
     const u = new URL(addr.ssh);
