@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CLI, REPO } from '../../test/helpers/cli.js';
+
+/**
+ * The modules `metabench ARGS` loads, as file URLs: a resolve hook registered before the CLI
+ * starts writes each one it resolves to a file.
+ */
+function modulesLoaded(args: string[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-startup-'));
+  const log = join(dir, 'loaded.txt');
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export async function resolve(spec, ctx, next) {
+  const r = await next(spec, ctx);
+  appendFileSync(${JSON.stringify(log)}, r.url + '\\n');
+  return r;
+}
+`,
+  );
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';
+register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});
+`,
+  );
+  const r = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(join(dir, 'register.mjs')).href, CLI, ...args],
+    {
+      cwd: REPO,
+      encoding: 'utf8',
+      env: { ...process.env, METABENCH_STATE_DIR: join(dir, 'state') },
+    },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+}
+
+const has = (loaded: string[], part: string): boolean => loaded.some((u) => u.includes(part));
+
+// What makes a command start slowly: vega and vega-lite (figures), pdfkit (PDF figures),
+// dockerode (the Docker runtimes), the simulator and the labs. A command that needs none of
+// them (validate, report's help) must not load them; each is loaded where it is used.
+const HEAVY = [
+  '/node_modules/vega/',
+  '/node_modules/vega-lite/',
+  '/node_modules/pdfkit/',
+  '/node_modules/dockerode/',
+];
+
+test('validate loads neither the runtimes nor the figure, PDF and Docker libraries', () => {
+  const loaded = modulesLoaded(['validate', 'experiments/retry-storm.yaml']);
+  assert.ok(has(loaded, '/dist/orchestrator/cli/validate.js'), 'validate itself is loaded');
+  for (const part of [
+    ...HEAVY,
+    '/dist/sim/',
+    '/dist/orchestrator/lab/local/',
+    '/dist/orchestrator/cli/run.js',
+  ])
+    assert.ok(!has(loaded, part), `validate loaded ${part}`);
+});
+
+test('run --dry-run loads the runtimes but not the figure, PDF and Docker libraries', () => {
+  const loaded = modulesLoaded(['run', 'experiments/retry-storm.yaml', '--dry-run']);
+  assert.ok(has(loaded, '/dist/orchestrator/cli/runtimes.js'), 'the runtimes are registered');
+  for (const part of HEAVY) assert.ok(!has(loaded, part), `run --dry-run loaded ${part}`);
+});
+
+test('--help lists every command', () => {
+  const r = spawnSync(process.execPath, [CLI, '--help'], { cwd: REPO, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  for (const name of [
+    'run',
+    'sweep',
+    'calibrate',
+    'load',
+    'report',
+    'compare',
+    'model',
+    'validate',
+    'schema',
+    'lab',
+    'faultproxy',
+    'llm-stub',
+    'export',
+  ])
+    assert.match(r.stdout, new RegExp(`^  ${name}\\b`, 'm'), `--help lists ${name}`);
+});
