@@ -1,3 +1,4 @@
+import type { ComposeOptions } from '../lab/dockerData.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -59,6 +60,8 @@ export interface CalibrationOptions {
   readonly refine?: number | undefined;
   readonly rule?: SaturationRule | undefined;
   readonly runtime: Runtime;
+  /** The docker and swarm runtimes' project (stack) and image overrides. */
+  readonly docker?: ComposeOptions | undefined;
   readonly quiet?: boolean;
   readonly stop: AbortSignal;
   readonly sourceFile?: string | undefined;
@@ -138,9 +141,10 @@ export async function runCalibration(
   const labEntry = 'calibration-lab';
   const runtime = runtimePlugin(opts.runtime);
   if (!runtime.lab)
-    throw new BenchError('E_USAGE', 'calibrate measures a real lab: use --runtime local or docker');
+    throw new BenchError('E_USAGE', 'calibrate measures a real lab: use --runtime local, docker or swarm');
   const rt = runtime.run(plan, dir, {
     worstOriginMs: worstOriginMs(se.client),
+    ...(opts.docker ? { docker: opts.docker } : {}),
     onProcessesChanged: () =>
       journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: rt.lab.teardownRecipe() }),
   });

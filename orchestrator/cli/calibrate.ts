@@ -15,6 +15,7 @@ import {
   type RateSpec,
 } from '../../foundation/units.js';
 import { addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
+import { addComposeOptions, composeOptions } from './runtimeOption.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -66,6 +67,7 @@ export function register(program: Command): void {
     .option('--dry-run', 'print the step plan and where the capacity would be stored, and exit')
     .option('--quiet', 'no status line');
   addRuntimeOption(cmd);
+  addComposeOptions(cmd);
   addSetOption(cmd).action(
     async (
       file: string,
@@ -83,6 +85,8 @@ export function register(program: Command): void {
         quiet?: boolean;
         set: Override[];
         runtime?: Runtime;
+        project: string;
+        envFile?: string;
       },
     ) => {
       const e = loadExperimentFile(file, o.set);
@@ -99,6 +103,7 @@ export function register(program: Command): void {
           latencyFactor: o.latencyFactor ?? DEFAULT_RULE.latencyFactor,
         },
         runtime,
+        ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
         quiet: Boolean(o.quiet),
         sourceFile: file,
         store: o.store,

@@ -32,6 +32,13 @@ test('--runtime on run, sweep and calibrate: validated (exit 2), and shown by --
     const ok = await runCli([...cmd, '--runtime', 'local', '--dry-run'], env);
     assert.equal(ok.code, 0, `${cmd[0]}: ${ok.stderr}`);
     assert.match(ok.stdout, /runtime local|local lab/);
+    // The Docker runtimes' stack and images: the same flags on run, sweep and calibrate.
+    const swarm = await runCli(
+      [...cmd, '--runtime', 'swarm', '--project', 'lab2', '--env-file', 'docker/offline.env', '--dry-run'],
+      env,
+    );
+    assert.equal(swarm.code, 0, `${cmd[0]}: ${swarm.stderr}`);
+    assert.match(swarm.stdout, /runtime swarm|swarm lab/);
   }
 });
 

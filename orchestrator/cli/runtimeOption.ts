@@ -17,21 +17,15 @@ export interface RuntimeFlags {
 
 /** The options that pick the lab's runtime and who watches the run (run and lab share the first three). */
 export function addRuntimeOptions(cmd: Command, watch = true): Command {
-  cmd
-    .addOption(
-      new Option(
-        '--runtime <RUNTIME>',
-        'where the lab runs: child processes, the Docker Compose lab, a simulation, or a Docker Swarm stack',
-      )
-        .choices([...RUNTIMES])
-        .default('local'),
+  cmd.addOption(
+    new Option(
+      '--runtime <RUNTIME>',
+      'where the lab runs: child processes, the Docker Compose lab, a simulation, or a Docker Swarm stack',
     )
-    .option(
-      '--project <NAME>',
-      'docker: the compose project (swarm: the stack)',
-      process.env.METABENCH_COMPOSE_PROJECT ?? DEFAULT_PROJECT,
-    )
-    .option('--env-file <FILE>', 'docker: image and port overrides for compose (docker/offline.env)');
+      .choices([...RUNTIMES])
+      .default('local'),
+  );
+  addComposeOptions(cmd);
   if (watch)
     cmd
       .option(
@@ -46,6 +40,17 @@ export function addRuntimeOptions(cmd: Command, watch = true): Command {
         process.env.METABENCH_GRAFANA_URL,
       );
   return cmd;
+}
+
+/** The Docker runtimes' project (swarm: stack) and image overrides, for commands with their own --runtime. */
+export function addComposeOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--project <NAME>',
+      'docker: the compose project (swarm: the stack)',
+      process.env.METABENCH_COMPOSE_PROJECT ?? DEFAULT_PROJECT,
+    )
+    .option('--env-file <FILE>', 'docker: image and port overrides for compose (docker/offline.env)');
 }
 
 export function composeOptions(f: Pick<RuntimeFlags, 'project' | 'envFile'>): ComposeOptions {

@@ -14,6 +14,7 @@ import {
   positiveNumber,
   wholeNumber,
 } from './options.js';
+import { addComposeOptions, composeOptions } from './runtimeOption.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { onInterrupt } from './interrupt.js';
@@ -48,6 +49,7 @@ export function register(program: Command): void {
     )
     .option('--quiet', 'no status line');
   addRuntimeOption(cmd, "the sweep's labs");
+  addComposeOptions(cmd);
   addCapacityOption(cmd);
   addEventsOption(
     cmd,
@@ -69,6 +71,8 @@ export function register(program: Command): void {
         twin?: boolean;
         events: EventsMode;
         jobs?: number;
+        project: string;
+        envFile?: string;
       },
     ) => {
       const s = loadSweepFile(file, o.set);
@@ -115,6 +119,7 @@ export function register(program: Command): void {
           stop: interrupt.stop,
           sets: describeOverrides(o.set),
           runtime,
+          ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
           capacity: o.capacity,
           events: o.events,
           jobs: o.jobs,

@@ -1,3 +1,4 @@
+import type { ComposeOptions } from '../lab/dockerData.js';
 import { TWIN_DIR } from '../report/load.js';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeReport } from '../report/writeReport.js';
@@ -36,6 +37,8 @@ export interface SweepOptions {
   /** The command line's overrides as written (recorded in each point's manifest). */
   readonly sets: readonly string[];
   readonly manifestExtra?: Record<string, unknown>;
+  /** The docker and swarm runtimes' project (stack) and image overrides, for the lab points. */
+  readonly docker?: ComposeOptions | undefined;
   /** The runtime (--runtime), overriding the sweep file's. */
   readonly runtime?: Runtime | undefined;
   readonly capacity?: CapacityMode | undefined;
@@ -130,7 +133,11 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
       if (opts.stop.aborted) break;
       say(`point ${p.index}/${s.points.length}: ${describePoint(p)}`);
       const e = { ...s.experiments[p.index - 1]!, repeat };
-      const r = await runExperiment(e, { ...pointOptions(s, p, opts, dir), stop: opts.stop });
+      const r = await runExperiment(e, {
+        ...pointOptions(s, p, opts, dir),
+        stop: opts.stop,
+        ...(opts.docker ? { lab: { docker: opts.docker } } : {}),
+      });
       if (opts.twin && runtime !== 'sim' && !opts.stop.aborted) {
         // The point's simulated twin, then the point's report again, now with the comparison.
         const sim = await runExperiment(e, {

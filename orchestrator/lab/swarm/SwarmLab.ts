@@ -25,6 +25,7 @@ import type { Target } from '../Lab.js';
 import { TaskWatch } from './taskWatch.js';
 import { dependenciesFirst, GENERATED_FILES, readCompose, stackFile, type Placement } from './stack.js';
 import {
+  missingImages,
   nodeEngine,
   taskEndpoints,
   type SwarmNode,
@@ -126,6 +127,13 @@ export class SwarmLab extends DockerLab {
       const { services, tasks, nodes } = await swarmState(this.docker, this.stack);
       const found = taskEndpoints(this.stack, services, tasks, nodes);
       last = failedTasks(this.stack, services, tasks);
+      const noImage = missingImages(this.stack, services, tasks, pending);
+      if (noImage.length > 0)
+        throw new BenchError(
+          'E_LAB_PREFLIGHT',
+          `stack ${this.stack}: the engine has no image for ${noImage.join(', ')}`,
+          'build the lab images (scripts/build-offline-images.sh) and pass `--env-file docker/offline.env`, or load the images on every node',
+        );
       for (const s of [...pending]) {
         const ep = found.get(s);
         if (!ep) continue;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   ENGINE_LABEL,
+  missingImages,
   nodeAddress,
   nodeEngine,
   taskEndpoints,
@@ -121,4 +122,28 @@ test('task discovery: a task’s container is acted on through its node’s engi
     from: 'DOCKER_HOST=ssh://lab@10.0.0.2',
   });
   assert.throws(() => nodeEngine(nodes[2]!, 'm', own), /swarm node data .* no metabench\.engine label/);
+});
+
+test('missingImages: a wanted service whose task the engine rejected for want of its image, with the image', () => {
+  const rejected = (id: string, service: string, err: string): SwarmTask => ({
+    ID: id,
+    ServiceID: service,
+    DesiredState: 'running',
+    Status: { State: 'rejected', Err: err },
+  });
+  const tasks: SwarmTask[] = [
+    rejected('t1', 's-redis', 'No such image: redis:7.2.5'),
+    rejected('t2', 's-redis', 'No such image: redis:7.2.5'),
+    rejected('t3', 's-api', 'No such image: metabench/api:dev'),
+    // another reason, another stack, a service not waited for: none is a missing image here
+    rejected('t4', 's-api1', 'port 8080 is already in use'),
+    rejected('t5', 's-other', 'No such image: elsewhere:1'),
+    { ID: 't6', ServiceID: 's-api1', DesiredState: 'running', Status: { State: 'running' } },
+  ];
+  assert.deepEqual(missingImages('lab', services, tasks, new Set(['redis', 'api1'])), ['redis: redis:7.2.5']);
+  assert.deepEqual(missingImages('lab', services, tasks, new Set(['redis', 'api', 'api1'])), [
+    'api: metabench/api:dev',
+    'redis: redis:7.2.5',
+  ]);
+  assert.deepEqual(missingImages('lab', services, tasks, new Set(['api1'])), []);
 });

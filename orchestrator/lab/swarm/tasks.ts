@@ -134,3 +134,26 @@ export function nodeEngine(node: SwarmNode, self: string, own: EngineAddress): E
     );
   return engineAddress({ DOCKER_HOST: label });
 }
+
+/**
+ * The images the engine said it does not have for the `wanted` services' tasks (a task
+ * rejected with "No such image: IMAGE"), as `service: image`. No node can start those tasks
+ * until the image is built or loaded there, so waiting for them is pointless: the lab says so
+ * at once instead of after its start timeout.
+ */
+export function missingImages(
+  stack: string,
+  services: readonly SwarmService[],
+  tasks: readonly SwarmTask[],
+  wanted: ReadonlySet<string>,
+): string[] {
+  const nameOf = new Map(services.map((s) => [s.ID, s.Spec.Name.slice(stack.length + 1)]));
+  const missing = new Set<string>();
+  for (const t of tasks) {
+    const service = nameOf.get(t.ServiceID);
+    const image = /No such image: (\S+)/.exec(t.Status.Err ?? '')?.[1];
+    if (t.Status.State === 'rejected' && service !== undefined && wanted.has(service) && image)
+      missing.add(`${service}: ${image}`);
+  }
+  return [...missing].sort();
+}
