@@ -50,8 +50,9 @@ export function table(
   caption: string,
   head: readonly string[],
   rows: readonly string[][],
+  /** The tabular's column spec; default a label column, then numbers right-aligned. */
+  spec = `l${'r'.repeat(head.length - 1)}`,
 ): TexTable {
-  const spec = `l${'r'.repeat(head.length - 1)}`;
   return {
     id,
     tex: [

@@ -7,6 +7,7 @@ import { readRunManifest } from '../manifest.js';
 import { figureFiles } from './figures.js';
 import { methodsTex } from './methods.js';
 import { isSweepTable } from '../../report/tables.js';
+import { policiesTable } from './policies.js';
 import { readSweepPlan, sweepMethodsTex, sweepTables } from './sweep.js';
 import { experimentTables, type TexTable } from './tables.js';
 import { tex } from './tex.js';
@@ -59,7 +60,10 @@ function experimentParts(dir: string): Parts {
   const runs = results.runs.map((r) => ({ index: r.index, summary: readSummary(dir, r.index) }));
   return {
     name: manifest.experiment.name,
-    tables: experimentTables(manifest.experiment.name, runs),
+    tables: [
+      ...experimentTables(manifest.experiment.name, runs),
+      policiesTable(manifest.experiment.name, manifest.experiment, runs),
+    ],
     methods: methodsTex(manifest, runs.length),
   };
 }
@@ -90,6 +94,7 @@ function mainTex(name: string, tables: readonly string[]): string {
     '\\usepackage[utf8]{inputenc}',
     '\\usepackage[margin=2.5cm]{geometry}',
     '\\usepackage{booktabs}',
+    '\\usepackage{array}',
     '\\usepackage{siunitx}',
     '\\usepackage{graphicx}',
     `\\title{${tex(name)}}`,
