@@ -52,7 +52,7 @@ export function register(program: Command): void {
     .description(
       'LaTeX for a thesis: tables/*.tex (booktabs, siunitx), figures/*.pdf with figures.tex, methods.tex from the manifest, and a main.tex that compiles on its own',
     )
-    .argument('<results-dir>', 'a folder `metabench run` or `metabench sweep` wrote')
+    .argument('<results-dir>', 'a folder `metabench run`, `metabench sweep` or `metabench calibrate` wrote')
     .option('--out <DIR>', 'where to write (default: <results-dir>/latex)')
     .action(async (dir: string, o: { out?: string }) => {
       for (const f of await writeLatex(dir, o.out)) process.stdout.write(`${f}\n`);

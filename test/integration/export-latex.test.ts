@@ -168,6 +168,8 @@ test(
     });
     assert.equal(r.status, 0, r.stdout.slice(-3000));
     assert.ok(existsSync(join(out, 'main.pdf')));
+    const log = readFileSync(join(out, 'main.log'), 'utf8');
+    assert.doesNotMatch(log, /Float too large|Overfull \\hbox/, 'every table and figure fits the page');
     const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
     const doc = await pdfjs.getDocument({
       data: new Uint8Array(readFileSync(join(out, 'main.pdf'))),

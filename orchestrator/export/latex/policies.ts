@@ -191,6 +191,8 @@ export function policiesTable(name: string, e: Experiment, runs: readonly TableR
     }. A policy the experiment does not declare has no row.`,
     ['Policy', 'Settings', 'Measured'],
     policyRows(e, runs).map((r) => [r.policy, cell(r.settings), cell(r.measured)]),
-    'l>{\\raggedright\\arraybackslash}p{0.44\\linewidth}>{\\raggedright\\arraybackslash}p{0.3\\linewidth}',
+    {
+      spec: 'l>{\\raggedright\\arraybackslash}p{0.44\\linewidth}>{\\raggedright\\arraybackslash}p{0.3\\linewidth}',
+    },
   );
 }

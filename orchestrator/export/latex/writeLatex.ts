@@ -4,7 +4,9 @@ import { BenchError } from '../../../foundation/errors.js';
 import type { RunSummary } from '../../analysis/summary.js';
 import { loadResults } from '../../report/load.js';
 import { readRunManifest } from '../manifest.js';
-import { figureFiles } from './figures.js';
+import { calibrationMethodsTex, calibrationTables, readCalibrationFolder } from './calibration.js';
+import { figureFiles, figureFilesOf } from './figures.js';
+import { calibrationFigures, isCalibrationDir, loadCalibration } from '../../report/calibration.js';
 import { methodsTex } from './methods.js';
 import { isSweepTable } from '../../report/tables.js';
 import { policiesTable } from './policies.js';
@@ -13,19 +15,23 @@ import { experimentTables, type TexTable } from './tables.js';
 import { tex } from './tex.js';
 
 /**
- * `metabench export latex`: an experiment's results folder as LaTeX a thesis \input's:
+ * `metabench export latex`: an experiment's, sweep's or calibration's results folder as LaTeX a thesis \input's:
  *   OUT/tables/<id>.tex, OUT/figures/<id>.pdf, OUT/figures.tex, OUT/methods.tex, OUT/main.tex
  * main.tex compiles on its own (pdflatex; booktabs, siunitx, graphicx) and sets each part on
  * its own pages: methods, tables, then the figures.
  */
 export async function writeLatex(dir: string, out = join(dir, 'latex')): Promise<string[]> {
-  const sweepFolder = !existsSync(join(dir, 'run-1')) && existsSync(join(dir, 'sweep-plan.json'));
-  const parts = sweepFolder ? sweepParts(dir) : experimentParts(dir);
-  const results = loadResults(dir);
-  if (results.steps)
-    throw new BenchError('E_USAGE', `${dir}: LaTeX export of calibration folders is not supported yet`);
-  // A sweep folder's report draws its first finished point and the sweep's own figures.
-  const figures = await figureFiles(results);
+  const calibration = isCalibrationDir(dir);
+  const parts = calibration
+    ? calibrationParts(dir)
+    : !existsSync(join(dir, 'run-1')) && existsSync(join(dir, 'sweep-plan.json'))
+      ? sweepParts(dir)
+      : experimentParts(dir);
+  // A sweep folder's report draws its first finished point and the sweep's own figures; a
+  // calibration folder's, the step test's.
+  const figures = calibration
+    ? await figureFilesOf(calibrationFigures(loadCalibration(dir)))
+    : await figureFiles(loadResults(dir));
   const files: { path: string; content: string | Uint8Array }[] = [
     ...parts.tables.map((t) => ({ path: `tables/${t.id}.tex`, content: t.tex })),
     ...figures.files,
@@ -56,7 +62,10 @@ function experimentParts(dir: string): Parts {
   const manifest = readRunManifest(dir);
   const results = loadResults(dir);
   if (results.sweep || results.steps)
-    throw new BenchError('E_USAGE', `${dir}: LaTeX export of calibration folders is not supported yet`);
+    throw new BenchError(
+      'E_USAGE',
+      `${dir}: holds runs and a sweep or step table: not one experiment's results`,
+    );
   const runs = results.runs.map((r) => ({ index: r.index, summary: readSummary(dir, r.index) }));
   return {
     name: manifest.experiment.name,
@@ -79,6 +88,12 @@ function sweepParts(dir: string): Parts {
     tables: sweepTables(dir, plan, sweep),
     methods: sweepMethodsTex(dir, plan, sweep),
   };
+}
+
+function calibrationParts(dir: string): Parts {
+  const f = readCalibrationFolder(dir);
+  const name = `${f.result.experiment}: step test`;
+  return { name, tables: calibrationTables(name, f.result), methods: calibrationMethodsTex(f) };
 }
 
 /** run-<i>/summary.json as written (the tables print its values, nothing recomputed). */
