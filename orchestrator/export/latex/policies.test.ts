@@ -100,7 +100,8 @@ test('every policy the experiment declares has a row whose settings parse back t
     ', replicas: 2',
   );
   const c = e.client;
-  const t = policiesTable('retry-storm', e, [{ index: 1, summary: summary(1, {}) }]);
+  const measured = { hedgesSent: 321, hedgesWon: 45, hedgesDenied: 6, throttled: 8, abandoned: 7 };
+  const t = policiesTable('retry-storm', e, [{ index: 1, summary: summary(1, measured) }]);
   assert.ok(t.tex.includes('\\label{tab:policies}'));
   assert.match(t.tex, /\\toprule[\s\S]*\\midrule[\s\S]*\\bottomrule/);
   const rows = parseRows(t.tex);
@@ -159,6 +160,14 @@ test('every policy the experiment declares has a row whose settings parse back t
   assert.equal(value(s('Abandonment', 'mean')), a.patience.mean);
   assert.equal(value(s('Abandonment', '$\\sigma$')), a.patience.sigma);
   assert.equal(value(s('Clients', 'independent instances')), c.instances);
+  const m = (policy: string, label: string): number => value(rows.get(policy)!.measured.get(label)!);
+  assert.equal(m('Hedging', 'hedges sent'), measured.hedgesSent);
+  assert.equal(m('Hedging', 'won'), measured.hedgesWon);
+  assert.equal(m('Hedging', 'refused by the budget'), measured.hedgesDenied);
+  assert.equal(m('Adaptive throttling', 'attempts refused'), measured.throttled);
+  assert.equal(m('Abandonment', 'requests abandoned'), measured.abandoned);
+  assert.equal(m('Deadline', 'answered after it'), 8);
+  assert.equal(m('Deadline', 'retries cut by it'), 3);
 });
 
 test('measured counts parse back to each run’s summary.json, in run order; a policy not declared has no row', () => {
