@@ -5,6 +5,7 @@ import { parseEnvFile } from '../lab/docker/images.js';
 import { GrafanaClient } from '../grafana/client.js';
 import { exportPanels } from '../grafana/exportPanels.js';
 import { writeBundle } from '../export/bundle.js';
+import { isSweepFolder, writeSweepBundle } from '../export/sweepBundle.js';
 import { writeLatex } from '../export/latex/writeLatex.js';
 import { wholeNumber } from './options.js';
 
@@ -40,19 +41,20 @@ export function register(program: Command): void {
   exp
     .command('bundle')
     .description(
-      'a reproduction bundle (.tar.gz): the experiment as run, the manifests and summaries, versions, and REPRODUCE.md with the command that re-runs it',
+      'a reproduction bundle (.tar.gz): the experiment (or sweep) as run, the manifests and summaries, versions, and REPRODUCE.md with the command that re-runs it',
     )
-    .argument('<results-dir>', 'a folder `metabench run` wrote')
+    .argument('<results-dir>', 'a folder `metabench run` or `metabench sweep` wrote')
     .option('--out <FILE>', 'where to write the bundle (default: <results-dir>.tar.gz)')
     .action(async (dir: string, o: { out?: string }) => {
-      process.stdout.write(`${await writeBundle(dir, o.out)}\n`);
+      const file = isSweepFolder(dir) ? await writeSweepBundle(dir, o.out) : await writeBundle(dir, o.out);
+      process.stdout.write(`${file}\n`);
     });
   exp
     .command('latex')
     .description(
       'LaTeX for a thesis: tables/*.tex (booktabs, siunitx), figures/*.pdf with figures.tex, methods.tex from the manifest, and a main.tex that compiles on its own',
     )
-    .argument('<results-dir>', 'a folder `metabench run` or `metabench sweep` wrote')
+    .argument('<results-dir>', 'a folder `metabench run`, `metabench sweep` or `metabench calibrate` wrote')
     .option('--out <DIR>', 'where to write (default: <results-dir>/latex)')
     .action(async (dir: string, o: { out?: string }) => {
       for (const f of await writeLatex(dir, o.out)) process.stdout.write(`${f}\n`);

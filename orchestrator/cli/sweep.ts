@@ -3,7 +3,11 @@ import { BenchError } from '../../foundation/errors.js';
 import type { Override } from '../../foundation/overrides.js';
 import { dryRun } from '../spec/dryRun.js';
 import { planRun } from '../spec/plan.js';
-import { loadSweepFile } from '../spec/sweep.js';
+import { loadSweepFile, type LoadedSweep, type SweepSpec } from '../spec/sweep.js';
+import type { Factor, SweepPoint } from '../spec/sweepPlan.js';
+import type { PlannedCapacity } from '../spec/plan.js';
+import { openSweepBundle, type OpenedSweepBundle } from '../export/openBundle.js';
+import { compareHint } from '../export/compareHint.js';
 import { describePoint, runSweep } from '../sweep/runSweep.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
@@ -25,7 +29,11 @@ export function register(program: Command): void {
     .description(
       'run an experiment at every point of a sweep (one factor at a time, or factorial) and write the sweep table',
     )
-    .argument('<file>', 'sweep file (YAML)')
+    .argument('[file]', 'sweep file (YAML); or --from-bundle')
+    .option(
+      '--from-bundle <FILE>',
+      're-run the sweep of a bundle `metabench export bundle` wrote: every point with results in it, as it ran (its resolved experiment and capacity, the runtime, scale and repetitions; --runtime, --scale, --repeat and --capacity given here override those)',
+    )
     .option(
       '--scale <F>',
       'multiply every duration of the schedule and of the recovery criterion by F',
@@ -58,8 +66,9 @@ export function register(program: Command): void {
   );
   addSetOption(cmd).action(
     async (
-      file: string,
+      fileArg: string | undefined,
       o: {
+        fromBundle?: string;
         scale: number;
         out?: string;
         repeat?: number;
@@ -75,70 +84,148 @@ export function register(program: Command): void {
         envFile?: string;
       },
     ) => {
-      const s = loadSweepFile(file, o.set);
-      // --runtime overrides the sweep file's runtime.
-      const runtime: Runtime = o.runtime ?? s.sweep.runtime;
-      if (o.twin && runtime === 'sim')
+      if ((fileArg === undefined) === (o.fromBundle === undefined))
         throw new BenchError(
           'E_USAGE',
-          '--twin simulates a lab sweep: it goes with the local or docker runtime',
+          fileArg === undefined
+            ? 'sweep takes a sweep file, or --from-bundle FILE'
+            : 'sweep takes a sweep file or --from-bundle FILE, not both',
         );
-      const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
-      if (o.dryRun) {
-        let totalS = 0;
-        const lines = [
-          `${s.sweep.name}: ${s.points.length} points × ${repeat} runs (${s.sweep.design}, runtime ${runtime})`,
-        ];
-        for (const p of s.points) {
-          const e = s.experiments[p.index - 1]!;
-          const plan = planRun(e, {
-            scale: o.scale,
-            run: 1,
-            sourceFile: s.experimentFile,
-            ...capacityFor(e, runtime, o.capacity),
-          });
-          const d = dryRun(plan, repeat);
-          totalS += d.totalS;
-          lines.push(
-            `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${Math.round(d.totalS)} s; capacity ${+plan.capacity.usedPerS.toFixed(3)}/s ${plan.capacity.source}`,
-          );
-        }
-        lines.push(`  wall time: ≈ ${Math.round(totalS)} s (plus lab start-up per run)`);
-        process.stdout.write(lines.join('\n') + '\n');
-        return;
-      }
-      const interrupt = onInterrupt({
-        stopping: 'stopping the sweep after undoing the trigger; rerun with --out to resume',
-      });
+      if (o.fromBundle !== undefined && o.set.length > 0)
+        throw new BenchError('E_USAGE', '--set goes with a sweep file; a bundle re-runs its sweep as it ran');
+      const bundle = o.fromBundle !== undefined ? await openSweepBundle(o.fromBundle) : null;
       try {
-        const r = await runSweep(s, {
-          scale: o.scale,
-          out: o.out,
-          repeat: o.repeat,
-          quiet: Boolean(o.quiet),
-          stop: interrupt.stop,
-          sets: describeOverrides(o.set),
-          runtime,
-          ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
-          capacity: o.capacity,
-          events: o.events,
-          jobs: o.jobs,
-          pointWorker: new URL('./simWorker.js', import.meta.url),
-          ...(o.twin ? { twin: true } : {}),
-          manifestExtra: { command: process.argv.slice(2) },
+        await sweep(bundle ? sweepOfBundle(bundle) : loadSweepFile(fileArg!, o.set), {
+          ...o,
+          // A bundle's sweep runs at its own scale unless --scale says otherwise.
+          scale: bundle && cmd.getOptionValueSource('scale') !== 'cli' ? bundle.plan.scale : o.scale,
+          sets: bundle ? (bundle.plan.overrides ?? []) : describeOverrides(o.set),
+          ...(bundle && o.capacity === undefined
+            ? { planned: (p: SweepPoint) => bundle.points.get(p.index)?.capacity }
+            : {}),
         });
-        process.stdout.write(`${r.dir}\n`);
-        if (interrupt.stop.aborted)
-          throw new BenchError('E_INTERRUPTED', `interrupted; rerun with --out ${r.dir} to resume the sweep`);
-        const unusable = r.results.filter((p) => p.runs.some((x) => !x.usable));
-        if (unusable.length)
-          throw new BenchError(
-            'E_RUN_UNUSABLE',
-            `a run is unusable in point ${unusable.map((p) => p.point.index).join(', ')}; see ${r.dir}/sweep.md`,
-          );
       } finally {
-        interrupt.dispose();
+        bundle?.close();
       }
     },
   );
+}
+
+/** A bundle's sweep as `runSweep` takes it: its plan, and each point with results as it ran. */
+function sweepOfBundle(b: OpenedSweepBundle): LoadedSweep {
+  const plan = b.plan;
+  const first = [...b.points.values()][0]?.experiment;
+  if (!first) throw new BenchError('E_USAGE', 'the bundle holds no point with results: nothing to re-run');
+  return {
+    file: plan.file ?? '',
+    experimentFile: plan.experimentFile ?? '',
+    sweep: {
+      name: plan.name,
+      experiment: plan.experimentFile ?? '',
+      design: plan.design as SweepSpec['design'],
+      factors: plan.factors.map((f) => ({ path: f.path, values: [...f.values], reference: f.reference })),
+      repeat: plan.repeat,
+      runtime: plan.runtime as Runtime,
+    },
+    factors: plan.factors as unknown as Factor[],
+    points: (plan.points as unknown as SweepPoint[]).filter((p) => b.points.has(p.index)),
+    // Index i is point i + 1; a point the bundle has no results of is not run.
+    experiments: plan.points.map((p) => b.points.get(p.index)?.experiment ?? first),
+    overrides: plan.points.map(() => []),
+  };
+}
+
+async function sweep(
+  s: LoadedSweep,
+  o: {
+    scale: number;
+    out?: string;
+    repeat?: number;
+    dryRun?: boolean;
+    quiet?: boolean;
+    sets: readonly string[];
+    runtime?: Runtime;
+    capacity?: CapacityMode;
+    planned?: (p: SweepPoint) => PlannedCapacity | undefined;
+    fromBundle?: string;
+    twin?: boolean;
+    events: EventsMode;
+    jobs?: number;
+    project: string;
+    envFile?: string;
+  },
+): Promise<void> {
+  // --runtime overrides the sweep file's runtime.
+  const runtime: Runtime = o.runtime ?? s.sweep.runtime;
+  if (o.twin && runtime === 'sim')
+    throw new BenchError('E_USAGE', '--twin simulates a lab sweep: it goes with the local or docker runtime');
+  const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
+  if (o.dryRun) {
+    let totalS = 0;
+    const lines = [
+      `${s.sweep.name}: ${s.points.length} points × ${repeat} runs (${s.sweep.design}, runtime ${runtime})`,
+    ];
+    for (const p of s.points) {
+      const e = s.experiments[p.index - 1]!;
+      const planned = o.planned?.(p);
+      const plan = planRun(e, {
+        scale: o.scale,
+        run: 1,
+        sourceFile: s.experimentFile,
+        ...(planned ? { planned } : capacityFor(e, runtime, o.capacity)),
+      });
+      const d = dryRun(plan, repeat);
+      totalS += d.totalS;
+      lines.push(
+        `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${Math.round(d.totalS)} s; capacity ${+plan.capacity.usedPerS.toFixed(3)}/s ${plan.capacity.source}`,
+      );
+    }
+    lines.push(`  wall time: ≈ ${Math.round(totalS)} s (plus lab start-up per run)`);
+    process.stdout.write(lines.join('\n') + '\n');
+    return;
+  }
+  const interrupt = onInterrupt({
+    stopping: 'stopping the sweep after undoing the trigger; rerun with --out to resume',
+  });
+  try {
+    const r = await runSweep(s, {
+      scale: o.scale,
+      out: o.out,
+      repeat: o.repeat,
+      quiet: Boolean(o.quiet),
+      stop: interrupt.stop,
+      sets: o.sets,
+      runtime,
+      ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
+      capacity: o.capacity,
+      planned: o.planned,
+      events: o.events,
+      jobs: o.jobs,
+      pointWorker: new URL('./simWorker.js', import.meta.url),
+      ...(o.twin ? { twin: true } : {}),
+      manifestExtra: {
+        command: process.argv.slice(2),
+        ...(o.fromBundle ? { fromBundle: o.fromBundle } : {}),
+      },
+    });
+    process.stdout.write(`${r.dir}\n`);
+    if (o.fromBundle !== undefined)
+      process.stderr.write(
+        `compare with the bundled sweep: ${compareHint(
+          o.fromBundle,
+          r.dir,
+          s.points.map((p) => `point-${p.index}`),
+        )}\n`,
+      );
+    if (interrupt.stop.aborted)
+      throw new BenchError('E_INTERRUPTED', `interrupted; rerun with --out ${r.dir} to resume the sweep`);
+    const unusable = r.results.filter((p) => p.runs.some((x) => !x.usable));
+    if (unusable.length)
+      throw new BenchError(
+        'E_RUN_UNUSABLE',
+        `a run is unusable in point ${unusable.map((p) => p.point.index).join(', ')}; see ${r.dir}/sweep.md`,
+      );
+  } finally {
+    interrupt.dispose();
+  }
 }

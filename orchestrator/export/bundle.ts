@@ -41,8 +41,18 @@ export function sha256(file: string): string | null {
   }
 }
 
+/** The metabench, Node and package-lock.json that make a bundle. */
+export function exportedWith(): BundleInfo['exportedWith'] {
+  return {
+    metabench: metabenchVersion(),
+    gitRevision: gitRevision(),
+    node: process.version,
+    packageLockSha256: sha256(join(PACKAGE_ROOT, 'package-lock.json')),
+  };
+}
+
 /** The runs of an experiment's results folder (run-1, run-2, …), in order. */
-function runFolders(dir: string): string[] {
+export function runFolders(dir: string): string[] {
   return readdirSync(dir)
     .filter((f) => /^run-\d+$/.test(f))
     .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
@@ -59,13 +69,7 @@ export async function writeBundle(dir: string, out?: string): Promise<string> {
   try {
     const root = join(staging, BUNDLE_ROOT);
     const results = join(root, 'results');
-    mkdirSync(results, { recursive: true });
-    copyFileSync(join(dir, 'summary.json'), join(results, 'summary.json'));
-    for (const run of runFolders(dir)) {
-      mkdirSync(join(results, run));
-      for (const f of ['manifest.json', 'summary.json'])
-        if (existsSync(join(dir, run, f))) copyFileSync(join(dir, run, f), join(results, run, f));
-    }
+    copyRunResults(dir, results);
     writeJson(join(root, 'experiment.json'), manifest.experiment);
     // The file as written, for a reader; the run used experiment.json (its --set overrides applied).
     const source = manifest.experimentFile;
@@ -82,12 +86,7 @@ export async function writeBundle(dir: string, out?: string): Promise<string> {
         gitRevision: manifest.gitRevision,
         node: manifest.machine?.node ?? null,
       },
-      exportedWith: {
-        metabench: metabenchVersion(),
-        gitRevision: gitRevision(),
-        node: process.version,
-        packageLockSha256: sha256(join(PACKAGE_ROOT, 'package-lock.json')),
-      },
+      exportedWith: exportedWith(),
       runtime: manifest.runtime,
       scale: manifest.scale,
       seed: manifest.experiment.seed,
@@ -98,11 +97,28 @@ export async function writeBundle(dir: string, out?: string): Promise<string> {
     };
     writeJson(join(root, 'BUNDLE.json'), info);
     writeFileSync(join(root, 'REPRODUCE.md'), reproduceMd(info, manifest, basename(file)));
-    mkdirSync(dirname(resolve(file)), { recursive: true });
-    // portable: no owner or uid of this machine in the archive.
-    await create({ gzip: true, file, cwd: staging, portable: true }, [BUNDLE_ROOT]);
-    return file;
+    return await pack(staging, file);
   } finally {
     rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** staging/bundle/ as the .tar.gz `file`. */
+export async function pack(staging: string, file: string): Promise<string> {
+  mkdirSync(dirname(resolve(file)), { recursive: true });
+  // portable: no owner or uid of this machine in the archive.
+  await create({ gzip: true, file, cwd: staging, portable: true }, [BUNDLE_ROOT]);
+  return file;
+}
+
+/** Copies an experiment's results folder's summaries and manifests (what `compare` and the checks read) to `to`. */
+export function copyRunResults(dir: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  if (existsSync(join(dir, 'summary.json')))
+    copyFileSync(join(dir, 'summary.json'), join(to, 'summary.json'));
+  for (const run of runFolders(dir)) {
+    mkdirSync(join(to, run));
+    for (const f of ['manifest.json', 'summary.json'])
+      if (existsSync(join(dir, run, f))) copyFileSync(join(dir, run, f), join(to, run, f));
   }
 }

@@ -25,3 +25,25 @@ export interface BundleInfo {
   readonly command: readonly string[] | null;
   readonly sourceFile: string | null;
 }
+
+/** BUNDLE.json of a sweep's bundle (sweepBundle.ts writes it; `metabench sweep --from-bundle` reads it). */
+export interface SweepBundleInfo {
+  readonly format: number;
+  readonly kind: 'sweep';
+  readonly sweep: string;
+  /** The base experiment's name. */
+  readonly experiment: string;
+  /** The metabench that ran the sweep, as its first point's manifest recorded it. */
+  readonly ranWith: BundleInfo['ranWith'];
+  readonly exportedWith: BundleInfo['exportedWith'];
+  readonly runtime: string;
+  readonly scale: number;
+  readonly repeat: number;
+  readonly design: string;
+  /** Points in the sweep's plan, and those the bundle holds results of. */
+  readonly points: number;
+  readonly pointsWithResults: number;
+  readonly command: readonly string[] | null;
+  /** The sweep file and the base experiment file as written, when still readable (source/…). */
+  readonly sourceFiles: readonly string[];
+}

@@ -43,7 +43,7 @@ export function readRunManifest(dir: string, run = 1): RunManifest {
   if (!existsSync(file))
     throw new BenchError(
       'E_USAGE',
-      `${dir}: not an experiment's results folder (no run-${run}/manifest.json; sweep and calibration folders are not supported here)`,
+      `${dir}: not an experiment's results folder (no run-${run}/manifest.json)`,
     );
   let m: Record<string, unknown>;
   try {

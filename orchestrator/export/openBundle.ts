@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { extract } from 'tar';
 import { BenchError } from '../../foundation/errors.js';
 import type { Experiment } from '../spec/schema.js';
-import { BUNDLE_FORMAT, BUNDLE_ROOT, type BundleInfo } from './bundleInfo.js';
+import type { PlannedCapacity } from '../spec/plan.js';
+import { BUNDLE_FORMAT, BUNDLE_ROOT, type BundleInfo, type SweepBundleInfo } from './bundleInfo.js';
+import type { RecordedSweepPlan } from './latex/sweep.js';
 
 export interface OpenedBundle {
   readonly info: BundleInfo;
@@ -20,26 +22,14 @@ export interface OpenedBundle {
  * A missing, corrupt or foreign file is a clear error naming it (exit 2), never a stack trace.
  */
 export async function openBundle(file: string): Promise<OpenedBundle> {
-  if (!existsSync(file) || !statSync(file).isFile())
-    throw new BenchError('E_USAGE', `--from-bundle ${file}: no such file`);
-  const dir = mkdtempSync(join(tmpdir(), 'metabench-unbundle-'));
-  const close = () => rmSync(dir, { recursive: true, force: true });
+  const { root, close } = await unpack(file);
   try {
-    try {
-      // strict: a damaged archive is an error, not a warning with half the files.
-      await extract({ file, cwd: dir, strict: true });
-    } catch (err) {
+    const info = readJson<BundleInfo & { kind?: string }>(file, root, 'BUNDLE.json');
+    checkFormat(file, info);
+    if (info.kind === 'sweep')
       throw new BenchError(
         'E_USAGE',
-        `--from-bundle ${file}: not a readable .tar.gz (${(err as Error).message})`,
-      );
-    }
-    const root = join(dir, BUNDLE_ROOT);
-    const info = readJson<BundleInfo>(file, root, 'BUNDLE.json');
-    if (info.format !== BUNDLE_FORMAT)
-      throw new BenchError(
-        'E_USAGE',
-        `--from-bundle ${file}: BUNDLE.json: format ${String(info.format)}, this metabench reads format ${BUNDLE_FORMAT}`,
+        `--from-bundle ${file}: the bundle of a sweep: re-run it with metabench sweep --from-bundle`,
       );
     const experiment = readJson<Experiment>(file, root, 'experiment.json');
     return { info, experiment, resultsDir: join(root, 'results'), close };
@@ -47,6 +37,75 @@ export async function openBundle(file: string): Promise<OpenedBundle> {
     close();
     throw err;
   }
+}
+
+export interface OpenedSweepBundle {
+  readonly info: SweepBundleInfo;
+  /** sweep-plan.json as the sweep wrote it. */
+  readonly plan: RecordedSweepPlan;
+  /** Each point with results: its resolved experiment and the capacity its first run planned with. */
+  readonly points: ReadonlyMap<number, { experiment: Experiment; capacity: PlannedCapacity }>;
+  readonly resultsDir: string;
+  close(): void;
+}
+
+/** A sweep's bundle (sweepBundle.ts), unpacked and read; errors as openBundle's. */
+export async function openSweepBundle(file: string): Promise<OpenedSweepBundle> {
+  const { root, close } = await unpack(file);
+  try {
+    const info = readJson<SweepBundleInfo>(file, root, 'BUNDLE.json');
+    checkFormat(file, info);
+    if (info.kind !== 'sweep')
+      throw new BenchError(
+        'E_USAGE',
+        `--from-bundle ${file}: the bundle of one experiment, not a sweep: re-run it with metabench run --from-bundle`,
+      );
+    const plan = readJson<RecordedSweepPlan>(file, root, 'sweep-plan.json');
+    const points = new Map<number, { experiment: Experiment; capacity: PlannedCapacity }>();
+    for (const p of plan.points) {
+      if (!existsSync(join(root, 'experiments', `point-${p.index}.json`))) continue;
+      const manifest = readJson<{ capacity: PlannedCapacity }>(
+        file,
+        root,
+        join('results', `point-${p.index}`, 'run-1', 'manifest.json'),
+      );
+      points.set(p.index, {
+        experiment: readJson<Experiment>(file, root, join('experiments', `point-${p.index}.json`)),
+        capacity: manifest.capacity,
+      });
+    }
+    return { info, plan, points, resultsDir: join(root, 'results'), close };
+  } catch (err) {
+    close();
+    throw err;
+  }
+}
+
+/** The bundle unpacked into a temporary folder; a damaged archive is an error naming it. */
+async function unpack(file: string): Promise<{ root: string; close: () => void }> {
+  if (!existsSync(file) || !statSync(file).isFile())
+    throw new BenchError('E_USAGE', `--from-bundle ${file}: no such file`);
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-unbundle-'));
+  const close = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    // strict: a damaged archive is an error, not a warning with half the files.
+    await extract({ file, cwd: dir, strict: true });
+  } catch (err) {
+    close();
+    throw new BenchError(
+      'E_USAGE',
+      `--from-bundle ${file}: not a readable .tar.gz (${(err as Error).message})`,
+    );
+  }
+  return { root: join(dir, BUNDLE_ROOT), close };
+}
+
+function checkFormat(file: string, info: { format?: unknown }): void {
+  if (info.format !== BUNDLE_FORMAT)
+    throw new BenchError(
+      'E_USAGE',
+      `--from-bundle ${file}: BUNDLE.json: format ${String(info.format)}, this metabench reads format ${BUNDLE_FORMAT}`,
+    );
 }
 
 function readJson<T>(bundle: string, root: string, name: string): T {

@@ -5,7 +5,7 @@ import { runExperiment, type RunOptions } from '../run/runExperiment.js';
 export interface PointJob {
   readonly kind: 'sweep-point';
   readonly experiment: Experiment;
-  readonly options: Omit<RunOptions, 'stop' | 'lab' | 'planned'>;
+  readonly options: Omit<RunOptions, 'stop' | 'lab'>;
 }
 
 /** The point, as a serial sweep runs it: its folder is the same, byte for byte but the manifest's times. */

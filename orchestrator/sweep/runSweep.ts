@@ -15,6 +15,7 @@ import type { PointJob } from './pointWorker.js';
 import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
 import type { LoadedSweep } from '../spec/sweep.js';
+import type { PlannedCapacity } from '../spec/plan.js';
 import type { CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
@@ -52,6 +53,8 @@ export interface SweepOptions {
    * labs on one machine would disturb each other's measurements.
    */
   readonly jobs?: number | undefined;
+  /** The capacity each point's `% capacity` rates resolve against, as planned (a bundle's re-run); absent: resolved here. */
+  readonly planned?: ((p: SweepPoint) => PlannedCapacity | undefined) | undefined;
   /** The worker threads' entry (its module registers the runtimes: orchestrator/cli/sweepWorker.ts); without it points run one at a time. */
   readonly pointWorker?: URL | undefined;
 }
@@ -173,8 +176,10 @@ function pointOptions(
   p: SweepPoint,
   opts: SweepOptions,
   dir: string,
-): Omit<RunOptions, 'stop' | 'lab' | 'planned'> {
+): Omit<RunOptions, 'stop' | 'lab'> {
+  const planned = opts.planned?.(p);
   return {
+    ...(planned ? { planned } : {}),
     scale: opts.scale,
     out: pointDir(dir, p),
     quiet: opts.quiet ?? false,

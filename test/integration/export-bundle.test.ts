@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { create } from 'tar';
-import { CLI, runCli, tempDir } from '../helpers/cli.js';
+import { CLI, REPO, runCli, tempDir } from '../helpers/cli.js';
 
 // `metabench export bundle` and `metabench run --from-bundle`: a simulated run, bundled,
 // re-run from the bundle alone, gives the same summary.json (simulation is deterministic,
@@ -205,6 +205,8 @@ test('a missing, corrupt or foreign bundle is a clear error naming it: exit 2, n
       /foreign\.tar\.gz: not a metabench bundle \(no bundle\/BUNDLE\.json\)/,
     ],
     [['run', 'experiments/retry-storm.yaml', '--from-bundle', garbage], /not both/],
+    [['sweep', '--from-bundle', garbage], /garbage\.tar\.gz: not a readable \.tar\.gz/],
+    [['sweep', '--from-bundle', foreign], /foreign\.tar\.gz: not a metabench bundle/],
     [['export', 'bundle', dir], /not an experiment's results folder \(no run-1\/manifest\.json/],
   ];
   for (const [args, message] of cases) {
@@ -213,4 +215,135 @@ test('a missing, corrupt or foreign bundle is a clear error naming it: exit 2, n
     assert.match(r.stderr, message);
     assert.doesNotMatch(r.stderr, /\n\s+at |internal error/);
   }
+});
+
+test('a simulated sweep, bundled and re-run with sweep --from-bundle, writes the same summary.json in every point', async () => {
+  const dir = tempDir('bundle-sweep');
+  const sweepFile = join(dir, 'rates.sweep.yaml');
+  // Two points, one run each, both well below capacity: no retry storm to simulate, so seconds.
+  writeFileSync(
+    sweepFile,
+    [
+      'name: bundle-check',
+      `experiment: ${JSON.stringify(join(REPO, 'experiments', 'retry-storm.yaml'))}`,
+      'design: factorial',
+      'factors:',
+      '  - { path: load.rate, values: [20% capacity, 30% capacity] }',
+      'repeat: 1',
+      'runtime: sim',
+      '',
+    ].join('\n'),
+  );
+  const original = join(dir, 'original');
+  const s = await runCli(['sweep', sweepFile, '--scale', '0.1', '--out', original, '--jobs', '1', '--quiet']);
+  assert.equal(s.code, 0, s.stderr);
+
+  const file = join(dir, 'sweep.tar.gz');
+  const b = await runCli(['export', 'bundle', original, '--out', file]);
+  assert.equal(b.code, 0, b.stderr);
+  assert.equal(b.stdout.trim(), file);
+  const entries = tarEntries(file);
+  const points = [1, 2];
+  for (const name of [
+    'bundle/BUNDLE.json',
+    'bundle/REPRODUCE.md',
+    'bundle/sweep-plan.json',
+    'bundle/source/rates.sweep.yaml',
+    'bundle/source/retry-storm.yaml',
+    'bundle/results/sweep.json',
+    ...points.flatMap((k) => [
+      `bundle/experiments/point-${k}.json`,
+      `bundle/results/point-${k}/summary.json`,
+      `bundle/results/point-${k}/run-1/manifest.json`,
+      `bundle/results/point-${k}/run-1/summary.json`,
+    ]),
+  ])
+    assert.ok(entries.has(name), `the bundle holds ${name}`);
+  for (const k of points) {
+    const m = JSON.parse(readFileSync(join(original, `point-${k}`, 'run-1', 'manifest.json'), 'utf8')) as {
+      experiment: unknown;
+    };
+    assert.deepEqual(JSON.parse(entries.get(`bundle/experiments/point-${k}.json`)!.toString()), m.experiment);
+  }
+  assert.equal(entries.get('bundle/source/rates.sweep.yaml')!.toString(), readFileSync(sweepFile, 'utf8'));
+  const info = JSON.parse(entries.get('bundle/BUNDLE.json')!.toString()) as Record<string, unknown>;
+  assert.deepEqual(
+    [info.kind, info.sweep, info.experiment, info.runtime, info.scale, info.repeat, info.points],
+    ['sweep', 'bundle-check', 'retry-storm', 'sim', 0.1, 1, 2],
+  );
+  const reproduce = entries.get('bundle/REPRODUCE.md')!.toString();
+  assert.match(reproduce, /metabench sweep --from-bundle sweep\.tar\.gz --out reproduced/);
+  assert.match(reproduce, /runtime: sim/);
+  assert.match(reproduce, /scale: 0\.1/);
+
+  // The bundle's runtime, scale and repetitions, unless the flags say otherwise; no --set.
+  const plan = await runCli(['sweep', '--from-bundle', file, '--dry-run']);
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.match(plan.stdout, /^bundle-check: 2 points × 1 runs \(factorial, runtime sim\)$/m);
+  const seconds = (out: string) => Number(/point 1: .* ≈ (\d+) s/.exec(out)?.[1]);
+  const over = await runCli([
+    'sweep',
+    '--from-bundle',
+    file,
+    '--dry-run',
+    '--repeat',
+    '2',
+    '--runtime',
+    'local',
+    '--scale',
+    '1',
+  ]);
+  assert.equal(over.code, 0, over.stderr);
+  assert.match(over.stdout, /^bundle-check: 2 points × 2 runs \(factorial, runtime local\)$/m);
+  // Two runs of the unscaled schedule (280 s) against one of a tenth of it.
+  assert.ok(seconds(over.stdout) > 10 * seconds(plan.stdout), `${plan.stdout}\n${over.stdout}`);
+  const set = await runCli(['sweep', '--from-bundle', file, '--set', 'seed=1']);
+  assert.equal(set.code, 2);
+  assert.match(set.stderr, /--set goes with a sweep file/);
+
+  // A sweep's bundle is not one experiment's.
+  const wrong = await runCli(['run', '--from-bundle', file]);
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /the bundle of a sweep: re-run it with metabench sweep --from-bundle/);
+
+  const again = join(dir, 'again');
+  const r = await runCli(['sweep', '--from-bundle', file, '--out', again, '--jobs', '1', '--quiet']);
+  assert.equal(r.code, 0, r.stderr);
+  for (const k of points) {
+    for (const f of ['summary.json', join('run-1', 'summary.json')])
+      assert.deepEqual(
+        summary(join(again, `point-${k}`, f)),
+        summary(join(original, `point-${k}`, f)),
+        `point-${k}/${f}`,
+      );
+    const reran = JSON.parse(
+      readFileSync(join(again, `point-${k}`, 'run-1', 'manifest.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    assert.equal(reran.fromBundle, file);
+    assert.equal(reran.scale, 0.1);
+    assert.equal(reran.runtime, 'sim');
+  }
+  assert.deepEqual(
+    JSON.parse(readFileSync(join(again, 'sweep.json'), 'utf8')),
+    JSON.parse(readFileSync(join(original, 'sweep.json'), 'utf8')),
+  );
+
+  // The line it prints compares each point with its bundled original, as a shell runs it.
+  const line = /^compare with the bundled sweep: (.+)$/m.exec(r.stderr)?.[1];
+  assert.ok(line, r.stderr);
+  for (const k of points)
+    assert.ok(
+      line.includes(`metabench compare ${again}-bundled/bundle/results/point-${k} ${again}/point-${k}`),
+      line,
+    );
+  const sh = spawnSync(
+    'sh',
+    ['-c', line.replaceAll('metabench compare', `"${process.execPath}" "${CLI}" compare`)],
+    { encoding: 'utf8' },
+  );
+  assert.equal(sh.status, 0, sh.stderr);
+  const compared = sh.stdout.trim().split('\n');
+  assert.equal(compared.length, points.length);
+  for (const c of compared)
+    assert.match(readFileSync(join(c, 'compare.md'), 'utf8'), /\| differs in \| nothing: the same setup/);
 });

@@ -56,6 +56,7 @@ test('export latex writes tables, figure PDFs, figures.tex, methods.tex and main
     'tables/baseline.tex',
     'tables/after-trigger.tex',
     'tables/outcome.tex',
+    'tables/policies.tex',
     'figures.tex',
     'methods.tex',
     'main.tex',
@@ -77,7 +78,7 @@ test('export latex writes tables, figure PDFs, figures.tex, methods.tex and main
     );
     assert.ok(read('figures.tex').includes(`\\label{fig:${p.replace(/\.pdf$/, '')}}`));
   }
-  for (const t of ['baseline', 'after-trigger', 'outcome'])
+  for (const t of ['baseline', 'after-trigger', 'outcome', 'policies'])
     assert.ok(read('main.tex').includes(`\\input{tables/${t}}`));
 });
 
@@ -118,6 +119,42 @@ test('the baseline table prints the run’s summary.json values to three signifi
   assert.equal(n(row[8]!), s.baseline.latencyMs.samples);
 });
 
+test('the client-policies table states the manifest’s timeout and retries and the counts summary.json measured', () => {
+  const m = JSON.parse(readFileSync(join(results, 'run-1', 'manifest.json'), 'utf8')) as Manifest;
+  const s = JSON.parse(readFileSync(join(results, 'run-1', 'summary.json'), 'utf8')) as {
+    outcomes: { timeout: number };
+    policies: { retries: number; retriesExhausted: number };
+  };
+  const t = read('tables/policies.tex');
+  assert.ok(t.includes('\\label{tab:policies}'));
+  // Each row: "Policy & label: value; label: value & label: value; …".
+  const rows = new Map(
+    t
+      .slice(t.indexOf('\\midrule') + 8, t.indexOf('\\bottomrule'))
+      .split('\\\\')
+      .map((r) => r.trim())
+      .filter((r) => r !== '')
+      .map((r) => {
+        const [policy, ...cells] = r.split(' & ');
+        return [
+          policy!,
+          cells.map((c) => new Map(c.split('; ').map((i) => i.split(': ') as [string, string]))),
+        ];
+      }),
+  );
+  // retry-storm declares a timeout and immediate retries, nothing else.
+  assert.deepEqual([...rows.keys()], ['Timeout', 'Retries']);
+  const num = (v: string | undefined) => Number(/^\\(?:SI|num)\{([\d.]+)\}/.exec(v ?? '')?.[1]);
+  const [timeoutSet, timeoutMeasured] = rows.get('Timeout')!;
+  assert.equal(timeoutSet!.get('per attempt'), `\\SI{${m.experiment.client.timeout}}{\\milli\\second}`);
+  assert.equal(num(timeoutMeasured!.get('requests failed by timeout')), s.outcomes.timeout);
+  const [retrySet, retryMeasured] = rows.get('Retries')!;
+  assert.equal(num(retrySet!.get('max.\\ attempts')), m.experiment.client.retry.maxAttempts);
+  assert.equal(retrySet!.get('backoff'), m.experiment.client.retry.policy);
+  assert.equal(num(retryMeasured!.get('retries scheduled')), s.policies.retries);
+  assert.equal(num(retryMeasured!.get('not retried, attempts exhausted')), s.policies.retriesExhausted);
+});
+
 const pdflatex = spawnSync('pdflatex', ['--version'], { encoding: 'utf8' });
 test(
   'main.tex compiles with pdflatex: methods, the tables, then the figures two to a page',
@@ -131,6 +168,8 @@ test(
     });
     assert.equal(r.status, 0, r.stdout.slice(-3000));
     assert.ok(existsSync(join(out, 'main.pdf')));
+    const log = readFileSync(join(out, 'main.log'), 'utf8');
+    assert.doesNotMatch(log, /Float too large|Overfull \\hbox/, 'every table and figure fits the page');
     const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
     const doc = await pdfjs.getDocument({
       data: new Uint8Array(readFileSync(join(out, 'main.pdf'))),
@@ -143,11 +182,17 @@ test(
         (await (await doc.getPage(i)).getTextContent()).items.map((x) => ('str' in x ? x.str : '')).join(' '),
       );
     const figures = readdirSync(join(out, 'figures')).filter((f) => f.endsWith('.pdf')).length;
-    // A page of methods, a page of the three tables, then float pages of two text-width figures each.
-    assert.equal(doc.numPages, 2 + Math.ceil(figures / 2), pages.join('\n---\n').slice(0, 2000));
+    // A page of methods, the four tables on the pages after it (the three of results, then
+    // the client policies), then float pages of two text-width figures each.
+    const tablePages = doc.numPages - 1 - Math.ceil(figures / 2);
+    assert.ok(tablePages >= 1 && tablePages <= 2, pages.join('\n---\n').slice(0, 2000));
     assert.match(pages[0]!, /Methods/);
-    assert.match(pages[1]!, /Table 1:[\s\S]*Table 2:[\s\S]*Table 3:/);
-    const figurePages = pages.slice(2).join(' ');
+    assert.match(
+      pages.slice(1, 1 + tablePages).join(' '),
+      /Table 1:[\s\S]*Table 2:[\s\S]*Table 3:[\s\S]*Table 4:\s+retry-storm:\s+the client’s\s+policies[\s\S]*Timeout[\s\S]*Retries/,
+    );
+    assert.doesNotMatch(pages.slice(1, 1 + tablePages).join(' '), /Figure 1:/);
+    const figurePages = pages.slice(1 + tablePages).join(' ');
     for (let i = 1; i <= figures; i++) assert.match(figurePages, new RegExp(`Figure ${i}:`));
   },
 );

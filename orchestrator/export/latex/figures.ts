@@ -1,6 +1,7 @@
 import type { ResultsData } from '../../report/load.js';
 import { allFigures, reportFigures, svgFiles } from '../../report/writeReport.js';
 import type { OutFile } from '../../report/exports.js';
+import type { Figure } from '../../report/figures/common.js';
 import { tex } from './tex.js';
 
 /**
@@ -9,7 +10,13 @@ import { tex } from './tex.js';
  * title and sentence, labelled fig:<id>.
  */
 export async function figureFiles(x: ResultsData): Promise<{ files: OutFile[]; tex: string; ids: string[] }> {
-  const figures = allFigures(reportFigures(x));
+  return figureFilesOf(allFigures(reportFigures(x)));
+}
+
+/** The given report figures as PDF, with their figures.tex. */
+export async function figureFilesOf(
+  figures: readonly Figure[],
+): Promise<{ files: OutFile[]; tex: string; ids: string[] }> {
   const rendered = await svgFiles(figures, undefined, { pdf: 'text' });
   const files = rendered.filter((f) => f.path.endsWith('.pdf'));
   const body = figures.map((f) =>

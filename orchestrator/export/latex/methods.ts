@@ -3,6 +3,7 @@ import { describeLoad } from '../../spec/loadPlan.js';
 import { describeTrigger } from '../../spec/sections/schedule.js';
 import type { TriggerSpec } from '../../spec/sections/schedule.js';
 import type { RunManifest } from '../manifest.js';
+import type { Experiment } from '../../spec/schema.js';
 import { duration, exact, si, tex } from './tex.js';
 
 /**
@@ -43,20 +44,21 @@ function list(items: readonly string[]): string {
 
 const sec = (ms: number): string => exact(ms / 1000, '\\second');
 
-export function methodsTex(m: RunManifest, runs: number): string {
-  const e = m.experiment;
-  const plan = m.plan as unknown as RecordedPlan;
-  const paragraphs: string[] = [];
+/** What the machine paragraph reads: a run's or a calibration's manifest.json (results/manifest.ts, provenance). */
+type Provenance = Pick<RunManifest, 'machine' | 'metabench' | 'gitRevision' | 'runtime'>;
 
+/** The machine, software and runtime that ran `what` ("experiment", "step test"). */
+export function machineParagraph(m: Provenance, what: string): string {
   const mc = m.machine;
-  paragraphs.push(
-    `\\paragraph{Machine and software.} ${
-      mc
-        ? `The experiment ran on a machine with ${mc.cpus} logical CPUs (${tex(mc.cpuModel)}) and ${si(mc.memoryBytes / 2 ** 30, '\\gibi\\byte')} of memory, running ${tex(mc.os)}, under Node.js ${tex(mc.node)}`
-        : 'The machine was not recorded'
-    }, with metabench ${tex(m.metabench)}${m.gitRevision ? ` (git revision \\texttt{${tex(m.gitRevision.slice(0, 12))}}${m.gitRevision.endsWith('-dirty') ? ', with uncommitted changes' : ''})` : ''}. The lab ran ${RUNTIMES[m.runtime] ?? `in runtime \\texttt{${tex(m.runtime)}}`}.`,
-  );
+  return `\\paragraph{Machine and software.} ${
+    mc
+      ? `The ${what} ran on a machine with ${mc.cpus} logical CPUs (${tex(mc.cpuModel)}) and ${si(mc.memoryBytes / 2 ** 30, '\\gibi\\byte')} of memory, running ${tex(mc.os)}, under Node.js ${tex(mc.node)}`
+      : 'The machine was not recorded'
+  }, with metabench ${tex(m.metabench)}${m.gitRevision ? ` (git revision \\texttt{${tex(m.gitRevision.slice(0, 12))}}${m.gitRevision.endsWith('-dirty') ? ', with uncommitted changes' : ''})` : ''}. The lab ran ${RUNTIMES[m.runtime] ?? `in runtime \\texttt{${tex(m.runtime)}}`}.`;
+}
 
+/** The lab as the resolved experiment declares it, and the components the runtime started. */
+export function labParagraph(e: Experiment, topology: RunManifest['topology']): string {
   const api = e.lab.api;
   const work = `${api.work.dist} service times with mean ${duration(api.work.mean)}${api.work.sigma !== undefined ? ` (log-space $\\sigma = ${api.work.sigma}$)` : ''}`;
   const apiExtra = settings(api as unknown as Record<string, unknown>, [
@@ -66,20 +68,28 @@ export function methodsTex(m: RunManifest, runs: number): string {
     'replicas',
   ]);
   const deps = Object.keys(e.lab).filter((k) => k !== 'api');
-  const components = (m.topology?.components ?? []).map((c) => c.name);
-  paragraphs.push(
+  const components = (topology?.components ?? []).map((c) => c.name);
+  return (
     `\\paragraph{Lab.} The service under test (the api) ran ${api.replicas !== undefined ? `${api.replicas} replicas, each with ` : ''}${api.workers} workers serving a ${api.queue.toUpperCase()} queue, with ${work}.` +
-      (apiExtra.length ? ` Its other settings: ${list(apiExtra)}.` : '') +
-      (deps.length
-        ? ` Its dependencies: ${deps
-            .map(
-              (k) =>
-                `${tex(k)} (${list(settings((e.lab as Record<string, unknown>)[k] as Record<string, unknown>, []))})`,
-            )
-            .join('; ')}.`
-        : ' It had no dependencies.') +
-      (components.length ? ` The lab's components: ${list(components)}.` : ''),
+    (apiExtra.length ? ` Its other settings: ${list(apiExtra)}.` : '') +
+    (deps.length
+      ? ` Its dependencies: ${deps
+          .map(
+            (k) =>
+              `${tex(k)} (${list(settings((e.lab as Record<string, unknown>)[k] as Record<string, unknown>, []))})`,
+          )
+          .join('; ')}.`
+      : ' It had no dependencies.') +
+    (components.length ? ` The lab's components: ${list(components)}.` : '')
   );
+}
+
+export function methodsTex(m: RunManifest, runs: number): string {
+  const e = m.experiment;
+  const plan = m.plan as unknown as RecordedPlan;
+  const paragraphs: string[] = [];
+
+  paragraphs.push(machineParagraph(m, 'experiment'), labParagraph(e, m.topology));
 
   const c = m.capacity;
   const usesPercent = JSON.stringify(e.load).includes('capacityFraction');

@@ -15,7 +15,7 @@ import { count, num, tex } from './tex.js';
  */
 
 /** The fields of sweep-plan.json (orchestrator/sweep/runSweep.ts) methods.tex states. */
-interface RecordedSweepPlan {
+export interface RecordedSweepPlan {
   readonly name: string;
   readonly design: string;
   readonly runtime: string;
@@ -23,6 +23,11 @@ interface RecordedSweepPlan {
   readonly scale: number;
   readonly factors: readonly { path: string; values: readonly unknown[]; reference?: unknown }[];
   readonly points: readonly { index: number; varied?: string; values: Record<string, unknown> }[];
+  /** The sweep file and its base experiment file, as paths when it ran. */
+  readonly file?: string;
+  readonly experimentFile?: string;
+  /** The command line's --set overrides, as written. */
+  readonly overrides?: readonly string[];
 }
 
 /** The sweep's figures of merit: their name in sweep.json and where the point's summary.json keeps their distribution. */

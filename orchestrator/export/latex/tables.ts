@@ -18,17 +18,21 @@ export interface TableRun {
   readonly summary: RunSummary;
 }
 
-const WINDOW_HEAD = [
-  'Run',
-  'Offered (\\si{\\per\\second})',
-  'Goodput (\\si{\\per\\second})',
-  'Ampl.\\ client',
-  'Ampl.\\ server',
-  'p50 (\\si{\\milli\\second})',
-  'p90 (\\si{\\milli\\second})',
-  'p99 (\\si{\\milli\\second})',
-  '$n$',
-];
+const WINDOW_HEAD = ['Run', 'Offered', 'Goodput', 'Ampl.', 'Ampl.', 'p50', 'p90', 'p99', '$n$'];
+// Units (and which amplification) on a second header row, so nine columns fit the text width.
+const WINDOW_UNITS = {
+  units: [
+    '',
+    '(\\si{\\per\\second})',
+    '(\\si{\\per\\second})',
+    'client',
+    'server',
+    '(\\si{\\milli\\second})',
+    '(\\si{\\milli\\second})',
+    '(\\si{\\milli\\second})',
+    '',
+  ],
+};
 
 function windowRow(index: number, w: WindowSummary): string[] {
   const l = w.latencyMs;
@@ -50,8 +54,14 @@ export function table(
   caption: string,
   head: readonly string[],
   rows: readonly string[][],
+  opts: {
+    /** The tabular's column spec; default a label column, then numbers right-aligned. */
+    readonly spec?: string;
+    /** A second header row under `head`, e.g. each column's unit. */
+    readonly units?: readonly string[];
+  } = {},
 ): TexTable {
-  const spec = `l${'r'.repeat(head.length - 1)}`;
+  const spec = opts.spec ?? `l${'r'.repeat(head.length - 1)}`;
   return {
     id,
     tex: [
@@ -63,6 +73,7 @@ export function table(
       `\\begin{tabular}{${spec}}`,
       '\\toprule',
       `${head.join(' & ')} \\\\`,
+      ...(opts.units ? [`${opts.units.join(' & ')} \\\\`] : []),
       '\\midrule',
       ...rows.map((r) => `${r.join(' & ')} \\\\`),
       '\\bottomrule',
@@ -81,12 +92,14 @@ export function experimentTables(name: string, runs: readonly TableRun[]): TexTa
       `${n}: the baseline, before the trigger. Amplification is attempts (client) or requests the api received (server) per origin; $n$ is the latency samples behind the percentiles.`,
       WINDOW_HEAD,
       runs.map((r) => windowRow(r.index, r.summary.baseline)),
+      WINDOW_UNITS,
     ),
     table(
       'after-trigger',
       `${n}: after the trigger ends, to the end of the observation.`,
       WINDOW_HEAD,
       runs.map((r) => windowRow(r.index, r.summary.afterTrigger)),
+      WINDOW_UNITS,
     ),
     table(
       'outcome',

@@ -10,6 +10,8 @@ test('tex escapes what LaTeX would read as commands, and names a character pdfla
   assert.equal(tex('a\\b'), 'a\\textbackslash{}b');
   assert.equal(tex('3 × 8 ± 2 − 1 → ∞'), '3 $\\times$ 8 $\\pm$ 2 $-$ 1 $\\rightarrow$ $\\infty$');
   assert.equal(tex('naïve ✓'), 'naïve [U+2713]');
+  // OT1 text sets < > | as ¡ ¿ —: named instead.
+  assert.equal(tex('a < b > c | d'), 'a \\textless{} b \\textgreater{} c \\textbar{} d');
 });
 
 test('num prints three significant figures with no thousands separator, and -- when unmeasured', () => {

@@ -12,6 +12,10 @@ const SPECIAL: Record<string, string> = {
   '}': '\\}',
   '~': '\\textasciitilde{}',
   '^': '\\textasciicircum{}',
+  // pdflatex's default (OT1) text font sets < > | as other glyphs.
+  '<': '\\textless{}',
+  '>': '\\textgreater{}',
+  '|': '\\textbar{}',
   '×': '$\\times$',
   '±': '$\\pm$',
   '≥': '$\\geq$',
@@ -35,7 +39,7 @@ const SPECIAL: Record<string, string> = {
 /** Text as LaTeX reads it literally, in one pass (an escape is never escaped again). */
 export function tex(s: string): string {
   return s.replace(
-    /[\\#$%&_{}~^×±≥≤→‘’“”–—−·…π∞≈µ]|[^\t\n\r -\u00FF]/gu,
+    /[\\#$%&_{}~^<>|×±≥≤→‘’“”–—−·…π∞≈µ]|[^\t\n\r -\u00FF]/gu,
     (c) =>
       // Anything else pdflatex's utf8 cannot set is named, not a compile error.
       SPECIAL[c] ?? `[U+${c.codePointAt(0)!.toString(16).toUpperCase()}]`,

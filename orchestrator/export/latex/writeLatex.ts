@@ -4,27 +4,34 @@ import { BenchError } from '../../../foundation/errors.js';
 import type { RunSummary } from '../../analysis/summary.js';
 import { loadResults } from '../../report/load.js';
 import { readRunManifest } from '../manifest.js';
-import { figureFiles } from './figures.js';
+import { calibrationMethodsTex, calibrationTables, readCalibrationFolder } from './calibration.js';
+import { figureFiles, figureFilesOf } from './figures.js';
+import { calibrationFigures, isCalibrationDir, loadCalibration } from '../../report/calibration.js';
 import { methodsTex } from './methods.js';
 import { isSweepTable } from '../../report/tables.js';
+import { policiesTable } from './policies.js';
 import { readSweepPlan, sweepMethodsTex, sweepTables } from './sweep.js';
 import { experimentTables, type TexTable } from './tables.js';
 import { tex } from './tex.js';
 
 /**
- * `metabench export latex`: an experiment's results folder as LaTeX a thesis \input's:
+ * `metabench export latex`: an experiment's, sweep's or calibration's results folder as LaTeX a thesis \input's:
  *   OUT/tables/<id>.tex, OUT/figures/<id>.pdf, OUT/figures.tex, OUT/methods.tex, OUT/main.tex
  * main.tex compiles on its own (pdflatex; booktabs, siunitx, graphicx) and sets each part on
  * its own pages: methods, tables, then the figures.
  */
 export async function writeLatex(dir: string, out = join(dir, 'latex')): Promise<string[]> {
-  const sweepFolder = !existsSync(join(dir, 'run-1')) && existsSync(join(dir, 'sweep-plan.json'));
-  const parts = sweepFolder ? sweepParts(dir) : experimentParts(dir);
-  const results = loadResults(dir);
-  if (results.steps)
-    throw new BenchError('E_USAGE', `${dir}: LaTeX export of calibration folders is not supported yet`);
-  // A sweep folder's report draws its first finished point and the sweep's own figures.
-  const figures = await figureFiles(results);
+  const calibration = isCalibrationDir(dir);
+  const parts = calibration
+    ? calibrationParts(dir)
+    : !existsSync(join(dir, 'run-1')) && existsSync(join(dir, 'sweep-plan.json'))
+      ? sweepParts(dir)
+      : experimentParts(dir);
+  // A sweep folder's report draws its first finished point and the sweep's own figures; a
+  // calibration folder's, the step test's.
+  const figures = calibration
+    ? await figureFilesOf(calibrationFigures(loadCalibration(dir)))
+    : await figureFiles(loadResults(dir));
   const files: { path: string; content: string | Uint8Array }[] = [
     ...parts.tables.map((t) => ({ path: `tables/${t.id}.tex`, content: t.tex })),
     ...figures.files,
@@ -55,11 +62,17 @@ function experimentParts(dir: string): Parts {
   const manifest = readRunManifest(dir);
   const results = loadResults(dir);
   if (results.sweep || results.steps)
-    throw new BenchError('E_USAGE', `${dir}: LaTeX export of calibration folders is not supported yet`);
+    throw new BenchError(
+      'E_USAGE',
+      `${dir}: holds runs and a sweep or step table: not one experiment's results`,
+    );
   const runs = results.runs.map((r) => ({ index: r.index, summary: readSummary(dir, r.index) }));
   return {
     name: manifest.experiment.name,
-    tables: experimentTables(manifest.experiment.name, runs),
+    tables: [
+      ...experimentTables(manifest.experiment.name, runs),
+      policiesTable(manifest.experiment.name, manifest.experiment, runs),
+    ],
     methods: methodsTex(manifest, runs.length),
   };
 }
@@ -77,6 +90,12 @@ function sweepParts(dir: string): Parts {
   };
 }
 
+function calibrationParts(dir: string): Parts {
+  const f = readCalibrationFolder(dir);
+  const name = `${f.result.experiment}: step test`;
+  return { name, tables: calibrationTables(name, f.result), methods: calibrationMethodsTex(f) };
+}
+
 /** run-<i>/summary.json as written (the tables print its values, nothing recomputed). */
 function readSummary(dir: string, run: number): RunSummary {
   const file = join(dir, `run-${run}`, 'summary.json');
@@ -90,6 +109,7 @@ function mainTex(name: string, tables: readonly string[]): string {
     '\\usepackage[utf8]{inputenc}',
     '\\usepackage[margin=2.5cm]{geometry}',
     '\\usepackage{booktabs}',
+    '\\usepackage{array}',
     '\\usepackage{siunitx}',
     '\\usepackage{graphicx}',
     `\\title{${tex(name)}}`,
