@@ -4,7 +4,7 @@ import { simulate } from '../orchestrator/model/simulate.js';
 import { planOfFile } from '../test/helpers/plan.js';
 
 // The lab's verdicts (test/repro/retry-storm.test.ts at --scale 0.2, and the
-// README at full scale): retry-storm is metastable, retry-storm-no-retry recovers. The
+// docs/commands.md at full scale): retry-storm is metastable, retry-storm-no-retry recovers. The
 // simulation of the same files must say the same, at both scales.
 
 for (const scale of [0.2, 1])

@@ -50,7 +50,7 @@ export async function writeModel(
     '',
     'Below cμ/m the collapsed state cannot last: even if every attempt times out, the api receives m·λ < cμ and drains its backlog. ' +
       'Above λ* = max over Λ < cμ of Λ·(1 − p(Λ))/(1 − p(Λ)^m) there is no healthy fixed point of Λ = λ·(1 − p^m)/(1 − p) left, p(Λ) being the chance that an attempt’s sojourn in an M/M/c-like queue at Λ exceeds the timeout. ' +
-      'In between both states are stable: which one the system is in depends on its history, i.e. on the trigger (derivation in orchestrator/model/fluid.ts and the README).',
+      'In between both states are stable: which one the system is in depends on its history, i.e. on the trigger (derivation in orchestrator/model/fluid.ts and docs/queueing-model.md).',
     ...(p.caveats.length ? ['', '**Not in the model**:', '', ...p.caveats.map((c) => `- ${c}`)] : []),
   ];
   const files: OutFile[] = [];

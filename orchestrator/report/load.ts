@@ -104,7 +104,7 @@ function readJson<T>(file: string): T {
 }
 
 /**
- * Reads a results folder (see README "Results") into plain data. A sweep folder holds
+ * Reads a results folder (see docs/results.md) into plain data. A sweep folder holds
  * no run of its own: its report describes the first complete point (point-<k>/, an
  * experiment folder) and adds the sweep table and figures from DIR/sweep.json.
  */

@@ -557,3 +557,36 @@ test('latency: the seconds where every origin failed are shaded and said so; fai
   assert.equal((area['encoding'] as Record<string, Record<string, unknown>>)['y']!['stack'], 'zero');
   assert.ok(!layers(fail.spec).some((l) => markType(l) === 'bar'));
 });
+
+test('server: with api replicas, each replica beside the sum in every panel, labelled with what it counts', async () => {
+  const half = (f: (i: number) => number) => (i: number) => (i >= 4 && i < 6 ? '' : f(i) / 2);
+  const extra = {
+    server_received: () => 1100,
+    server_completed: () => 400,
+    api0_queue_depth: half((i) => i * 100),
+    api1_queue_depth: half((i) => i * 100),
+    api0_busy_workers: half(() => 8),
+    api1_busy_workers: half(() => 8),
+    api0_received: () => 550,
+    api1_received: () => 550,
+    api0_completed: () => 200,
+    api1_completed: () => 200,
+  };
+  const f = runFigures(runData(1, csv(12, extra)), '').find((x) => x.id === 'server')!;
+  const nouns = ['queue depth', 'busy workers', 'received', 'completed'];
+  assert.deepEqual(
+    f.series,
+    nouns.flatMap((n) => [`${n} (all replicas)`, `${n}, replica 0`, `${n}, replica 1`]),
+  );
+  assert.equal((f.spec['vconcat'] as unknown[]).length, 4);
+  // Every row of the figure's CSV says which panel it belongs to.
+  const rowAt = (series: string) => f.data.find((r) => r['t_s'] === 2 && r['series'] === series)?.['value'];
+  assert.equal(rowAt('received, replica 1'), 550);
+  assert.equal(rowAt('queue depth, replica 1'), 100);
+  assert.equal(rowAt('queue depth (all replicas)'), 200);
+  await assertSvg(f);
+  assertUnits(f);
+  // One api: the two panels, unlabelled by replica.
+  const one = runFigures(runData(1, csv(12)), '').find((x) => x.id === 'server')!;
+  assert.deepEqual(one.series, ['queue depth', 'busy workers']);
+});

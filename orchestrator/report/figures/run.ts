@@ -30,7 +30,8 @@ import {
  *   failures       failed_<kind>                                    (when any failed)
  *   rejections     rejected_<reason>                                (server rejections by reason)
  *   server         server_queue_depth, server_busy_workers (with api replicas: also each
- *                  replica's api<i>_queue_depth, api<i>_busy_workers, api<i>_received)
+ *                  replica's api<i>_queue_depth, api<i>_busy_workers, and server_received,
+ *                  server_completed with each replica's api<i>_received, api<i>_completed)
  *   cache          cache_hit_ratio, or cache_hit* / cache_miss* counts
  *   db             db_pool_waiting* (requests waiting for a DB connection)
  *   breaker        breaker_* (state as a number or a name, and breaker counters)
@@ -380,38 +381,51 @@ function present(c: Ctx, col: string, label: string): SeriesDef[] {
   return hasData(c.ts, col) ? [{ label, values: numbers(c.ts, col) }] : [];
 }
 
-/** Each api replica's `api<i>_<what>` column, one series per replica (none with a single api). */
-function perReplica(c: Ctx, what: string): SeriesDef[] {
+/**
+ * Each api replica's `api<i>_<what>` column, one series per replica (none with a single
+ * api), labelled with what it counts: the figure's CSV holds every panel's rows in one
+ * table, so `replica 0` alone would not say which panel a row belongs to.
+ */
+function perReplica(c: Ctx, what: string, noun: string): SeriesDef[] {
   const re = new RegExp(`^api(\\d+)_${what}$`);
   return c.ts.columns
     .map((col) => [col, re.exec(col)?.[1]] as const)
     .filter(([col, i]) => i !== undefined && hasData(c.ts, col))
     .sort((a, b) => Number(a[1]) - Number(b[1]))
-    .map(([col, i]) => ({ label: `replica ${i}`, values: numbers(c.ts, col) }));
+    .map(([col, i]) => ({ label: `${noun}, replica ${i}`, values: numbers(c.ts, col) }));
 }
 
 function server(c: Ctx): Figure | null {
-  // With api replicas: the sum and each replica, and what each received.
-  const replicas = perReplica(c, 'queue_depth').length > 0;
-  const sum = (label: string): string => (replicas ? `${label} (all replicas)` : label);
+  // With api replicas: the sum and each replica, and what each received and completed
+  // (where a balancer's uneven shares show).
+  const replicas = perReplica(c, 'queue_depth', 'queue depth').length > 0;
+  const withReplicas = (col: string, what: string, noun: string): SeriesDef[] => [
+    ...present(c, col, replicas ? `${noun} (all replicas)` : noun),
+    ...perReplica(c, what, noun),
+  ];
   return panelsFigure(
     c,
     'server',
     'Queue depth and busy workers',
     replicas
-      ? "The api replicas' queue depth and busy workers, summed and each, scraped once a second, and the requests each received; a replica's gaps: it did not answer (paused)."
+      ? "The api replicas' queue depth and busy workers, summed and each, scraped once a second, and the requests they received and completed, summed and each; a replica's gaps: it did not answer (paused)."
       : "The api's queue depth and busy workers, scraped once a second; gaps: the api did not answer (paused).",
     [
       {
-        defs: [...present(c, 'server_queue_depth', sum('queue depth')), ...perReplica(c, 'queue_depth')],
+        defs: withReplicas('server_queue_depth', 'queue_depth', 'queue depth'),
         yTitle: 'queue depth (requests)',
       },
       {
-        defs: [...present(c, 'server_busy_workers', sum('busy workers')), ...perReplica(c, 'busy_workers')],
+        defs: withReplicas('server_busy_workers', 'busy_workers', 'busy workers'),
         yTitle: 'busy workers (workers)',
         step: true,
       },
-      { defs: perReplica(c, 'received'), yTitle: 'received (req/s)' },
+      ...(replicas
+        ? [
+            { defs: withReplicas('server_received', 'received', 'received'), yTitle: 'received (req/s)' },
+            { defs: withReplicas('server_completed', 'completed', 'completed'), yTitle: 'completed (req/s)' },
+          ]
+        : []),
     ],
   );
 }
