@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readEvents } from '../../bench/record/eventLog.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import type { CalibrationResult } from '../../orchestrator/calibrate/result.js';
 import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
 import { dockerClient, inspectContainer } from '../../orchestrator/lab/docker/engine.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
@@ -12,7 +13,7 @@ import { portTaken } from '../../orchestrator/lab/docker/ports.js';
 import { swarmState } from '../../orchestrator/lab/swarm/SwarmLab.js';
 import { taskEndpoints } from '../../orchestrator/lab/swarm/tasks.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
-import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { REPO, runCli, startCli, tempDir } from '../helpers/cli.js';
 
 // The swarm runtime end to end on a one-node swarm (issue 20), on the images
 // scripts/build-offline-images.sh built (docker-lab.test.ts, which sorts before this file,
@@ -21,7 +22,7 @@ import { runCli, startCli, tempDir } from '../helpers/cli.js';
 // SIGKILL, undone by `lab reset`; the stack's Prometheus finding each api task itself (one
 // series per replica and task, after lab up, during a run and after it); a task swarm
 // replaces during a run in its events.ndjson; the retry storm at --scale 0.2 (metastable, as on the local
-// runtime); lab down leaving nothing of the stack. The test initialises the swarm when
+// runtime) as a one-point sweep; a short step test (calibrate); lab down leaving nothing of the stack. The test initialises the swarm when
 // the engine is in none, and leaves it at the end; skipped, with the reason, where no engine
 // answers or the images are not there.
 
@@ -88,7 +89,7 @@ async function apiSeries(port: string, tasks: Record<string, string>): Promise<S
   }
 }
 
-test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKILL, the retry storm, lab down', async (t) => {
+test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKILL, the retry storm as a sweep, a step test, lab down', async (t) => {
   const why = await whyNot();
   if (why) {
     t.diagnostic(`skipped: ${why}`);
@@ -236,16 +237,30 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     t.diagnostic(`swarm task replacement recorded after ${since()}`);
 
     // The retry storm, as docker-lab.test.ts runs it (two workers: the same storm at a quarter
-    // of the requests), on fresh api tasks the run deploys (one replica: the run removes api1).
-    const out = join(tempDir('swarm-storm'), 'out');
+    // of the requests), on fresh api tasks the run deploys (one replica: the run removes api1);
+    // run as a sweep of one point, so `sweep --runtime swarm` is the one that deploys it.
+    const stormDir = tempDir('swarm-storm');
+    const sweepFile = join(stormDir, 'storm.sweep.yaml');
+    writeFileSync(
+      sweepFile,
+      [
+        'name: swarm-storm',
+        `experiment: ${JSON.stringify(join(REPO, 'experiments', 'retry-storm.yaml'))}`,
+        'design: factorial',
+        'factors:',
+        '  - { path: lab.api.workers, values: [2] }',
+        'runtime: swarm',
+        '',
+      ].join('\n'),
+    );
+    const sweepOut = join(stormDir, 'out');
+    const out = join(sweepOut, 'point-1');
     const storm = await runCli(
       [
-        'run',
-        'experiments/retry-storm.yaml',
+        'sweep',
+        sweepFile,
         '--scale',
         '0.2',
-        '--set',
-        'lab.api.workers=2',
         // The pause goes through dockerd, at nice 19 behind the lab here (docker-lab.test.ts).
         '--set',
         'validity.triggerOnTime=1s',
@@ -256,13 +271,17 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
         '--set',
         'validity.lagP99=100ms',
         '--out',
-        out,
+        sweepOut,
         '--quiet',
-        ...common,
+        '--project',
+        STACK,
+        '--env-file',
+        ENV_FILE,
       ],
       env,
     );
     assert.equal(storm.code, 0, storm.stderr);
+    assert.match(readFileSync(join(sweepOut, 'sweep.csv'), 'utf8'), /^1,.*,metastable,1\/1,/m);
     const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
     assert.equal(s.usable, true, JSON.stringify(s));
     assert.equal(s.metastable, true, `verdict: ${s.recoveryReason}`);
@@ -284,6 +303,41 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     assert.equal(storm0?.metric.replica, '0', JSON.stringify(storm0));
     assert.ok(Number(storm0.value[1]) > 100, `requests received by the storm's task: ${storm0.value[1]}`);
     t.diagnostic(`retry storm done after ${since()}`);
+
+    // A short step test on the stack (2 workers of 20 ms: 100/s nominal): calibrate deploys its
+    // own api task on the same stack and images, and finds the saturation between the steps.
+    const calOut = join(tempDir('swarm-calibrate'), 'out');
+    const cal = await runCli(
+      [
+        'calibrate',
+        'experiments/retry-storm.yaml',
+        '--set',
+        'lab.api.workers=2',
+        '--steps',
+        '50/s,200/s',
+        '--step-duration',
+        '6s',
+        '--settle',
+        '2s',
+        '--refine',
+        '1',
+        '--no-store',
+        '--out',
+        calOut,
+        '--quiet',
+        ...common,
+      ],
+      env,
+    );
+    assert.equal(cal.code, 0, cal.stderr);
+    const calibration = JSON.parse(
+      readFileSync(join(calOut, 'calibration.json'), 'utf8'),
+    ) as CalibrationResult;
+    assert.equal(calibration.runtime, 'swarm');
+    assert.equal(calibration.status, 'saturated', calibration.reason);
+    const at = calibration.saturation!.offeredPerS;
+    assert.ok(at >= 50 && at < 200, `saturation at ${at}/s, not between the steps`);
+    t.diagnostic(`calibration on swarm: saturation at ${at}/s after ${since()}`);
 
     // lab down: no service, container, network, config or volume of the stack is left.
     assert.ok((await stackLeft(docker, STACK)).length > 0);
