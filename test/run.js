@@ -172,22 +172,44 @@ if (unit.length > 0) {
 // run is not misread (it comes out invalid, DESIGN.md §2, and its test fails), but a suite
 // that fails for its own neighbours proves nothing. METABENCH_TEST_JOBS=2 runs the
 // reproduction files two at a time anyway, for a quick look on a quiet machine.
-function runFile(file) {
+// A lab run that comes out invalid (DESIGN.md §2: the generator fell behind its schedule, the
+// machine's CPU was short, the rate was off) says the machine disturbed the measurement, not
+// that the code is wrong; on 2 shared cores a retry storm's schedule lag p99 sits near its
+// 10 ms limit (CI: 10.2 and 10.7 ms in runs that passed before and after). A lab file that
+// failed on an invalid run is run once more, and both reports are printed; any other failure,
+// or an invalid run twice, fails the suite.
+const INVALID_RUN = /\binvalid\b/;
+
+function runOnce(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    console.log(`▶ ${file} (started at ${clock()})`);
     const child = spawn(process.execPath, ['--test', '--test-reporter=spec', file], { env });
     const out = [];
     child.stdout.on('data', (b) => out.push(b));
     child.stderr.on('data', (b) => out.push(b));
-    child.on('close', (code, signal) => {
-      const s = (Date.now() - t0) / 1000;
-      process.stdout.write(`\n━━ ${file}: ${code === 0 ? 'passed' : 'FAILED'} in ${s.toFixed(0)} s\n`);
-      process.stdout.write(Buffer.concat(out));
-      results.push({ file, code: code ?? (signal ? 1 : 0), s });
-      resolve();
-    });
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 1 : 0), s: (Date.now() - t0) / 1000, out: Buffer.concat(out) }),
+    );
   });
+}
+
+async function runFile(file) {
+  console.log(`▶ ${file} (started at ${clock()})`);
+  let r = await runOnce(file);
+  let note = '';
+  if (r.code !== 0 && INVALID_RUN.test(r.out.toString())) {
+    process.stdout.write(
+      `\n━━ ${file}: FAILED on an invalid run in ${r.s.toFixed(0)} s; running it once more\n`,
+    );
+    process.stdout.write(r.out);
+    const first = r.s;
+    r = await runOnce(file);
+    r.s += first;
+    note = ' (the second time; the first run was invalid)';
+  }
+  process.stdout.write(`\n━━ ${file}: ${r.code === 0 ? 'passed' : 'FAILED'}${note} in ${r.s.toFixed(0)} s\n`);
+  process.stdout.write(r.out);
+  results.push({ file, code: r.code, s: r.s, note });
 }
 
 async function pool(queue, width) {
@@ -201,5 +223,6 @@ await pool([...integration], 1);
 await pool([...repro], LAB_JOBS);
 
 console.log(`\n━━ ${results.length} runs in ${clock()}`);
-for (const r of results) console.log(`${r.code === 0 ? '✔' : '✖'} ${r.file}  ${r.s.toFixed(0)} s`);
+for (const r of results)
+  console.log(`${r.code === 0 ? '✔' : '✖'} ${r.file}  ${r.s.toFixed(0)} s${r.note ?? ''}`);
 process.exit(results.some((r) => r.code !== 0) ? 1 : 0);

@@ -18,6 +18,9 @@ test('the runtime is an enum; anything else is refused', () => {
 test('--runtime on run, sweep and calibrate: validated (exit 2), and shown by --dry-run', async () => {
   const state = tempDir('runtime-state');
   const env = { METABENCH_STATE_DIR: state };
+  // An env file of image overrides, as scripts/build-offline-images.sh writes docker/offline.env.
+  const envFile = join(state, 'images.env');
+  writeFileSync(envFile, 'METABENCH_API_IMAGE=metabench-offline/api:dev\n');
   for (const cmd of [
     ['run', 'experiments/retry-storm.yaml'],
     ['sweep', 'experiments/retry-storm-rate.sweep.yaml'],
@@ -34,7 +37,7 @@ test('--runtime on run, sweep and calibrate: validated (exit 2), and shown by --
     assert.match(ok.stdout, /runtime local|local lab/);
     // The Docker runtimes' stack and images: the same flags on run, sweep and calibrate.
     const swarm = await runCli(
-      [...cmd, '--runtime', 'swarm', '--project', 'lab2', '--env-file', 'docker/offline.env', '--dry-run'],
+      [...cmd, '--runtime', 'swarm', '--project', 'lab2', '--env-file', envFile, '--dry-run'],
       env,
     );
     assert.equal(swarm.code, 0, `${cmd[0]}: ${swarm.stderr}`);
