@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UndoRecipe } from '../lab/Lab.js';
@@ -81,4 +83,31 @@ test('a signal is never sent to a pid that now belongs to another process', () =
     what: 'resume api',
   });
   assert.match(said, /now belongs to another process, left alone/);
+});
+
+test('a worker thread keeps a journal of its own beside the main thread’s: neither overwrites the other', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-journal-threads-'));
+  const undo = (what: string): UndoRecipe => ({ kind: 'remove', path: join(dir, 'nothing'), what });
+  const main = new Journal(dir);
+  main.record({ id: 'a', appliedAt: new Date().toISOString(), undo: undo('main thread') });
+  const journalUrl = new URL('./journal.js', import.meta.url).href;
+  const worker = new Worker(
+    `import(${JSON.stringify(journalUrl)}).then(({ Journal }) => {
+       const j = new Journal(${JSON.stringify(dir)});
+       j.record({ id: 'a', appliedAt: new Date().toISOString(), undo: { kind: 'remove', path: ${JSON.stringify(join(dir, 'nothing'))}, what: 'worker thread' } });
+     });`,
+    { eval: true },
+  );
+  const tid = worker.threadId; // -1 once it has exited
+  await once(worker, 'exit');
+  const files = readdirSync(dir).sort();
+  assert.deepEqual(files, [`${process.pid}-thread${tid}.json`, `${process.pid}.json`]);
+  const whats = files.map(
+    (f) =>
+      (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { entries: { undo: { what: string } }[] })
+        .entries[0]!.undo.what,
+  );
+  assert.deepEqual(whats, ['worker thread', 'main thread']);
+  main.clear('a');
+  assert.deepEqual(readdirSync(dir), [`${process.pid}-thread${tid}.json`], 'the worker’s entry is kept');
 });

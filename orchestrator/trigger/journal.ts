@@ -13,6 +13,7 @@ import {
 import { spawnSync } from 'node:child_process';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import type { UndoRecipe } from '../lab/Lab.js';
 import { isAlive, processStartTicks } from '../lab/proc/procStat.js';
 import { undoRunner } from '../lab/RuntimePlugin.js';
@@ -22,7 +23,9 @@ import { undoRunner } from '../lab/RuntimePlugin.js';
  * applied, and removed after it is undone. If the orchestrator dies in between (even
  * by SIGKILL), the next metabench command finds the entry and undoes it.
  *
- * One file per orchestrator process: <state>/journal/<pid>.json.
+ * One file per orchestrator process: <state>/journal/<pid>.json; a worker thread's runs (sweep
+ * --jobs) have their own, <pid>-thread<id>.json. Threads sharing one file overwrote each
+ * other's entries and raced on its temporary file (a sweep failed with ENOENT on rename).
  */
 export function stateDir(): string {
   // An empty variable counts as unset (as XDG says), never as the current directory.
@@ -49,7 +52,7 @@ export class Journal {
 
   constructor(dir = join(stateDir(), 'journal')) {
     mkdirSync(dir, { recursive: true });
-    this.file = join(dir, `${process.pid}.json`);
+    this.file = join(dir, threadId === 0 ? `${process.pid}.json` : `${process.pid}-thread${threadId}.json`);
   }
 
   /** Records a fault about to be applied. Returns only once it is on disk. */
