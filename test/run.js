@@ -77,7 +77,7 @@ const rank = (f) => {
   return i < 0 ? LONG.length : i;
 };
 
-// The end-to-end tests of the Docker and swarm runtimes: about nine minutes on 2 cores (image
+// The end-to-end tests of the Docker and swarm runtimes: about ten minutes on 2 cores (image
 // checks, stacks deployed and removed, healthchecks every 10 s), which would put `npm test`
 // past its 20-minute budget; they need a Docker engine, and are their own command
 // (`npm run test:docker`, run by .ci/run after `npm test`).
