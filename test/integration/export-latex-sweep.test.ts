@@ -4,6 +4,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { REPO, runCli, tempDir } from '../helpers/cli.js';
+import { readPdfPages } from '../helpers/pdf.js';
 
 // `metabench export latex` on a simulated sweep (three points × two runs, virtual time, no
 // lab lock): tables/sweep.tex prints sweep.json's means and the points' 95% intervals to
@@ -126,24 +127,14 @@ test(
     assert.ok(existsSync(join(out, 'main.pdf')));
     const log = readFileSync(join(out, 'main.log'), 'utf8');
     assert.doesNotMatch(log, /Float too large|Overfull \\hbox/, 'every table and figure fits the page');
-    const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-    const doc = await pdfjs.getDocument({
-      data: new Uint8Array(readFileSync(join(out, 'main.pdf'))),
-      disableFontFace: true,
-      verbosity: 0,
-    }).promise;
-    const pages: string[] = [];
-    for (let i = 1; i <= doc.numPages; i++)
-      pages.push(
-        (await (await doc.getPage(i)).getTextContent()).items.map((x) => ('str' in x ? x.str : '')).join(' '),
-      );
+    const pages = await readPdfPages(join(out, 'main.pdf'));
     const figures = readdirSync(join(out, 'figures')).filter((f) => f.endsWith('.pdf')).length;
     assert.match(pages[0]!, /Methods/);
     // Methods take as many pages as they need; the sweep table has a page, then two figures a page.
     const table = pages.findIndex((p) => /Table 1:/.test(p));
     assert.ok(table >= 1, pages.join('\n---\n').slice(0, 2000));
     assert.match(pages[table]!, /latex-check: one row per point/);
-    assert.equal(doc.numPages, table + 1 + Math.ceil(figures / 2));
+    assert.equal(pages.length, table + 1 + Math.ceil(figures / 2));
     const figurePages = pages.slice(table + 1).join(' ');
     for (let i = 1; i <= figures; i++) assert.match(figurePages, new RegExp(`Figure ${i}:`));
   },

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
+import { readPdfPages } from '../helpers/pdf.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 // `metabench export latex` on a simulated retry-storm run (virtual time: seconds, no lab
@@ -170,21 +171,11 @@ test(
     assert.ok(existsSync(join(out, 'main.pdf')));
     const log = readFileSync(join(out, 'main.log'), 'utf8');
     assert.doesNotMatch(log, /Float too large|Overfull \\hbox/, 'every table and figure fits the page');
-    const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-    const doc = await pdfjs.getDocument({
-      data: new Uint8Array(readFileSync(join(out, 'main.pdf'))),
-      disableFontFace: true,
-      verbosity: 0,
-    }).promise;
-    const pages: string[] = [];
-    for (let i = 1; i <= doc.numPages; i++)
-      pages.push(
-        (await (await doc.getPage(i)).getTextContent()).items.map((x) => ('str' in x ? x.str : '')).join(' '),
-      );
+    const pages = await readPdfPages(join(out, 'main.pdf'));
     const figures = readdirSync(join(out, 'figures')).filter((f) => f.endsWith('.pdf')).length;
     // A page of methods, the four tables on the pages after it (the three of results, then
     // the client policies), then float pages of two text-width figures each.
-    const tablePages = doc.numPages - 1 - Math.ceil(figures / 2);
+    const tablePages = pages.length - 1 - Math.ceil(figures / 2);
     assert.ok(tablePages >= 1 && tablePages <= 2, pages.join('\n---\n').slice(0, 2000));
     assert.match(pages[0]!, /Methods/);
     assert.match(
