@@ -44,6 +44,8 @@ export interface RunRuntime {
   /** The signal the driver stops on (the user's Ctrl-C, or one bridged from it). */
   stopSignal(stop: AbortSignal): AbortSignalLike;
   readonly newController?: NewController;
+  /** The driver's send tick (bench/driver.ts): real time batches sends, virtual time needs not. */
+  readonly sendTickMs?: number;
   /** Redraw the status line every second (pointless when a second of the run takes microseconds). */
   readonly liveStatus: boolean;
   /** Facts for manifest.json beyond the lab's topology. */

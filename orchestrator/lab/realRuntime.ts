@@ -1,3 +1,4 @@
+import { SEND_TICK_MS } from '../../bench/driver.js';
 import { leanController } from '../../bench/leanAbort.js';
 import { HttpTransport } from '../../bench/transport/http.js';
 import { overReplicas } from '../../bench/transport/replicas.js';
@@ -22,6 +23,7 @@ export function realRuntime(plan: RunPlan, makeLab: () => Lab): RunRuntime {
     lab,
     clock: () => new RealClock(),
     newController: leanController,
+    sendTickMs: SEND_TICK_MS,
     // One endpoint per api replica (one for a lab of one api), each with its own connections.
     transport: (clock) =>
       overReplicas(

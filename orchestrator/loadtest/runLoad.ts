@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { startSink } from './sink.js';
 import * as hdr from 'hdr-histogram-js';
 import { RealClock } from '../../foundation/clock.js';
-import { drive } from '../../bench/driver.js';
+import { drive, SEND_TICK_MS } from '../../bench/driver.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
 import type { FailureKind } from '../../bench/outcome.js';
@@ -150,6 +150,7 @@ async function measure(o: LoadOptions): Promise<LoadReport> {
       deadlineMs: Number.POSITIVE_INFINITY,
       drainMs: o.timeoutMs * attempts + 500,
       newController: leanController,
+      sendTickMs: SEND_TICK_MS,
       ...(o.stop ? { stop: o.stop } : {}),
     });
   } finally {

@@ -152,6 +152,7 @@ export async function runBody(
         stop: rt.stopSignal(ctx.stop),
         ...(mix ? { mix } : {}),
         ...(rt.newController ? { newController: rt.newController } : {}),
+        ...(rt.sendTickMs ? { sendTickMs: rt.sendTickMs } : {}),
       },
       settle: (p) => rt.settle(p),
     });
