@@ -11,10 +11,12 @@
  * is shared and noisy; read them with its core count in mind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadNow, RESULTS_DIR, writeGoals } from './goals.js';
 import { Pool } from 'undici';
 import { RealClock } from '../foundation/clock.js';
 import {
@@ -147,6 +149,12 @@ function cpuMs(pid: number): number {
 const f = (n: number | null): string => (n === null ? '-' : n.toFixed(3));
 
 const server = await start(['-e', SERVER]);
+const load = loadNow();
+const out: string[] = [];
+const say = (text: string): void => {
+  out.push(text);
+  process.stdout.write(text);
+};
 const proxyProc = await start([FAULTPROXY, '-port', '0', '-seed', '1']);
 try {
   const links = new LinkClient(`http://127.0.0.1:${proxyProc.port}`);
@@ -159,7 +167,7 @@ try {
     direct: `http://127.0.0.1:${server.port}`,
     proxy: `http://${link.listen}`,
   };
-  process.stdout.write(
+  say(
     `# fault proxy overhead, no toxic\n\n` +
       `${new Date().toISOString()} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · Node ${process.version}\n` +
       `open loop ${ratePerS} req/s for ${seconds} s per round, ${rounds} rounds per path (alternating), ` +
@@ -173,10 +181,10 @@ try {
   await openLoop(paths.proxy, ratePerS, 2);
 
   const results: Record<'direct' | 'proxy', OpenLoopResult[]> = { direct: [], proxy: [] };
-  process.stdout.write(
+  say(
     '| round | path | samples | service p50 ms | p99 ms | response p99 ms | ok/s | failures | late sends | server CPU µs/req | proxy CPU µs/req | client CPU µs/req |\n',
   );
-  process.stdout.write('|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+  say('|---|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (let r = 1; r <= rounds; r++) {
     for (const path of ['direct', 'proxy'] as const) {
       const cpu0 = {
@@ -188,7 +196,7 @@ try {
       const perReqUs = (ms: number): string => ((ms * 1000) / Math.max(1, res.service.samples)).toFixed(0);
       const client = process.cpuUsage(cpu0.client);
       results[path].push(res);
-      process.stdout.write(
+      say(
         `| ${r} | ${path} | ${res.service.samples} | ${f(res.service.p50)} | ${f(res.service.p99)} | ` +
           `${f(res.response.p99)} | ${res.okPerS.toFixed(0)} | ${res.failures} | ${res.lateSends} | ` +
           `${perReqUs(cpuMs(server.child.pid!) - cpu0.server)} | ${perReqUs(cpuMs(proxyProc.child.pid!) - cpu0.proxy)} | ` +
@@ -200,17 +208,38 @@ try {
   const p50 = (path: 'direct' | 'proxy') => mean(results[path].map((x) => x.service.p50 ?? NaN));
   const p99 = (path: 'direct' | 'proxy') => mean(results[path].map((x) => x.service.p99 ?? NaN));
   const okPerS = (path: 'direct' | 'proxy') => mean(results[path].map((x) => x.okPerS));
-  process.stdout.write(
+  say(
     `\nadded latency (proxy − direct, mean over rounds): p50 ${(p50('proxy') - p50('direct')).toFixed(3)} ms, ` +
       `p99 ${(p99('proxy') - p99('direct')).toFixed(3)} ms\n` +
       `throughput at ${ratePerS} req/s offered: proxy/direct = ${(okPerS('proxy') / okPerS('direct')).toFixed(3)}\n`,
   );
   const maxDirect = await closedLoop(paths.direct, 32, maxSeconds);
   const maxProxy = await closedLoop(paths.proxy, 32, maxSeconds);
-  process.stdout.write(
+  say(
     `closed loop, 32 connections, ${maxSeconds} s: direct ${maxDirect.toFixed(0)} req/s, ` +
       `proxy ${maxProxy.toFixed(0)} req/s, ratio ${(maxProxy / maxDirect).toFixed(3)}\n`,
   );
+  // Issue 5's goals: under 0.2 ms added at p50, throughput at least 80% of direct.
+  const addedP50 = p50('proxy') - p50('direct');
+  const ratio = okPerS('proxy') / okPerS('direct');
+  writeGoals('faultproxy', load, [
+    {
+      figure: `fault proxy's added latency p50, no toxic, ${ratePerS}/s`,
+      measured: `${addedP50.toFixed(3)} ms`,
+      goal: '< 0.2 ms',
+      met: addedP50 < 0.2,
+    },
+    {
+      figure: `throughput through the proxy / direct, ${ratePerS}/s offered`,
+      measured: ratio.toFixed(3),
+      goal: '>= 0.8',
+      met: ratio >= 0.8,
+    },
+  ]);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `faultproxy-${new Date().toISOString().slice(0, 10)}.md`);
+  writeFileSync(file, out.join(''));
+  process.stdout.write(`written to ${file}\n`);
 } finally {
   proxyProc.child.kill('SIGTERM');
   server.child.kill('SIGTERM');

@@ -6,10 +6,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from '../orchestrator/results/manifest.js';
+import { loadNow, writeGoals } from './goals.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(REPO, 'dist', 'orchestrator', 'cli', 'main.js');
@@ -47,13 +48,12 @@ const say = (line: string): void => {
   process.stdout.write(line + '\n');
 };
 const machine = describeMachine();
+const load = loadNow();
 const date = new Date().toISOString();
 say(`# Independent simulations on every core, ${date.slice(0, 10)}`);
 say('');
 say(
-  `Machine: ${machine.cpuModel}, ${machine.cpus} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB, ${machine.os}, Node ${machine.node}; load average before: ${loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')}.`,
+  `Machine: ${machine.cpuModel}, ${machine.cpus} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB, ${machine.os}, Node ${machine.node}; load average before: ${load.join(' ')}.`,
 );
 say('');
 say('`metabench model experiments/retry-storm.yaml` (its default map: 28 simulated runs), through the CLI.');
@@ -73,6 +73,22 @@ say('');
 say(
   `The two maps are ${same ? 'the same (map.csv byte for byte)' : 'DIFFERENT'}. Goal: every core used, results identical to serial.`,
 );
+// Issue 23 point 3: every core used, results identical to serial.
+const speedUp = serial.wallS / parallel.wallS;
+writeGoals('jobs', load, [
+  {
+    figure: `28-point model map, --jobs ${cores} against --jobs 1`,
+    measured: `${speedUp.toFixed(2)}× faster`,
+    goal: `every core used (>= ${(0.75 * cores).toFixed(1)}× on ${cores} cores)`,
+    met: speedUp >= 0.75 * cores,
+  },
+  {
+    figure: 'the map with --jobs N and with --jobs 1',
+    measured: same ? 'identical (map.csv byte for byte)' : 'different',
+    goal: 'identical',
+    met: same,
+  },
+]);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(RESULTS, { recursive: true });
 const file = join(RESULTS, `jobs-${date.slice(0, 10)}.md`);

@@ -9,6 +9,8 @@
  * O(levels × width³): width (the orbit) is the cost, levels (the queue) are linear.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { maxExitRate } from '../orchestrator/analysis/markov/generator.js';
 import { meanFirstPassage, stationary } from '../orchestrator/analysis/markov/levels.js';
@@ -18,6 +20,7 @@ import {
   retryChain,
   type RetryChainParams,
 } from '../orchestrator/analysis/markov/retryChain.js';
+import { loadNow, RESULTS_DIR, writeGoals, type Goal } from './goals.js';
 
 const SIZES: [string, number, number][] = [
   ['10^4 states (queue 250 × orbit 40)', 250, 40],
@@ -64,7 +67,19 @@ function child(queue: number, orbit: number): void {
 
 if (process.argv[2] === '--child') child(Number(process.argv[3]), Number(process.argv[4]));
 else {
-  console.log('retry CTMC: build, stationary distribution, two mean first-passage times (one core each)');
+  const load = loadNow();
+  const out: string[] = [];
+  const say = (line: string): void => {
+    out.push(line);
+    console.log(line);
+  };
+  say(`# CTMC benchmark, ${new Date().toISOString().slice(0, 10)}`);
+  say('');
+  say(`Load average before: ${load.join(' ')}.`);
+  say('');
+  say('retry CTMC: build, stationary distribution, two mean first-passage times (one core each)');
+  say('');
+  const goals: Goal[] = [];
   for (const [name, queue, orbit] of SIZES) {
     const r = spawnSync(
       process.execPath,
@@ -82,8 +97,22 @@ else {
       passagesMs: number;
       peakRssMiB: number;
     };
-    console.log(
-      `${name}: ${x.states} states, ${x.nonzeros} nonzeros; build ${x.buildMs.toFixed(0)} ms, stationary ${x.stationaryMs.toFixed(0)} ms, first passages ${x.passagesMs.toFixed(0)} ms, total ${(x.buildMs + x.stationaryMs + x.passagesMs).toFixed(0)} ms; peak RSS ${x.peakRssMiB.toFixed(0)} MiB`,
+    const totalS = (x.buildMs + x.stationaryMs + x.passagesMs) / 1000;
+    // Issue 21: "a solver that scales to ~10⁵ states in seconds".
+    if (x.states >= 1e5)
+      goals.push({
+        figure: `CTMC, ${name}: build, stationary distribution, two first passages`,
+        measured: `${totalS.toFixed(1)} s`,
+        goal: '<= 10 s ("in seconds")',
+        met: totalS <= 10,
+      });
+    say(
+      `- ${name}: ${x.states} states, ${x.nonzeros} nonzeros; build ${x.buildMs.toFixed(0)} ms, stationary ${x.stationaryMs.toFixed(0)} ms, first passages ${x.passagesMs.toFixed(0)} ms, total ${(x.buildMs + x.stationaryMs + x.passagesMs).toFixed(0)} ms; peak RSS ${x.peakRssMiB.toFixed(0)} MiB`,
     );
   }
+  writeGoals('markov', load, goals);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `markov-${new Date().toISOString().slice(0, 10)}.md`);
+  writeFileSync(file, out.join('\n') + '\n');
+  console.log(`written to ${file}`);
 }
