@@ -1,3 +1,4 @@
+import { coarseTimer } from '../../foundation/clock.js';
 import type { ClientPolicy } from './ClientPolicy.js';
 
 /**
@@ -13,7 +14,7 @@ export function attemptTimeout(timeoutMs: number): ClientPolicy {
     const byDeadline = attempt.origin.deadlineMs < startMs + timeoutMs;
     const ctl = env.newController?.() ?? new AbortController();
     let firedAtMs = -1;
-    const cancel = env.clock.timer(limitMs, () => {
+    const cancel = coarseTimer(env.clock, limitMs, () => {
       firedAtMs = env.clock.now();
       ctl.abort();
     });
