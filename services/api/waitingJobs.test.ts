@@ -15,8 +15,11 @@ test('FIFO serves the oldest first, LIFO the newest, each with its own times, th
     const expected: [string, number, number, number][] = [];
     // Interleave pushes and pops so the ring wraps before it grows.
     for (let i = 0; i < 100; i++) {
-      q.push(`j${i}`, i + 0.5, i % 3 ? NaN : i + 1000, i * 2);
-      expected.push([`j${i}`, i + 0.5, i % 3 ? NaN : i + 1000, i * 2]);
+      // Timeouts and deadlines appear only after the ring has grown and wrapped.
+      const timeoutAt = i % 3 || i < 50 ? NaN : i + 1000;
+      const deadline = i > 20 ? i * 2 : NaN;
+      q.push(`j${i}`, i + 0.5, timeoutAt, deadline);
+      expected.push([`j${i}`, i + 0.5, timeoutAt, deadline]);
       if (i % 4 === 3) {
         const j = q.pop()!;
         const k = expected.findIndex((e) => e[0] === j);

@@ -4,15 +4,16 @@ import type { QueueDiscipline } from './queue.js';
  * The jobs waiting for a worker (FIFO or LIFO, optionally bounded), in a ring: each
  * job's times (arrival, request-timeout expiry, deadline; NaN for none) in typed
  * arrays, the job itself in a slot beside them. A job whose client has gone can be
- * `replace`d by a shared stand-in: then it is no object of its own, only its three
- * times and a slot (32 bytes). A collapsed api queues every attempt for ever, still
+ * `replace`d by a shared stand-in: then it is no object of its own, only its times and
+ * a slot (16 bytes; 32 once some job has a timeout or a deadline: those arrays are
+ * made when first needed). A collapsed api queues every attempt for ever, still
  * works on each one, and holds hundreds of thousands of them.
  */
 export class WaitingJobs<J> {
   private jobs: (J | undefined)[];
   private enq: Float64Array;
-  private timeoutAt: Float64Array;
-  private deadline: Float64Array;
+  private timeoutAt: Float64Array | undefined;
+  private deadline: Float64Array | undefined;
   private mask: number;
   /** Ticket (absolute position) of the oldest waiting job, and one past the newest. */
   private head = 0;
@@ -31,8 +32,6 @@ export class WaitingJobs<J> {
     const cap = 2 ** Math.ceil(Math.log2(Math.max(2, capacity)));
     this.jobs = new Array<J | undefined>(cap).fill(undefined);
     this.enq = new Float64Array(cap);
-    this.timeoutAt = new Float64Array(cap);
-    this.deadline = new Float64Array(cap);
     this.mask = cap - 1;
   }
 
@@ -48,8 +47,8 @@ export class WaitingJobs<J> {
     const i = t & this.mask;
     this.jobs[i] = job;
     this.enq[i] = enqueuedMs;
-    this.timeoutAt[i] = timeoutAtMs;
-    this.deadline[i] = deadlineMs;
+    if (this.timeoutAt || !Number.isNaN(timeoutAtMs)) (this.timeoutAt ??= this.nans())[i] = timeoutAtMs;
+    if (this.deadline || !Number.isNaN(deadlineMs)) (this.deadline ??= this.nans())[i] = deadlineMs;
     return t;
   }
 
@@ -61,8 +60,8 @@ export class WaitingJobs<J> {
     const job = this.jobs[i];
     this.jobs[i] = undefined;
     this.poppedEnqueuedMs = this.enq[i]!;
-    this.poppedTimeoutAtMs = this.timeoutAt[i]!;
-    this.poppedDeadlineMs = this.deadline[i]!;
+    this.poppedTimeoutAtMs = this.timeoutAt ? this.timeoutAt[i]! : NaN;
+    this.poppedDeadlineMs = this.deadline ? this.deadline[i]! : NaN;
     return job;
   }
 
@@ -83,20 +82,25 @@ export class WaitingJobs<J> {
     return seen.size;
   }
 
+  /** A times array of the current capacity, all NaN (none). */
+  private nans(): Float64Array {
+    return new Float64Array(this.jobs.length).fill(NaN);
+  }
+
   private grow(): void {
     const cap = this.jobs.length * 2;
     const mask = cap - 1;
     const jobs = new Array<J | undefined>(cap).fill(undefined);
     const enq = new Float64Array(cap);
-    const timeoutAt = new Float64Array(cap);
-    const deadline = new Float64Array(cap);
+    const timeoutAt = this.timeoutAt && new Float64Array(cap).fill(NaN);
+    const deadline = this.deadline && new Float64Array(cap).fill(NaN);
     for (let t = this.head; t < this.tail; t++) {
       const from = t & this.mask;
       const to = t & mask;
       jobs[to] = this.jobs[from];
       enq[to] = this.enq[from]!;
-      timeoutAt[to] = this.timeoutAt[from]!;
-      deadline[to] = this.deadline[from]!;
+      if (timeoutAt) timeoutAt[to] = this.timeoutAt![from]!;
+      if (deadline) deadline[to] = this.deadline![from]!;
     }
     this.jobs = jobs;
     this.enq = enq;
