@@ -1,6 +1,6 @@
 /**
  * A FIFO over an array with a head index: O(1) amortised dequeue without shift()'s
- * copying. The one queue of the api's workers and connection pool, the load
+ * copying. The one queue of the api's connection pool, the load
  * generator's connection waiters, the fault proxy's chunk queues and the simulator's.
  * Besides push and pop it can put an item back in front (`unshift`), look at either
  * end, take the newest (`popNewest`: a stack of idle connections whose oldest expire

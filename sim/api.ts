@@ -11,6 +11,7 @@ import {
   handlerRngs,
   type ErrorCost,
   type ErrorPathKind,
+  type QueuedWork,
   type WorkEvents,
   type WorkRequest,
 } from '../services/api/workHandler.js';
@@ -135,7 +136,23 @@ export interface SimRequest extends WorkRequest {
   refuse(): void;
   /** The client gave up connecting (its connect timeout). */
   connectTimedOut(): void;
+  /** Set by the api while the request waits for a worker. */
+  queued: QueuedWork | undefined;
 }
+
+/** What the api's handler answers in place of a request whose client left while it waited: nobody. */
+const GONE: SimRequest = {
+  route: '/work',
+  cost: undefined,
+  key: undefined,
+  deadlineHeaderMs: undefined,
+  gone: true,
+  queued: undefined,
+  answer: () => undefined,
+  reset: () => undefined,
+  refuse: () => undefined,
+  connectTimedOut: () => undefined,
+};
 
 export class SimApi {
   readonly proc: SimProcess;
@@ -209,6 +226,7 @@ export class SimApi {
         this.live.delete(req);
         if (!req.gone) req.answer(status, shed);
       },
+      GONE,
     );
   }
 
@@ -218,6 +236,11 @@ export class SimApi {
 
   get busyWorkers(): number {
     return this.proc.state === 'down' ? 0 : this.pool.busyWorkers;
+  }
+
+  /** How many distinct objects the requests waiting for a worker are (abandoned ones share one). */
+  get waitingObjects(): number {
+    return this.proc.state === 'down' ? 0 : this.pool.waitingObjects();
   }
 
   get dbPoolWaiting(): number {
@@ -279,7 +302,25 @@ export class SimApi {
       return;
     }
     this.live.add(req);
-    this.handler.handle(req);
+    const queued = this.handler.handle(req);
+    if (!req.gone) req.queued = queued;
+    else {
+      // Read from the socket after its client left (a paused api, resumed).
+      this.live.delete(req);
+      queued?.abandon();
+    }
+  }
+
+  /**
+   * The client closed the request's connection (it gave up): the api keeps only what
+   * it still has to do for it. A request waiting in the queue becomes its times alone;
+   * a collapsed api queues every attempt for ever, and nobody waits for most of them.
+   */
+  clientClosed(req: SimRequest): void {
+    this.live.delete(req);
+    const queued = req.queued;
+    req.queued = undefined;
+    queued?.abandon();
   }
 
   // What the triggers do to it.

@@ -157,6 +157,7 @@ async function throughSimulation(
       reset: () => assert.fail('reset'),
       refuse: () => assert.fail('refused'),
       connectTimedOut: () => assert.fail('connect timed out'),
+      queued: undefined,
     };
     clock.timer(a.atMs, () => api.connect(req, false));
     if (a.leavesAtMs !== undefined)

@@ -28,6 +28,7 @@ test("the simulated api's series carry its error-path seconds by kind, as the la
       reset: () => assert.fail('reset'),
       refuse: () => assert.fail('refused'),
       connectTimedOut: () => assert.fail('connect timed out'),
+      queued: undefined,
     };
     clock.timer(atMs, () => api.connect(req, false));
   };

@@ -5,6 +5,7 @@ import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 import { FifoQueue } from '../foundation/fifoQueue.js';
 import type { Transport, TransportResult } from '../bench/transport/Transport.js';
 import type { SimApi, SimRequest } from './api.js';
+import type { QueuedWork } from '../services/api/workHandler.js';
 import type { SimClock } from './clock.js';
 
 export interface SimTransportOptions {
@@ -113,6 +114,11 @@ export class SimTransport implements Transport {
     this.active--;
   }
 
+  /** The client destroyed `req`'s connection: the api learns it (the lab's api sees the socket close). */
+  closed(req: SimRequest): void {
+    this.api.clientClosed(req);
+  }
+
   costOf(cls: number): string | undefined {
     return this.opts.costOf?.(cls);
   }
@@ -127,6 +133,7 @@ class SimCall implements SimRequest {
   readonly key: number | undefined;
   readonly deadlineHeaderMs: number | undefined;
   gone = false;
+  queued: QueuedWork | undefined;
   private settled = false;
 
   constructor(
@@ -156,6 +163,7 @@ class SimCall implements SimRequest {
   handleEvent(): void {
     this.gone = true;
     this.finish('timeout', 0, false);
+    this.t.closed(this);
   }
 
   private finish(kind: OutcomeKind, status: number, keep: boolean): void {

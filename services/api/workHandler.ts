@@ -88,7 +88,20 @@ export interface WorkHandlerConfig {
  */
 export type Respond<R> = (req: R, status: number, shed?: RejectReason) => void;
 
+/** A request waiting in the queue, as `handle` returns it: its client left (`abandon`). */
+export interface QueuedWork {
+  /**
+   * Its client has gone: from now on the queue holds the request as its times alone,
+   * and the worker that takes it answers `goneStandIn` instead (nobody reads it). The
+   * work, the draws and the counters are the same. A no-op once a worker took it.
+   */
+  abandon(): void;
+}
+
 export class WorkHandler<R extends WorkRequest> {
+  /** The shared jobs that stand in for abandoned requests, by their work. */
+  private readonly standIns = new Map<DurationDist, Job>();
+
   constructor(
     private readonly cfg: WorkHandlerConfig,
     private readonly pool: WorkerPool,
@@ -98,19 +111,38 @@ export class WorkHandler<R extends WorkRequest> {
     /** The read-through cache; absent: ?key= is not looked up. */
     private readonly cache: { lookup(key: number, deadlineMs: number): Promise<Lookup> } | undefined,
     private readonly respond: Respond<R>,
+    /** A request whose client has gone (`gone` true), answered in place of abandoned ones; absent: none is abandoned. */
+    private readonly goneStandIn?: R,
   ) {}
 
-  handle(req: R): void {
+  /** Takes one request; while it waits in the queue, returns what lets its client leave. */
+  handle(req: R): QueuedWork | undefined {
     this.events.received();
     const work = req.cost === undefined ? this.cfg.work : this.cfg.costs?.[req.cost];
     if (!work) {
       this.events.completed(400);
       this.respond(req, 400);
-      return;
+      return undefined;
     }
     const arrivedMs = this.clock.now();
     const limits = requestLimits(arrivedMs, this.cfg.requestTimeoutMs, req.deadlineHeaderMs);
-    this.pool.submit(new WorkJob(this, req, work, arrivedMs, limits.timeoutAtMs, limits.deadlineMs));
+    const job = new WorkJob(this, req, work, arrivedMs, limits.timeoutAtMs, limits.deadlineMs);
+    const ticket = this.pool.submit(job);
+    if (ticket === undefined) return undefined;
+    job.ticket = ticket;
+    return job;
+  }
+
+  /**
+   * The job waiting with `ticket` lost its client: a shared stand-in takes its place.
+   * Only a request without a lookup (whose key the queue would otherwise have to keep).
+   */
+  abandon(ticket: number, req: R, work: DurationDist): void {
+    const gone = this.goneStandIn;
+    if (!gone || (this.cache && req.key !== undefined)) return;
+    let standIn = this.standIns.get(work);
+    if (!standIn) this.standIns.set(work, (standIn = new WorkJob(this, gone, work, 0, undefined, undefined)));
+    this.pool.abandon(ticket, standIn);
   }
 
   /** The pool refused the job without running it; at pickup its worker may owe the error path. */
@@ -213,7 +245,10 @@ export class WorkHandler<R extends WorkRequest> {
  * (requestLimits.ts: the request timeout's expiry and the propagated deadline). A class rather than closures: a
  * collapsed simulated api queues hundreds of thousands of them.
  */
-class WorkJob<R extends WorkRequest> implements Job {
+class WorkJob<R extends WorkRequest> implements Job, QueuedWork {
+  /** Its place in the pool's queue while it waits; -1 once a worker took it (or it never waited). */
+  ticket = -1;
+
   constructor(
     private readonly h: WorkHandler<R>,
     private readonly req: R,
@@ -223,11 +258,18 @@ class WorkJob<R extends WorkRequest> implements Job {
     readonly deadlineMs: number | undefined,
   ) {}
 
+  abandon(): void {
+    if (this.ticket >= 0) this.h.abandon(this.ticket, this.req, this.work);
+    this.ticket = -1;
+  }
+
   run(queueWaitMs: number): WorkEnd {
+    this.ticket = -1;
     return this.h.started(this.req, this.work, this.timeoutAtMs ?? Infinity, queueWaitMs);
   }
 
   reject(reason: RejectReason): WorkEnd | undefined {
+    this.ticket = -1;
     return this.h.rejected(this.req, reason);
   }
 }

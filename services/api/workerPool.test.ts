@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkerPool, type Job } from './workerPool.js';
 import { CodelShedder, QueueTimeShedder, type RejectReason } from './shedding.js';
-import { FifoQueue, LifoQueue } from './queue.js';
 
 /** A pool driven by hand: `t` is the clock, jobs finish when released. */
 function harness(workers: number, opts: ConstructorParameters<typeof WorkerPool>[1] = {}) {
@@ -11,7 +10,7 @@ function harness(workers: number, opts: ConstructorParameters<typeof WorkerPool>
   const started: number[] = [];
   const rejected: { id: number; reason: RejectReason; waitMs: number }[] = [];
   const release = new Map<number, () => void>();
-  const submit = (id: number, extra: Partial<Pick<Job, 'deadlineMs'>> = {}): void =>
+  const submit = (id: number, extra: Partial<Pick<Job, 'deadlineMs'>> = {}): number | undefined =>
     pool.submit({
       enqueuedMs: clock.t,
       ...extra,
@@ -147,15 +146,6 @@ test('a pool needs at least one worker', () => {
   assert.throws(() => new WorkerPool(0), RangeError);
 });
 
-test('bounded FIFO and LIFO queues refuse past their bound', () => {
-  for (const q of [new FifoQueue<number>(2), new LifoQueue<number>(2)]) {
-    assert.equal(q.push(1), true);
-    assert.equal(q.push(2), true);
-    assert.equal(q.push(3), false);
-    assert.equal(q.length, 2);
-  }
-});
-
 test('CoDel tolerates a burst up to the interval, and sheds at the target once the queue stands', () => {
   const c = new CodelShedder(5, 100);
   // First interval: sojourns 0..80 ms (the queue emptied: min 0): a burst, limit = interval.
@@ -184,4 +174,46 @@ test('CoDel: an empty queue resets the interval minimum to zero', () => {
   c.onPickup(50, 150);
   c.onPickup(50, 200);
   assert.equal(c.standingQueue, true);
+});
+
+test('an abandoned waiting job costs the same: a shared stand-in is served in its place, with its wait and its timeout', () => {
+  const serve = (abandon: boolean): { log: string[]; objects: number } => {
+    const clock = { t: 0 };
+    const pool = new WorkerPool(1, { now: () => clock.t });
+    const log: string[] = [];
+    const free: (() => void)[] = [];
+    // Odd jobs are the ones whose clients leave: named alike in both runs, and like the stand-in.
+    const job = (name: string, timeoutAtMs?: number): Job => ({
+      enqueuedMs: clock.t,
+      timeoutAtMs,
+      run: (waitMs) => {
+        log.push(`${name} ran after ${waitMs}`);
+        return { then: (done: () => void) => free.push(done) };
+      },
+      reject: (reason, waitMs) => {
+        log.push(`${name} ${reason} after ${waitMs}`);
+      },
+    });
+    const standIn = job('gone');
+    const tickets: (number | undefined)[] = [];
+    for (let i = 0; i < 40; i++) {
+      clock.t = i;
+      const name = i % 2 ? 'gone' : `j${i}`;
+      tickets.push(pool.submit(job(name, i % 5 === 0 ? i + 25 : undefined)));
+    }
+    assert.equal(tickets[0], undefined, 'the first job ran at once');
+    if (abandon) for (let i = 1; i < 40; i += 2) pool.abandon(tickets[i]!, standIn);
+    const objects = pool.waitingObjects();
+    for (let t = 40; free.length > 0; t += 3) {
+      clock.t = t;
+      free.shift()!();
+    }
+    return { log, objects };
+  };
+  const whole = serve(false);
+  const compact = serve(true);
+  assert.deepEqual(compact.log, whole.log);
+  assert.ok(whole.log.some((l) => l.includes('timeout')) && whole.log.some((l) => l.startsWith('gone ran')));
+  assert.equal(whole.objects, 39);
+  assert.equal(compact.objects, 19 + 1, 'the 19 waiting even jobs (j0 runs) and the one stand-in');
 });

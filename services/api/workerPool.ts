@@ -1,5 +1,6 @@
-import { createQueue, type JobQueue, type QueueDiscipline } from './queue.js';
+import type { QueueDiscipline } from './queue.js';
 import type { PickupShedder, RejectReason } from './shedding.js';
+import { WaitingJobs } from './waitingJobs.js';
 
 /**
  * A fixed pool of `c` workers with a queue in front: the service whose capacity is
@@ -54,7 +55,7 @@ export interface WorkerPoolOptions {
 
 export class WorkerPool {
   private busy = 0;
-  private readonly queue: JobQueue<Job>;
+  private readonly queue: WaitingJobs<Job>;
   private readonly now: () => number;
 
   constructor(
@@ -64,7 +65,7 @@ export class WorkerPool {
     if (!(workers >= 1)) throw new RangeError(`workers must be >= 1 (got ${workers})`);
     if (opts.concurrencyLimit !== undefined && !(opts.concurrencyLimit >= 1))
       throw new RangeError(`concurrency limit must be >= 1 (got ${opts.concurrencyLimit})`);
-    this.queue = createQueue<Job>(opts.queue ?? 'fifo', opts.queueBound);
+    this.queue = new WaitingJobs<Job>(opts.queue ?? 'fifo', opts.queueBound);
     this.now = opts.now ?? (() => performance.now());
   }
 
@@ -76,29 +77,55 @@ export class WorkerPool {
     return this.queue.length;
   }
 
-  submit(job: Job): void {
+  /**
+   * Takes `job`: a free worker starts it, or it waits in the queue, or it is refused.
+   * Returns its ticket while it waits (for `abandon`), else undefined.
+   */
+  submit(job: Job): number | undefined {
     const limit = this.opts.concurrencyLimit;
     if (limit !== undefined && this.busy + this.queue.length >= limit) {
       job.reject('concurrency', 0);
-      return;
+      return undefined;
     }
+    const timeoutAtMs = job.timeoutAtMs ?? NaN;
+    const deadlineMs = job.deadlineMs ?? NaN;
     if (this.busy < this.workers) {
-      this.pickup(job);
-      return;
+      this.pickup(job, job.enqueuedMs, timeoutAtMs, deadlineMs);
+      return undefined;
     }
-    if (!this.queue.push(job)) job.reject('queue_full', 0);
+    const ticket = this.queue.push(job, job.enqueuedMs, timeoutAtMs, deadlineMs);
+    if (ticket >= 0) return ticket;
+    job.reject('queue_full', 0);
+    return undefined;
   }
 
-  /** A free worker takes `job`, unless a pickup rule drops it; then it takes the next one. */
-  private pickup(first: Job): void {
+  /**
+   * The job waiting with `ticket` is to be served as `standIn` (its client has gone, so
+   * a shared object will do): its place, times and work stay as they were. The ticket
+   * must be of a job still waiting, one neither run nor rejected yet.
+   */
+  abandon(ticket: number, standIn: Job): void {
+    this.queue.replace(ticket, standIn);
+  }
+
+  /** How many distinct objects the waiting jobs are. */
+  waitingObjects(): number {
+    return this.queue.distinctJobs();
+  }
+
+  /**
+   * A free worker takes `first` (with its times; NaN: no timeout, no deadline), unless
+   * a pickup rule drops it; then it takes the next one.
+   */
+  private pickup(first: Job, enqueuedMs: number, timeoutAtMs: number, deadlineMs: number): void {
     let job: Job | undefined = first;
     while (job) {
       const now = this.now();
-      const waitMs = now - job.enqueuedMs;
+      const waitMs = now - enqueuedMs;
       const reason =
-        job.timeoutAtMs !== undefined && now >= job.timeoutAtMs
+        now >= timeoutAtMs
           ? 'timeout'
-          : this.opts.deadlineDrop && job.deadlineMs !== undefined && now >= job.deadlineMs
+          : this.opts.deadlineDrop && now >= deadlineMs
             ? 'deadline'
             : this.opts.shedder?.onPickup(waitMs, now);
       if (reason === undefined) {
@@ -112,6 +139,9 @@ export class WorkerPool {
         return;
       }
       job = this.dequeue();
+      enqueuedMs = this.queue.poppedEnqueuedMs;
+      timeoutAtMs = this.queue.poppedTimeoutAtMs;
+      deadlineMs = this.queue.poppedDeadlineMs;
     }
   }
 
@@ -133,7 +163,8 @@ export class WorkerPool {
     const free = (): void => {
       this.busy--;
       const next = this.dequeue();
-      if (next) this.pickup(next);
+      const q = this.queue;
+      if (next) this.pickup(next, q.poppedEnqueuedMs, q.poppedTimeoutAtMs, q.poppedDeadlineMs);
     };
     ran.then(free, free);
   }

@@ -72,6 +72,7 @@ export async function runQueue(o: QueueRunOptions): Promise<QueueRun> {
     key: undefined,
     deadlineHeaderMs: undefined,
     gone: false,
+    queued: undefined,
     answer: () => {
       const i = index - o.warmup;
       if (i >= 0 && i < o.n) sojourn[Math.floor(i / per)]! += clock.now() - t0;
