@@ -78,7 +78,14 @@ export function releasePinning(): void {
   if (!held || --held.labs > 0) return;
   const { allowedCpus: all } = held.pinning;
   held = undefined;
-  pinProcess(process.pid, all);
+  try {
+    pinProcess(process.pid, all);
+  } catch (err) {
+    // Lab.down never throws: say so on stderr, the run's results stand.
+    process.stderr.write(
+      `metabench: could not give the orchestrator its CPUs back: ${(err as Error).message}\n`,
+    );
+  }
 }
 
 /** `cmd args` as a lab process on `cpus` (undefined: unpinned, as it is). */
