@@ -62,6 +62,8 @@ export interface CalibrationOptions {
   readonly runtime: Runtime;
   /** The docker and swarm runtimes' project (stack) and image overrides. */
   readonly docker?: ComposeOptions | undefined;
+  /** The local runtime's CPU pinning (default on; false: --no-pin). */
+  readonly pin?: boolean;
   readonly quiet?: boolean;
   readonly stop: AbortSignal;
   readonly sourceFile?: string | undefined;
@@ -145,6 +147,7 @@ export async function runCalibration(
   const rt = runtime.run(plan, dir, {
     worstOriginMs: worstOriginMs(se.client),
     ...(opts.docker ? { docker: opts.docker } : {}),
+    ...(opts.pin !== undefined ? { pin: opts.pin } : {}),
     onProcessesChanged: () =>
       journal.record({ id: labEntry, appliedAt: new Date().toISOString(), undo: rt.lab.teardownRecipe() }),
   });

@@ -14,7 +14,7 @@ import {
   parseRate,
   type RateSpec,
 } from '../../foundation/units.js';
-import { addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
+import { addPinOption, addRuntimeOption, positiveNumber, wholeNumber } from './options.js';
 import { addComposeOptions, composeOptions } from './runtimeOption.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { onInterrupt } from './interrupt.js';
@@ -67,6 +67,7 @@ export function register(program: Command): void {
     .option('--dry-run', 'print the step plan and where the capacity would be stored, and exit')
     .option('--quiet', 'no status line');
   addRuntimeOption(cmd);
+  addPinOption(cmd);
   addComposeOptions(cmd);
   addSetOption(cmd).action(
     async (
@@ -85,6 +86,7 @@ export function register(program: Command): void {
         quiet?: boolean;
         set: Override[];
         runtime?: Runtime;
+        pin: boolean;
         project: string;
         envFile?: string;
       },
@@ -104,6 +106,7 @@ export function register(program: Command): void {
         },
         runtime,
         ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
+        pin: o.pin,
         quiet: Boolean(o.quiet),
         sourceFile: file,
         store: o.store,

@@ -30,6 +30,14 @@ export function addRuntimeOption(cmd: Command, what = 'the lab'): Command {
   );
 }
 
+/** `--no-pin` (run, sweep, calibrate): the local lab's CPU pinning off (lab/local/pinning.ts). */
+export function addPinOption(cmd: Command): Command {
+  return cmd.option(
+    '--no-pin',
+    'local runtime: do not pin the generator and the lab to disjoint CPUs (default: pinned when this process may use at least 2 CPUs)',
+  );
+}
+
 /** `--capacity auto|nominal|measured` (run, sweep): which capacity `% capacity` rates resolve against. */
 export function addCapacityOption(cmd: Command): Command {
   return cmd.option(

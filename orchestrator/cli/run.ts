@@ -10,7 +10,7 @@ import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
 import { describeFailed } from '../analysis/validity.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import { DEFAULT_RUNTIME } from '../lab/runtimes.js';
-import { addCapacityOption, addEventsOption, positiveNumber, wholeNumber } from './options.js';
+import { addCapacityOption, addEventsOption, addPinOption, positiveNumber, wholeNumber } from './options.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
@@ -53,6 +53,7 @@ export function register(program: Command): void {
   addSetOption(cmd);
   addFailOnOption(cmd);
   addRuntimeOptions(cmd);
+  addPinOption(cmd);
   addCapacityOption(cmd);
   addEventsOption(cmd, 'all', "one run's every attempt, for its analysis; the twin writes failures");
   cmd.action(
@@ -71,6 +72,7 @@ export function register(program: Command): void {
         capacity?: CapacityMode;
         twin?: boolean;
         events: EventsMode;
+        pin: boolean;
       } & RuntimeFlags,
     ) => {
       if ((fileArg === undefined) === (o.fromBundle === undefined))
@@ -125,7 +127,7 @@ export function register(program: Command): void {
           return;
         }
 
-        const lab = await runtimeContext({ ...o, runtime });
+        const lab = { ...(await runtimeContext({ ...o, runtime })), pin: o.pin };
         // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
         const interrupt = onInterrupt({
           stopping:

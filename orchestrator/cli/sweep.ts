@@ -14,6 +14,7 @@ import type { Runtime } from '../lab/runtimes.js';
 import {
   addCapacityOption,
   addEventsOption,
+  addPinOption,
   addRuntimeOption,
   positiveNumber,
   wholeNumber,
@@ -57,6 +58,7 @@ export function register(program: Command): void {
     )
     .option('--quiet', 'no status line');
   addRuntimeOption(cmd, "the sweep's labs");
+  addPinOption(cmd);
   addComposeOptions(cmd);
   addCapacityOption(cmd);
   addEventsOption(
@@ -80,6 +82,7 @@ export function register(program: Command): void {
         twin?: boolean;
         events: EventsMode;
         jobs?: number;
+        pin: boolean;
         project: string;
         envFile?: string;
       },
@@ -151,6 +154,7 @@ async function sweep(
     twin?: boolean;
     events: EventsMode;
     jobs?: number;
+    pin: boolean;
     project: string;
     envFile?: string;
   },
@@ -197,6 +201,7 @@ async function sweep(
       sets: o.sets,
       runtime,
       ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
+      pin: o.pin,
       capacity: o.capacity,
       planned: o.planned,
       events: o.events,

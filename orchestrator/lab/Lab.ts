@@ -2,6 +2,7 @@ import type { UndoRecipe } from './undoRecipe.js';
 import type { LinkControl } from './links.js';
 import type { Runtime } from './runtimes.js';
 import type { Component, Target } from './target.js';
+import type { Pinning } from './proc/affinity.js';
 
 export type { UndoRecipe } from './undoRecipe.js';
 export type { Component, Target } from './target.js';
@@ -57,6 +58,8 @@ export interface Lab {
   readonly apiUrls: readonly string[];
   /** Starts every component and waits until each answers; throws BenchError(E_LAB_PREFLIGHT) when it cannot. */
   up(): Promise<void>;
+  /** The CPU pinning of the generator and the lab once up (the local runtime); absent: not applicable. */
+  readonly pinning?: Pinning | undefined;
   down(): Promise<void>;
   /**
    * Freezes a component (SIGSTOP locally, like `docker pause`): it keeps its connections

@@ -65,6 +65,8 @@ export interface LabOptions {
   readonly onProcessesChanged?: () => void;
   /** docker: the compose project (default: the default project). */
   readonly docker?: ComposeOptions | undefined;
+  /** local: pin the generator and the lab to disjoint CPUs (default true; false: --no-pin). */
+  readonly pin?: boolean;
 }
 
 /** What building a run's runtime needs beyond the plan. */
@@ -78,6 +80,8 @@ export interface RuntimeOptions {
   readonly onProcessesChanged?: () => void;
   /** docker: the compose project. */
   readonly docker?: ComposeOptions | undefined;
+  /** local: pin the generator and the lab to disjoint CPUs (default true; false: --no-pin). */
+  readonly pin?: boolean;
 }
 
 /** An undo recipe of one kind, and how to run it (returns a sentence saying what it did). */

@@ -38,6 +38,11 @@ export interface LocalLabConfig {
    * the caller can journal teardownRecipe(): a killed orchestrator leaves no process behind.
    */
   readonly onProcessesChanged?: () => void;
+  /**
+   * The local runtime: pin the orchestrator and the lab's processes to disjoint CPUs while
+   * the lab is up (local/pinning.ts); absent: pinned; false: --no-pin.
+   */
+  readonly pin?: boolean;
 }
 
 export interface LocalCacheConfig {
@@ -63,7 +68,7 @@ export interface LocalLlmConfig {
 }
 
 /** An experiment's lab in the api's terms, whatever runs it: what every runtime builds its lab from. */
-export type LabConfig = Omit<LocalLabConfig, 'host' | 'apiPort' | 'logFile' | 'onProcessesChanged'>;
+export type LabConfig = Omit<LocalLabConfig, 'host' | 'apiPort' | 'logFile' | 'onProcessesChanged' | 'pin'>;
 
 /** The experiment's lab (the api, its cache and database, its LLM provider) for any runtime, seeded. */
 export function labConfig(e: Experiment, seed: number): LabConfig {
@@ -95,7 +100,7 @@ export function replicaSeed(seed: number, i: number): number {
 /** The local runtime's configuration of an experiment's lab (loopback, free ports). */
 export function localLabConfig(
   e: Experiment,
-  opts: { seed: number; logFile?: string; onProcessesChanged?: () => void },
+  opts: { seed: number; logFile?: string; onProcessesChanged?: () => void; pin?: boolean },
 ): LocalLabConfig {
   return {
     host: '127.0.0.1',
@@ -103,6 +108,7 @@ export function localLabConfig(
     ...labConfig(e, opts.seed),
     ...(opts.logFile !== undefined ? { logFile: opts.logFile } : {}),
     ...(opts.onProcessesChanged ? { onProcessesChanged: opts.onProcessesChanged } : {}),
+    ...(opts.pin !== undefined ? { pin: opts.pin } : {}),
   };
 }
 

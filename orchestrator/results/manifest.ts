@@ -52,7 +52,7 @@ export function gitRevision(): string | null {
  * What every manifest.json opens with, for a run or a calibration: which metabench, on
  * which machine, when, against which lab.
  */
-export function provenance(startedAt: Date, lab: Pick<Lab, 'runtime' | 'topology'>) {
+export function provenance(startedAt: Date, lab: Pick<Lab, 'runtime' | 'topology' | 'pinning'>) {
   return {
     metabench: metabenchVersion(),
     gitRevision: gitRevision(),
@@ -60,5 +60,7 @@ export function provenance(startedAt: Date, lab: Pick<Lab, 'runtime' | 'topology
     machine: describeMachine(),
     runtime: lab.runtime,
     topology: lab.topology(),
+    // Which CPUs the generator and the lab ran on (the local runtime pins them apart).
+    pinning: lab.pinning ?? { applied: false, reason: `runtime ${lab.runtime}` },
   };
 }

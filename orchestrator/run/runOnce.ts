@@ -46,6 +46,8 @@ export interface RunContext {
   readonly docker?: ComposeOptions | undefined;
   /** The live /metrics server and Grafana annotations. */
   readonly observe?: ObserveOptions;
+  /** The local runtime's CPU pinning (default on; false: --no-pin). */
+  readonly pin?: boolean;
   /** Which events go to the event log (default all). */
   readonly events?: EventsMode;
 }
@@ -71,6 +73,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         undo: rt.lab.teardownRecipe(),
       }),
     ...(ctx.docker ? { docker: ctx.docker } : {}),
+    ...(ctx.pin !== undefined ? { pin: ctx.pin } : {}),
   });
   const startedAt = new Date();
   const classes = classCollector(plan);

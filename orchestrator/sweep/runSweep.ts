@@ -40,6 +40,8 @@ export interface SweepOptions {
   readonly manifestExtra?: Record<string, unknown>;
   /** The docker and swarm runtimes' project (stack) and image overrides, for the lab points. */
   readonly docker?: ComposeOptions | undefined;
+  /** The local runtime's CPU pinning (default on; false: --no-pin). */
+  readonly pin?: boolean;
   /** The runtime (--runtime), overriding the sweep file's. */
   readonly runtime?: Runtime | undefined;
   readonly capacity?: CapacityMode | undefined;
@@ -139,7 +141,10 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
       const r = await runExperiment(e, {
         ...pointOptions(s, p, opts, dir),
         stop: opts.stop,
-        ...(opts.docker ? { lab: { docker: opts.docker } } : {}),
+        lab: {
+          ...(opts.docker ? { docker: opts.docker } : {}),
+          ...(opts.pin === false ? { pin: false } : {}),
+        },
       });
       if (opts.twin && runtime !== 'sim' && !opts.stop.aborted) {
         // The point's simulated twin, then the point's report again, now with the comparison.

@@ -14,6 +14,8 @@ import type { LocalCacheConfig, LocalLabConfig, LocalLlmConfig } from '../labCon
 import { PausedTrees, resumeRecipe, startNodeService, teardownRecipe } from './supervisor.js';
 import { localTopology } from './topology.js';
 import { scrapeLabText } from '../scrapeApi.js';
+import type { Pinning } from '../proc/affinity.js';
+import { acquirePinning, releasePinning } from './pinning.js';
 
 /** One api process of the lab (replica i of lab.api.replicas), and the port it keeps across restarts. */
 interface ApiReplica {
@@ -41,6 +43,9 @@ export class LocalLab implements Lab {
   private readonly linkAddrs = new Map<string, { listen: string; upstream: string }>();
   /** How the api reaches its dependencies (their links), once they are up. */
   private deps: ApiDependencyFlags = {};
+  /** The CPU pinning of the lab's last up() (pinning.ts); held until down(). */
+  private pinned: Pinning | undefined;
+  private holdsPin = false;
 
   constructor(private readonly cfg: LocalLabConfig) {
     this.apis = Array.from({ length: cfg.replicas ?? 1 }, () => ({ child: undefined, port: 0 }));
@@ -66,8 +71,22 @@ export class LocalLab implements Lab {
     return this.cfg.llm && this.llmPort > 0 ? `http://${this.cfg.host}:${this.llmPort}` : undefined;
   }
 
+  /** What manifest.json records of the CPU pinning, once up() has run. */
+  get pinning(): Pinning | undefined {
+    return this.pinned;
+  }
+
+  /** The CPUs the lab's processes start on: the lab's share when pinned, else undefined (as they are). */
+  private get cpus(): readonly number[] | undefined {
+    return this.pinned?.applied ? this.pinned.labCpus : undefined;
+  }
+
   async up(): Promise<void> {
     if (this.apis.some((r) => r.child)) return;
+    if (!this.holdsPin) {
+      this.pinned = acquirePinning(this.cfg.pin !== false);
+      this.holdsPin = this.pinned.applied;
+    }
     const n = this.apis.length;
     // A fixed port gives replica i port + i; port 0 lets each pick a free one (no clash possible).
     if (this.cfg.apiPort !== 0 && this.cfg.apiPort + n - 1 > 65535)
@@ -96,6 +115,7 @@ export class LocalLab implements Lab {
       tag: this.apis.length > 1 ? `api${i}` : 'api',
       what: this.apiName(i),
       log: this.write,
+      cpus: this.cpus,
       spawned: (child) => {
         r.child = child;
         this.cfg.onProcessesChanged?.();
@@ -128,6 +148,7 @@ export class LocalLab implements Lab {
       tag: 'faultproxy',
       what: 'the fault proxy',
       log: this.write,
+      cpus: this.cpus,
       spawned: (child) => {
         this.faultProxy = child;
         this.cfg.onProcessesChanged?.();
@@ -149,6 +170,7 @@ export class LocalLab implements Lab {
       tag: 'llm',
       what: 'the llm stub',
       log: this.write,
+      cpus: this.cpus,
       spawned: (child) => {
         this.llmStub = child;
         this.cfg.onProcessesChanged?.();
@@ -161,12 +183,13 @@ export class LocalLab implements Lab {
     // Preflight: both binaries present before anything starts.
     findRedisServer();
     findPostgresBin();
-    this.redis = new RedisServer(this.cfg.host, this.write);
+    this.redis = new RedisServer(this.cfg.host, this.write, this.cpus);
     this.postgres = new PostgresServer(
       this.cfg.host,
       // Every api replica opens its own pool.
       { keys: c.keys, maxConnections: Math.max(20, c.pool * this.apis.length + 10) },
       this.write,
+      this.cpus,
     );
     await Promise.all([this.redis.start(), this.postgres.start()]).finally(() =>
       this.cfg.onProcessesChanged?.(),
@@ -217,6 +240,18 @@ export class LocalLab implements Lab {
   }
 
   async down(): Promise<void> {
+    try {
+      await this.stopAll();
+    } finally {
+      // Every way out of a run passes here (runBody's finally): the orchestrator gets its CPUs back.
+      if (this.holdsPin) {
+        this.holdsPin = false;
+        releasePinning();
+      }
+    }
+  }
+
+  private async stopAll(): Promise<void> {
     const children = this.apis.flatMap((r) => (r.child ? [r.child] : []));
     for (const r of this.apis) r.child = undefined;
     await Promise.all(children.map((child) => stopChild(child, 'SIGTERM', 3000)));

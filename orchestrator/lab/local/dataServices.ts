@@ -9,6 +9,7 @@ import pg from 'pg';
 import { BenchError } from '../../../foundation/errors.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { processTree } from '../proc/procUsage.js';
+import { onCpus } from './pinning.js';
 
 const READY_TIMEOUT_MS = 30_000;
 
@@ -83,6 +84,8 @@ export class RedisServer {
   constructor(
     private readonly host: string,
     private readonly log: Log,
+    /** The lab's CPUs when it is pinned (pinning.ts). */
+    private readonly cpus?: readonly number[],
   ) {}
 
   get pid(): number | undefined {
@@ -99,8 +102,7 @@ export class RedisServer {
     const bin = findRedisServer();
     if (this.port === 0) this.port = await freePort(this.host);
     const child = spawn(
-      bin,
-      [
+      ...onCpus(this.cpus, bin, [
         '--port',
         String(this.port),
         '--bind',
@@ -117,7 +119,7 @@ export class RedisServer {
         'warning',
         '--dir',
         tmpdir(),
-      ],
+      ]),
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.once('error', () => undefined);
@@ -183,6 +185,8 @@ export class PostgresServer {
     private readonly host: string,
     private readonly opts: PostgresOptions,
     private readonly log: Log,
+    /** The lab's CPUs when it is pinned (pinning.ts): the postmaster's backends inherit them. */
+    private readonly cpus?: readonly number[],
   ) {}
 
   get pid(): number | undefined {
@@ -237,8 +241,7 @@ export class PostgresServer {
     const data = join(dir, 'data');
     const asUser = { ...(ids ?? {}), cwd: dir, env: { ...process.env, HOME: dir, LC_ALL: 'C' } };
     const child = spawn(
-      join(bin, 'postgres'),
-      [
+      ...onCpus(this.cpus, join(bin, 'postgres'), [
         '-D',
         data,
         '-p',
@@ -258,7 +261,7 @@ export class PostgresServer {
         'full_page_writes=off',
         '-c',
         'shared_buffers=32MB',
-      ],
+      ]),
       { ...asUser, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.once('error', () => undefined);

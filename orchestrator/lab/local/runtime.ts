@@ -14,6 +14,7 @@ export const localRuntime: RuntimePlugin = {
         seed: plan.seed,
         logFile: join(dir, 'lab.log'),
         ...(o.onProcessesChanged ? { onProcessesChanged: o.onProcessesChanged } : {}),
+        ...(o.pin !== undefined ? { pin: o.pin } : {}),
       }),
     ),
 };

@@ -5,6 +5,7 @@ import { processName, type Component, type LabProcess, type Target, type UndoRec
 import { targetOf } from '../target.js';
 import { processStartTicks } from '../proc/procStat.js';
 import { processTree } from '../proc/procUsage.js';
+import { onCpus } from './pinning.js';
 
 /**
  * Process supervision for the local lab: starting a node service and waiting for it to
@@ -26,9 +27,11 @@ export async function startNodeService(
     readonly what: string;
     readonly log: (text: string) => void;
     readonly spawned: (child: ChildProcess) => void;
+    /** The lab's CPUs when it is pinned (pinning.ts). */
+    readonly cpus?: readonly number[] | undefined;
   },
 ): Promise<number> {
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...onCpus(o.cpus, process.execPath, args), { stdio: ['pipe', 'pipe', 'pipe'] });
   o.spawned(child);
   child.stderr?.on('data', (d: Buffer) => o.log(`[${o.tag}] ${d}`));
   const msg = await readyLine(child, o.what, (line) => o.log(`[${o.tag}] ${line}\n`));
