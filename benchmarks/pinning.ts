@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from '../orchestrator/results/manifest.js';
 import { formatCpuList, type Pinning } from '../orchestrator/lab/proc/affinity.js';
+import { writeGoals } from './goals.js';
 
 const RESULTS = fileURLToPath(new URL('../../benchmarks/results/', import.meta.url));
 const CLI = fileURLToPath(new URL('../orchestrator/cli/main.js', import.meta.url));
@@ -93,7 +94,7 @@ function measure(dir: string, hogs: number, pinned: boolean, rate: number): Row 
   try {
     spawnSync(
       process.execPath,
-      [CLI, 'run', file, '--out', out, '--quiet', '--events', 'none', ...(pinned ? [] : ['--no-pin'])],
+      [CLI, 'run', file, '--out', out, '--quiet', '--events', 'none', ...(pinned ? ['--pin'] : ['--no-pin'])],
       { stdio: 'ignore', env: { ...process.env, METABENCH_STATE_DIR: join(dir, 'state') } },
     );
   } finally {
@@ -162,6 +163,23 @@ async function main(): Promise<void> {
     ...RATES.flatMap((rate) => [`## ${rate}/s`, '', table(rows.filter((r) => r.rate === rate)), '']),
   ].join('\n');
   process.stdout.write(text);
+  // Issue 23 point 4 asks for the figures, with no goal: each pair side by side in the summary.
+  const pair = (rate: number, hogs: number, pinned: boolean): string => {
+    const r = rows.find((x) => x.rate === rate && x.hogs === hogs && x.pinned === pinned);
+    return r ? `goodput ${fixed(r.goodputPerS, 0)}/s, lag p99 ${fixed(r.lagP99Ms, 1)} ms` : 'not run';
+  };
+  writeGoals(
+    'pinning',
+    load0.map((x) => Math.round(x * 100) / 100),
+    RATES.flatMap((rate) =>
+      HOGS.map((hogs) => ({
+        figure: `local lab at ${rate}/s with ${hogs} CPU hogs: pinned | unpinned`,
+        measured: `${pair(rate, hogs, true)} | ${pair(rate, hogs, false)}`,
+        goal: '–',
+        met: null,
+      })),
+    ),
+  );
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(join(RESULTS, `pinning-${date}.md`), text);
 }

@@ -62,7 +62,7 @@ export interface CalibrationOptions {
   readonly runtime: Runtime;
   /** The docker and swarm runtimes' project (stack) and image overrides. */
   readonly docker?: ComposeOptions | undefined;
-  /** The local runtime's CPU pinning (default on; false: --no-pin). */
+  /** The local runtime's CPU pinning (absent: pinned from 4 CPUs; true: --pin; false: --no-pin). */
   readonly pin?: boolean;
   readonly quiet?: boolean;
   readonly stop: AbortSignal;

@@ -86,7 +86,7 @@ export function register(program: Command): void {
         quiet?: boolean;
         set: Override[];
         runtime?: Runtime;
-        pin: boolean;
+        pin?: boolean;
         project: string;
         envFile?: string;
       },
@@ -106,7 +106,7 @@ export function register(program: Command): void {
         },
         runtime,
         ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
-        pin: o.pin,
+        ...(o.pin !== undefined ? { pin: o.pin } : {}),
         quiet: Boolean(o.quiet),
         sourceFile: file,
         store: o.store,

@@ -30,12 +30,14 @@ export function addRuntimeOption(cmd: Command, what = 'the lab'): Command {
   );
 }
 
-/** `--no-pin` (run, sweep, calibrate): the local lab's CPU pinning off (lab/local/pinning.ts). */
+/** `--pin` / `--no-pin` (run, sweep, calibrate): the local lab's CPU pinning (lab/local/pinning.ts); neither: by the CPU count. */
 export function addPinOption(cmd: Command): Command {
-  return cmd.option(
-    '--no-pin',
-    'local runtime: do not pin the generator and the lab to disjoint CPUs (default: pinned when this process may use at least 2 CPUs)',
-  );
+  return cmd
+    .option(
+      '--pin',
+      'local runtime: pin the generator and the lab to disjoint CPUs on any machine with at least 2 (default: pinned from 4 CPUs)',
+    )
+    .option('--no-pin', 'local runtime: do not pin the generator and the lab to disjoint CPUs');
 }
 
 /** `--capacity auto|nominal|measured` (run, sweep): which capacity `% capacity` rates resolve against. */

@@ -72,7 +72,7 @@ export function register(program: Command): void {
         capacity?: CapacityMode;
         twin?: boolean;
         events: EventsMode;
-        pin: boolean;
+        pin?: boolean;
       } & RuntimeFlags,
     ) => {
       if ((fileArg === undefined) === (o.fromBundle === undefined))
@@ -127,7 +127,10 @@ export function register(program: Command): void {
           return;
         }
 
-        const lab = { ...(await runtimeContext({ ...o, runtime })), pin: o.pin };
+        const lab = {
+          ...(await runtimeContext({ ...o, runtime })),
+          ...(o.pin !== undefined ? { pin: o.pin } : {}),
+        };
         // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
         const interrupt = onInterrupt({
           stopping:

@@ -82,7 +82,7 @@ export function register(program: Command): void {
         twin?: boolean;
         events: EventsMode;
         jobs?: number;
-        pin: boolean;
+        pin?: boolean;
         project: string;
         envFile?: string;
       },
@@ -154,7 +154,7 @@ async function sweep(
     twin?: boolean;
     events: EventsMode;
     jobs?: number;
-    pin: boolean;
+    pin?: boolean;
     project: string;
     envFile?: string;
   },
@@ -201,7 +201,7 @@ async function sweep(
       sets: o.sets,
       runtime,
       ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
-      pin: o.pin,
+      ...(o.pin !== undefined ? { pin: o.pin } : {}),
       capacity: o.capacity,
       planned: o.planned,
       events: o.events,

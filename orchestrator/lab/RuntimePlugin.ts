@@ -65,7 +65,7 @@ export interface LabOptions {
   readonly onProcessesChanged?: () => void;
   /** docker: the compose project (default: the default project). */
   readonly docker?: ComposeOptions | undefined;
-  /** local: pin the generator and the lab to disjoint CPUs (default true; false: --no-pin). */
+  /** local: pin the generator and the lab to disjoint CPUs (absent: from 4 CPUs; true: --pin; false: --no-pin). */
   readonly pin?: boolean;
 }
 
@@ -80,7 +80,7 @@ export interface RuntimeOptions {
   readonly onProcessesChanged?: () => void;
   /** docker: the compose project. */
   readonly docker?: ComposeOptions | undefined;
-  /** local: pin the generator and the lab to disjoint CPUs (default true; false: --no-pin). */
+  /** local: pin the generator and the lab to disjoint CPUs (absent: from 4 CPUs; true: --pin; false: --no-pin). */
   readonly pin?: boolean;
 }
 

@@ -40,7 +40,7 @@ export interface LocalLabConfig {
   readonly onProcessesChanged?: () => void;
   /**
    * The local runtime: pin the orchestrator and the lab's processes to disjoint CPUs while
-   * the lab is up (local/pinning.ts); absent: pinned; false: --no-pin.
+   * the lab is up (local/pinning.ts); absent: pinned from 4 CPUs; true: --pin; false: --no-pin.
    */
   readonly pin?: boolean;
 }

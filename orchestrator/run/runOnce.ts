@@ -46,7 +46,7 @@ export interface RunContext {
   readonly docker?: ComposeOptions | undefined;
   /** The live /metrics server and Grafana annotations. */
   readonly observe?: ObserveOptions;
-  /** The local runtime's CPU pinning (default on; false: --no-pin). */
+  /** The local runtime's CPU pinning (absent: pinned from 4 CPUs; true: --pin; false: --no-pin). */
   readonly pin?: boolean;
   /** Which events go to the event log (default all). */
   readonly events?: EventsMode;

@@ -40,7 +40,7 @@ export interface SweepOptions {
   readonly manifestExtra?: Record<string, unknown>;
   /** The docker and swarm runtimes' project (stack) and image overrides, for the lab points. */
   readonly docker?: ComposeOptions | undefined;
-  /** The local runtime's CPU pinning (default on; false: --no-pin). */
+  /** The local runtime's CPU pinning (absent: pinned from 4 CPUs; true: --pin; false: --no-pin). */
   readonly pin?: boolean;
   /** The runtime (--runtime), overriding the sweep file's. */
   readonly runtime?: Runtime | undefined;
@@ -143,7 +143,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         stop: opts.stop,
         lab: {
           ...(opts.docker ? { docker: opts.docker } : {}),
-          ...(opts.pin === false ? { pin: false } : {}),
+          ...(opts.pin !== undefined ? { pin: opts.pin } : {}),
         },
       });
       if (opts.twin && runtime !== 'sim' && !opts.stop.aborted) {

@@ -4,7 +4,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
 import { runtimePlugin } from '../../orchestrator/lab/RuntimePlugin.js';
-import { allowedCpus, splitCpus, type Pinning } from '../../orchestrator/lab/proc/affinity.js';
+import { allowedCpus, formatCpuList, splitCpus, type Pinning } from '../../orchestrator/lab/proc/affinity.js';
+import { PIN_BY_DEFAULT_FROM_CPUS } from '../../orchestrator/lab/local/pinning.js';
 import { processTree } from '../../orchestrator/lab/proc/procUsage.js';
 import { parseExperiment } from '../../orchestrator/spec/load.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -56,7 +57,7 @@ test(
   'a local lab up: its processes (Postgres backends too) on the lab CPUs, every orchestrator thread on the generator CPUs; down gives them back',
   { skip },
   async () => {
-    const lab = runtimePlugin('local').lab!(parseExperiment(LAB, 'pinning.yaml'), { seed: 1 });
+    const lab = runtimePlugin('local').lab!(parseExperiment(LAB, 'pinning.yaml'), { seed: 1, pin: true });
     try {
       await lab.up();
       const p = lab.pinning as Extract<Pinning, { applied: true }>;
@@ -106,7 +107,7 @@ test(
     // Two replicas from port 65535 would go past the last port: up() refuses after pinning.
     const lab = runtimePlugin('local').lab!(
       { ...e, lab: { api: { ...e.lab.api, replicas: 2 } } } as typeof e,
-      { seed: 1 },
+      { seed: 1, pin: true },
     );
     (lab as unknown as { cfg: { apiPort: number } }).cfg.apiPort = 65535;
     await assert.rejects(lab.up(), /past port 65535/);
@@ -123,7 +124,7 @@ schedule: { warmup: 1s, baseline: 1s, trigger: { kind: pause, target: api, durat
 recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
 `;
 
-test('metabench run records the pinning in manifest.json; --no-pin and --runtime sim record why not', async () => {
+test('metabench run records the pinning in manifest.json: --pin pins, the default pins from 4 CPUs, --no-pin and --runtime sim record why not', async () => {
   const dir = tempDir('pinning');
   const file = join(dir, 'run.yaml');
   writeFileSync(file, RUN);
@@ -134,7 +135,16 @@ test('metabench run records the pinning in manifest.json; --no-pin and --runtime
     assert.ok(r.code === 0 || (r.code === 11 && /runs? invalid/.test(r.stderr)), r.stderr);
     return JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as { pinning: Pinning };
   };
-  const pinned = await manifest([]);
+  // By default, pinned only from PIN_BY_DEFAULT_FROM_CPUS: below, the reason says so.
+  const auto = await manifest([]);
+  if (ORIGINAL.length >= PIN_BY_DEFAULT_FROM_CPUS) assert.equal(auto.pinning.applied, true);
+  else
+    assert.deepEqual(auto.pinning, {
+      applied: false,
+      reason: `${ORIGINAL.length} CPUs allowed (${formatCpuList(ORIGINAL)}): pinned by default from ${PIN_BY_DEFAULT_FROM_CPUS}; --pin pins anyway`,
+      allowedCpus: ORIGINAL,
+    });
+  const pinned = await manifest(['--pin']);
   if (SPLIT)
     assert.deepEqual(pinned.pinning, {
       applied: true,
@@ -161,6 +171,7 @@ test(
         out: join(dir, 'out'),
         quiet: true,
         stop: new AbortController().signal,
+        lab: { pin: true },
       });
       assert.equal(r.runs.length, 1);
     } finally {

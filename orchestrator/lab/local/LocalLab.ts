@@ -84,7 +84,7 @@ export class LocalLab implements Lab {
   async up(): Promise<void> {
     if (this.apis.some((r) => r.child)) return;
     if (!this.holdsPin) {
-      this.pinned = acquirePinning(this.cfg.pin !== false);
+      this.pinned = acquirePinning(this.cfg.pin);
       this.holdsPin = this.pinned.applied;
     }
     const n = this.apis.length;
