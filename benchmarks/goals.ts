@@ -69,6 +69,8 @@ export function readGoals(dir = GOALS_DIR): GoalReport[] {
 }
 
 const verdict = (met: boolean | null): string => (met === null ? '–' : met ? 'met' : '**not met**');
+/** A table cell: a `|` in a figure's text would split it. */
+const cell = (s: string): string => s.replace(/\|/g, '\\|');
 
 /** The summary as Markdown: one table of every figure beside its goal, and where each was measured. */
 export function renderSummary(reports: readonly GoalReport[], now = new Date()): string {
@@ -85,7 +87,9 @@ export function renderSummary(reports: readonly GoalReport[], now = new Date()):
   lines.push('| benchmark | figure | measured | goal | met |', '|---|---|---|---|---|');
   for (const r of reports)
     for (const g of r.goals)
-      lines.push(`| ${r.benchmark} | ${g.figure} | ${g.measured} | ${g.goal} | ${verdict(g.met)} |`);
+      lines.push(
+        `| ${cell(r.benchmark)} | ${cell(g.figure)} | ${cell(g.measured)} | ${cell(g.goal)} | ${verdict(g.met)} |`,
+      );
   const all = reports.flatMap((r) => r.goals).filter((g) => g.met !== null);
   lines.push('', `${all.filter((g) => g.met).length} of ${all.length} goals met.`, '');
   lines.push('| benchmark | run at | load average (1, 5, 15 min) before it |', '|---|---|---|');

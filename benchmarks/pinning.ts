@@ -173,8 +173,8 @@ async function main(): Promise<void> {
     load0.map((x) => Math.round(x * 100) / 100),
     RATES.flatMap((rate) =>
       HOGS.map((hogs) => ({
-        figure: `local lab at ${rate}/s with ${hogs} CPU hogs: pinned | unpinned`,
-        measured: `${pair(rate, hogs, true)} | ${pair(rate, hogs, false)}`,
+        figure: `local lab at ${rate}/s with ${hogs} CPU hogs: pinned; unpinned`,
+        measured: `${pair(rate, hogs, true)}; ${pair(rate, hogs, false)}`,
         goal: '–',
         met: null,
       })),
