@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { coarseTimer, RealClock, VirtualClock } from './clock.js';
-import { waker } from './waker.js';
+import { RealClock } from './clock.js';
 
 test('RealClock timers and sleeps never end before their time (Node timers may fire 1 ms early)', async () => {
   const clock = new RealClock();
@@ -118,47 +117,4 @@ test('a RealClock timer never calls back before timer() returns, even when its t
     });
     assert.equal(calledEarly, false, `timer at ${at}`);
   }
-});
-
-test('a coarse timer never fires before its time, never calls back before it returns, and a cancelled one never fires', async () => {
-  const clock = new RealClock();
-  const wakes0 = waker().wakeUps;
-  const early: string[] = [];
-  const fired: number[] = [];
-  const waits: Promise<void>[] = [];
-  for (let i = 0; i < 60; i++) {
-    // Fractional targets, some already passed, some under a millisecond away.
-    const at = clock.now() - 2 + (i % 11) * 0.73;
-    let returned = false;
-    waits.push(
-      new Promise<void>((resolve) => {
-        clock.coarseTimer(at, () => {
-          const now = clock.now();
-          if (now < at) early.push(`${(at - now).toFixed(3)} ms early`);
-          if (!returned) early.push('called back before coarseTimer() returned');
-          fired.push(i);
-          resolve();
-        });
-        returned = true;
-      }),
-    );
-  }
-  let cancelledFired = 0;
-  const cancel = clock.coarseTimer(clock.now() + 1.5, () => cancelledFired++);
-  cancel();
-  await Promise.all(waits);
-  await clock.sleepUntil(clock.now() + 10);
-  assert.deepEqual(early, []);
-  assert.equal(fired.length, 60);
-  assert.equal(cancelledFired, 0);
-  // The point of it: no wake-up through the waker's thread (sleepUntil above took one).
-  assert.ok(waker().wakeUps - wakes0 <= 1, `${waker().wakeUps - wakes0} wake-ups`);
-});
-
-test('coarseTimer() is the clock timer where the clock has no coarse one (virtual time stays exact)', async () => {
-  const clock = new VirtualClock();
-  const at: number[] = [];
-  coarseTimer(clock, 12.25, () => at.push(clock.now()));
-  await clock.runUntilIdle();
-  assert.deepEqual(at, [12.25]);
 });

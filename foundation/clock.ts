@@ -19,14 +19,6 @@ export interface Clock {
   /** Calls `fn` at or after `atMs` unless the returned cancel function is called first. */
   timer(atMs: number, fn: () => void): () => void;
   /**
-   * As `timer`, never early, but up to a couple of milliseconds late where that is
-   * cheaper (real time: Node's timers alone, no sub-millisecond wake-up). For the client
-   * policies' timeouts and backoffs, thousands a second in a storm, whose precision a
-   * wake-up each would not buy. Absent: `timer` (virtual time is exact anyway); call it
-   * through `coarseTimer(clock, ...)`.
-   */
-  coarseTimer?(atMs: number, fn: () => void): () => void;
-  /**
    * Lets pending I/O run before going on (real time: one event-loop turn). A driver that
    * is behind its schedule calls it between bursts of sends, so that responses are read
    * and their connections reused instead of a new connection opened for every send.
@@ -83,28 +75,6 @@ export class RealClock implements Clock {
 
   yieldToIo(): Promise<void> {
     return new Promise((resolve) => setImmediate(resolve));
-  }
-
-  /**
-   * Node's timer alone, re-armed if it fires early (it may, by up to 1 ms against
-   * performance.now()): never before `atMs`, usually within 1–2 ms after it, and no
-   * wake-up through the waker's thread, which costs tens of microseconds of CPU each.
-   */
-  coarseTimer(atMs: number, fn: () => void): () => void {
-    let handle: NodeJS.Timeout | undefined;
-    const check = (): void => {
-      const left = atMs - this.now();
-      if (left <= 0) {
-        handle = undefined;
-        fn();
-      } else handle = setTimeout(check, Math.ceil(left));
-    };
-    // Never calls `fn` before returning, even when `atMs` has passed.
-    handle = setTimeout(check, Math.max(0, Math.ceil(atMs - this.now())));
-    return () => {
-      if (handle) clearTimeout(handle);
-      handle = undefined;
-    };
   }
 
   /** Calls `fn` at or after `atMs`, never before (a 100 ms latency toxic never delays 99.9). */
@@ -261,9 +231,4 @@ function before(a: VirtualTimer, b: VirtualTimer): boolean {
 /** Lets every queued promise continuation run (one macrotask turn). */
 function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** `clock.coarseTimer` where the clock has one, else `clock.timer`: see Clock.coarseTimer. */
-export function coarseTimer(clock: Clock, atMs: number, fn: () => void): () => void {
-  return clock.coarseTimer ? clock.coarseTimer(atMs, fn) : clock.timer(atMs, fn);
 }

@@ -74,12 +74,8 @@ export class Waker {
     }
   }
 
-  /** Wake-ups asked of it so far (for tests and profiles: each costs tens of microseconds of CPU). */
-  wakeUps = 0;
-
   /** Calls `fire` at or after `atHrMs` (hrMs() time) unless cancelled. */
   at(atHrMs: number, fire: () => void): Wake {
-    this.wakeUps++;
     const w: Wake = { atHrMs, fire };
     const p = this.pending;
     let i = p.length;

@@ -1,4 +1,3 @@
-import { coarseTimer } from '../../foundation/clock.js';
 import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
 import type { ClientPolicy } from './ClientPolicy.js';
 
@@ -24,7 +23,7 @@ export function abandon(o: AbandonOptions): ClientPolicy {
     const patienceMs = sampleDuration(o.patience, env.rng);
     const ctl = env.newController?.() ?? new AbortController();
     let gaveUpMs = -1;
-    const cancel = coarseTimer(env.clock, first.origin.intendedMs + patienceMs, () => {
+    const cancel = env.clock.timer(first.origin.intendedMs + patienceMs, () => {
       gaveUpMs = env.clock.now();
       ctl.abort();
     });

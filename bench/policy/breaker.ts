@@ -1,4 +1,4 @@
-import { coarseTimer, type Clock } from '../../foundation/clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { AttemptResult } from '../outcome.js';
 import { refuse, type ClientPolicy } from './ClientPolicy.js';
 import type { BreakerState } from './events.js';
@@ -153,7 +153,7 @@ export class CircuitBreaker {
     this.opens++;
     this.to('open', now);
     const at = now + this.o.openMs;
-    this.cancelTimer = coarseTimer(this.clock, at, () => {
+    this.cancelTimer = this.clock.timer(at, () => {
       this.cancelTimer = undefined;
       if (this.s === 'open') this.to('half-open', this.clock.now());
     });

@@ -1,4 +1,3 @@
-import { coarseTimer } from '../../foundation/clock.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
 import type { BenchController } from '../abort.js';
 import type { RetryBudget } from './budget.js';
@@ -77,7 +76,7 @@ export function hedge(o: HedgeOptions): ClientPolicy {
       };
 
       const schedule = (atMs: number): void => {
-        cancelTimer = coarseTimer(env.clock, atMs, () => {
+        cancelTimer = env.clock.timer(atMs, () => {
           cancelTimer = undefined;
           if (done || signal.aborted || inFlight.size === 0) return;
           if (o.budget && o.budget.acquire('hedge') === 0) {

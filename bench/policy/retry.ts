@@ -3,7 +3,7 @@ import { lastNumberOf, type AttemptResult } from '../outcome.js';
 import { immediate, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
 import type { ClientPolicy } from './ClientPolicy.js';
-import { coarseTimer, type Clock } from '../../foundation/clock.js';
+import type { Clock } from '../../foundation/clock.js';
 
 /**
  * What a retry may follow. Never a 4xx other than 429: the request itself was wrong.
@@ -121,9 +121,9 @@ export function retry(opts: RetryOptions): ClientPolicy {
 }
 
 /**
- * Resolves at `atMs` or when `signal` aborts. A coarse timer, not sleepUntil: a
- * retry's wait needs no sub-millisecond precision, and thousands of waits woken to the
- * microsecond would cost the load generator CPU during a storm.
+ * Resolves at `atMs` or when `signal` aborts. A plain clock timer, not sleepUntil: a
+ * retry's wait needs no sub-millisecond precision, and thousands of waits spinning
+ * out their last millisecond would cost the load generator CPU during a storm.
  */
 function wait(clock: Clock, atMs: number, signal: AbortSignalLike): Promise<void> {
   if (signal.aborted) return Promise.resolve();
@@ -133,7 +133,7 @@ function wait(clock: Clock, atMs: number, signal: AbortSignalLike): Promise<void
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const cancel = coarseTimer(clock, atMs, done);
+    const cancel = clock.timer(atMs, done);
     signal.addEventListener('abort', done, { once: true });
   });
 }

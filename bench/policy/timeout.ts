@@ -1,4 +1,3 @@
-import { coarseTimer } from '../../foundation/clock.js';
 import type { ClientPolicy } from './ClientPolicy.js';
 
 /**
@@ -14,7 +13,7 @@ export function attemptTimeout(timeoutMs: number): ClientPolicy {
     const byDeadline = attempt.origin.deadlineMs < startMs + timeoutMs;
     const ctl = env.newController?.() ?? new AbortController();
     let firedAtMs = -1;
-    const cancel = coarseTimer(env.clock, limitMs, () => {
+    const cancel = env.clock.timer(limitMs, () => {
       firedAtMs = env.clock.now();
       ctl.abort();
     });
