@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpecError, type SpecIssue } from '../../foundation/errors.js';
@@ -102,8 +102,9 @@ test('the same metric of the same class in both spellings is an error naming bot
   });
 });
 
-test('metabench validate shows the deprecation on stderr and still says ok', () => {
+test('metabench validate shows the deprecation on stderr and still says ok', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'class-thresholds-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'old.yaml');
   writeFileSync(file, oldSpelling());
   const main = new URL('../cli/main.js', import.meta.url).pathname;
