@@ -1,4 +1,4 @@
-import { parentPort, Worker } from 'node:worker_threads';
+import { parentPort, Worker, type ResourceLimits } from 'node:worker_threads';
 import { BenchError, isBenchError, type BenchErrorCode } from './errors.js';
 
 /**
@@ -8,13 +8,23 @@ import { BenchError, isBenchError, type BenchErrorCode } from './errors.js';
  * serial: every cell started cold).
  */
 
+/**
+ * A simulation thread's young generation, in MB (three semi-spaces' worth: 64 MB each, four
+ * times Node's default). An attempt of a simulated retry storm lives half a second of
+ * simulated time, a few milliseconds of the thread's: with the default, every scavenge found
+ * about 45% of the young objects still alive and copied them, and collection took 44% of a
+ * collapse's CPU time. With this one a 200 s collapse ran in 5.2 s against 8.4 s (one core;
+ * benchmarks/results/jobs-*.md), for about 50 MB more memory at its peak.
+ */
+export const SIMULATION_YOUNG_GENERATION_MB = 192;
+
 type JobResult<R> =
   | { readonly ok: true; readonly value: R }
   | { readonly ok: false; readonly code?: string; readonly message: string; readonly hint?: string };
 
 /**
  * Runs a job per item on at most `jobs` threads at once (each `workerFile`, which calls
- * serveJobs). `done` gets each item's result in the parent, in completion order. A stop is
+ * serveJobs, with `resourceLimits` if given). `done` gets each item's result in the parent, in completion order. A stop is
  * passed on to the running jobs, which end as they would in the parent, and starts no
  * more; the first failure starts no more either and is thrown once the running ones end.
  */
@@ -25,6 +35,7 @@ export async function inWorkers<T, J, R>(
   jobOf: (item: T) => J,
   stop: AbortSignal,
   done: (item: T, result: R) => void,
+  resourceLimits?: ResourceLimits,
 ): Promise<void> {
   const queue = [...items];
   const running = new Set<Worker>();
@@ -34,7 +45,7 @@ export async function inWorkers<T, J, R>(
   };
   stop.addEventListener('abort', onStop, { once: true });
   const lane = async (): Promise<void> => {
-    const w = new Lane<R>(workerFile);
+    const w = new Lane<R>(workerFile, resourceLimits);
     running.add(w.worker);
     try {
       while (queue.length > 0 && !stop.aborted && !failure) {
@@ -65,8 +76,8 @@ class Lane<R> {
   private waiting: ((r: JobResult<R>) => void) | undefined;
   private dead: JobResult<R> | undefined;
 
-  constructor(workerFile: URL) {
-    this.worker = new Worker(workerFile);
+  constructor(workerFile: URL, resourceLimits: ResourceLimits | undefined) {
+    this.worker = new Worker(workerFile, resourceLimits ? { resourceLimits } : {});
     this.worker.on('message', (m: JobResult<R>) => this.settle(m));
     this.worker.on('error', (err) => (this.dead ??= { ok: false, message: err.stack ?? err.message }));
     this.worker.on('exit', (code) => {

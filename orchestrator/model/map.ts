@@ -6,7 +6,7 @@ import { planRun } from '../spec/plan.js';
 import { BenchError } from '../../foundation/errors.js';
 import { simulate } from './simulate.js';
 import { cellText, overAxes, type LabJoin } from './over.js';
-import { inWorkers } from '../../foundation/workers.js';
+import { inWorkers, SIMULATION_YOUNG_GENERATION_MB } from '../../foundation/workers.js';
 
 export const MAP_FACTORS = [
   { name: 'offered load', unit: 'origins/s' },
@@ -83,7 +83,9 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
   };
   const cost = (c: { rate: number; durationMs: number }): number => c.rate * observeMs(c.durationMs);
   const jobs = o.jobs ?? 1;
-  if (jobs > 1 && o.worker && cells.length > 1)
+  // On threads whenever there is a thread entry, one lane for --jobs 1: a thread's young
+  // generation is set for the simulator (SIMULATION_YOUNG_GENERATION_MB), this one's is not.
+  if (o.worker && cells.length > 1)
     await inWorkers(
       o.worker,
       // The dearest first (the simulator's cost grows with the origins it runs: load ×
@@ -93,6 +95,7 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
       (i) => jobOf(cells[i]!),
       o.stop ?? new AbortController().signal,
       keep,
+      { maxYoungGenerationSizeMb: SIMULATION_YOUNG_GENERATION_MB },
     );
   else for (const i of cells.keys()) keep(i, await runMapCell(jobOf(cells[i]!)));
   return {
