@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
-import { runExperiment, twinCapacity } from '../run/runExperiment.js';
+import { runExperiment, twinCapacity, type ExperimentResult, type RunOptions } from '../run/runExperiment.js';
+import { runExperimentOnThread } from '../run/onThread.js';
 import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
@@ -22,6 +23,9 @@ import { compareHint } from '../export/compareHint.js';
 import { openBundle } from '../export/openBundle.js';
 import type { Experiment } from '../spec/schema.js';
 import type { PlannedCapacity } from '../spec/plan.js';
+
+/** The thread a simulated run runs on (it registers the runtimes, as this process does). */
+const SIM_WORKER = new URL('./simWorker.js', import.meta.url);
 
 export function register(program: Command): void {
   const cmd = program
@@ -138,7 +142,10 @@ export function register(program: Command): void {
           forced: 'forced exit; the next metabench command undoes any fault left applied',
         });
         try {
-          const result = await runExperiment(experiment, {
+          // A simulation runs on a thread of its own (orchestrator/run/onThread.ts says why).
+          const run = (e: Experiment, opts: RunOptions): Promise<ExperimentResult> =>
+            opts.runtime === 'sim' ? runExperimentOnThread(e, opts, SIM_WORKER) : runExperiment(e, opts);
+          const result = await run(experiment, {
             scale,
             out: o.out,
             quiet: Boolean(o.quiet),
@@ -158,7 +165,7 @@ export function register(program: Command): void {
           if (o.twin && !interrupt.stop.aborted) {
             // The simulated twin: the same file, seed and scale in virtual time, then the
             // lab's report again, now with the comparison.
-            await runExperiment(experiment, {
+            await run(experiment, {
               scale,
               out: join(result.dir, TWIN_DIR),
               quiet: Boolean(o.quiet),

@@ -37,6 +37,8 @@ export interface RunOptions {
   readonly planned?: PlannedCapacity | undefined;
   /** Which events each run writes to its event log (default all). */
   readonly events?: EventsMode | undefined;
+  /** Draw the status line as on a terminal (or not) whatever stderr is: a worker thread's stderr is a pipe to its parent's. */
+  readonly statusTty?: boolean | undefined;
 }
 
 /**
@@ -73,7 +75,12 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   // … and so does an experiment the runtime cannot run as declared (the simulation: an LLM lab, a toxic it does not model).
   runtimePlugin(runtime).refuse?.(e, opts.sourceFile);
   const dir = resultsDir(e.name, opts.out, opts.resultsRoot);
-  const status = new StatusLine(process.stderr, opts.quiet ?? false);
+  const status = new StatusLine(
+    opts.statusTty === undefined
+      ? process.stderr
+      : { write: (text: string) => process.stderr.write(text), isTTY: opts.statusTty },
+    opts.quiet ?? false,
+  );
   const journal = new Journal();
   const runs: RunSummary[] = [];
   const first = planRun(e, { scale: opts.scale, run: 1, sourceFile: opts.sourceFile, ...capacity }).capacity;
