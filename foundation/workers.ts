@@ -9,8 +9,8 @@ import { BenchError, isBenchError, type BenchErrorCode } from './errors.js';
  */
 
 /**
- * A simulation thread's young generation, in MB (three semi-spaces' worth: 64 MB each, four
- * times Node's default). An attempt of a simulated retry storm lives half a second of
+ * A simulation thread's young generation, in MB (Worker's maxYoungGenerationSizeMb; the
+ * main thread's is fixed when Node starts, and is smaller). An attempt of a simulated retry storm lives half a second of
  * simulated time, a few milliseconds of the thread's: with the default, every scavenge found
  * about 45% of the young objects still alive and copied them, and collection took 44% of a
  * collapse's CPU time. With this one a 200 s collapse ran in 5.2 s against 8.4 s (one core;
