@@ -10,11 +10,13 @@ import { BenchError, isBenchError, type BenchErrorCode } from './errors.js';
 
 /**
  * A simulation thread's young generation, in MB (Worker's maxYoungGenerationSizeMb; the
- * main thread's is fixed when Node starts, and is smaller). An attempt of a simulated retry storm lives half a second of
- * simulated time, a few milliseconds of the thread's: with the default, every scavenge found
- * about 45% of the young objects still alive and copied them, and collection took 44% of a
- * collapse's CPU time. With this one a 200 s collapse ran in 5.2 s against 8.4 s (one core;
- * benchmarks/results/jobs-*.md), for about 50 MB more memory at its peak.
+ * main thread's is fixed when Node starts, and is smaller). An attempt of a simulated retry
+ * storm lives half a second of simulated time, a few milliseconds of the thread's: with the
+ * default, every scavenge of a collapse found about 45% of the young objects still alive
+ * and copied them, and collection took 44% of its CPU. With this one a 600 s collapse at
+ * 1,000 origins/s ran in 14.9 s against 28.7 s (one core; benchmarks/results/sim-*.md), for
+ * about 100 MB more at its peak. Short runs gain nothing (a model map's cells: the same
+ * time, 2026-12-02), hence orchestrator/run/onThread.ts's threshold.
  */
 export const SIMULATION_YOUNG_GENERATION_MB = 192;
 

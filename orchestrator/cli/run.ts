@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
 import { runExperiment, twinCapacity, type ExperimentResult, type RunOptions } from '../run/runExperiment.js';
-import { runExperimentOnThread } from '../run/onThread.js';
+import { runSimulated } from '../run/onThread.js';
 import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
@@ -142,9 +142,9 @@ export function register(program: Command): void {
           forced: 'forced exit; the next metabench command undoes any fault left applied',
         });
         try {
-          // A simulation runs on a thread of its own (orchestrator/run/onThread.ts says why).
+          // A large simulation runs on a thread of its own (orchestrator/run/onThread.ts says why).
           const run = (e: Experiment, opts: RunOptions): Promise<ExperimentResult> =>
-            opts.runtime === 'sim' ? runExperimentOnThread(e, opts, SIM_WORKER) : runExperiment(e, opts);
+            opts.runtime === 'sim' ? runSimulated(e, opts, SIM_WORKER) : runExperiment(e, opts);
           const result = await run(experiment, {
             scale,
             out: o.out,

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { loadExperimentFile } from '../spec/load.js';
 import { runExperiment, type RunOptions } from '../run/runExperiment.js';
-import { runExperimentOnThread } from '../run/onThread.js';
+import { runExperimentOnThread, THREAD_FROM_ORIGINS, worthAThread } from '../run/onThread.js';
 import { registerRuntimes } from './runtimes.js';
 
 // `metabench run --runtime sim` runs on a worker thread (orchestrator/run/onThread.ts): the
@@ -51,4 +51,14 @@ test('a simulated run on its thread writes what it writes on this one, and stops
     written.warnings.some((w) => /the run was interrupted at/.test(w)),
     written.warnings.join('\n'),
   );
+});
+
+test('a run goes on a thread from 200,000 planned origins, all repetitions counted', () => {
+  const e = loadExperimentFile(FILE, []);
+  assert.equal(THREAD_FROM_ORIGINS, 200_000);
+  // retry-storm: 280 origins/s for 280 s, about 78,000 origins a run.
+  assert.equal(worthAThread(e, { scale: 1 }), false);
+  assert.equal(worthAThread({ ...e, repeat: 3 }, { scale: 1 }), true);
+  assert.equal(worthAThread(e, { scale: 3 }), true);
+  assert.equal(worthAThread({ ...e, repeat: 2 }, { scale: 0.2 }), false);
 });

@@ -83,9 +83,7 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
   };
   const cost = (c: { rate: number; durationMs: number }): number => c.rate * observeMs(c.durationMs);
   const jobs = o.jobs ?? 1;
-  // On threads whenever there is a thread entry, one lane for --jobs 1: a thread's young
-  // generation is set for the simulator (SIMULATION_YOUNG_GENERATION_MB), this one's is not.
-  if (o.worker && cells.length > 1)
+  if (jobs > 1 && o.worker && cells.length > 1)
     await inWorkers(
       o.worker,
       // The dearest first (the simulator's cost grows with the origins it runs: load ×

@@ -1,15 +1,40 @@
 import { BenchError } from '../../foundation/errors.js';
 import { inWorkers, SIMULATION_YOUNG_GENERATION_MB } from '../../foundation/workers.js';
 import type { Experiment } from '../spec/schema.js';
+import { planRun } from '../spec/plan.js';
+import { dryRun } from '../spec/dryRun.js';
+import { capacityFor } from '../calibrate/capacity.js';
 import { runExperiment, type ExperimentResult, type RunOptions } from './runExperiment.js';
 
 /**
- * A simulated experiment on a worker thread of its own (`metabench run --runtime sim`, a
- * twin): the thread's young generation is sized for the simulator, which the main thread's
- * cannot be once Node has started (SIMULATION_YOUNG_GENERATION_MB: a 600 s collapse ran
- * in 14.9 s against 28.7 s in this thread, on one core). Same folder, same summaries: the
- * code that runs is runExperiment's, fed the same plain options.
+ * A large simulated experiment on a worker thread of its own (`metabench run --runtime sim`,
+ * `run --twin`'s twin): the thread's young generation is sized for the simulator, which the
+ * main thread's cannot be once Node has started (SIMULATION_YOUNG_GENERATION_MB). Same
+ * folder, same summaries: the code that runs is runExperiment's, fed the same plain options.
+ *
+ * A thread pays for itself only in a long run: it loads the modules again (0.6 s here) and
+ * saves collection time in proportion to what the run simulates, mostly in a collapse.
+ * Through the CLI, old code against new in turn (2 cores, otherwise idle, 2026-12-02):
+ *   1,000 origins/s for 600 s, collapsed    28.8 s → 19.4 s on a thread
+ *   the same for 250 s (250,000 origins)   12.5 s → 9.6 s
+ *   250,000 origins, recovering            5.1 s → 5.7 s
+ *   retry-storm.yaml (80,000, collapsed)   4.2 s → 4.8 s
+ * So a run goes on a thread from THREAD_FROM_ORIGINS planned origins (all repetitions).
  */
+export const THREAD_FROM_ORIGINS = 200_000;
+
+/** Whether `e` as `opts` would run it is large enough to run on a thread (open loop; a closed loop's count is unknown: no). */
+export function worthAThread(e: Experiment, opts: Omit<RunOptions, 'stop'>): boolean {
+  const capacity = opts.planned ? { planned: opts.planned } : capacityFor(e, 'sim', opts.capacity);
+  const plan = planRun(e, { scale: opts.scale, run: 1, sourceFile: opts.sourceFile, ...capacity });
+  const perRun = dryRun(plan, e.repeat).expectedOrigins;
+  return perRun !== null && perRun * e.repeat >= THREAD_FROM_ORIGINS;
+}
+
+/** A simulated experiment, on a thread running `worker` when worthAThread says so, else on this one. */
+export function runSimulated(e: Experiment, opts: RunOptions, worker: URL): Promise<ExperimentResult> {
+  return worthAThread(e, opts) ? runExperimentOnThread(e, opts, worker) : runExperiment(e, opts);
+}
 export interface ExperimentJob {
   readonly kind: 'experiment';
   readonly experiment: Experiment;
