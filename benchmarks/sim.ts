@@ -40,7 +40,7 @@ import { StatusLine } from '../orchestrator/run/status.js';
 import { simulate } from '../orchestrator/model/simulate.js';
 import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
 import { loadNow, writeGoals } from './goals.js';
-import { SIMULATION_YOUNG_GENERATION_MB } from '../foundation/workers.js';
+import { SIMULATION_THREAD_LIMITS } from '../foundation/workers.js';
 
 registerRuntimes();
 
@@ -145,7 +145,7 @@ if (!isMainThread) {
   if (process.argv.includes('--on-simulation-thread')) {
     const w = new Worker(new URL(import.meta.url), {
       workerData: { name, seconds: SECONDS },
-      resourceLimits: { maxYoungGenerationSizeMb: SIMULATION_YOUNG_GENERATION_MB },
+      resourceLimits: SIMULATION_THREAD_LIMITS,
     });
     [m] = (await once(w, 'message')) as [Measured];
     await w.terminate();

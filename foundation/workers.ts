@@ -19,6 +19,10 @@ import { BenchError, isBenchError, type BenchErrorCode } from './errors.js';
  * time, 2026-12-02), hence orchestrator/run/onThread.ts's threshold.
  */
 export const SIMULATION_YOUNG_GENERATION_MB = 192;
+/** The resource limits of a simulation thread (inWorkers' last argument). */
+export const SIMULATION_THREAD_LIMITS: ResourceLimits = {
+  maxYoungGenerationSizeMb: SIMULATION_YOUNG_GENERATION_MB,
+};
 
 type JobResult<R> =
   | { readonly ok: true; readonly value: R }

@@ -6,7 +6,7 @@ import { planRun } from '../spec/plan.js';
 import { BenchError } from '../../foundation/errors.js';
 import { simulate } from './simulate.js';
 import { cellText, overAxes, type LabJoin } from './over.js';
-import { inWorkers, SIMULATION_YOUNG_GENERATION_MB } from '../../foundation/workers.js';
+import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js';
 
 export const MAP_FACTORS = [
   { name: 'offered load', unit: 'origins/s' },
@@ -93,7 +93,7 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
       (i) => jobOf(cells[i]!),
       o.stop ?? new AbortController().signal,
       keep,
-      { maxYoungGenerationSizeMb: SIMULATION_YOUNG_GENERATION_MB },
+      SIMULATION_THREAD_LIMITS,
     );
   else for (const i of cells.keys()) keep(i, await runMapCell(jobOf(cells[i]!)));
   return {

@@ -1,10 +1,9 @@
 import { BenchError } from '../../foundation/errors.js';
-import { inWorkers, SIMULATION_YOUNG_GENERATION_MB } from '../../foundation/workers.js';
+import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js';
 import type { Experiment } from '../spec/schema.js';
 import { planRun } from '../spec/plan.js';
 import { dryRun } from '../spec/dryRun.js';
-import { capacityFor } from '../calibrate/capacity.js';
-import { runExperiment, type ExperimentResult, type RunOptions } from './runExperiment.js';
+import { runCapacity, runExperiment, type ExperimentResult, type RunOptions } from './runExperiment.js';
 
 /**
  * A large simulated experiment on a worker thread of its own (`metabench run --runtime sim`,
@@ -25,7 +24,7 @@ export const THREAD_FROM_ORIGINS = 200_000;
 
 /** Whether `e` as `opts` would run it is large enough to run on a thread (open loop; a closed loop's count is unknown: no). */
 export function worthAThread(e: Experiment, opts: Omit<RunOptions, 'stop'>): boolean {
-  const capacity = opts.planned ? { planned: opts.planned } : capacityFor(e, 'sim', opts.capacity);
+  const capacity = runCapacity(e, 'sim', opts);
   const plan = planRun(e, { scale: opts.scale, run: 1, sourceFile: opts.sourceFile, ...capacity });
   const perRun = dryRun(plan, e.repeat).expectedOrigins;
   return perRun !== null && perRun * e.repeat >= THREAD_FROM_ORIGINS;
@@ -35,6 +34,7 @@ export function worthAThread(e: Experiment, opts: Omit<RunOptions, 'stop'>): boo
 export function runSimulated(e: Experiment, opts: RunOptions, worker: URL): Promise<ExperimentResult> {
   return worthAThread(e, opts) ? runExperimentOnThread(e, opts, worker) : runExperiment(e, opts);
 }
+
 export interface ExperimentJob {
   readonly kind: 'experiment';
   readonly experiment: Experiment;
@@ -64,7 +64,7 @@ export async function runExperimentOnThread(
     }),
     stop,
     (_, r: ExperimentResult) => (result = r),
-    { maxYoungGenerationSizeMb: SIMULATION_YOUNG_GENERATION_MB },
+    SIMULATION_THREAD_LIMITS,
   );
   if (!result) throw new BenchError('E_INTERRUPTED', 'interrupted before the run started');
   return result;

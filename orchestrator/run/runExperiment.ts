@@ -56,6 +56,15 @@ export function twinCapacity(dir: string): PlannedCapacity {
   return { ...c, from: `the lab run's (${dir}): ${c.from}` };
 }
 
+/** The capacity `% capacity` resolves against for `e` on `runtime`: the one given as it is (opts.planned), else per opts.capacity. */
+export function runCapacity(
+  e: Experiment,
+  runtime: Runtime,
+  opts: Pick<RunOptions, 'planned' | 'capacity'>,
+): ReturnType<typeof capacityFor> | { planned: PlannedCapacity } {
+  return opts.planned ? { planned: opts.planned } : capacityFor(e, runtime, opts.capacity);
+}
+
 export interface ExperimentResult {
   readonly dir: string;
   readonly runs: RunSummary[];
@@ -71,7 +80,7 @@ export interface ExperimentResult {
 export async function runExperiment(e: Experiment, opts: RunOptions): Promise<ExperimentResult> {
   const runtime = opts.runtime ?? DEFAULT_RUNTIME;
   // Before any folder is made: --capacity measured without a calibration stops here.
-  const capacity = opts.planned ? { planned: opts.planned } : capacityFor(e, runtime, opts.capacity);
+  const capacity = runCapacity(e, runtime, opts);
   // … and so does an experiment the runtime cannot run as declared (the simulation: an LLM lab, a toxic it does not model).
   runtimePlugin(runtime).refuse?.(e, opts.sourceFile);
   const dir = resultsDir(e.name, opts.out, opts.resultsRoot);

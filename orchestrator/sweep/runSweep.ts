@@ -10,7 +10,7 @@ import { BenchError } from '../../foundation/errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { runExperiment, twinCapacity, type RunOptions } from '../run/runExperiment.js';
 import { availableParallelism } from 'node:os';
-import { inWorkers, SIMULATION_YOUNG_GENERATION_MB } from '../../foundation/workers.js';
+import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js';
 import type { PointJob } from './pointWorker.js';
 import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
@@ -131,7 +131,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         say(`point ${p.index}: ${pointVerdict(pointRuns(dir, p, repeat))} (${describePoint(p)})`);
         writeTables(dir, s);
       },
-      { maxYoungGenerationSizeMb: SIMULATION_YOUNG_GENERATION_MB },
+      SIMULATION_THREAD_LIMITS,
     );
     ran.sort((a, b) => a.index - b.index);
   } else
