@@ -68,9 +68,23 @@ export interface SensitivityInput {
  */
 export function noiseFloor(baselineGoodputPerS: number | null, windowS: number): number | null {
   if (baselineGoodputPerS === null || !(baselineGoodputPerS > 0)) return null;
-  // analyzeRecovery's window is whole seconds, at least one.
-  const w = Math.max(1, Math.round(windowS));
-  return 3 / Math.sqrt(baselineGoodputPerS * w);
+  return 3 / Math.sqrt(baselineGoodputPerS * effectiveWindowS(windowS));
+}
+
+/** The window analyzeRecovery averages over: whole seconds, at least one. */
+export function effectiveWindowS(windowS: number): number {
+  return Math.max(1, Math.round(windowS));
+}
+
+/**
+ * Whether the run's own tolerance is below its noise floor: then its verdict rests on a
+ * criterion noise alone can miss, and the report says so beside the table.
+ */
+export function ownBelowNoiseFloor(s: {
+  readonly criterion: { readonly tolerance: number };
+  readonly noiseFloor: number | null;
+}): boolean {
+  return s.noiseFloor !== null && s.criterion.tolerance < s.noiseFloor;
 }
 
 /** Null for an invalid run: it has no verdict, so it has no verdict's sensitivity either. */
@@ -143,6 +157,9 @@ export interface SensitivityTally {
   readonly criterion: { readonly k: number; readonly tolerance: number };
   /** The valid runs whose sensitivity is counted. */
   readonly runs: number;
+  readonly triggerDurationS: number;
+  readonly windowS: number;
+  readonly holdS: number;
   /** The highest noise floor of those runs (the one that decides what is allowed). */
   readonly noiseFloor: number | null;
   readonly ks: readonly number[];
@@ -183,6 +200,9 @@ export function tallySensitivity(
   return {
     criterion: first.criterion,
     runs: xs.length,
+    triggerDurationS: first.triggerDurationS,
+    windowS: first.windowS,
+    holdS: first.holdS,
     noiseFloor: floors.length > 0 ? Math.max(...floors) : null,
     ks: first.ks,
     tolerances: first.tolerances,
@@ -192,6 +212,34 @@ export function tallySensitivity(
       return c?.tally ?? null;
     }),
   };
+}
+
+/** What a report shows of the runs' sensitivity: each cell's label, the outcome of one run or the tally of several. */
+export interface SensitivityView extends Omit<SensitivityTally, 'cells'> {
+  readonly cells: readonly {
+    readonly k: number;
+    readonly tolerance: number;
+    readonly own: boolean;
+    readonly allowed: boolean;
+    /** The outcome (one run) or the tally (several); null when not allowed. */
+    readonly label: string | null;
+  }[];
+}
+
+/**
+ * The table a report shows for these runs: one run's outcomes, or several runs' tallies;
+ * null when no run has a sensitivity (invalid runs, summaries written before it existed).
+ */
+export function sensitivityView(
+  runs: readonly (CriterionSensitivity | null | undefined)[],
+): SensitivityView | null {
+  if (runs.length === 1) {
+    const s = runs[0];
+    if (!s) return null;
+    return { ...s, runs: 1, cells: s.cells.map((c) => ({ ...c, label: c.outcome })) };
+  }
+  const t = tallySensitivity(runs);
+  return t && { ...t, cells: t.cells.map((c) => ({ ...c, label: c.tally })) };
 }
 
 /** "metastable 3/3" or "recovered 2/3, recovered-late 1/3", in the outcomes' order. */
