@@ -11,6 +11,10 @@ import {
   type SensitivityInput,
 } from './sensitivity.js';
 import type { Validity } from './validity.js';
+import { summarizeRun, type RunSummary } from './summary.js';
+import { Recorder } from '../../bench/record/Recorder.js';
+import { parseExperiment } from '../spec/load.js';
+import { planRun } from '../spec/plan.js';
 
 /**
  * Synthetic goodput series whose answer is known: a baseline of `base`/s for 30 s, a
@@ -264,4 +268,93 @@ test('the sentence when both factors flip names each along the run’s own crite
     describeSensitivity(grid, (k, t) => (k === 5 && t === 0.1 ? 'metastable' : null)),
     'untested: every criterion but the run’s own has a tolerance below the noise floor',
   );
+});
+
+/**
+ * Through the whole analysis (Recorder → summarizeRun): 500 origins a second evenly, each
+ * succeeding but in the seconds `down` says; a 10 s pause from 40 to 50 s.
+ */
+function summarized(down: (s: number) => boolean, lagMs = 0): RunSummary {
+  const e = parseExperiment(
+    `
+name: synthetic
+lab: { api: { workers: 8, work: { dist: exponential, mean: 20ms } } }
+load: { arrival: constant, rate: 500/s }
+client: { timeout: 500ms }
+hypothesis: { goodput: '>= 95% offered' }
+schedule:
+  warmup: 10s
+  baseline: 30s
+  trigger: { kind: pause, target: api, duration: 10s }
+  observe: 120s
+recovery: { within: 5x, tolerance: 10%, window: 5s, hold: 10s }
+`,
+    'synthetic.yaml',
+  );
+  const plan = planRun(e, { scale: 1, run: 1 });
+  const p = plan.phases;
+  const rec = new Recorder({
+    windows: [
+      { name: 'baseline', ...p.baseline },
+      { name: 'afterTrigger', startMs: p.trigger.endMs, endMs: p.observe.endMs },
+    ],
+    retainFromMs: p.baseline.startMs,
+  });
+  let id = 0;
+  const seconds = Math.round(plan.totalMs / 1000);
+  for (let sec = 0; sec < seconds; sec++) {
+    for (let k = 0; k < 500; k++) {
+      const o = { id: id++, intendedMs: sec * 1000 + k * 2, deadlineMs: Infinity };
+      rec.offered(o);
+      const sentMs = o.intendedMs + lagMs;
+      const r = {
+        kind: down(sec) ? 'timeout' : 'ok',
+        status: 0,
+        sentMs,
+        endMs: sentMs + 1,
+        attempt: 1,
+      } as const;
+      rec.attempt({ origin: o, number: 1 }, r);
+      rec.outcome(o, r);
+    }
+    rec.tick((sec + 1) * 1000);
+  }
+  return summarizeRun({
+    plan,
+    runtime: 'local',
+    recorded: rec.close(),
+    server: null,
+    triggers: [
+      {
+        kind: 'pause',
+        target: 'api',
+        describe: 'pause api',
+        plannedStartMs: p.trigger.startMs,
+        startMs: p.trigger.startMs,
+        endMs: p.trigger.endMs,
+      },
+    ],
+    interrupted: false,
+  });
+}
+
+test('summary.json carries the sensitivity: its own cell is the run’s outcome; an invalid run has none', () => {
+  // Goodput returns 30 s (3 × D) after the pause ends at 50 s.
+  const s = summarized((sec) => sec >= 40 && sec < 80);
+  assert.equal(s.validity.valid, true, JSON.stringify(s.validity.failed));
+  assert.equal(s.outcome, 'recovered');
+  const sens = s.sensitivity!;
+  assert.deepEqual(sens.criterion, { k: 5, tolerance: 0.1 });
+  assert.equal(sens.cells.find((c) => c.own)!.outcome, s.outcome);
+  assert.equal(sens.cells.find((c) => c.own)!.recoveryTimeS, s.recoveryTimeS);
+  // 500/s over 5 s: floor 3/√2500 = 6%, so 5% is not computed.
+  assert.equal(sens.noiseFloor, 0.06);
+  assert.ok(sens.cells.filter((c) => c.tolerance === 0.05).every((c) => !c.allowed));
+  assert.equal(
+    sens.sentence,
+    'flips: recovered-late with k = 2, recovered with k ≥ 5; tolerance does not matter',
+  );
+  const invalid = summarized((sec) => sec >= 40 && sec < 80, 50);
+  assert.equal(invalid.outcome, 'invalid');
+  assert.equal(invalid.sensitivity, null);
 });
