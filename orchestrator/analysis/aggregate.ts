@@ -3,6 +3,7 @@ import { mean, sampleStandardDeviation } from 'simple-statistics';
 import type { RunSummary } from './summary.js';
 import { describeTally, isValid, tallyOutcomes } from './tally.js';
 import { round } from '../../foundation/round.js';
+import { tallySensitivity } from './sensitivity.js';
 
 /** A figure across repetitions: mean, sample standard deviation, 95% CI (t distribution), count. */
 export interface Distribution {
@@ -119,6 +120,7 @@ export function aggregateRuns(all: readonly RunSummary[]) {
     recovered: countVerdict(runs.map((s) => s.recovered)),
     metastable: countVerdict(runs.map((s) => s.metastable)),
     hypothesis,
+    sensitivity: tallySensitivity(runs.map((s) => s.sensitivity)),
   };
 }
 

@@ -17,6 +17,7 @@ import { runWarnings } from './runWarnings.js';
 import { sustainingFigures } from './sustaining.js';
 import { asTriggerOutcome, triggerWindow, type TriggerRecord } from './triggerWindow.js';
 import { windowSummary, type WindowSummary } from './windows.js';
+import { criterionSensitivity, type CriterionSensitivity } from './sensitivity.js';
 
 // The run's summary, assembled from one module per question; the names other code
 // imports from here are re-exported so that the split moves nothing for them.
@@ -99,6 +100,8 @@ export interface RunSummary {
   readonly observedAfterS: number;
   readonly hypothesis: HypothesisResult[];
   readonly policies: PolicySummary;
+  /** The outcome under other recovery criteria (analysis/sensitivity.ts); null for an invalid run, absent in older summaries. */
+  readonly sensitivity?: CriterionSensitivity | null;
 }
 
 export interface SummaryInput {
@@ -133,7 +136,7 @@ export function summarizeRun(x: SummaryInput): RunSummary {
   const afterSpan = applied ? clip({ startMs: trig.endMs, endMs: end }) : { startMs: end, endMs: end };
   const after = windowSummary(recorded, x.server, afterSpan, 'afterTrigger');
   const goodputPerS = s.goodput.map((g) => g / bucketS);
-  const recovery = analyzeRecovery({
+  const recoveryInput = {
     goodput: goodputPerS,
     baselineGoodputPerS: baseline.goodputPerS,
     triggerEndS: trig.endMs / 1000,
@@ -143,7 +146,8 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     holdS: plan.recovery.holdMs / 1000,
     tolerance: plan.recovery.tolerance,
     within: plan.recovery.within,
-  });
+  };
+  const recovery = analyzeRecovery(recoveryInput);
 
   const hypothesis = judgeHypotheses(plan, recorded, recovery, end);
   const t = recorded.totals;
@@ -161,9 +165,8 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     generatorCpu: x.generatorCpu ?? null,
   });
   const tail = tailOf(trig.endMs / 1000, observedEndMs / 1000);
-  const verdict = classifyOutcome({
+  const outcomeInput = {
     validity,
-    recovery,
     goodputPerS,
     backlog: x.server ? x.server.queueDepth : null,
     triggerEndS: trig.endMs / 1000,
@@ -171,7 +174,9 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     sustaining: tail
       ? sustainingFigures(plan, recorded, x.server, { startMs: tail.fromS * 1000, endMs: tail.toS * 1000 })
       : null,
-  });
+  };
+  const verdict = classifyOutcome({ ...outcomeInput, recovery });
+  const sensitivity = criterionSensitivity({ recovery: recoveryInput, outcome: outcomeInput });
 
   const omission = omissionFactor(recorded);
   const warnings = runWarnings({
@@ -246,5 +251,6 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     observedAfterS: applied ? recovery.observedAfterS : 0,
     hypothesis,
     policies: policySummary(recorded),
+    sensitivity,
   };
 }

@@ -20,6 +20,7 @@ import { round } from '../../foundation/round.js';
 import { compareByLevels, numericLevels } from '../analysis/levels.js';
 import { twoFactorEffects } from '../analysis/effects.js';
 import { pointStat } from './figures/sweep.js';
+import { sensitivityLines } from './sensitivity.js';
 
 /** One section of the report: the same in report.md and report.html. */
 export interface Section {
@@ -125,6 +126,8 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   ]);
 
   section('after-trigger', 'After the trigger', afterTriggerLines(x.runs));
+  const criterion = sensitivityLines(x.runs);
+  if (criterion) section('sensitivity', 'Sensitivity to the recovery criterion', criterion);
 
   const classes = classLines(x.runs);
   if (classes) section('classes', 'Request classes', classes);

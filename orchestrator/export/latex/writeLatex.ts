@@ -13,6 +13,7 @@ import { policiesTable } from './policies.js';
 import { readSweepPlan, sweepMethodsTex, sweepTables } from './sweep.js';
 import { experimentTables, type TexTable } from './tables.js';
 import { tex } from './tex.js';
+import { sensitivityParagraph, sensitivityTables } from './sensitivity.js';
 
 /**
  * `metabench export latex`: an experiment's, sweep's or calibration's results folder as LaTeX a thesis \input's:
@@ -72,8 +73,9 @@ function experimentParts(dir: string): Parts {
     tables: [
       ...experimentTables(manifest.experiment.name, runs),
       policiesTable(manifest.experiment.name, manifest.experiment, runs),
+      ...sensitivityTables(manifest.experiment.name, runs),
     ],
-    methods: methodsTex(manifest, runs.length),
+    methods: methodsTex(manifest, runs.length) + sensitivityParagraph(runs),
   };
 }
 
