@@ -111,7 +111,8 @@ export async function drive(opts: DriveOptions): Promise<void> {
     let sendAt = t;
     if (delays !== undefined && id < delays.length) {
       const d = delays[id]!;
-      if (d > maxLagMs) sendAt = Number.NEGATIVE_INFINITY; // given up by the lab's generator: unsent below
+      if (d > maxLagMs)
+        sendAt = Number.NEGATIVE_INFINITY; // given up by the lab's generator: unsent below
       else if (d > 0) sendAt = t + d;
     }
     if (sendAt > clock.now()) {

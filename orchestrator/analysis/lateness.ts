@@ -60,7 +60,11 @@ export function countsAgree(a: number, b: number): { agree: boolean; band: numbe
   return { agree: Math.abs(a - b) <= band, band };
 }
 
-export function compareReplays(intended: ReplayFigures, actual: ReplayFigures, n: NoiseBands): LatenessReplay {
+export function compareReplays(
+  intended: ReplayFigures,
+  actual: ReplayFigures,
+  n: NoiseBands,
+): LatenessReplay {
   const out = (verdict: LatenessReplay['verdict'], differences: string[]): LatenessReplay => ({
     verdict,
     intended,
@@ -101,10 +105,19 @@ export function compareReplays(intended: ReplayFigures, actual: ReplayFigures, n
   figure('goodput after the trigger', intended.goodputPerS, actual.goodputPerS, '/s', (v) => v * s);
   // Attempts over the window: amplification × origins intended in it (the same origins in both).
   const origins = count(intended.offeredPerS) ?? 0;
-  figure('amplification after the trigger', intended.amplification, actual.amplification, '', (v) => v * origins);
+  figure(
+    'amplification after the trigger',
+    intended.amplification,
+    actual.amplification,
+    '',
+    (v) => v * origins,
+  );
   const ri = intended.recoveryTimeS;
   const ra = actual.recoveryTimeS;
-  if ((ri === null) !== (ra === null) || (ri !== null && ra !== null && Math.abs(ri - ra) > n.recoveryWindowS))
+  if (
+    (ri === null) !== (ra === null) ||
+    (ri !== null && ra !== null && Math.abs(ri - ra) > n.recoveryWindowS)
+  )
     d.push(
       `recovery time: ${fmt(ra, ' s')} with the actual send times, ${fmt(ri, ' s')} with the intended${ri !== null && ra !== null ? ` (apart by more than the ${n.recoveryWindowS} s recovery window)` : ''}`,
     );

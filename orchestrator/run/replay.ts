@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RunSummary } from '../analysis/summary.js';
-import { compareReplays, latenessVerdict, type LatenessReplay, type ReplayFigures } from '../analysis/lateness.js';
+import {
+  compareReplays,
+  latenessVerdict,
+  type LatenessReplay,
+  type ReplayFigures,
+} from '../analysis/lateness.js';
 import { describeFailed, type LatenessVerdict } from '../analysis/validity.js';
 import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { writeJson } from '../results/files.js';

@@ -109,7 +109,10 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
       // A lab run's lateness is replayed in the simulation (validity check 4).
       ...(runtime !== 'sim'
-        ? { judgeLateness: (lags: Float32Array) => replayLateness(plan, join(dir, `run-${i}`), lags, { journal, status, stop: opts.stop }) }
+        ? {
+            judgeLateness: (lags: Float32Array) =>
+              replayLateness(plan, join(dir, `run-${i}`), lags, { journal, status, stop: opts.stop }),
+          }
         : {}),
     });
     runs.push(summary);
