@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { BenchError } from '../../foundation/errors.js';
+import type { LatenessReplay } from '../analysis/lateness.js';
 
 /**
  * lateness.bin.gz in a run folder: each origin's schedule lag, ms, by origin id (the
@@ -52,4 +53,28 @@ export function writeLateness(runDir: string, lags: Float32Array): void {
 export function readLateness(runDir: string): Float32Array | null {
   const file = join(runDir, LATENESS_FILE);
   return existsSync(file) ? decodeLateness(readFileSync(file), file) : null;
+}
+
+/** The lateness replay's folder in a run folder: replay/intended/, replay/actual/ (run folders) and REPLAY_FILE. */
+export const REPLAY_DIR = 'replay';
+/** replay/lateness.json: the two replays compared (ReplayRecord). */
+export const REPLAY_FILE = 'lateness.json';
+
+/** replay/lateness.json: the comparison, with its band and what it cost. */
+export interface ReplayRecord extends LatenessReplay {
+  /** The band recovery times are compared within (the recovery window W), s. */
+  readonly recoveryWindowS: number;
+  /** Wall-clock time the two simulations took, s. */
+  readonly tookS: number;
+}
+
+/** A run folder's replay record, or null when its lateness was not replayed. */
+export function readReplay(runDir: string): ReplayRecord | null {
+  const file = join(runDir, REPLAY_DIR, REPLAY_FILE);
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as ReplayRecord;
+  } catch (err) {
+    throw new BenchError('E_USAGE', `${file}: not JSON (${(err as Error).message})`);
+  }
 }

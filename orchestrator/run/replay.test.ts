@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerRuntimes } from '../cli/runtimes.js';
 import { judgeValidity, validityLimits, type LatenessVerdict } from '../analysis/validity.js';
-import { readLateness } from '../results/lateness.js';
+import { readLateness, REPLAY_DIR, REPLAY_FILE, type ReplayRecord } from '../results/lateness.js';
 import type { RunPlan } from '../spec/plan.js';
 import { planOfFile } from '../../test/helpers/plan.js';
 import { seededRng } from '../../foundation/rng.js';
 import { arrivalsFor } from './load.js';
-import { REPLAY_DIR, REPLAY_FILE, replayLateness, type ReplayRecord } from './replay.js';
+import { replayLateness } from './replay.js';
 import { StatusLine } from './status.js';
 
 registerRuntimes();

@@ -1,19 +1,14 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RunSummary } from '../analysis/summary.js';
-import {
-  compareReplays,
-  latenessVerdict,
-  type LatenessReplay,
-  type ReplayFigures,
-} from '../analysis/lateness.js';
+import { compareReplays, latenessVerdict, type ReplayFigures } from '../analysis/lateness.js';
 import { describeFailed, type LatenessVerdict } from '../analysis/validity.js';
 import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { writeJson } from '../results/files.js';
 import type { RunPlan } from '../spec/plan.js';
 import { round } from '../../foundation/round.js';
 import { runOnce, type RunContext } from './runOnce.js';
-import { writeLateness } from '../results/lateness.js';
+import { REPLAY_DIR, REPLAY_FILE, writeLateness, type ReplayRecord } from '../results/lateness.js';
 import { StatusLine } from './status.js';
 
 /**
@@ -23,21 +18,10 @@ import { StatusLine } from './status.js';
  * lab's generator sent it, each attempt drawing the same work in both (keyed draws,
  * sim/keyedRng.ts). Both are ordinary simulated run folders:
  *   run-<i>/replay/intended/, run-<i>/replay/actual/   (event log: failures only)
- *   run-<i>/replay/lateness.json                        (the comparison, REPLAY_FILE)
+ *   run-<i>/replay/lateness.json                        (the comparison, results/lateness.ts)
  * Where the simulation does not model the experiment the replay does not run, and the
  * verdict says why (the fixed lag limit then applies).
  */
-
-export const REPLAY_DIR = 'replay';
-export const REPLAY_FILE = 'lateness.json';
-
-/** lateness.json: the comparison, with what it cost. */
-export interface ReplayRecord extends LatenessReplay {
-  /** The band recovery times are compared within (the recovery window W), s. */
-  readonly recoveryWindowS: number;
-  /** Wall-clock time the two simulations took, s. */
-  readonly tookS: number;
-}
 
 /** Why the lab run's lateness cannot be replayed in the simulation, or null when it can. */
 export function unreplayable(plan: RunPlan): string | null {
