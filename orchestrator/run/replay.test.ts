@@ -126,3 +126,14 @@ test('an experiment the simulation does not model (an LLM lab) is not replayed: 
   );
   assert.equal(lag.limit, validity.limits.lagP99Ms);
 });
+
+test('a closed-loop load is not replayed (no schedule to be late for): the fixed limit applies, and says why', async () => {
+  const plan = planOfFile('closed-loop-pause', { scale: 0.2 });
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-replay-'));
+  const v = await replayLateness(plan, dir, Float32Array.from([1]), ctx);
+  assert.deepEqual(v, {
+    kind: 'unmodelled',
+    why: 'a closed-loop load has no schedule to be late for: the replay needs an open-loop one',
+  });
+  assert.equal(existsSync(join(dir, REPLAY_DIR)), false);
+});
