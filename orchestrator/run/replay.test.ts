@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerRuntimes } from '../cli/runtimes.js';
@@ -136,4 +136,16 @@ test('a closed-loop load is not replayed (no schedule to be late for): the fixed
     why: 'a closed-loop load has no schedule to be late for: the replay needs an open-loop one',
   });
   assert.equal(existsSync(join(dir, REPLAY_DIR)), false);
+});
+
+test('a replay that fails leaves the lab run its figures: the fixed limit applies, naming the failure', async () => {
+  const plan = planOfFile('retry-storm', { scale: 0.2 });
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-replay-'));
+  writeFileSync(join(dir, REPLAY_DIR), 'a file where the replay folder goes');
+  const v = await replayLateness(plan, dir, Float32Array.from([1]), ctx);
+  assert.equal(v.kind, 'unmodelled');
+  assert.match(
+    (v as Extract<LatenessVerdict, { kind: 'unmodelled' }>).why,
+    /^the lateness replay failed \(.*ENOTDIR/,
+  );
 });
