@@ -40,6 +40,15 @@ export interface DriveOptions {
    * microseconds of CPU, a request not much more.
    */
   readonly sendTickMs?: number;
+  /**
+   * Lateness to impose, by origin id: each origin's first attempt is sent this many ms
+   * after its intended time (a lateness replay, orchestrator/run/replay.ts, gives the lab
+   * run's recorded lags to the simulation). NaN or beyond the array: on time; above
+   * `maxLagMs`: never sent (`unsent`), as the lab's generator gave it up. Origins are
+   * still sent in intended order, as the generator sends them. The origin keeps its
+   * intended time (response time and deadline are from it).
+   */
+  readonly sendDelays?: ArrayLike<number>;
 }
 
 /**
@@ -95,11 +104,20 @@ export async function drive(opts: DriveOptions): Promise<void> {
   const tickMs = opts.sendTickMs ?? 0;
   // The earliest the driver wakes again: one wake-up per tick, whatever the rate.
   let nextWakeMs = Number.NEGATIVE_INFINITY;
+  const delays = opts.sendDelays;
   for (let t = arrivals.next(); t !== undefined; t = arrivals.next()) {
     if (opts.stop?.aborted) break;
-    if (t > clock.now()) {
+    // When to send: the intended time, or later by the lateness imposed on this origin.
+    let sendAt = t;
+    if (delays !== undefined && id < delays.length) {
+      const d = delays[id]!;
+      if (d > maxLagMs)
+        sendAt = Number.NEGATIVE_INFINITY; // given up by the lab's generator: unsent below
+      else if (d > 0) sendAt = t + d;
+    }
+    if (sendAt > clock.now()) {
       burst = 0;
-      await clock.sleepUntil(t > nextWakeMs ? t : nextWakeMs, opts.stop);
+      await clock.sleepUntil(sendAt > nextWakeMs ? sendAt : nextWakeMs, opts.stop);
       if (opts.stop?.aborted) break;
       nextWakeMs = clock.now() + tickMs;
     } else if (++burst >= BURST && clock.yieldToIo) {
@@ -113,7 +131,7 @@ export async function drive(opts: DriveOptions): Promise<void> {
       recorder.tick(nextTickMs);
       nextTickMs += 1000;
     }
-    if (clock.now() - t > maxLagMs) {
+    if (clock.now() - t > maxLagMs || sendAt === Number.NEGATIVE_INFINITY) {
       // Too late to be this origin's send: count it, never send it.
       const request = opts.mix?.next(); // keep the class sequence the same as if it had been sent
       const o: Origin = request

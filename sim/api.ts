@@ -9,6 +9,7 @@ import { WorkerPool } from '../services/api/workerPool.js';
 import {
   WorkHandler,
   handlerRngs,
+  type HandlerRngs,
   type ErrorCost,
   type ErrorPathKind,
   type QueuedWork,
@@ -25,6 +26,7 @@ import {
   type SimRedisServer,
 } from './data.js';
 import { SimProcess } from './process.js';
+import { KeyedRng } from './keyedRng.js';
 
 /**
  * The api (services/api/server.ts) in the simulation. Its request path is the api's
@@ -44,6 +46,12 @@ export interface SimApiConfig {
   readonly requestTimeoutMs?: number;
   readonly errorCost?: ErrorCost;
   readonly cache?: { readonly ttlMs: number; readonly pool: number; readonly queryDelay: DurationDist };
+  /**
+   * Draw each request's work by its attempt (SimRequest.drawKey) from this seed's keyed
+   * stream, not in service order (a lateness replay: two runs serving the same attempts
+   * in different orders draw the same work). Absent: the api's shared stream, as the lab's api.
+   */
+  readonly keyedWorkSeed?: number;
 }
 
 /**
@@ -219,7 +227,7 @@ export class SimApi {
       this.cfg,
       this.pool,
       procClock,
-      handlerRngs(this.cfg.seed),
+      this.rngs(),
       this.events,
       cache,
       (req, status, shed) => {
@@ -228,6 +236,14 @@ export class SimApi {
       },
       GONE,
     );
+  }
+
+  /** The handler's streams: the api's own, and the keyed one when the run draws by attempt. */
+  private rngs(): HandlerRngs {
+    const rngs = handlerRngs(this.cfg.seed);
+    if (this.cfg.keyedWorkSeed === undefined) return rngs;
+    const keyed = new KeyedRng(this.cfg.keyedWorkSeed, 'api-work-keyed');
+    return { ...rngs, keyed: (key) => keyed.at(key) };
   }
 
   get queueDepth(): number {

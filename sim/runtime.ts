@@ -20,7 +20,7 @@ import { SimTransport } from './transport.js';
  */
 export function simRuntime(
   plan: RunPlan,
-  o: Pick<RuntimeOptions, 'worstOriginMs'>,
+  o: Pick<RuntimeOptions, 'worstOriginMs' | 'keyedDraws'>,
   dir?: string,
 ): RunRuntime & { readonly sim: { clock: SimClock; lab: SimLab } } {
   const e = plan.experiment;
@@ -31,6 +31,7 @@ export function simRuntime(
   const { cache, llm: _none, ...api } = labConfig(e, plan.seed);
   const lab = new SimLab(clock, {
     ...api,
+    ...(o.keyedDraws ? { keyedWorkSeed: plan.seed } : {}),
     ...(cache
       ? {
           // The lab's Redis keeps whole seconds of TTL.
@@ -57,6 +58,7 @@ export function simRuntime(
             new SimTransport(clock, api, {
               connections: connectionCap(plan),
               costOf: (cls) => classes[cls]?.cost,
+              ...(o.keyedDraws ? { keyed: true } : {}),
             }),
         ),
       ),

@@ -7,12 +7,15 @@ import type { Transport, TransportResult } from '../bench/transport/Transport.js
 import type { SimApi, SimRequest } from './api.js';
 import type { QueuedWork } from '../services/api/workHandler.js';
 import type { SimClock } from './clock.js';
+import { attemptKey } from './keyedRng.js';
 
 export interface SimTransportOptions {
   /** Most attempts on the wire at once, one per connection (the lab's connection cap). */
   readonly connections: number;
   /** The cost class (?cost=) of a request class, by class index. */
   readonly costOf?: (cls: number) => string | undefined;
+  /** Give each attempt its drawKey (its origin and number), for an api drawing work by attempt (SimApiConfig.keyedWorkSeed). */
+  readonly keyed?: boolean;
 }
 
 /**
@@ -119,6 +122,10 @@ export class SimTransport implements Transport {
     this.api.clientClosed(req);
   }
 
+  get keyed(): boolean {
+    return this.opts.keyed === true;
+  }
+
   costOf(cls: number): string | undefined {
     return this.opts.costOf?.(cls);
   }
@@ -132,6 +139,7 @@ class SimCall implements SimRequest {
   readonly cost: string | undefined;
   readonly key: number | undefined;
   readonly deadlineHeaderMs: number | undefined;
+  readonly drawKey: number | undefined;
   gone = false;
   queued: QueuedWork | undefined;
   private settled = false;
@@ -156,6 +164,7 @@ class SimCall implements SimRequest {
       this.key = undefined;
     }
     this.deadlineHeaderMs = headers ? deadlineHeaderMs(headers) : undefined;
+    this.drawKey = t.keyed ? attemptKey(attempt.origin.id, attempt.number) : undefined;
     signal!.addEventListener('abort', this, { once: true });
   }
 

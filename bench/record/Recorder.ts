@@ -9,6 +9,7 @@ import type { LatencyHistogram, LatencySummary } from './histogram.js';
 import { Latencies, type RecordWindow, type WindowLatency } from './latencies.js';
 import { NO_POLICIES, PolicyAccount, type PolicyCounters, type PolicyPresence } from './policyAccounting.js';
 import { SuccessLog } from './successLog.js';
+import { LatenessLog } from './lateness.js';
 
 export type { BucketSeries, ClassSeries } from './buckets.js';
 export type { RecordWindow, WindowLatency } from './latencies.js';
@@ -45,6 +46,8 @@ export interface Recorded {
   readonly successes?: SuccessLog;
   /** The index of each class name in `successes` (the mix's order). */
   readonly classIndex?: Readonly<Record<string, number>>;
+  /** Each origin's schedule lag by origin id (LatenessLog), when the Recorder was asked to keep it. */
+  readonly lateness?: Float32Array;
 }
 
 /**
@@ -102,6 +105,7 @@ export class Recorder {
   private readonly perClass: ClassSeries[] | undefined;
   private readonly successLog: SuccessLog | undefined;
   private readonly retainFromMs: number;
+  private readonly latenessLog: LatenessLog | undefined;
 
   constructor(
     opts: {
@@ -117,6 +121,8 @@ export class Recorder {
       classes?: readonly string[];
       /** Keep every success that completes from this time on (SuccessLog), for windows decided after the run. */
       retainFromMs?: number;
+      /** Keep each origin's schedule lag by origin id (Recorded.lateness), for the lateness replay. */
+      lateness?: boolean;
     },
     private readonly events: EventSink = nullSink,
   ) {
@@ -126,6 +132,7 @@ export class Recorder {
     this.perClass = this.classNames?.map(() => ({ offered: [], goodput: [], failed: [] }));
     this.retainFromMs = opts.retainFromMs ?? Number.POSITIVE_INFINITY;
     this.successLog = opts.retainFromMs !== undefined ? new SuccessLog() : undefined;
+    this.latenessLog = opts.lateness ? new LatenessLog() : undefined;
     this.presence = opts.policies ?? NO_POLICIES;
     this.policies = new PolicyAccount(this.presence, this.s, this.bucketMs);
     this.latencies = new Latencies(opts.windows ?? [], this.s, opts.onBucketClosed);
@@ -190,6 +197,8 @@ export class Recorder {
         bump(this.s.lateSends, bucketOf(a.origin.intendedMs, this.bucketMs));
         this.lateTotal++;
       }
+      // The same lag as scheduleLag's: the generator's, without the client's wait for a connection.
+      this.latenessLog?.sent(a.origin.id, r.sentMs - (r.clientWaitMs ?? 0) - a.origin.intendedMs);
     }
     if (r.clientWaitMs) {
       this.latencies.clientWait(r);
@@ -230,6 +239,7 @@ export class Recorder {
         this.successLog.push(r.endMs, r.endMs - o.intendedMs, cls ? o.request!.cls : -1, r.stream?.ttftMs);
       this.latencies.response(o, r, b);
     } else {
+      if (kind === 'unsent') this.latenessLog?.unsent(o.id);
       bump(this.s.failures[kind], b);
       // A user who gave up on purpose (a stream cancelled, patience run out) is not an error.
       if (cls && kind !== 'abandoned') bump(cls.failed, b);
@@ -329,6 +339,7 @@ export class Recorder {
           }
         : {}),
       ...(this.successLog ? { successes: this.successLog } : {}),
+      ...(this.latenessLog ? { lateness: this.latenessLog.values() } : {}),
     };
   }
 }

@@ -189,3 +189,13 @@ function pct(x: number): string {
 function fmtSlope(x: number): string {
   return round(x, 3).toString();
 }
+
+/**
+ * The class an outcome is compared by (lab against simulation, a lateness replay against
+ * its twin): recovered and recovered-late are one class (both recovered; only the
+ * deadline k × D tells them apart, and two runs' drains may straddle it); every other
+ * outcome is its own class.
+ */
+export function outcomeClass(o: Outcome): string {
+  return o === 'recovered-late' ? 'recovered' : o;
+}

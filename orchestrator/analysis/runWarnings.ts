@@ -3,7 +3,7 @@ import type { ServerSeries } from '../scrape/scraper.js';
 import { connectionCap, type RunPlan } from '../spec/plan.js';
 import { round } from '../../foundation/round.js';
 import { hasHypothesis } from './judgeHypotheses.js';
-import { describeFailed, type Validity } from './validity.js';
+import { describeFailed, lateWarning, type Validity } from './validity.js';
 
 export interface WarningsInput {
   readonly plan: RunPlan;
@@ -31,11 +31,8 @@ export function runWarnings(x: WarningsInput): string[] {
     warnings.push(
       `the run was interrupted at ${round(x.observedEndMs / 1000, 3)} s, before its schedule ended; figures cover only the seconds observed${x.applied ? '' : ', and no trigger was reached'}`,
     );
-  const limits = validity.limits;
-  if (recorded.scheduleLag.p99 !== null && recorded.scheduleLag.p99 > limits.lagP99Ms)
-    warnings.push(
-      `${t.lateSends} late sends (${pct(t.lateSends / Math.max(1, t.offered))} of origins sent more than 1 ms after their intended time), schedule lag p99 ${round(recorded.scheduleLag.p99, 3)} ms above its limit of ${limits.lagP99Ms} ms (${limits.lagP99Why}): the generator could not keep the schedule`,
-    );
+  const late = lateWarning(validity, { ...t, lagP99Ms: recorded.scheduleLag.p99 });
+  if (late) warnings.push(late);
   if (!hasHypothesis(plan.experiment.hypothesis))
     warnings.push(
       'no steady-state hypothesis declared: run validity cannot check that the baseline was healthy',
@@ -55,8 +52,4 @@ export function runWarnings(x: WarningsInput): string[] {
   if (x.server === null)
     warnings.push('no server-side metrics were scraped: server-side amplification is unmeasured');
   return warnings;
-}
-
-function pct(x: number): string {
-  return `${round(x * 100, 2)}%`;
 }

@@ -8,7 +8,13 @@ import { round } from '../../foundation/round.js';
 import type { HypothesisResult } from './hypothesis.js';
 import { analyzeRecovery } from './recovery.js';
 import { classifyOutcome, tailOf, type Outcome, type TrendSummary } from './outcome.js';
-import { judgeValidity, validityLimits, type TriggerOutcome, type Validity } from './validity.js';
+import {
+  judgeValidity,
+  validityLimits,
+  type LatenessVerdict,
+  type TriggerOutcome,
+  type Validity,
+} from './validity.js';
 import { judgeHypotheses } from './judgeHypotheses.js';
 import { omissionFactor } from './latency.js';
 import { policySummary, type PolicySummary } from './policies.js';
@@ -117,6 +123,8 @@ export interface SummaryInput {
   readonly generatorCpu?: readonly (number | null)[];
   /** The run was stopped before its schedule ended (Ctrl-C, SIGTERM, an error). */
   readonly interrupted: boolean;
+  /** Check 4's verdict on lateness: a lab run's replay (run/replay.ts), or a replay's imposed lateness. */
+  readonly lateness?: LatenessVerdict;
 }
 
 export function summarizeRun(x: SummaryInput): RunSummary {
@@ -162,6 +170,8 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     phases: phaseRates(plan, recorded, observedEndMs),
     lagP99Ms: recorded.scheduleLag.p99,
     lagSamples: recorded.scheduleLag.samples,
+    lagMaxMs: recorded.scheduleLag.max,
+    ...(x.lateness ? { lateness: x.lateness } : {}),
     generatorCpu: x.generatorCpu ?? null,
   });
   const tail = tailOf(trig.endMs / 1000, observedEndMs / 1000);

@@ -33,6 +33,8 @@ export interface ValidityLimits {
   readonly lagP99Ms: number;
   /** How the lag limit was reached, e.g. "max(1 ms, S/4 = 5 ms, 2% of the 500 ms timeout = 10 ms)". */
   readonly lagP99Why: string;
+  /** The hard ceiling on any first attempt's lag: the client's attempt timeout, ms (lateness beyond it is never harmless). */
+  readonly lagCeilingMs?: number;
   readonly generatorCpu: number;
 }
 
@@ -50,6 +52,7 @@ export function validityLimits(e: Experiment): ValidityLimits {
       v.lagP99 !== undefined
         ? 'set in the experiment file (validity.lagP99)'
         : `max(1 ms, S/4 = ${round(s / 4, 3)} ms, 2% of the ${timeout} ms attempt timeout = ${round(0.02 * timeout, 3)} ms): lateness far below the system's own time constants cannot change the phenomenon`,
+    lagCeilingMs: timeout,
     generatorCpu: v.generatorCpu ?? 0.9,
   };
 }
@@ -75,6 +78,21 @@ export interface PhaseRate {
   readonly achieved: number;
 }
 
+/**
+ * What is known of whether the generator's lateness changed the outcome (check 4):
+ *   - replayed: the run's twin was simulated with the intended and the actual send times
+ *     (orchestrator/run/replay.ts, compared by analysis/lateness.ts); `value` words both;
+ *   - imposed: this run is such a replay, its lateness imposed from the lab's record (the
+ *     lab run's own check judges that lateness and its rate);
+ *   - unmodelled: no replay (the simulation does not model the experiment, or the replay
+ *     could not judge): the fixed limit applies, for the reason given.
+ * Absent: the fixed limit (a simulated run, which keeps its schedule exactly).
+ */
+export type LatenessVerdict =
+  | { readonly kind: 'replayed'; readonly harmless: boolean; readonly value: string }
+  | { readonly kind: 'imposed' }
+  | { readonly kind: 'unmodelled'; readonly why: string };
+
 export interface ValidityInput {
   readonly limits: ValidityLimits;
   readonly offered: number;
@@ -87,6 +105,9 @@ export interface ValidityInput {
   readonly phases: readonly PhaseRate[];
   readonly lagP99Ms: number | null;
   readonly lagSamples: number;
+  /** The largest first-attempt lag, ms (null: no sample), against the hard ceiling. */
+  readonly lagMaxMs?: number | null;
+  readonly lateness?: LatenessVerdict;
   /** The generator's CPU per second, as a share of one core; null where not measured (the simulation). */
   readonly generatorCpu: readonly (number | null)[] | null;
 }
@@ -153,7 +174,16 @@ export function judgeValidity(x: ValidityInput): Validity {
   });
 
   // 4a. The generator offered the planned rate in every phase.
-  for (const p of x.phases) {
+  const imposed = x.lateness?.kind === 'imposed';
+  if (imposed)
+    add({
+      check: 'rate',
+      what: 'offered rate per phase',
+      value: "imposed: the lab run's actual send times (a lateness replay)",
+      limit: "none here (the lab run's own check judges its rate)",
+      ok: true,
+    });
+  for (const p of imposed ? [] : x.phases) {
     if (p.seconds <= 0 || p.expected === null) continue;
     const allowed = Math.max(L.rateTolerance * p.expected, 3 * Math.sqrt(p.expected));
     const off = p.achieved - p.expected;
@@ -166,14 +196,8 @@ export function judgeValidity(x: ValidityInput): Validity {
     });
   }
 
-  // 4b. Schedule lag.
-  add({
-    check: 'lag',
-    what: 'schedule lag p99 of first attempts, ms',
-    value: x.lagP99Ms === null ? null : round(x.lagP99Ms, 3),
-    limit: L.lagP99Ms,
-    ok: x.lagSamples === 0 || (x.lagP99Ms !== null && x.lagP99Ms <= L.lagP99Ms),
-  });
+  // 4b. The generator's lateness did not change the outcome.
+  add(lagCheck(x, L));
 
   // 5. The generator's own CPU.
   if (x.generatorCpu !== null) {
@@ -193,6 +217,68 @@ export function judgeValidity(x: ValidityInput): Validity {
 
   const failed = checks.filter((c) => !c.ok).map(({ ok: _ok, ...c }) => c);
   return { valid: failed.length === 0, limits: L, checks, failed };
+}
+
+/**
+ * Check 4's lateness: measured by the replay where there is one, the fixed limit on lag
+ * p99 where there is none; lateness beyond the client's attempt timeout fails it always
+ * (an attempt sent after its own timeout would have expired is a different request).
+ */
+function lagCheck(x: ValidityInput, L: ValidityLimits): ValidityCheck {
+  const v = x.lateness;
+  if (v?.kind === 'imposed')
+    return {
+      check: 'lag',
+      what: 'schedule lag of first attempts',
+      value: "imposed: the lab run's actual send times (a lateness replay)",
+      limit: "none here (the lab run's own check judges its lateness)",
+      ok: true,
+    };
+  const max = x.lagMaxMs ?? null;
+  const ceilingMs = L.lagCeilingMs ?? Number.POSITIVE_INFINITY;
+  const beyond = max !== null && max > ceilingMs;
+  const ceiling = beyond
+    ? `; a first attempt was sent ${round(max, 3)} ms late, beyond the ${ceilingMs} ms attempt timeout: lateness beyond it is never harmless`
+    : '';
+  const ceilingLimit = Number.isFinite(ceilingMs)
+    ? `; no first attempt later than the ${ceilingMs} ms attempt timeout`
+    : '';
+  if (v?.kind === 'replayed')
+    return {
+      check: 'lag',
+      what: "the generator's lateness did not change the outcome (its twin simulated with the intended and with the actual send times)",
+      value: v.value + ceiling,
+      limit: `the same outcome class and figures within their noise${ceilingLimit}`,
+      ok: v.harmless && !beyond,
+    };
+  return {
+    check: 'lag',
+    what: `schedule lag p99 of first attempts, ms${v?.kind === 'unmodelled' ? ` (the fixed limit: ${v.why})` : ''}`,
+    value: x.lagP99Ms === null ? null : beyond ? `${round(x.lagP99Ms, 3)}${ceiling}` : round(x.lagP99Ms, 3),
+    limit: beyond ? `${L.lagP99Ms}${ceilingLimit}` : L.lagP99Ms,
+    ok: !beyond && (x.lagSamples === 0 || (x.lagP99Ms !== null && x.lagP99Ms <= L.lagP99Ms)),
+  };
+}
+
+/**
+ * The warning of a run whose lateness failed check 4, or null when it passed: "412 late
+ * sends (3.1% of origins …), schedule lag p99 13.1 ms above its limit of 10 ms (…): the
+ * generator could not keep the schedule".
+ */
+export function lateWarning(
+  v: Pick<Validity, 'failed' | 'limits'>,
+  x: { readonly lateSends: number; readonly offered: number; readonly lagP99Ms: number | null },
+): string | null {
+  const failed = v.failed.find((f) => f.check === 'lag');
+  if (!failed || x.lagP99Ms === null) return null;
+  const L = v.limits;
+  const p99 = round(x.lagP99Ms, 3);
+  const why =
+    x.lagP99Ms > L.lagP99Ms
+      ? `schedule lag p99 ${p99} ms above its limit of ${L.lagP99Ms} ms (${L.lagP99Why})`
+      : `schedule lag p99 ${p99} ms; ${failed.what}: ${fmt(failed.value)}`;
+  const share = `${round((x.lateSends / Math.max(1, x.offered)) * 100, 2)}%`;
+  return `${x.lateSends} late sends (${share} of origins sent more than 1 ms after their intended time), ${why}: the generator could not keep the schedule`;
 }
 
 /** One line per failed check: "schedule lag p99 (first attempts): 37.2 (limit 10)". */

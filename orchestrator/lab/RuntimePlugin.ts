@@ -76,6 +76,12 @@ export interface RuntimeOptions {
    * derives it): the simulation bounds its virtual time with it.
    */
   readonly worstOriginMs: number;
+  /**
+   * The simulation: draw each attempt's work by its origin and attempt number, not in
+   * service order, so two runs of one plan that serve requests in different orders (a
+   * lateness replay, orchestrator/run/replay.ts) draw the same work. Real runtimes ignore it.
+   */
+  readonly keyedDraws?: boolean;
   /** Called whenever the lab's processes change (to journal its teardown recipe). */
   readonly onProcessesChanged?: () => void;
   /** docker: the compose project. */

@@ -1,4 +1,4 @@
-import type { Outcome } from '../analysis/outcome.js';
+import { outcomeClass, type Outcome } from '../analysis/outcome.js';
 import type { Experiment } from '../spec/schema.js';
 import { simRefusals } from '../../sim/refusals.js';
 
@@ -36,14 +36,8 @@ export function suiteScale(name: string): number {
   return SCALE_EXCEPTIONS[name]?.scale ?? SUITE_SCALE;
 }
 
-/**
- * The class an outcome is compared by: recovered and recovered-late are one class (both
- * recovered; only the deadline k × D tells them apart, and the two runtimes' drains may
- * straddle it); every other outcome is its own class.
- */
-export function outcomeClass(o: Outcome): string {
-  return o === 'recovered-late' ? 'recovered' : o;
-}
+/** The class an outcome is compared by (lives with the outcomes: a lateness replay compares by it too). */
+export { outcomeClass };
 
 /** Do the two outcomes agree? null when there is nothing to compare (a side is invalid or unmeasured). */
 export function outcomesAgree(lab: Outcome, sim: Outcome): boolean | null {

@@ -1,3 +1,4 @@
+import { readReplay, type ReplayRecord } from '../results/lateness.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
@@ -43,6 +44,8 @@ export interface RunData {
   readonly manifest: Manifest;
   readonly summary: RunSummary;
   readonly series: Timeseries;
+  /** run-<i>/replay/lateness.json: its lateness replayed (validity check 4), when it was. */
+  readonly replay?: ReplayRecord | null;
 }
 
 /** Everything a report is made from: the files of a results folder, nothing else. */
@@ -147,6 +150,7 @@ export function loadResults(dir: string): ResultsData {
       manifest: upgradeManifest(readJson<Manifest>(join(d, 'manifest.json'))),
       summary: upgradeSummary(readJson<RunSummary>(join(d, 'summary.json'))),
       series: parseTimeseries(existsSync(csv) ? readFileSync(csv, 'utf8') : ''),
+      replay: readReplay(d),
     };
   });
   const top = join(dir, 'summary.json');

@@ -14,6 +14,7 @@ import type { StepTable, SweepTable } from './tables.js';
 import { classLines, classVerdictLines } from './classes.js';
 import { runWarnings } from './warnings.js';
 import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
+import { latenessLines } from './lateness.js';
 import { notReachedLine, outcomeLead, recoveryCell, triggerReached, validityLines } from './outcome.js';
 import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
@@ -139,6 +140,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const failures = runs.map((r) => Object.entries(r.outcomes).filter(([k, v]) => k !== 'ok' && v > 0));
   section('quality', 'Measurement quality', [
     ...validityLines(x.runs),
+    ...latenessLines(x.runs),
     '| run | offered | recorded | attempts | late sends | schedule lag p99 | omission factor | usable |',
     '|---|---|---|---|---|---|---|---|',
     ...x.runs.map(

@@ -114,7 +114,7 @@ export function validityLines(runs: readonly RunData[]): string[] {
       '|---|---|---|---|---|',
       ...rows,
       '',
-      `The schedule lag limit is ${lims.lagP99Ms} ms: ${lims.lagP99Why}.`,
+      `${runs.some((r) => r.replay) ? "A replayed run's lateness is judged by its replay (below); the fixed schedule lag limit, where there is none," : 'The schedule lag limit'} is ${lims.lagP99Ms} ms: ${lims.lagP99Why}.`,
       '',
     );
   }

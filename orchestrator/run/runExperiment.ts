@@ -13,6 +13,7 @@ import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
 import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { runOnce, type RunContext } from './runOnce.js';
 import { StatusLine } from './status.js';
+import { replayLateness } from './replay.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 
 export interface RunOptions {
@@ -106,6 +107,13 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
       ...(opts.events ? { events: opts.events } : {}),
       ...opts.lab,
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
+      // A lab run's lateness is replayed in the simulation (validity check 4).
+      ...(runtime !== 'sim'
+        ? {
+            judgeLateness: (lags: Float32Array) =>
+              replayLateness(plan, join(dir, `run-${i}`), lags, { journal, status, stop: opts.stop }),
+          }
+        : {}),
     });
     runs.push(summary);
     // The outcome first (DESIGN.md §2), then the figures it rests on; nothing after a trigger never reached.

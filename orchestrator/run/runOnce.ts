@@ -31,6 +31,7 @@ import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { runtimePlugin, type RunRuntime } from '../lab/RuntimePlugin.js';
 import { runBody } from './runBody.js';
+import type { LatenessVerdict } from '../analysis/validity.js';
 
 export interface RunContext {
   /** Where faults and the lab's processes are recorded before they happen (the on-disk Journal, in a real run). */
@@ -50,6 +51,10 @@ export interface RunContext {
   readonly pin?: boolean;
   /** Which events go to the event log (default all). */
   readonly events?: EventsMode;
+  /** This run replays a lab run's lateness (run/replay.ts): keyed work draws, and `sendDelays` imposed when given. */
+  readonly replay?: { readonly sendDelays?: ArrayLike<number> };
+  /** Judges the recorded lateness (origin lags by id) for validity check 4: the lab's runs replay it (run/replay.ts). */
+  readonly judgeLateness?: (lags: Float32Array) => Promise<LatenessVerdict>;
 }
 
 /**
@@ -74,6 +79,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       }),
     ...(ctx.docker ? { docker: ctx.docker } : {}),
     ...(ctx.pin !== undefined ? { pin: ctx.pin } : {}),
+    ...(ctx.replay ? { keyedDraws: true } : {}),
   });
   const startedAt = new Date();
   const classes = classCollector(plan);
@@ -129,6 +135,8 @@ export interface ExecuteContext {
   readonly labEntry?: string;
   /** The live /metrics server and Grafana annotations, when the run has them. */
   readonly observers?: RunObservers;
+  readonly replay?: RunContext['replay'];
+  readonly judgeLateness?: RunContext['judgeLateness'];
 }
 
 /** What a run produced (whatever happened: `failure` says what went wrong, if anything). */
@@ -154,7 +162,7 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
   const e = plan.experiment;
   const lab: Lab = rt.lab;
   const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
-  const { observers, ...bodyCtx } = ctx;
+  const { observers, replay, judgeLateness, ...bodyCtx } = ctx;
   const live = observers?.metrics;
   let cancelTriggers: (() => void)[] = [];
   const x = await runBody(
@@ -193,6 +201,7 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
           // is judged (its per-class and after-recovery windows are decided after the run).
           ...(e.load.mix ? { classes: e.load.mix.map((c) => c.name) } : {}),
           ...(hasHypothesis(e.hypothesis) ? { retainFromMs: plan.phases.baseline.startMs } : {}),
+          ...(judgeLateness ? { lateness: true } : {}),
         };
         return live ? new LiveRecorder(options, events).observe(live) : new Recorder(options, events);
       },
@@ -210,7 +219,14 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
               endMs: plan.totalMs,
             }),
           );
-        else await r.settle(drive({ ...r.driving, arrivals: arrivalsFor(plan) }));
+        else
+          await r.settle(
+            drive({
+              ...r.driving,
+              arrivals: arrivalsFor(plan),
+              ...(replay?.sendDelays ? { sendDelays: replay.sendDelays } : {}),
+            }),
+          );
         await r.settle(triggers.undoAll(() => r.clock.now(), r.recorder));
       },
       unwind: (clock, recorder) => {
@@ -220,6 +236,13 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
     },
   );
   if (!x.recorded) return { ...x, summary: undefined };
+  const interrupted = ctx.stop.aborted || x.failure !== undefined;
+  const lags = x.recorded.lateness;
+  const lateness: LatenessVerdict | undefined = replay?.sendDelays
+    ? { kind: 'imposed' }
+    : judgeLateness && lags && !interrupted
+      ? await judgeLateness(lags)
+      : undefined;
   const summary = summarizeRun({
     plan,
     runtime: lab.runtime,
@@ -228,7 +251,8 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
     triggers: triggers.records(true),
     triggerOutcomes: triggers.outcomes(),
     ...(x.generatorCpu ? { generatorCpu: x.generatorCpu } : {}),
-    interrupted: ctx.stop.aborted || x.failure !== undefined,
+    interrupted,
+    ...(lateness ? { lateness } : {}),
   });
   return { ...x, summary };
 }

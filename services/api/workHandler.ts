@@ -24,6 +24,8 @@ export interface WorkRequest {
   readonly deadlineHeaderMs: number | undefined;
   /** The client has gone (its socket destroyed): nobody reads an answer. */
   readonly gone: boolean;
+  /** The simulator's key of this attempt (HandlerRngs.keyed): its work is drawn by it, not in service order. */
+  readonly drawKey?: number | undefined;
 }
 
 /** Where the handler's events are counted (prom-client in the api, plain numbers in the simulator). */
@@ -65,6 +67,8 @@ export interface ErrorCost {
 export interface HandlerRngs {
   readonly work: Rng;
   readonly errorCost: Rng;
+  /** The work's stream restarted for a request's drawKey (the simulator's lateness replay); absent: `work` in service order. */
+  readonly keyed?: ((key: number) => Rng) | undefined;
 }
 
 /** The api's streams for a seed (the express api and the simulated api alike). */
@@ -140,6 +144,12 @@ export class WorkHandler<R extends WorkRequest> {
   abandon(ticket: number, req: R, work: DurationDist): void {
     const gone = this.goneStandIn;
     if (!gone || (this.cache && req.key !== undefined)) return;
+    if (req.drawKey !== undefined && this.rngs.keyed) {
+      // Keyed draws: the stand-in keeps the request's key (one small object, not the request).
+      const keyed: R = { ...gone, drawKey: req.drawKey };
+      this.pool.abandon(ticket, new WorkJob(this, keyed, work, 0, undefined, undefined));
+      return;
+    }
     let standIn = this.standIns.get(work);
     if (!standIn) this.standIns.set(work, (standIn = new WorkJob(this, gone, work, 0, undefined, undefined)));
     this.pool.abandon(ticket, standIn);
@@ -194,7 +204,7 @@ export class WorkHandler<R extends WorkRequest> {
       // at the client: a settled-at-once thenable instead of a promise, so no microtask
       // comes between (in the simulator the client is the same process).
       const done = new WorkDone();
-      this.clock.timer(t0 + sampleDuration(work, this.rngs.work), () => {
+      this.clock.timer(t0 + sampleDuration(work, this.workRng(req)), () => {
         try {
           this.worked(req, t0);
         } finally {
@@ -220,9 +230,15 @@ export class WorkHandler<R extends WorkRequest> {
       });
       return;
     }
-    const ms = sampleDuration(work, this.rngs.work);
+    const ms = sampleDuration(work, this.workRng(req));
     await new Promise<void>((resolve) => this.clock.timer(this.clock.now() + ms, resolve));
     this.worked(req, t0);
+  }
+
+  /** Where `req`'s work is drawn from: its key's stream, or the shared one in service order. */
+  private workRng(req: R): Rng {
+    const k = this.rngs.keyed;
+    return k && req.drawKey !== undefined ? k(req.drawKey) : this.rngs.work;
   }
 
   private worked(req: R, t0: number): void {

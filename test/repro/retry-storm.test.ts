@@ -33,8 +33,27 @@ function run(file: string, out: string) {
 test('retry-storm is metastable: amplification >= 2 and goodput < 50% of baseline after the trigger', async () => {
   const out = join(tempDir('rs'), 'out');
   const r = await run('experiments/retry-storm.yaml', out);
-  assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+  // Validity check 4 (DESIGN.md §2): a lab run's lateness is replayed in the simulation,
+  // intended against actual send times, and the check carries the replay's verdict
+  // (whether or not this machine kept the schedule).
+  if (s.runtime !== 'sim') {
+    const lag = s.validity.checks.find((c) => c.check === 'lag')!;
+    assert.match(lag.what, /^the generator's lateness did not change the outcome/, JSON.stringify(lag));
+    assert.match(
+      String(lag.value),
+      /^replay with the actual send times: [a-z-]+, .*; with the intended: [a-z-]+, .*: lateness (harmless|changed)/,
+    );
+    for (const f of [
+      'lateness.bin.gz',
+      'replay/intended/summary.json',
+      'replay/actual/summary.json',
+      'replay/lateness.json',
+    ])
+      assert.ok(existsSync(join(out, 'run-1', f)), f);
+    assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /\| 1 \| actual \| [a-z-]+ \|/);
+  }
+  assert.equal(r.code, 0, r.stderr);
   assert.equal(s.experiment, 'retry-storm');
   assert.equal(s.offered, s.recorded);
   assert.equal(s.usable, true);
