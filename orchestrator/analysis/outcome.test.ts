@@ -4,7 +4,6 @@ import { Recorder } from '../../bench/record/Recorder.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { parseExperiment } from '../spec/load.js';
 import { planRun, type RunPlan } from '../spec/plan.js';
-import { describeSustaining } from './outcome.js';
 import { summarizeRun, type RunSummary, type TriggerRecord } from './summary.js';
 
 /**
@@ -251,50 +250,4 @@ test('an offered rate short of plan in a phase: invalid, naming the phase', () =
   const shortfall = synth({ good: () => 1, lagMs: 4000 }).s;
   const rate = shortfall.validity.failed.filter((c) => c.check === 'rate');
   assert.ok(rate.length > 0, JSON.stringify(shortfall.validity.checks));
-});
-
-test('the sustaining effect leads with a cold cache when the service is not overloaded', () => {
-  const text = describeSustaining({
-    capacityPerS: 400,
-    receivedPerS: 300,
-    attemptsPerS: 300,
-    amplification: 1,
-    amplificationServer: 1.07,
-    cacheHitRatio: 0.1,
-    baselineCacheHitRatio: 0.95,
-    errorRatio: 0.5,
-  });
-  assert.equal(
-    text,
-    'cache hit ratio 10% (baseline 95%); the api receives 300/s against a capacity of 400/s (amplification 1.07); 50% of origins fail',
-  );
-});
-
-test('the sustaining effect names the error paths, first when they take a fifth of the workers and nothing else dominates', () => {
-  const base = {
-    capacityPerS: 400,
-    receivedPerS: 320,
-    attemptsPerS: 320,
-    amplification: 1,
-    amplificationServer: 1,
-    cacheHitRatio: null,
-    baselineCacheHitRatio: null,
-    errorRatio: 0.9,
-  };
-  assert.equal(
-    describeSustaining({ ...base, errorPathShare: 0.64 }),
-    'the workers spend 64% of their time on error paths; the api receives 320/s against a capacity of 400/s (amplification 1); 90% of origins fail',
-  );
-  // A small share is named after the load; none (or no such metric) is not named at all.
-  assert.equal(
-    describeSustaining({ ...base, errorPathShare: 0.05 }),
-    'the api receives 320/s against a capacity of 400/s (amplification 1); the workers spend 5% of their time on error paths; 90% of origins fail',
-  );
-  assert.doesNotMatch(describeSustaining({ ...base, errorPathShare: 0 }), /error paths/);
-  assert.doesNotMatch(describeSustaining({ ...base, errorPathShare: null }), /error paths/);
-  // An overloaded service leads with its load.
-  assert.match(
-    describeSustaining({ ...base, receivedPerS: 500, errorPathShare: 0.64 }),
-    /^the api receives 500\/s/,
-  );
 });
