@@ -10,6 +10,7 @@ import {
   type HypothesisResult,
   type HypothesisWindow,
 } from './hypothesis.js';
+import type { RecoveryResult } from './recovery.js';
 
 /**
  * The default steady state (DESIGN.md §2, validity check 2), judged where an experiment
@@ -93,4 +94,20 @@ function median(xs: number[]): number | null {
 
 function round1(x: number): number {
   return Math.round(x * 10) / 10;
+}
+
+/** The default steady state over the windows a declared hypothesis is judged in (summary.ts, judgeHypotheses). */
+export function judgeDefaultFor(
+  plan: RunPlan,
+  recorded: Recorded,
+  server: ServerSeries | null,
+  recovery: RecoveryResult,
+  endMs: number,
+): HypothesisResult[] {
+  return judgeDefaultSteadyState(plan, recorded, server, [
+    { name: 'baseline', span: plan.phases.baseline },
+    recovery.recoveredAtS !== null
+      ? { name: 'afterRecovery', span: { startMs: recovery.recoveredAtS * 1000, endMs } }
+      : { name: 'afterRecovery', span: null, note: `no recovery point: ${recovery.reason}` },
+  ]);
 }
