@@ -309,3 +309,40 @@ test('an offered rate short of plan in a phase: invalid, naming the phase', () =
   const rate = shortfall.validity.failed.filter((c) => c.check === 'rate');
   assert.ok(rate.length > 0, JSON.stringify(shortfall.validity.checks));
 });
+
+test('no hypothesis declared: the default steady state is judged and named, and a healthy baseline is valid', () => {
+  // A queue wandering around 20 (AR(1), φ = 0.8): noise, not growth.
+  const rng = seededRng(5, 'queue');
+  let e = 0;
+  const queue = Array.from({ length: 200 }, () => (e = 0.8 * e + (rng.next() - 0.5) * 10));
+  const { s } = synth({ hypothesis: '', good: () => 1, backlog: (t) => Math.max(0, 20 + queue[t]!) });
+  assert.equal(s.validity.valid, true, JSON.stringify(s.validity.failed));
+  const check = s.validity.checks.find((c) => c.check === 'baseline')!;
+  assert.match(check.what, /the default steady state \(no hypothesis declared\)/);
+  const baseline = s.hypothesis.filter((h) => h.window === 'baseline');
+  assert.deepEqual(
+    baseline.map((h) => [h.metric, h.verdict, h.default]),
+    [
+      ['goodput', 'pass', true],
+      ['backlog growth', 'pass', true],
+      ['p99 growth', 'pass', true],
+    ],
+  );
+  assert.match(baseline[0]!.threshold, /^>= 95% offered \(default\)$/);
+  assert.ok(s.warnings.some((w) => /the default one was judged/.test(w)));
+});
+
+test('no hypothesis declared: a baseline short of 95% goodput, or with a growing backlog, makes the run invalid', () => {
+  const short = synth({ hypothesis: '', good: () => 0.9 }).s;
+  assert.equal(short.outcome, 'invalid');
+  assert.match(
+    String(short.validity.failed.find((c) => c.check === 'baseline')?.value),
+    /goodput 0.9 \(fail\)/,
+  );
+  // The queue climbs 10 a second through the baseline (10–40 s): 300 over it, against a tolerance of 40.
+  const growing = synth({ hypothesis: '', good: () => 1, backlog: (t) => (t < 10 ? 0 : 10 * (t - 10)) }).s;
+  assert.equal(growing.outcome, 'invalid');
+  const f = growing.validity.failed.find((c) => c.check === 'baseline')!;
+  assert.match(String(f.value), /backlog growth 300 \(fail\)/);
+  assert.match(String(f.limit), /not growing \(default/);
+});
