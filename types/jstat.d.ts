@@ -10,6 +10,10 @@ declare module 'jstat' {
   const jstat: {
     jStat: {
       studentt: { inv(p: number, dof: number): number };
+      normal: {
+        inv(p: number, mean: number, sd: number): number;
+        cdf(x: number, mean: number, sd: number): number;
+      };
       models: { ols(endog: number[], exog: number[][]): OlsModel };
     };
   };

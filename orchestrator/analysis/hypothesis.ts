@@ -3,6 +3,7 @@ import type { WindowPercentile } from '../../bench/record/successLog.js';
 import type { HypothesisMetric } from '../spec/sections/hypothesis.js';
 import { parseThreshold } from '../spec/threshold.js';
 import { round } from '../../foundation/round.js';
+import { trendOf } from './trend.js';
 
 /** A verdict: no samples is never a pass. */
 export type Verdict = 'pass' | 'fail' | 'unmeasured';
@@ -23,6 +24,8 @@ export interface HypothesisResult {
   readonly span?: { readonly startS: number; readonly endS: number } | null;
   /** Why the verdict is unmeasured, when it is not for want of samples alone. */
   readonly note?: string;
+  /** Part of the default steady state (no hypothesis was declared). */
+  readonly default?: true;
   readonly threshold: string;
   readonly value: number | null;
   readonly samples: number;
@@ -78,4 +81,50 @@ export function judge(
   const ok =
     op === '<=' ? value <= limit : op === '>=' ? value >= limit : op === '<' ? value < limit : value > limit;
   return { ...base, value: round(value, 4), samples, verdict: ok ? 'pass' : 'fail' };
+}
+
+/**
+ * The default steady state (DESIGN.md §2, validity check 2): where an experiment declares
+ * no hypothesis, goodput ≥ 95% of offered, and the backlog and p99 not growing over the
+ * window. Its entries carry `default: true` and "(default)" in their threshold.
+ */
+export const DEFAULT_GOODPUT = '>= 95% offered';
+
+/** The per-second series a growth check reads over its window, and its tolerance. */
+export interface GrowthInput {
+  readonly metric: 'backlog' | 'p99';
+  readonly window: string;
+  /** One value per second of the window (null: not measured that second). */
+  readonly perSecond: readonly (number | null)[];
+  /** The least growth over the window that counts, in the metric's unit. */
+  readonly tolerance: number;
+  /** How the tolerance was reached, in words. */
+  readonly toleranceWhy: string;
+  readonly unit: string;
+}
+
+/** Fewer seconds than this give an unmeasured growth verdict (the trend test needs them). */
+export const MIN_GROWTH_SECONDS = 10;
+
+/**
+ * "Not growing": fails only when the robust trend test (Mann–Kendall with the
+ * autocorrelation correction, one-sided at 95%) finds an upward trend **and** the growth
+ * it measures over the window (Sen slope × seconds) is at least the tolerance, so a
+ * significant but tiny drift, or a wandering queue, does not fail it. Value = that
+ * growth; samples = seconds measured.
+ */
+export function judgeGrowth(x: GrowthInput): HypothesisResult {
+  const t = trendOf(x.perSecond);
+  const samples = x.perSecond.filter((v) => v !== null).length;
+  const threshold = `not growing (default: no upward trend at 95% with a growth of ${round(x.tolerance, 3)} ${x.unit} or more over the window; ${x.toleranceWhy})`;
+  const base = { metric: `${x.metric} growth`, window: x.window, threshold, default: true as const };
+  if (t === null || samples < MIN_GROWTH_SECONDS)
+    return { ...base, value: null, samples, verdict: 'unmeasured' };
+  const growth = t.slope * x.perSecond.length;
+  return {
+    ...base,
+    value: round(growth, 3),
+    samples,
+    verdict: t.rising && growth >= x.tolerance ? 'fail' : 'pass',
+  };
 }

@@ -4,7 +4,7 @@ import { Recorder } from '../../bench/record/Recorder.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { parseExperiment } from '../spec/load.js';
 import { planRun, type RunPlan } from '../spec/plan.js';
-import { describeSustaining } from './outcome.js';
+import { seededRng } from '../../foundation/rng.js';
 import { summarizeRun, type RunSummary, type TriggerRecord } from './summary.js';
 
 /**
@@ -12,12 +12,12 @@ import { summarizeRun, type RunSummary, type TriggerRecord } from './summary.js'
  * schedule at a given scale, `rate` origins a second spread evenly, each second's share
  * of successes and attempts per origin given by functions of the second.
  */
-const YAML = (observe: string) => `
+const YAML = (observe: string, hypothesis: string) => `
 name: synthetic
 lab: { api: { workers: 8, work: { dist: exponential, mean: 20ms } } }
 load: { arrival: constant, rate: 100/s }
 client: { timeout: 500ms, retry: { policy: immediate, maxAttempts: 4 } }
-hypothesis: { goodput: '>= 95% offered' }
+${hypothesis}
 schedule:
   warmup: 10s
   baseline: 30s
@@ -28,6 +28,8 @@ recovery: { within: 5x, tolerance: 10%, window: 5s, hold: 10s }
 
 interface Synth {
   scale?: number;
+  /** The hypothesis line of the file (default: goodput >= 95% offered); '' declares none. */
+  hypothesis?: string;
   observe?: string;
   /** Share of the second's origins that succeed (by second). */
   good: (s: number) => number;
@@ -41,7 +43,10 @@ interface Synth {
 }
 
 function synth(x: Synth): { plan: RunPlan; s: RunSummary } {
-  const e = parseExperiment(YAML(x.observe ?? '120s'), 'synthetic.yaml');
+  const e = parseExperiment(
+    YAML(x.observe ?? '120s', x.hypothesis ?? "hypothesis: { goodput: '>= 95% offered' }"),
+    'synthetic.yaml',
+  );
   const plan = planRun(e, { scale: x.scale ?? 1, run: 1 });
   const p = plan.phases;
   const rec = new Recorder({
@@ -158,19 +163,71 @@ test('a slow drain at small scale: not-recovered, with the projected time, never
   assert.match(s.outcomeReason, /observe longer/);
 });
 
-test('flat goodput but a draining backlog: not-recovered, projected from the backlog', () => {
+test('a flat shortfall with amplification 1 and no capacity loss: not-recovered, "no sustaining effect found", never metastable', () => {
+  const { s } = synth({ good: (t) => (t < 40 ? 1 : 0.3), backlog: (t) => (t < 40 ? 0 : 500) });
+  assert.equal(s.outcome, 'not-recovered', s.outcomeReason);
+  assert.equal(s.metastable, false);
+  assert.equal(s.trend?.backlogShrinking, false);
+  assert.equal(s.sustainingEffect, null);
+  assert.equal(s.projectedRecoveryS, null);
+  assert.match(
+    s.outcomeReason,
+    /no sustaining effect found: the client sends 100 attempts\/s against a capacity of 400\/s/,
+  );
+  assert.deepEqual(
+    s.mechanisms?.map((m) => [m.name, m.met]),
+    [['load-above-capacity', false]],
+  );
+});
+
+test('the same collapse with amplification 4: metastable, naming the load above capacity', () => {
+  const { s } = synth({
+    good: (t) => (t < 40 ? 1 : 0.3),
+    amp: (t) => (t < 40 ? 1 : 4),
+    backlog: (t) => (t < 40 ? 0 : 500),
+  });
+  assert.equal(s.outcome, 'metastable', s.outcomeReason);
+  assert.match(
+    s.outcomeReason,
+    /sustained by the client sends 400 attempts\/s against a capacity of 400\/s \(amplification 4\)/,
+  );
+  assert.deepEqual(
+    s.mechanisms?.filter((m) => m.met).map((m) => m.name),
+    ['load-above-capacity'],
+  );
+});
+
+test('goodput rising slowly through noise: not-recovered, projected with an interval that holds the true time', () => {
+  // From 10% at the trigger's end (50 s) goodput climbs 0.5 points a second, with ±5
+  // points of seeded noise: it reaches the threshold (90% of 100/s) at 50 + 160 s, i.e.
+  // 160 s after the trigger, 40 s past the end of the observation.
+  const rng = seededRng(3, 'rising');
+  const noise = Array.from({ length: 200 }, () => (rng.next() - 0.5) * 0.1);
+  const { s } = synth({
+    good: (t) => (t < 40 ? 1 : t < 50 ? 0 : Math.min(1, Math.max(0, 0.1 + 0.005 * (t - 50) + noise[t]!))),
+  });
+  assert.equal(s.outcome, 'not-recovered', s.outcomeReason);
+  assert.equal(s.trend?.goodputRising, true);
+  const p = s.projection!;
+  assert.equal(p.basis, 'goodput');
+  assert.equal(s.projectedRecoveryS, p.atS);
+  assert.ok(p.lowS <= 160 && (p.highS === null || p.highS >= 160), JSON.stringify(p));
+  assert.ok(Math.abs(p.atS - 160) < 20, JSON.stringify(p));
+  assert.match(s.outcomeReason, /95% interval .* observe longer/);
+});
+
+test('a draining queue with goodput not yet rising: not-recovered, the backlog projected to empty, no recovery time claimed', () => {
+  // The backlog drains 10 a second from 2000 at 50 s: it empties at 250 s, 200 s after the trigger.
   const { s } = synth({
     good: (t) => (t < 40 ? 1 : 0.3),
     backlog: (t) => (t < 40 ? 0 : t < 50 ? 500 : Math.max(0, 2000 - 10 * (t - 50))),
   });
   assert.equal(s.outcome, 'not-recovered', s.outcomeReason);
   assert.match(s.outcomeReason, /backlog drains 10 per s/);
-});
-
-test('a flat collapse whose backlog does not shrink: metastable', () => {
-  const { s } = synth({ good: (t) => (t < 40 ? 1 : 0.3), backlog: (t) => (t < 40 ? 0 : 500) });
-  assert.equal(s.outcome, 'metastable', s.outcomeReason);
-  assert.equal(s.trend?.backlogShrinking, false);
+  assert.equal(s.projectedRecoveryS, null);
+  const p = s.projection!;
+  assert.equal(p.basis, 'backlog');
+  assert.ok(p.lowS <= 200 && (p.highS === null || p.highS >= 200), JSON.stringify(p));
 });
 
 test('recovered after k × D: recovered-late, not metastable', () => {
@@ -253,48 +310,39 @@ test('an offered rate short of plan in a phase: invalid, naming the phase', () =
   assert.ok(rate.length > 0, JSON.stringify(shortfall.validity.checks));
 });
 
-test('the sustaining effect leads with a cold cache when the service is not overloaded', () => {
-  const text = describeSustaining({
-    capacityPerS: 400,
-    receivedPerS: 300,
-    attemptsPerS: 300,
-    amplification: 1,
-    amplificationServer: 1.07,
-    cacheHitRatio: 0.1,
-    baselineCacheHitRatio: 0.95,
-    errorRatio: 0.5,
-  });
-  assert.equal(
-    text,
-    'cache hit ratio 10% (baseline 95%); the api receives 300/s against a capacity of 400/s (amplification 1.07); 50% of origins fail',
+test('no hypothesis declared: the default steady state is judged and named, and a healthy baseline is valid', () => {
+  // A queue wandering around 20 (AR(1), φ = 0.8): noise, not growth.
+  const rng = seededRng(5, 'queue');
+  let e = 0;
+  const queue = Array.from({ length: 200 }, () => (e = 0.8 * e + (rng.next() - 0.5) * 10));
+  const { s } = synth({ hypothesis: '', good: () => 1, backlog: (t) => Math.max(0, 20 + queue[t]!) });
+  assert.equal(s.validity.valid, true, JSON.stringify(s.validity.failed));
+  const check = s.validity.checks.find((c) => c.check === 'baseline')!;
+  assert.match(check.what, /the default steady state \(no hypothesis declared\)/);
+  const baseline = s.hypothesis.filter((h) => h.window === 'baseline');
+  assert.deepEqual(
+    baseline.map((h) => [h.metric, h.verdict, h.default]),
+    [
+      ['goodput', 'pass', true],
+      ['backlog growth', 'pass', true],
+      ['p99 growth', 'pass', true],
+    ],
   );
+  assert.match(baseline[0]!.threshold, /^>= 95% offered \(default\)$/);
+  assert.ok(s.warnings.some((w) => /the default one was judged/.test(w)));
 });
 
-test('the sustaining effect names the error paths, first when they take a fifth of the workers and nothing else dominates', () => {
-  const base = {
-    capacityPerS: 400,
-    receivedPerS: 320,
-    attemptsPerS: 320,
-    amplification: 1,
-    amplificationServer: 1,
-    cacheHitRatio: null,
-    baselineCacheHitRatio: null,
-    errorRatio: 0.9,
-  };
-  assert.equal(
-    describeSustaining({ ...base, errorPathShare: 0.64 }),
-    'the workers spend 64% of their time on error paths; the api receives 320/s against a capacity of 400/s (amplification 1); 90% of origins fail',
-  );
-  // A small share is named after the load; none (or no such metric) is not named at all.
-  assert.equal(
-    describeSustaining({ ...base, errorPathShare: 0.05 }),
-    'the api receives 320/s against a capacity of 400/s (amplification 1); the workers spend 5% of their time on error paths; 90% of origins fail',
-  );
-  assert.doesNotMatch(describeSustaining({ ...base, errorPathShare: 0 }), /error paths/);
-  assert.doesNotMatch(describeSustaining({ ...base, errorPathShare: null }), /error paths/);
-  // An overloaded service leads with its load.
+test('no hypothesis declared: a baseline short of 95% goodput, or with a growing backlog, makes the run invalid', () => {
+  const short = synth({ hypothesis: '', good: () => 0.9 }).s;
+  assert.equal(short.outcome, 'invalid');
   assert.match(
-    describeSustaining({ ...base, receivedPerS: 500, errorPathShare: 0.64 }),
-    /^the api receives 500\/s/,
+    String(short.validity.failed.find((c) => c.check === 'baseline')?.value),
+    /goodput 0.9 \(fail\)/,
   );
+  // The queue climbs 10 a second through the baseline (10–40 s): 300 over it, against a tolerance of 40.
+  const growing = synth({ hypothesis: '', good: () => 1, backlog: (t) => (t < 10 ? 0 : 10 * (t - 10)) }).s;
+  assert.equal(growing.outcome, 'invalid');
+  const f = growing.validity.failed.find((c) => c.check === 'baseline')!;
+  assert.match(String(f.value), /backlog growth 300 \(fail\)/);
+  assert.match(String(f.limit), /not growing \(default/);
 });

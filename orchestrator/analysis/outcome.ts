@@ -1,5 +1,12 @@
 import type { RecoveryResult } from './recovery.js';
 import { trendOf, type Trend } from './trend.js';
+import {
+  describeMet,
+  describeNoneMet,
+  measureMechanisms,
+  type Mechanism,
+  type SustainingFigures,
+} from './mechanisms.js';
 import { describeFailed, type Validity } from './validity.js';
 import { round } from '../../foundation/round.js';
 
@@ -17,26 +24,7 @@ export type Outcome = (typeof OUTCOMES)[number];
 /** The shortest tail the self-sustaining test fits a trend on, s. */
 export const MIN_TREND_S = 10;
 
-/** What the system did over the last third of the observation, for naming the sustaining effect. */
-export interface SustainingFigures {
-  readonly capacityPerS: number;
-  /** Requests the service received per second (scraped); null when not scraped. */
-  readonly receivedPerS: number | null;
-  /** Attempts the client sent per second. */
-  readonly attemptsPerS: number;
-  readonly amplification: number | null;
-  readonly amplificationServer: number | null;
-  /** Cache hits / (hits + misses), where the lab has a cache; and the same in the baseline. */
-  readonly cacheHitRatio: number | null;
-  readonly baselineCacheHitRatio: number | null;
-  /** Failed origins / finished origins. */
-  readonly errorRatio: number | null;
-  /**
-   * Worker time spent on error paths (lab.api.errorCost) / worker time available, where
-   * the service reports it (api_error_path_seconds_total); null otherwise.
-   */
-  readonly errorPathShare?: number | null;
-}
+export type { SustainingFigures } from './mechanisms.js';
 
 export interface OutcomeInput {
   readonly validity: Validity;
@@ -55,22 +43,46 @@ export interface TrendSummary {
   /** The tail fitted: [fromS, toS) of the run. */
   readonly fromS: number;
   readonly toS: number;
-  /** Goodput slope, req/s per s; whether it rises at 95% confidence. */
+  /** The test: Mann–Kendall with the Hamed–Rao correction, one-sided at 95%; slopes are Sen's. */
+  readonly test?: string;
+  /** Goodput's Sen slope, req/s per s, its 95% interval, and whether it rises at 95% confidence. */
   readonly goodputSlope: number;
+  readonly goodputSlopeLow?: number;
+  readonly goodputSlopeHigh?: number;
+  readonly goodputZ?: number;
   readonly goodputRising: boolean;
   /** Backlog slope, requests per s; null when the backlog was not scraped. */
   readonly backlogSlope: number | null;
+  readonly backlogZ?: number | null;
   readonly backlogShrinking: boolean | null;
+}
+
+/**
+ * When a run that is still recovering would get there at the measured trend: goodput
+ * reaching the recovery threshold (basis `goodput`), or, when goodput shows no upward
+ * trend yet but the backlog drains, the backlog reaching 0 (basis `backlog`, not a
+ * recovery time). Seconds after the trigger's end; the interval comes from Sen's
+ * interval of the slope (95%), `highS` null when that interval reaches a slope that never
+ * gets there.
+ */
+export interface Projection {
+  readonly basis: 'goodput' | 'backlog';
+  readonly atS: number;
+  readonly lowS: number;
+  readonly highS: number | null;
 }
 
 export interface OutcomeResult {
   readonly outcome: Outcome;
   /** The outcome in one sentence, with its evidence. */
   readonly reason: string;
-  /** For metastable (and not-recovered): what keeps the degraded state up, as measured. */
+  /** What keeps the degraded state up, as measured: the mechanisms met, the dominant first; null when none is. */
   readonly sustainingEffect: string | null;
-  /** For not-recovered: the projected recovery time at the measured trend, s after the trigger's end. */
+  /** Every sustaining mechanism the run measured over the tail, with its figure, threshold and whether it is met. */
+  readonly mechanisms: readonly Mechanism[] | null;
+  /** For not-recovered: when goodput would reach the recovery threshold at the measured trend, s after the trigger's end. */
   readonly projectedRecoveryS: number | null;
+  readonly projection: Projection | null;
   readonly trend: TrendSummary | null;
 }
 
@@ -87,7 +99,13 @@ export function tailOf(triggerEndS: number, observedEndS: number): { fromS: numb
 }
 
 export function classifyOutcome(x: OutcomeInput): OutcomeResult {
-  const none = { sustainingEffect: null, projectedRecoveryS: null, trend: null };
+  const none = {
+    sustainingEffect: null,
+    mechanisms: null,
+    projectedRecoveryS: null,
+    projection: null,
+    trend: null,
+  };
   if (!x.validity.valid)
     return { ...none, outcome: 'invalid', reason: `invalid run: ${describeFailed(x.validity).join('; ')}` };
   const r = x.recovery;
@@ -110,84 +128,92 @@ export function classifyOutcome(x: OutcomeInput): OutcomeResult {
   const b = x.backlog ? trendOf(x.backlog.slice(tail.fromS, tail.toS)) : null;
   const trend: TrendSummary = {
     ...tail,
+    test: 'Mann-Kendall with the Hamed-Rao correction for autocorrelation, one-sided at 95%; Sen slopes',
     goodputSlope: round(g.slope, 3),
+    goodputSlopeLow: round(g.slopeLow, 3),
+    goodputSlopeHigh: round(g.slopeHigh, 3),
+    goodputZ: round(g.z, 3),
     goodputRising: g.rising,
     backlogSlope: b ? round(b.slope, 3) : null,
+    backlogZ: b ? round(b.z, 3) : null,
     backlogShrinking: b ? b.falling : null,
   };
-  const effect = x.sustaining ? describeSustaining(x.sustaining) : null;
+  const mechanisms = x.sustaining ? measureMechanisms(x.sustaining) : [];
+  const effect = describeMet(mechanisms);
+  const after = `not recovered by the end of the observation (${r.observedAfterS} s after the trigger)`;
   const over = `over the last ${tail.toS - tail.fromS} s`;
-  if (!g.rising && !(b?.falling ?? false))
-    return {
-      outcome: 'metastable',
-      reason: `not recovered by the end of the observation (${r.observedAfterS} s after the trigger), and self-sustaining: ${over} goodput shows no upward trend (slope ${fmtSlope(g.slope)}/s per s)${b ? ` and the backlog is not shrinking (slope ${fmtSlope(b.slope)} per s)` : ''}${effect ? `; ${effect}` : ''}`,
-      sustainingEffect: effect,
-      projectedRecoveryS: null,
-      trend,
-    };
+  const goodputWords = `goodput ${g.rising ? 'rises' : 'shows no upward trend'} (Sen slope ${fmt(g.slope)}/s per s, 95% interval ${fmt(g.slopeLow)} to ${fmt(g.slopeHigh)}; Mann-Kendall z ${fmt(g.z, 2)}, corrected for autocorrelation)`;
+  const backlogWords = b
+    ? ` and the backlog ${b.falling ? `drains ${fmt(-b.slope)} per s` : `is not shrinking (slope ${fmt(b.slope)} per s)`}`
+    : '';
+  const base = { mechanisms, trend, sustainingEffect: effect };
 
-  // Still draining: when would it get there at this pace?
-  const left: number[] = [];
-  if (g.rising) left.push(Math.max(0, (r.thresholdPerS - g.last) / g.slope));
-  if (b?.falling) left.push(Math.max(0, b.last / -b.slope));
-  const projected = round(r.observedAfterS + Math.max(...left), 3);
+  if (g.rising || b?.falling) {
+    // Still recovering: when would goodput get back to the threshold at this pace?
+    const toAfter = (idx: number): number => tail.fromS + idx - x.triggerEndS;
+    const project = (t: Trend, target: number): number[] | null => {
+      const dir = Math.sign(t.slope);
+      // A slope that does not head for the target never gets there.
+      const cross = (slope: number): number | null =>
+        slope * dir <= 0 ? null : toAfter(t.medianT + (target - t.medianY) / slope);
+      const point = cross(t.slope);
+      if (point === null) return null;
+      const ends = [cross(t.slopeLow), cross(t.slopeHigh)];
+      const finite = ends.filter((e): e is number => e !== null);
+      return [
+        point,
+        Math.min(point, ...finite),
+        ends.includes(null) ? Number.POSITIVE_INFINITY : Math.max(point, ...finite),
+      ];
+    };
+    const floor = (v: number): number => round(Math.max(r.observedAfterS, v), 3);
+    const asProjection = (basis: Projection['basis'], p: number[] | null): Projection | null =>
+      p === null
+        ? null
+        : {
+            basis,
+            atS: floor(p[0]!),
+            lowS: floor(p[1]!),
+            highS: Number.isFinite(p[2]!) ? floor(p[2]!) : null,
+          };
+    const projection = g.rising
+      ? asProjection('goodput', project(g, r.thresholdPerS))
+      : b
+        ? asProjection('backlog', project(b, 0))
+        : null;
+    const when =
+      projection === null
+        ? ''
+        : projection.basis === 'goodput'
+          ? `; at that pace goodput would reach ${r.thresholdPerS}/s about ${projection.atS} s after the trigger (95% interval ${projection.lowS} to ${projection.highS ?? 'never'} s)`
+          : `; goodput shows no upward trend yet, so no recovery time is projected; at that pace the backlog would empty about ${projection.atS} s after the trigger (95% interval ${projection.lowS} to ${projection.highS ?? 'never'} s)`;
+    return {
+      ...base,
+      outcome: 'not-recovered',
+      reason: `${after}, but recovering: ${over} ${goodputWords}${backlogWords}${when}: observe longer`,
+      projectedRecoveryS: projection?.basis === 'goodput' ? projection.atS : null,
+      projection,
+    };
+  }
+  if (effect !== null)
+    return {
+      ...base,
+      outcome: 'metastable',
+      reason: `${after}, and self-sustaining: ${over} ${goodputWords}${backlogWords}; sustained by ${effect}`,
+      projectedRecoveryS: null,
+      projection: null,
+    };
   return {
+    ...base,
     outcome: 'not-recovered',
-    reason: `not recovered by the end of the observation (${r.observedAfterS} s after the trigger), but recovering: ${over} ${g.rising ? `goodput rises ${fmtSlope(g.slope)}/s per s` : ''}${g.rising && b?.falling ? ' and ' : ''}${b?.falling ? `the backlog drains ${fmtSlope(-b.slope)} per s` : ''}; at that pace it would recover about ${projected} s after the trigger: observe longer`,
-    sustainingEffect: effect,
-    projectedRecoveryS: projected,
-    trend,
+    reason: `${after}, and ${over} ${goodputWords}${backlogWords}, but ${mechanisms.length > 0 ? describeNoneMet(mechanisms) : 'no sustaining effect found (nothing that names one was measured)'}`,
+    projectedRecoveryS: null,
+    projection: null,
   };
 }
 
-/**
- * The sustaining effect in words, from what the lab measured: the rate the service
- * receives against its capacity (with the amplification), the cache hit ratio against
- * the baseline's, the share of the workers' time spent on error paths, and the error
- * ratio. The dominant one comes first: the load when the service receives more than its
- * capacity, else a cache that went cold, else error paths taking a fifth or more of the
- * workers' time (errors making the service slower, which makes more errors).
- */
-export function describeSustaining(s: SustainingFigures): string {
-  const load =
-    s.receivedPerS !== null
-      ? `the api receives ${num(s.receivedPerS)}/s against a capacity of ${num(s.capacityPerS)}/s${s.amplificationServer !== null ? ` (amplification ${num(s.amplificationServer, 2)})` : ''}`
-      : `the client sends ${num(s.attemptsPerS)} attempts/s against a capacity of ${num(s.capacityPerS)}/s${s.amplification !== null ? ` (amplification ${num(s.amplification, 2)})` : ''}`;
-  const overloaded = (s.receivedPerS ?? s.attemptsPerS) >= s.capacityPerS;
-  const cache =
-    s.cacheHitRatio !== null
-      ? `cache hit ratio ${pct(s.cacheHitRatio)}${s.baselineCacheHitRatio !== null ? ` (baseline ${pct(s.baselineCacheHitRatio)})` : ''}`
-      : null;
-  const coldCache =
-    s.cacheHitRatio !== null &&
-    s.baselineCacheHitRatio !== null &&
-    s.baselineCacheHitRatio - s.cacheHitRatio > 0.2;
-  const errors = s.errorRatio !== null && s.errorRatio > 0 ? `${pct(s.errorRatio)} of origins fail` : null;
-  const share = s.errorPathShare ?? null;
-  const errorPath =
-    share !== null && share > 0
-      ? `the workers spend ${pct(Math.min(1, share))} of their time on error paths`
-      : null;
-  const parts = overloaded
-    ? [load, cache, errorPath, errors]
-    : coldCache
-      ? [cache, load, errorPath, errors]
-      : share !== null && share >= 0.2
-        ? [errorPath, load, cache, errors]
-        : [load, cache, errorPath, errors];
-  return parts.filter((p): p is string => p !== null).join('; ');
-}
-
-function num(x: number, d = 1): string {
-  return x.toLocaleString('en-US', { maximumFractionDigits: d });
-}
-
-function pct(x: number): string {
-  return `${Math.round(x * 1000) / 10}%`;
-}
-
-function fmtSlope(x: number): string {
-  return round(x, 3).toString();
+function fmt(x: number, d = 3): string {
+  return round(x, d).toString();
 }
 
 /**

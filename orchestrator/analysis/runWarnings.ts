@@ -35,7 +35,7 @@ export function runWarnings(x: WarningsInput): string[] {
   if (late) warnings.push(late);
   if (!hasHypothesis(plan.experiment.hypothesis))
     warnings.push(
-      'no steady-state hypothesis declared: run validity cannot check that the baseline was healthy',
+      'no steady-state hypothesis declared: the default one was judged (goodput >= 95% of offered, backlog and p99 not growing)',
     );
   if (x.omissionFactor !== null && x.omissionFactor > 2)
     warnings.push(

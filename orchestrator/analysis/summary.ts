@@ -7,7 +7,9 @@ import { describeLoad } from '../spec/loadPlan.js';
 import { round } from '../../foundation/round.js';
 import type { HypothesisResult } from './hypothesis.js';
 import { analyzeRecovery } from './recovery.js';
-import { classifyOutcome, tailOf, type Outcome, type TrendSummary } from './outcome.js';
+import { classifyOutcome, tailOf, type Outcome, type Projection, type TrendSummary } from './outcome.js';
+import type { Mechanism } from './mechanisms.js';
+import { judgeDefaultFor } from './steadyState.js';
 import {
   judgeValidity,
   validityLimits,
@@ -15,7 +17,7 @@ import {
   type TriggerOutcome,
   type Validity,
 } from './validity.js';
-import { judgeHypotheses } from './judgeHypotheses.js';
+import { hasHypothesis, judgeHypotheses } from './judgeHypotheses.js';
 import { omissionFactor } from './latency.js';
 import { policySummary, type PolicySummary } from './policies.js';
 import { phaseRates } from './rates.js';
@@ -51,6 +53,10 @@ export interface RunSummary {
   readonly sustainingEffect: string | null;
   /** not-recovered: the projected recovery time at the measured trend, s after the trigger. */
   readonly projectedRecoveryS: number | null;
+  /** not-recovered: the projection with its 95% interval (goodput to the threshold, or the backlog to 0). */
+  readonly projection?: Projection | null;
+  /** Every sustaining mechanism measured over the tail: figure, threshold, met (null: not judged). */
+  readonly mechanisms?: readonly Mechanism[] | null;
   /** The self-sustaining test's fit over the observation's last third (null when not needed). */
   readonly trend: TrendSummary | null;
   readonly offered: number;
@@ -157,7 +163,9 @@ export function summarizeRun(x: SummaryInput): RunSummary {
   };
   const recovery = analyzeRecovery(recoveryInput);
 
-  const hypothesis = judgeHypotheses(plan, recorded, recovery, end);
+  const hypothesis = hasHypothesis(plan.experiment.hypothesis)
+    ? judgeHypotheses(plan, recorded, recovery, end)
+    : judgeDefaultFor(plan, recorded, x.server, recovery, end);
   const t = recorded.totals;
 
   const validity = judgeValidity({
@@ -213,6 +221,8 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     outcomeReason: verdict.reason,
     sustainingEffect: verdict.sustainingEffect,
     projectedRecoveryS: verdict.projectedRecoveryS,
+    projection: verdict.projection,
+    mechanisms: verdict.mechanisms,
     trend: verdict.trend,
     offered: t.offered,
     recorded: t.recorded,

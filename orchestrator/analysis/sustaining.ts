@@ -5,6 +5,7 @@ import type { RunPlan, Span } from '../spec/plan.js';
 import { apiReplicaCount } from '../spec/sections/lab.js';
 import type { SustainingFigures } from './outcome.js';
 import { bucketRange, serverAmplification } from './rates.js';
+import { capacityLossFigures } from './capacityLoss.js';
 
 /** The figures that name a sustaining effect, over a span (the tail of the observation). */
 export function sustainingFigures(
@@ -55,5 +56,6 @@ export function sustainingFigures(
     baselineCacheHitRatio: hitRatio(ba, bb),
     errorRatio: good + failed > 0 ? failed / (good + failed) : null,
     errorPathShare: errorPathCols.length > 0 && workerS > 0 ? errorPathS / workerS : null,
+    ...capacityLossFigures(plan, server, a, b, r.bucketMs / 1000),
   };
 }

@@ -128,12 +128,16 @@ export function judgeValidity(x: ValidityInput): Validity {
 
   // 2. The steady state held before the trigger.
   const bad = x.baselineHypothesis.filter((h) => h.verdict !== 'pass');
+  // Without a declared hypothesis the default one is judged (DESIGN.md §2), and named.
+  const isDefault = x.baselineHypothesis.length > 0 && x.baselineHypothesis.every((h) => h.default);
   add({
     check: 'baseline',
-    what: 'the steady-state hypothesis held in the baseline',
+    what: isDefault
+      ? 'the default steady state (no hypothesis declared) held in the baseline'
+      : 'the steady-state hypothesis held in the baseline',
     value:
       x.baselineHypothesis.length === 0
-        ? 'no hypothesis declared'
+        ? 'nothing judged'
         : bad.length === 0
           ? `${x.baselineHypothesis.length} of ${x.baselineHypothesis.length} thresholds pass`
           : bad
@@ -141,12 +145,12 @@ export function judgeValidity(x: ValidityInput): Validity {
               .join(', '),
     limit:
       x.baselineHypothesis.length === 0
-        ? 'none (declare one under hypothesis:)'
+        ? 'the declared or the default steady state'
         : x.baselineHypothesis
             .map((h) => `${h.class ? `${h.class} ` : ''}${h.metric} ${h.threshold}`)
             .join(', '),
-    // Without a declared hypothesis there is nothing to hold (the summary warns).
-    ok: bad.length === 0,
+    // Nothing judged at all (no window): nothing held.
+    ok: x.baselineHypothesis.length > 0 && bad.length === 0,
   });
 
   // 3. Every trigger took effect on time and was undone without error.
