@@ -211,13 +211,21 @@ export function planRun(
     phases: { warmup, baseline, trigger, observe },
     triggers,
     totalMs: observe.endMs,
-    recovery: {
-      within: e.recovery.within,
-      tolerance: e.recovery.tolerance,
-      windowMs: e.recovery.window * f,
-      holdMs: e.recovery.hold * f,
-    },
+    recovery: planRecovery(e, f),
     deadlineMs: e.client.deadline ?? Number.POSITIVE_INFINITY,
+  };
+}
+
+/**
+ * The recovery criterion of a run at `scale`: the one place it is derived, for the run's
+ * plan and for a re-analysis of its record with other criteria (report --set).
+ */
+export function planRecovery(e: Experiment, scale: number): RunPlan['recovery'] {
+  return {
+    within: e.recovery.within,
+    tolerance: e.recovery.tolerance,
+    windowMs: e.recovery.window * scale,
+    holdMs: e.recovery.hold * scale,
   };
 }
 
