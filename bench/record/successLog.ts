@@ -6,6 +6,14 @@ import {
   type LatencySummary,
 } from './histogram.js';
 
+/** A SuccessLog's columns, one element per success (ttftMs only once a stream was logged). */
+export interface SuccessColumns {
+  readonly endMs: Float64Array;
+  readonly responseMs: Float64Array;
+  readonly cls: Uint8Array;
+  readonly ttftMs?: Float64Array;
+}
+
 /** One percentile of a window with its sample count (null with no samples). */
 export interface WindowPercentile {
   readonly samples: number;
@@ -47,6 +55,30 @@ export class SuccessLog {
 
   get size(): number {
     return this.n;
+  }
+
+  /** Its columns, trimmed to the successes logged (views, not copies): what a run's record stores. */
+  columns(): SuccessColumns {
+    const n = this.n;
+    return {
+      endMs: this.endMs.subarray(0, n),
+      responseMs: this.responseMs.subarray(0, n),
+      cls: this.cls.subarray(0, n),
+      ...(this.ttftMs ? { ttftMs: this.ttftMs.subarray(0, n) } : {}),
+    };
+  }
+
+  /** The log whose columns these are (a run's record read back). */
+  static fromColumns(c: SuccessColumns): SuccessLog {
+    const log = new SuccessLog();
+    log.endMs = Float64Array.from(c.endMs);
+    log.responseMs = Float64Array.from(c.responseMs);
+    log.cls = Uint8Array.from(c.cls);
+    if (c.ttftMs) log.ttftMs = Float64Array.from(c.ttftMs);
+    log.n = c.endMs.length;
+    // An empty log still needs room to grow by doubling.
+    if (log.n === 0) return new SuccessLog();
+    return log;
   }
 
   /** Response times of the successes that completed in [fromMs, toMs), of one class when `cls` is given. */

@@ -1,14 +1,32 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { join } from 'node:path';
+import { BenchError } from '../../foundation/errors.js';
+import { isCalibrationDir } from '../report/calibration.js';
 import { PDF_WIDTHS, type PdfWidth } from '../report/pdf.js';
+import {
+  isRecorded,
+  reanalyse,
+  reanalysisTarget,
+  rewriteInPlace,
+  writeReanalysis,
+} from '../report/reanalyse.js';
 import { writeReport } from '../report/writeReport.js';
+import { analysisOverrides } from '../spec/analysisOverrides.js';
 
 export function register(program: Command): void {
   program
     .command('report')
     .description(
-      're-render report.md, report.html, figures/ and data/ of a results folder from its files alone',
+      "analyse a results folder again from its runs' records and re-render report.md, report.html, figures/ and data/ from its files alone; with --set, judge the same measurements by other criteria into a new folder",
     )
     .argument('<results-dir>', 'a folder `metabench run`, `sweep` or `calibrate` wrote')
+    .option(
+      '--set <path=value>',
+      'judge the recorded runs with another value of an analysis field (recovery.*, validity.*, hypothesis.*), e.g. --set recovery.within=2x (repeatable); written to DIR/reanalysis-<hash>/ or --out',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .option('--out <dir>', 'where a re-analysis goes (default DIR/reanalysis-<hash of the overrides>)')
     .option(
       '--pdf <width>',
       `each figure also as vector PDF (figures/<id>.pdf, fonts embedded) ${Object.entries(PDF_WIDTHS)
@@ -22,9 +40,27 @@ export function register(program: Command): void {
       },
       'column',
     )
-    .action(async (dir: string, o: { pdf: PdfWidth | 'none' }) => {
-      const files = await writeReport(dir, { pdf: o.pdf });
-      process.stderr.write(`metabench: wrote ${files.length} files in ${dir}\n`);
-      process.stdout.write(`${dir}\n`);
+    .action(async (dir: string, o: { pdf: PdfWidth | 'none'; set: string[]; out?: string }) => {
+      const note = (line: string): void => void process.stderr.write(`${line}\n`);
+      let target = dir;
+      if (o.set.length > 0 || o.out !== undefined) {
+        if (isCalibrationDir(dir) || !isRecorded(dir))
+          throw new BenchError(
+            'E_USAGE',
+            `${dir}: --set and --out re-analyse the runs of an experiment folder (run-<i>/ with their record.json.gz); this folder has none`,
+            'give an experiment folder (a sweep point is one: DIR/point-<k>)',
+          );
+        const overrides = analysisOverrides(o.set, join(dir, 'run-1', 'manifest.json'));
+        // Judged first: a bad override is refused before any folder is made.
+        const again = reanalyse(dir, overrides);
+        target = reanalysisTarget(dir, overrides, o.out);
+        writeReanalysis(again, target);
+      } else if (!isCalibrationDir(dir) && isRecorded(dir)) {
+        // No change: summary.json is recomputed from the records (byte-identical unless the analysis changed).
+        rewriteInPlace(reanalyse(dir, []), note);
+      }
+      const files = await writeReport(target, { pdf: o.pdf });
+      process.stderr.write(`metabench: wrote ${files.length} files in ${target}\n`);
+      process.stdout.write(`${target}\n`);
     });
 }

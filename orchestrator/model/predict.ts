@@ -2,6 +2,7 @@ import type { DurationDist } from '../../foundation/distributions.js';
 import { describeDuration } from '../../foundation/distributions.js';
 import { toDurationDist } from '../../foundation/fields.js';
 import type { RunPlan } from '../spec/plan.js';
+import { triesPerOrigin } from '../spec/originRules.js';
 import type { Experiment } from '../spec/schema.js';
 import { apiReplicaCount } from '../spec/sections/lab.js';
 import { bistableRange, healthyState, type BistableRange, type FluidSystem } from './fluid.js';
@@ -37,7 +38,7 @@ export function fluidSystemOf(e: Experiment): FluidSystem {
     workers: e.lab.api.workers,
     work,
     timeoutMs: e.client.timeout,
-    attempts: e.client.retry.policy === 'none' ? 1 : e.client.retry.maxAttempts,
+    attempts: triesPerOrigin(e.client),
   };
 }
 

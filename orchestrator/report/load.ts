@@ -25,6 +25,8 @@ export interface Manifest {
   readonly scale: number;
   readonly seed: number;
   readonly experiment: Experiment;
+  /** Present when the run was analysed again from its record with other criteria (metabench report --set). */
+  readonly reanalysis?: { readonly of: string; readonly overrides: readonly string[] };
 }
 
 /**

@@ -78,6 +78,12 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
           '',
         ]
       : []),
+    ...(m.reanalysis
+      ? [
+          `> **Re-analysed** from the record of ${m.reanalysis.of} with ${m.reanalysis.overrides.map((o) => `\`${o}\``).join(', ')}: the same measurements, judged by the changed criteria.`,
+          '',
+        ]
+      : []),
     '| | |',
     '|---|---|',
     `| date | ${m.startedAt} |`,

@@ -14,6 +14,8 @@ import { apiReplicaCount } from '../spec/sections/lab.js';
 import { CLIENT_STACK, describePolicies, policyModel, type ClientModel } from '../spec/policies/index.js';
 import type { InstanceState } from '../spec/policies/kind.js';
 
+export { worstOriginMs } from '../spec/originRules.js';
+
 /**
  * How many api replicas the experiment's lab runs (lab.api.replicas, absent: 1): the one
  * place the replica count flows into the client (its balancer, retry.otherReplica) and is
@@ -79,19 +81,6 @@ export function buildClient(
     emit: (e) => recorder.policy(e),
     observe: observe(recorder, clock),
   });
-}
-
-/**
- * The longest an origin can stay in flight under this client model (attempt timeouts
- * plus the waits between them), capped by its deadline. Retry-After can exceed it.
- */
-export function worstOriginMs(c: ClientSpec): number {
-  const m = clientModel(c);
-  const tries = m.retry.maxAttempts;
-  const b = m.retry.backoff;
-  const waitMs = b.kind === 'fixed' ? b.delayMs : b.kind === 'exponential' ? b.capMs : 0;
-  const worst = tries * m.timeoutMs + (tries - 1) * waitMs;
-  return Math.min(worst, c.deadline ?? Number.POSITIVE_INFINITY);
 }
 
 /** Attempts one origin can have in flight at once, summed over its tries (hedges included). */

@@ -7,7 +7,8 @@ import type { Lab } from '../lab/Lab.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import type { RunPlan } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
-import { buildClient, worstOriginMs } from './client.js';
+import { buildClient } from './client.js';
+import { drainMs } from '../spec/originRules.js';
 import { GeneratorCpu } from './generatorCpu.js';
 import { mixFor } from './load.js';
 import type { RunRuntime, ServerSource } from '../lab/RuntimePlugin.js';
@@ -148,7 +149,7 @@ export async function runBody(
         send: clients.send,
         recorder: rec,
         deadlineMs: plan.deadlineMs,
-        drainMs: worstOriginMs(plan.experiment.client) + 500,
+        drainMs: drainMs(plan.experiment.client),
         stop: rt.stopSignal(ctx.stop),
         ...(mix ? { mix } : {}),
         ...(rt.newController ? { newController: rt.newController } : {}),

@@ -14,7 +14,8 @@ import { arrivalsFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
 import { seededRng } from '../../foundation/rng.js';
 import { clientModel, policyPresence, worstOriginMs } from './client.js';
-import { hasHypothesis, summarizeRun, type RunSummary } from '../analysis/summary.js';
+import { hasHypothesis, type RunSummary } from '../analysis/summary.js';
+import { analyseRun, type RunRecord } from '../analysis/analyseRun.js';
 import { classCollector, upstreamAmplification } from '../analysis/classes.js';
 import type { ComposeOptions } from '../lab/dockerData.js';
 import { LiveRecorder } from '../live/liveMetrics.js';
@@ -23,6 +24,7 @@ import type { Lab } from '../lab/Lab.js';
 import type { Runtime } from '../lab/runtimes.js';
 import { provenance } from '../results/manifest.js';
 import { writeJson } from '../results/files.js';
+import { readRunRecord, writeRunRecord } from '../results/record.js';
 import { timeseriesCsv } from '../results/timeseries.js';
 import type { RunPlan } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
@@ -60,7 +62,8 @@ export interface RunContext {
 /**
  * One run: start the lab, drive the open-loop load through the client policies, apply
  * and undo the trigger on schedule, read the service's series every second, then
- * write manifest.json, events.ndjson.gz (as ctx.events says), timeseries.csv and summary.json into `dir`.
+ * write manifest.json, events.ndjson.gz (as ctx.events says), timeseries.csv, the run's record
+ * (results/record.ts) and summary.json, its analysis, into `dir`.
  * Whatever happens, the trigger is undone and the lab stopped before this returns.
  * The local lab runs it in real time; the simulation (ctx.runtime 'sim') in virtual
  * time, with the same recorder, client policies, driver and triggers (lab/RuntimePlugin.ts).
@@ -118,8 +121,11 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       }
     : { ...x.procs, ...cpu };
   writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, extraCols));
-  // Per request class and phase, a description; their thresholds are in hypothesis.
-  const full: RunSummary = classes ? Object.assign(x.summary!, { classes: classes.summary() }) : x.summary!;
+  // Record, then analyse: summary.json is the analysis of the record read back, by the
+  // same entry point `metabench report` uses, so a re-analysis reproduces it byte for byte.
+  // Per request class and phase, a description (their thresholds are in hypothesis).
+  writeRunRecord(dir, classes ? { ...x.record!, classes: classes.summary() } : x.record!);
+  const full = analyseRun(readRunRecord(dir));
   writeJson(join(dir, 'summary.json'), full);
   if (x.failure !== undefined) throw x.failure;
   return full;
@@ -142,6 +148,8 @@ export interface ExecuteContext {
 /** What a run produced (whatever happened: `failure` says what went wrong, if anything). */
 export interface Executed {
   readonly recorded: Recorded | undefined;
+  /** What the analysis takes (undefined when nothing was recorded). */
+  readonly record: RunRecord | undefined;
   readonly summary: RunSummary | undefined;
   readonly server: ServerSeries | null;
   readonly procs: Record<string, (number | null)[]> | undefined;
@@ -235,26 +243,27 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
       },
     },
   );
-  if (!x.recorded) return { ...x, summary: undefined };
+  if (!x.recorded) return { ...x, record: undefined, summary: undefined };
   const interrupted = ctx.stop.aborted || x.failure !== undefined;
-  const lags = x.recorded.lateness;
+  // Each origin's lag goes to lateness.bin.gz for the replay; the record keeps its verdict.
+  const { lateness: lags, ...recorded } = x.recorded;
   const lateness: LatenessVerdict | undefined = replay?.sendDelays
     ? { kind: 'imposed' }
     : judgeLateness && lags && !interrupted
       ? await judgeLateness(lags)
       : undefined;
-  const summary = summarizeRun({
+  const record: RunRecord = {
     plan,
     runtime: lab.runtime,
-    recorded: x.recorded,
+    recorded,
     server: x.scrapes > 1 ? x.server : null,
     triggers: triggers.records(true),
     triggerOutcomes: triggers.outcomes(),
     ...(x.generatorCpu ? { generatorCpu: x.generatorCpu } : {}),
     interrupted,
     ...(lateness ? { lateness } : {}),
-  });
-  return { ...x, summary };
+  };
+  return { ...x, record, summary: analyseRun(record) };
 }
 
 function phaseName(plan: RunPlan, ms: number): string {

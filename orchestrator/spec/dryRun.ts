@@ -2,6 +2,7 @@ import { describeTrigger, triggerTarget } from './sections/schedule.js';
 import { expectedOrigins } from './arrivals/index.js';
 import { describeLoad } from './loadPlan.js';
 import type { RunPlan } from './plan.js';
+import { drainMs } from './originRules.js';
 
 export { expectedOrigins } from './arrivals/index.js';
 import { formatDuration } from '../../foundation/units.js';
@@ -40,9 +41,8 @@ export function dryRun(plan: RunPlan, repeat: number): DryRun {
   const t = plan.phases.trigger;
   const deadlineMs = t.endMs + plan.recovery.within * (t.endMs - t.startMs);
   const c = e.client;
-  const drainMs =
-    Math.min(plan.deadlineMs, (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * c.timeout) + 500;
-  const runS = (plan.totalMs + drainMs) / 1000;
+  // The run's own drain (originRules.ts), not an estimate of it.
+  const runS = (plan.totalMs + drainMs(c)) / 1000;
   return {
     phases,
     expectedOrigins: total === null ? null : Math.round(total),

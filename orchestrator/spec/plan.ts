@@ -1,5 +1,6 @@
 import { deriveSeed } from '../../foundation/rng.js';
 import type { Experiment } from './schema.js';
+import { triesPerOrigin } from './originRules.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import { planLoad, type LoadPlan } from './loadPlan.js';
 import { triggerWindowMs, type TriggerSpec } from './sections/schedule.js';
@@ -211,13 +212,21 @@ export function planRun(
     phases: { warmup, baseline, trigger, observe },
     triggers,
     totalMs: observe.endMs,
-    recovery: {
-      within: e.recovery.within,
-      tolerance: e.recovery.tolerance,
-      windowMs: e.recovery.window * f,
-      holdMs: e.recovery.hold * f,
-    },
+    recovery: planRecovery(e, f),
     deadlineMs: e.client.deadline ?? Number.POSITIVE_INFINITY,
+  };
+}
+
+/**
+ * The recovery criterion of a run at `scale`: the one place it is derived, for the run's
+ * plan and for a re-analysis of its record with other criteria (report --set).
+ */
+export function planRecovery(e: Experiment, scale: number): RunPlan['recovery'] {
+  return {
+    within: e.recovery.within,
+    tolerance: e.recovery.tolerance,
+    windowMs: e.recovery.window * scale,
+    holdMs: e.recovery.hold * scale,
   };
 }
 
@@ -239,7 +248,7 @@ export function connectionCap(plan: RunPlan): number {
   // A hedged origin can have its hedges in flight beside the attempt they hedge.
   const concurrentPerOrigin = 1 + (c.hedge?.max ?? 0);
   if (plan.load.arrival.kind === 'closed') return plan.load.arrival.users * concurrentPerOrigin;
-  const attempts = (c.retry.policy === 'none' ? 1 : c.retry.maxAttempts) * concurrentPerOrigin;
+  const attempts = triesPerOrigin(c) * concurrentPerOrigin;
   const inFlight = (plan.load.peakPerS ?? 0) * attempts * (c.timeout / 1000);
   return Math.min(MAX_DERIVED_CONNECTIONS, Math.max(64, Math.ceil(2 * inFlight) + 16));
 }

@@ -1,5 +1,6 @@
 import type { Experiment } from '../../spec/schema.js';
 import { meanWorkMs } from '../../spec/plan.js';
+import { triesPerOrigin } from '../../spec/originRules.js';
 import { apiReplicaCount } from '../../spec/sections/lab.js';
 import { METAFOR_ALPHA, readChain, type ChainReading, type RetryChainParams } from './retryChain.js';
 
@@ -26,7 +27,7 @@ const COST_BUDGET = 2e8;
 /** The mean wait of a retry in the orbit: the attempt's timeout plus the mean backoff before the next. */
 export function orbitWaitS(e: Experiment): number {
   const r = e.client.retry;
-  const retries = r.policy === 'none' ? 0 : r.maxAttempts - 1;
+  const retries = triesPerOrigin(e.client) - 1;
   let backoffMs = 0;
   if (r.policy === 'fixed') backoffMs = r.delay ?? 0;
   else if (r.policy === 'exponential' && retries > 0) {
@@ -44,7 +45,7 @@ export function chainParamsOf(e: Experiment, arrivalPerS: number, k: ChainKnobs 
   const c = api.workers;
   const mu = 1000 / meanWorkMs(e);
   const tau = e.client.timeout / 1000;
-  const retries = e.client.retry.policy === 'none' ? 0 : e.client.retry.maxAttempts - 1;
+  const retries = triesPerOrigin(e.client) - 1;
   const wait = orbitWaitS(e);
   const queueJobs =
     k.queueBound ??
