@@ -1,4 +1,5 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
+import type { MachineState } from '../results/machineState.js';
 import type { Recorded } from '../../bench/record/Recorder.js';
 import { FAILURE_KINDS, type OutcomeKind } from '../../bench/outcome.js';
 import type { ServerSeries } from '../scrape/scraper.js';
@@ -165,6 +166,8 @@ export interface RunSummary {
   readonly observedAfterS: number;
   readonly hypothesis: HypothesisResult[];
   readonly policies: PolicySummary;
+  /** A lab run's machine: its load at the start and each phase's end (absent in the simulation). */
+  readonly machine?: MachineState;
 }
 
 export interface SummaryInput {

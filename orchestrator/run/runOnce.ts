@@ -30,7 +30,9 @@ import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { runtimePlugin, type RunRuntime } from '../lab/RuntimePlugin.js';
-import { runBody } from './runBody.js';
+import { runBody, type LabUpFacts } from './runBody.js';
+import type { PriorityMode } from '../lab/proc/priority.js';
+import type { MachineState } from '../results/machineState.js';
 
 export interface RunContext {
   /** Where faults and the lab's processes are recorded before they happen (the on-disk Journal, in a real run). */
@@ -50,6 +52,8 @@ export interface RunContext {
   readonly pin?: boolean;
   /** Which events go to the event log (default all). */
   readonly events?: EventsMode;
+  /** The generator's scheduling priority in a real run (absent: high where permitted; lab/proc/priority.ts). */
+  readonly priority?: PriorityMode;
 }
 
 /**
@@ -77,13 +81,18 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   });
   const startedAt = new Date();
   const classes = classCollector(plan);
+  let manifest: Record<string, unknown> | undefined;
   const x = await executeRun(plan, rt, {
     ...ctx,
     labEntry,
     observers: new RunObservers(ctx.observe ?? {}, rt.lab, (l) => ctx.status.say(l)),
-    onLabUp: () => {
-      writeJson(join(dir, 'manifest.json'), {
-        ...provenance(startedAt, rt.lab),
+    onLabUp: (facts) => {
+      const prov = provenance(startedAt, rt.lab);
+      manifest = {
+        ...prov,
+        // The machine's description, and in a real run its load (its phases once the run is over).
+        ...(facts.machine ? { machine: { ...prov.machine, ...facts.machine, phases: {} } } : {}),
+        ...(facts.priority ? { priority: facts.priority } : {}),
         run: plan.run,
         seed: plan.seed,
         scale: plan.scale,
@@ -93,7 +102,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         experiment: plan.experiment,
         ...(rt.manifest ?? {}),
         ...ctx.manifestExtra,
-      });
+      };
+      writeJson(join(dir, 'manifest.json'), manifest);
       const log = eventSink(ctx.events ?? 'all', () => new NdjsonFile(join(dir, EVENTS_FILE)));
       return classes ? teeSink(log, classes.sink) : log;
     },
@@ -112,11 +122,22 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       }
     : { ...x.procs, ...cpu };
   writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, extraCols));
+  if (manifest && x.machine)
+    writeJson(join(dir, 'manifest.json'), {
+      ...manifest,
+      machine: { ...(manifest['machine'] as object), ...x.machine },
+    });
   // Per request class and phase, a description; their thresholds are in hypothesis.
-  const full: RunSummary = classes ? Object.assign(x.summary!, { classes: classes.summary() }) : x.summary!;
+  const withClasses = classes ? Object.assign(x.summary!, { classes: classes.summary() }) : x.summary!;
+  const full: RunSummary = x.machine ? withMachine(withClasses, x.machine) : withClasses;
   writeJson(join(dir, 'summary.json'), full);
   if (x.failure !== undefined) throw x.failure;
   return full;
+}
+
+/** The machine's state in summary.json, after the run's own figures. */
+function withMachine(s: RunSummary, machine: MachineState): RunSummary {
+  return { ...s, machine };
 }
 
 export interface ExecuteContext {
@@ -124,7 +145,9 @@ export interface ExecuteContext {
   readonly status: StatusLine;
   readonly stop: AbortSignal;
   /** Once the lab is up, before the run's clock starts; returns where the events go. */
-  readonly onLabUp: () => EventSink;
+  readonly onLabUp: (facts: LabUpFacts) => EventSink;
+  /** The generator's scheduling priority in a real run. */
+  readonly priority?: PriorityMode | undefined;
   /** The journal entry of the lab itself, cleared once the lab is down. */
   readonly labEntry?: string;
   /** The live /metrics server and Grafana annotations, when the run has them. */
@@ -141,6 +164,8 @@ export interface Executed {
   readonly openConnections: (number | null)[];
   /** The generator's own CPU per second (a share of one core); undefined in the simulation. */
   readonly generatorCpu: (number | null)[] | undefined;
+  /** The machine's load at the start and each phase's end; undefined in the simulation. */
+  readonly machine: MachineState | undefined;
   readonly failure: unknown;
 }
 
@@ -180,6 +205,12 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
     {
       label: `[${e.name}${plan.run > 1 || e.repeat > 1 ? ` run ${plan.run}` : ''}]`,
       progress: (now) => ({ phase: phaseName(plan, now), totalS: plan.totalMs / 1000 }),
+      phases: [
+        { name: 'warmup', endMs: plan.phases.warmup.endMs },
+        { name: 'baseline', endMs: plan.phases.baseline.endMs },
+        { name: 'trigger', endMs: plan.phases.trigger.endMs },
+        { name: 'observe', endMs: plan.phases.observe.endMs },
+      ],
       recorder: (events) => {
         const options = {
           windows: [
