@@ -10,6 +10,9 @@ import {
   type MachineState,
 } from '../results/machineState.js';
 
+/** How far before its end a phase still counts as reached when the run stops (the driver's last send tick). */
+const END_SLACK_MS = 250;
+
 /**
  * The machine's state during a lab run (results/machineState.ts): a reading before the
  * lab comes up, the start sample once it is up (over the lab's start), then one at each
@@ -20,6 +23,7 @@ export class MachineSampler {
   private start: MachineSample | undefined;
   private readonly phases: Partial<Record<MachinePhase, MachineSample>> = {};
   private readonly cancels: (() => void)[] = [];
+  private armed: { clock: Clock; phases: readonly { name: MachinePhase; endMs: number }[] } | undefined;
 
   /** `exclude`: the orchestrator's and the lab's processes (their descendants are left out too). */
   constructor(
@@ -44,6 +48,7 @@ export class MachineSampler {
 
   /** A sample at each phase's end on the run's clock. */
   arm(clock: Clock, phases: readonly { readonly name: MachinePhase; readonly endMs: number }[]): void {
+    this.armed = { clock, phases };
     for (const p of phases)
       this.cancels.push(clock.timer(p.endMs, () => this.phaseEnded(p.name, clock.now() / 1000)));
   }
@@ -56,10 +61,21 @@ export class MachineSampler {
     this.last = now;
   }
 
-  /** Stops; the state so far (undefined when the start sample was never taken). */
+  /**
+   * Stops; the state so far (undefined when the start sample was never taken). The last
+   * phase ends where the driver stops, often before its timer fires: a phase whose end
+   * is within END_SLACK_MS of now is sampled now; one the run did not reach, never.
+   */
   stop(): MachineState | undefined {
     for (const c of this.cancels) c();
     this.cancels.length = 0;
+    if (this.armed && this.start) {
+      const nowMs = this.armed.clock.now();
+      for (const p of this.armed.phases)
+        if (this.phases[p.name] === undefined && p.endMs <= nowMs + END_SLACK_MS)
+          this.phaseEnded(p.name, nowMs / 1000);
+    }
+    this.armed = undefined;
     return this.state();
   }
 

@@ -88,6 +88,11 @@ test('busiestProcesses: top 3 names by CPU over the interval, summed by name, le
   const reused = new Map(after);
   reused.set(400, { ...after.get(400)!, name: 'python3', ticks: 7 });
   assert.deepEqual(busiestProcesses(before, reused, [100], 5).slice(3), ['python3', 'make']);
+  // The kernel's workers, whose names change with their work queue, are one name.
+  const kworkers = new Map(after);
+  kworkers.set(900, { ...after.get(400)!, pid: 900, name: 'kworker/1:1-events', ticks: 40 });
+  kworkers.set(901, { ...after.get(400)!, pid: 901, name: 'kworker/u8:2-writeback', ticks: 40 });
+  assert.deepEqual(busiestProcesses(before, kworkers, [100]), ['kworker', 'chromium', 'cc1plus']);
 });
 
 test('busiestProcesses names a real busy child among the busy ones, and leaves it out as a descendant of an excluded pid', async () => {

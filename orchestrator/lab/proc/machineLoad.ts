@@ -112,6 +112,11 @@ export function parseProcStatLine(text: string): ProcStatLine | null {
   };
 }
 
+/** A kernel worker's name changes with its work queue ("kworker/1:1-events"): all are `kworker`. */
+function kernelWorker(name: string): string {
+  return name.startsWith('kworker/') ? 'kworker' : name;
+}
+
 /** Every process's CPU so far, at one moment. */
 export type ProcSnapshot = ReadonlyMap<number, ProcStatLine>;
 
@@ -129,7 +134,8 @@ export function snapshotProcesses(proc: ProcFiles = realProc): ProcSnapshot {
 /**
  * The `n` names that used the most CPU between two snapshots, most first, leaving out
  * `exclude` and every descendant of it (the orchestrator, the lab's processes and what
- * they fork: Postgres's backends). Processes of one name are summed (a build's many `cc1`),
+ * they fork: Postgres's backends). Processes of one name are summed (a build's many `cc1`;
+ * the kernel's workers as `kworker`),
  * and a process that started within the interval counts all its CPU; one that exited
  * within it is not seen. Names that used no CPU are not listed.
  */
@@ -154,7 +160,8 @@ export function busiestProcesses(
     // A pid reused by another program within the interval starts from zero.
     const used = was && was.name === p.name && was.ticks <= p.ticks ? p.ticks - was.ticks : p.ticks;
     if (used <= 0 || isExcluded(pid)) continue;
-    byName.set(p.name, (byName.get(p.name) ?? 0) + used);
+    const name = kernelWorker(p.name);
+    byName.set(name, (byName.get(name) ?? 0) + used);
   }
   return [...byName]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
