@@ -69,13 +69,17 @@ async function runAt(
   } finally {
     clearInterval(timer);
   }
-  if (checked !== undefined) throw checked;
-  return {
-    manifest: JSON.parse(readFileSync(file, 'utf8')) as Manifest,
-    summary: JSON.parse(readFileSync(join(out, 'run-1', 'summary.json'), 'utf8')) as {
-      machine?: MachineState;
-    },
-  };
+  try {
+    if (checked !== undefined) throw checked;
+    return {
+      manifest: JSON.parse(readFileSync(file, 'utf8')) as Manifest,
+      summary: JSON.parse(readFileSync(join(out, 'run-1', 'summary.json'), 'utf8')) as {
+        machine?: MachineState;
+      },
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Every process of the lab (the postmaster's children too) and its niceness. */
