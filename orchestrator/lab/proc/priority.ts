@@ -74,6 +74,7 @@ export const realPriorityOps: PriorityOps = {
         code === 'EACCES' || code === 'EPERM'
           ? `${code}: not permitted (a niceness below 0 needs CAP_SYS_NICE or RLIMIT_NICE of at least ${20 - nice})`
           : (err as Error).message,
+        { cause: err },
       );
     }
   },
@@ -83,7 +84,7 @@ export const realPriorityOps: PriorityOps = {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
     } catch (err) {
-      throw new Error(errorText(err));
+      throw new Error(errorText(err), { cause: err });
     }
   },
   setNormal: (tid) => {
