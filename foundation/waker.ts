@@ -11,12 +11,15 @@ import { Worker } from 'node:worker_threads';
  *
  * Shared memory: i32[0] is a sequence number the main thread bumps when the target
  * changes (the worker waits on it), i32[1] the sequence of the last target fired (the
- * main thread waits on it), f64[0] the target in process.hrtime milliseconds (NaN: none).
+ * main thread waits on it), f64[0] the target in process.hrtime milliseconds (NaN: none),
+ * i32[4] the thread's kernel id where Linux tells it (0: unknown), so the generator's
+ * scheduling priority can be asked for this thread too (orchestrator/lab/proc/priority.ts).
  */
 const WORKER = `
 const { workerData } = require('node:worker_threads');
 const i32 = new Int32Array(workerData, 0, 2);
 const f64 = new Float64Array(workerData, 8, 1);
+try { new Int32Array(workerData, 16, 1)[0] = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()) || 0; } catch {}
 const now = () => { const t = process.hrtime(); return t[0] * 1e3 + t[1] / 1e6; };
 for (;;) {
   const s = Atomics.load(i32, 0);
@@ -46,6 +49,7 @@ export interface Wake {
 export class Waker {
   private readonly i32: Int32Array;
   private readonly f64: Float64Array;
+  private readonly tid: Int32Array;
   private readonly worker: Worker | undefined;
   /** Pending wake-ups, earliest first. Usually one or two: the driver's next send. */
   private readonly pending: Wake[] = [];
@@ -56,8 +60,9 @@ export class Waker {
   private failed = false;
 
   constructor() {
-    const sab = new SharedArrayBuffer(16);
+    const sab = new SharedArrayBuffer(24);
     this.i32 = new Int32Array(sab, 0, 2);
+    this.tid = new Int32Array(sab, 16, 1);
     this.f64 = new Float64Array(sab, 8, 1);
     this.f64[0] = Number.NaN;
     // eslint-disable-next-line no-restricted-globals -- the waker is the real clock's own machinery
@@ -72,6 +77,11 @@ export class Waker {
     } catch {
       this.failed = true;
     }
+  }
+
+  /** The thread's kernel id (Linux), once it has started; undefined before, elsewhere, or when it failed. */
+  get threadId(): number | undefined {
+    return this.failed ? undefined : this.tid[0] || undefined;
   }
 
   /** Calls `fire` at or after `atHrMs` (hrMs() time) unless cancelled. */

@@ -1,4 +1,5 @@
 import type { ClassesSummary } from './classes.js';
+import type { MachineState } from '../results/machineState.js';
 import { summarizeRun, type RunSummary, type SummaryInput } from './summary.js';
 
 /**
@@ -11,6 +12,8 @@ import { summarizeRun, type RunSummary, type SummaryInput } from './summary.js';
 export interface RunRecord extends SummaryInput {
   /** Per request class and phase, as measured from the events (a mix only; its windows are the plan's phases). */
   readonly classes?: ClassesSummary;
+  /** A lab run's machine: its load at the start and each phase's end (absent in the simulation). */
+  readonly machine?: MachineState;
 }
 
 /**
@@ -20,7 +23,10 @@ export interface RunRecord extends SummaryInput {
  */
 export function analyseRun(r: RunRecord): RunSummary {
   const summary = summarizeRun(r);
-  if (!r.classes) return summary;
-  const withClasses: RunSummary & { classes: ClassesSummary } = { ...summary, classes: r.classes };
-  return withClasses;
+  // After the run's own figures, in this order: its classes, then its machine.
+  return {
+    ...summary,
+    ...(r.classes ? { classes: r.classes } : {}),
+    ...(r.machine ? { machine: r.machine } : {}),
+  };
 }

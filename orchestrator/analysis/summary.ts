@@ -1,4 +1,5 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
+import type { MachineState } from '../results/machineState.js';
 import type { Recorded } from '../../bench/record/Recorder.js';
 import type { OutcomeKind } from '../../bench/outcome.js';
 import type { ServerSeries } from '../scrape/scraper.js';
@@ -114,6 +115,8 @@ export interface RunSummary {
   readonly policies: PolicySummary;
   /** The outcome under other recovery criteria (analysis/sensitivity.ts); null for an invalid run, absent in older summaries. */
   readonly sensitivity?: CriterionSensitivity | null;
+  /** A lab run's machine: its load at the start and each phase's end (absent in the simulation). */
+  readonly machine?: MachineState;
 }
 
 export interface SummaryInput {

@@ -23,6 +23,12 @@ import { compareHint } from '../export/compareHint.js';
 import { openBundle } from '../export/openBundle.js';
 import type { Experiment } from '../spec/schema.js';
 import type { PlannedCapacity } from '../spec/plan.js';
+import {
+  addPriorityOption,
+  addWaitForQuietOption,
+  machinePreflight,
+  type MachineFlags,
+} from './machineOptions.js';
 
 /** The thread a simulated run runs on (it registers the runtimes, as this process does). */
 const SIM_WORKER = new URL('./simWorker.js', import.meta.url);
@@ -58,6 +64,8 @@ export function register(program: Command): void {
   addFailOnOption(cmd);
   addRuntimeOptions(cmd);
   addPinOption(cmd);
+  addPriorityOption(cmd);
+  addWaitForQuietOption(cmd);
   addCapacityOption(cmd);
   addEventsOption(cmd, 'all', "one run's every attempt, for its analysis; the twin writes failures");
   cmd.action(
@@ -77,7 +85,8 @@ export function register(program: Command): void {
         twin?: boolean;
         events: EventsMode;
         pin?: boolean;
-      } & RuntimeFlags,
+      } & RuntimeFlags &
+        MachineFlags,
     ) => {
       if ((fileArg === undefined) === (o.fromBundle === undefined))
         throw new BenchError(
@@ -134,7 +143,10 @@ export function register(program: Command): void {
         const lab = {
           ...(await runtimeContext({ ...o, runtime })),
           ...(o.pin !== undefined ? { pin: o.pin } : {}),
+          ...(o.priority !== undefined ? { priority: o.priority } : {}),
         };
+        // A busy machine makes the schedule slip: warn (and with --wait-for-quiet, wait) first.
+        await machinePreflight(runtime, o, { quiet: Boolean(o.quiet) });
         // Ctrl-C / SIGTERM: stop the schedule, undo the trigger, stop the lab, keep what was measured.
         const interrupt = onInterrupt({
           stopping:

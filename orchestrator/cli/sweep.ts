@@ -23,6 +23,12 @@ import { addComposeOptions, composeOptions } from './runtimeOption.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { onInterrupt } from './interrupt.js';
+import {
+  addPriorityOption,
+  addWaitForQuietOption,
+  machinePreflight,
+  type MachineFlags,
+} from './machineOptions.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -59,6 +65,8 @@ export function register(program: Command): void {
     .option('--quiet', 'no status line');
   addRuntimeOption(cmd, "the sweep's labs");
   addPinOption(cmd);
+  addPriorityOption(cmd);
+  addWaitForQuietOption(cmd);
   addComposeOptions(cmd);
   addCapacityOption(cmd);
   addEventsOption(
@@ -85,7 +93,7 @@ export function register(program: Command): void {
         pin?: boolean;
         project: string;
         envFile?: string;
-      },
+      } & MachineFlags,
     ) => {
       if ((fileArg === undefined) === (o.fromBundle === undefined))
         throw new BenchError(
@@ -157,7 +165,7 @@ async function sweep(
     pin?: boolean;
     project: string;
     envFile?: string;
-  },
+  } & MachineFlags,
 ): Promise<void> {
   // --runtime overrides the sweep file's runtime.
   const runtime: Runtime = o.runtime ?? s.sweep.runtime;
@@ -188,6 +196,8 @@ async function sweep(
     process.stdout.write(lines.join('\n') + '\n');
     return;
   }
+  // Once, before the first point: a point's own load would set off the next one's.
+  await machinePreflight(runtime, o, { quiet: Boolean(o.quiet) });
   const interrupt = onInterrupt({
     stopping: 'stopping the sweep after undoing the trigger; rerun with --out to resume',
   });
@@ -202,6 +212,7 @@ async function sweep(
       runtime,
       ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
       ...(o.pin !== undefined ? { pin: o.pin } : {}),
+      ...(o.priority !== undefined ? { priority: o.priority } : {}),
       capacity: o.capacity,
       planned: o.planned,
       events: o.events,

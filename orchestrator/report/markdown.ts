@@ -22,6 +22,7 @@ import { compareByLevels, numericLevels } from '../analysis/levels.js';
 import { twoFactorEffects } from '../analysis/effects.js';
 import { pointStat } from './figures/sweep.js';
 import { sensitivityLines } from './sensitivity.js';
+import { machineLines } from './machine.js';
 
 /** One section of the report: the same in report.md and report.html. */
 export interface Section {
@@ -166,6 +167,8 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
       : ['No origin request failed.']),
   ]);
 
+  const machine = machineLines(x.runs);
+  if (machine) section('machine', 'Machine', machine);
   if (x.sweep) section('sweep', 'Sweep', sweepLines(x.sweep), figs.sweep);
   if (x.steps) section('steps', 'Step test', stepLines(x.steps), figs.steps);
   if (figs.runs.length > 0)

@@ -13,6 +13,16 @@ import { GeneratorCpu } from './generatorCpu.js';
 import { mixFor } from './load.js';
 import type { RunRuntime, ServerSource } from '../lab/RuntimePlugin.js';
 import { lastSecond, type StatusLine } from './status.js';
+import { MachineSampler } from './machineSampler.js';
+import type { MachinePhase, MachineSample, MachineState, PriorityRecord } from '../results/machineState.js';
+import {
+  DEFAULT_PRIORITY,
+  generatorThreads,
+  labNiceness,
+  releaseGeneratorPriority,
+  requestGeneratorPriority,
+  type PriorityMode,
+} from '../lab/proc/priority.js';
 
 /** The lab, clock, recorder and client a body drives its load through. */
 export interface Running {
@@ -35,6 +45,8 @@ export interface RunBody {
   progress(nowMs: number): { readonly phase: string; readonly totalS: number };
   /** Drives the load. */
   drive(r: Running): Promise<void>;
+  /** Where the machine's state is sampled in a real run: each phase's end on the run's clock. */
+  readonly phases?: readonly { readonly name: MachinePhase; readonly endMs: number }[];
   /**
    * On every exit path, once the timers are cancelled and before anything is torn down:
    * undoes what `drive` applied (the faults). Its failure becomes the run's.
@@ -47,14 +59,23 @@ export interface RunBodyContext {
   readonly status: StatusLine;
   readonly stop: AbortSignal;
   /** Once the lab is up, before the run's clock starts; returns where the events go. */
-  readonly onLabUp: () => EventSink;
+  readonly onLabUp: (facts: LabUpFacts) => EventSink;
   /** The journal entry of the lab itself, cleared once the lab is down. */
   readonly labEntry?: string | undefined;
+  /** The generator's scheduling priority in a real run (default DEFAULT_PRIORITY; lab/proc/priority.ts). */
+  readonly priority?: PriorityMode | undefined;
   /** Who watches from outside (the live metrics server, Grafana): started with the lab, finished once it is down. */
   readonly observers?: {
     start(): Promise<void>;
     finish(end: { originEpochMs: number | undefined; endMs: number }): Promise<void>;
   };
+}
+
+/** What a real run knows for its manifest once the lab is up (nothing in the simulation). */
+export interface LabUpFacts {
+  readonly priority?: PriorityRecord;
+  /** The machine at the run's start (its phases come at the end). */
+  readonly machine?: { readonly cores: number; readonly start: MachineSample };
 }
 
 /** What the body's run left (whatever happened: `failure` says what went wrong, if anything). */
@@ -69,6 +90,10 @@ export interface BodyRan {
   readonly openConnections: (number | null)[];
   /** The generator's own CPU per second (a share of one core); undefined in the simulation. */
   readonly generatorCpu: (number | null)[] | undefined;
+  /** The machine's load at the start and at each phase's end; undefined in the simulation. */
+  readonly machine: MachineState | undefined;
+  /** What the generator asked for and got; undefined in the simulation. */
+  readonly priority: PriorityRecord | undefined;
   readonly failure: unknown;
 }
 
@@ -101,14 +126,33 @@ export async function runBody(
   // Only a real-time run has a generator whose CPU can run out.
   const cpu = rt.liveStatus ? new GeneratorCpu() : undefined;
   let generatorCpu: (number | null)[] | undefined;
+  // Only a real run depends on the machine: its load is recorded, its generator's priority raised.
+  const machine = rt.liveStatus ? new MachineSampler(() => lab.processes().map((p) => p.pid)) : undefined;
+  let priority: PriorityRecord | undefined;
+  let machineState: MachineState | undefined;
+  let raised = false;
 
   try {
+    machine?.begin();
+    // Before the lab starts: what the lab starts is given niceness 0 (lab/local), so its
+    // processes never inherit the generator's.
+    const generator = rt.liveStatus
+      ? requestGeneratorPriority(ctx.priority ?? DEFAULT_PRIORITY, await generatorThreads())
+      : undefined;
+    raised = generator !== undefined;
     await lab.up();
-    events = ctx.onLabUp();
+    if (generator)
+      priority = { generator, lab: { niceness: labNiceness(lab.processes().map((p) => p.pid)) } };
+    const start = machine?.started();
+    events = ctx.onLabUp({
+      ...(priority ? { priority } : {}),
+      ...(start ? { machine: { cores: machine!.cores, start } } : {}),
+    });
     await ctx.observers?.start();
     clock = rt.clock();
     const clk = clock;
     cpu?.start(clk);
+    if (body.phases) machine?.arm(clk, body.phases);
     const rec = body.recorder(events);
     recorder = rec;
     const tr = rt.transport(clk);
@@ -163,6 +207,7 @@ export async function runBody(
     const endMs = clock?.now() ?? 0;
     for (const cancel of cancels) cancel();
     generatorCpu = cpu?.stop();
+    machineState = machine?.stop();
     try {
       // Every exit path: the faults are undone before anything else is torn down.
       await body.unwind?.(clock, recorder).catch((err: unknown) => {
@@ -175,6 +220,7 @@ export async function runBody(
       procs = await procSampler?.stop();
       await transport?.close().catch(() => undefined);
       await lab.down();
+      if (raised) releaseGeneratorPriority();
       if (ctx.labEntry) ctx.journal.clear(ctx.labEntry);
       await ctx.observers?.finish({ originEpochMs: clock?.originEpochMs, endMs });
       await events?.close().catch(() => undefined);
@@ -188,6 +234,8 @@ export async function runBody(
     procs,
     openConnections,
     generatorCpu,
+    machine: machineState,
+    priority,
     failure,
   };
 }

@@ -27,8 +27,8 @@ export interface RunOptions {
   readonly sourceFile?: string | undefined;
   /** The lab's runtime (default: local). */
   readonly runtime?: Runtime | undefined;
-  /** The docker runtime's compose project, the local one's CPU pinning and the run's observers (live /metrics, Grafana annotations). */
-  readonly lab?: Pick<RunContext, 'docker' | 'observe' | 'pin'>;
+  /** The docker runtime's compose project, the local one's CPU pinning, the generator's priority and the run's observers (live /metrics, Grafana annotations). */
+  readonly lab?: Pick<RunContext, 'docker' | 'observe' | 'pin' | 'priority'>;
   /** Which capacity `% capacity` uses (default auto: the measured one when this lab was calibrated on this machine). */
   readonly capacity?: CapacityMode | undefined;
   /**

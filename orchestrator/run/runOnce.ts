@@ -32,8 +32,10 @@ import { TriggerSchedule } from './triggers.js';
 import type { StatusLine } from './status.js';
 import type { ServerSeries } from '../scrape/scraper.js';
 import { runtimePlugin, type RunRuntime } from '../lab/RuntimePlugin.js';
-import { runBody } from './runBody.js';
+import { runBody, type LabUpFacts } from './runBody.js';
 import type { LatenessVerdict } from '../analysis/validity.js';
+import type { PriorityMode } from '../lab/proc/priority.js';
+import type { MachineState } from '../results/machineState.js';
 
 export interface RunContext {
   /** Where faults and the lab's processes are recorded before they happen (the on-disk Journal, in a real run). */
@@ -57,6 +59,8 @@ export interface RunContext {
   readonly replay?: { readonly sendDelays?: ArrayLike<number> };
   /** Judges the recorded lateness (origin lags by id) for validity check 4: the lab's runs replay it (run/replay.ts). */
   readonly judgeLateness?: (lags: Float32Array) => Promise<LatenessVerdict>;
+  /** The generator's scheduling priority in a real run (absent: high where permitted; lab/proc/priority.ts). */
+  readonly priority?: PriorityMode;
 }
 
 /**
@@ -86,13 +90,18 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   });
   const startedAt = new Date();
   const classes = classCollector(plan);
+  let manifest: Record<string, unknown> | undefined;
   const x = await executeRun(plan, rt, {
     ...ctx,
     labEntry,
     observers: new RunObservers(ctx.observe ?? {}, rt.lab, (l) => ctx.status.say(l)),
-    onLabUp: () => {
-      writeJson(join(dir, 'manifest.json'), {
-        ...provenance(startedAt, rt.lab),
+    onLabUp: (facts) => {
+      const prov = provenance(startedAt, rt.lab);
+      manifest = {
+        ...prov,
+        // The machine's description, and in a real run its load (its phases once the run is over).
+        ...(facts.machine ? { machine: { ...prov.machine, ...facts.machine, phases: {} } } : {}),
+        ...(facts.priority ? { priority: facts.priority } : {}),
         run: plan.run,
         seed: plan.seed,
         scale: plan.scale,
@@ -102,7 +111,8 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         experiment: plan.experiment,
         ...(rt.manifest ?? {}),
         ...ctx.manifestExtra,
-      });
+      };
+      writeJson(join(dir, 'manifest.json'), manifest);
       const log = eventSink(ctx.events ?? 'all', () => new NdjsonFile(join(dir, EVENTS_FILE)));
       return classes ? teeSink(log, classes.sink) : log;
     },
@@ -121,10 +131,19 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
       }
     : { ...x.procs, ...cpu };
   writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, extraCols));
+  if (manifest && x.machine)
+    writeJson(join(dir, 'manifest.json'), {
+      ...manifest,
+      machine: { ...(manifest['machine'] as object), ...x.machine },
+    });
   // Record, then analyse: summary.json is the analysis of the record read back, by the
   // same entry point `metabench report` uses, so a re-analysis reproduces it byte for byte.
   // Per request class and phase, a description (their thresholds are in hypothesis).
-  writeRunRecord(dir, classes ? { ...x.record!, classes: classes.summary() } : x.record!);
+  writeRunRecord(dir, {
+    ...x.record!,
+    ...(classes ? { classes: classes.summary() } : {}),
+    ...(x.machine ? { machine: x.machine } : {}),
+  });
   const full = analyseRun(readRunRecord(dir));
   writeJson(join(dir, 'summary.json'), full);
   if (x.failure !== undefined) throw x.failure;
@@ -136,7 +155,9 @@ export interface ExecuteContext {
   readonly status: StatusLine;
   readonly stop: AbortSignal;
   /** Once the lab is up, before the run's clock starts; returns where the events go. */
-  readonly onLabUp: () => EventSink;
+  readonly onLabUp: (facts: LabUpFacts) => EventSink;
+  /** The generator's scheduling priority in a real run. */
+  readonly priority?: PriorityMode | undefined;
   /** The journal entry of the lab itself, cleared once the lab is down. */
   readonly labEntry?: string;
   /** The live /metrics server and Grafana annotations, when the run has them. */
@@ -157,6 +178,8 @@ export interface Executed {
   readonly openConnections: (number | null)[];
   /** The generator's own CPU per second (a share of one core); undefined in the simulation. */
   readonly generatorCpu: (number | null)[] | undefined;
+  /** The machine's load at the start and each phase's end; undefined in the simulation. */
+  readonly machine: MachineState | undefined;
   readonly failure: unknown;
 }
 
@@ -196,6 +219,12 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
     {
       label: `[${e.name}${plan.run > 1 || e.repeat > 1 ? ` run ${plan.run}` : ''}]`,
       progress: (now) => ({ phase: phaseName(plan, now), totalS: plan.totalMs / 1000 }),
+      phases: [
+        { name: 'warmup', endMs: plan.phases.warmup.endMs },
+        { name: 'baseline', endMs: plan.phases.baseline.endMs },
+        { name: 'trigger', endMs: plan.phases.trigger.endMs },
+        { name: 'observe', endMs: plan.phases.observe.endMs },
+      ],
       recorder: (events) => {
         const options = {
           windows: [

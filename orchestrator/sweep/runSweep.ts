@@ -1,4 +1,5 @@
 import type { ComposeOptions } from '../lab/dockerData.js';
+import type { PriorityMode } from '../lab/proc/priority.js';
 import { TWIN_DIR } from '../report/load.js';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeReport } from '../report/writeReport.js';
@@ -42,6 +43,8 @@ export interface SweepOptions {
   readonly docker?: ComposeOptions | undefined;
   /** The local runtime's CPU pinning (absent: pinned from 4 CPUs; true: --pin; false: --no-pin). */
   readonly pin?: boolean;
+  /** The generator's scheduling priority in lab points (absent: high where permitted). */
+  readonly priority?: PriorityMode;
   /** The runtime (--runtime), overriding the sweep file's. */
   readonly runtime?: Runtime | undefined;
   readonly capacity?: CapacityMode | undefined;
@@ -145,6 +148,7 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
         lab: {
           ...(opts.docker ? { docker: opts.docker } : {}),
           ...(opts.pin !== undefined ? { pin: opts.pin } : {}),
+          ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
         },
       });
       if (opts.twin && runtime !== 'sim' && !opts.stop.aborted) {

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { BenchError } from '../../../foundation/errors.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { processTree } from '../proc/procUsage.js';
-import { onCpus } from './pinning.js';
+import { asLabProcess } from './pinning.js';
 
 const READY_TIMEOUT_MS = 30_000;
 
@@ -102,7 +102,7 @@ export class RedisServer {
     const bin = findRedisServer();
     if (this.port === 0) this.port = await freePort(this.host);
     const child = spawn(
-      ...onCpus(this.cpus, bin, [
+      ...asLabProcess(this.cpus, bin, [
         '--port',
         String(this.port),
         '--bind',
@@ -241,7 +241,7 @@ export class PostgresServer {
     const data = join(dir, 'data');
     const asUser = { ...(ids ?? {}), cwd: dir, env: { ...process.env, HOME: dir, LC_ALL: 'C' } };
     const child = spawn(
-      ...onCpus(this.cpus, join(bin, 'postgres'), [
+      ...asLabProcess(this.cpus, join(bin, 'postgres'), [
         '-D',
         data,
         '-p',

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { allowedCpus, formatCpuList, splitCpus, type Pinning } from '../proc/affinity.js';
+import { labNicenessArgs } from '../proc/priority.js';
 
 /**
  * The local lab's CPU pinning: while a lab is up, the orchestrator's process (every
@@ -104,11 +105,18 @@ export function releasePinning(): void {
   }
 }
 
-/** `cmd args` as a lab process on `cpus` (undefined: unpinned, as it is). */
-export function onCpus(
+/**
+ * `cmd args` as a lab process: on `cpus` (undefined: unpinned, as it is) and at the lab's
+ * niceness, 0, whatever the generator's thread that starts it holds (proc/priority.ts).
+ * `nice` and `taskset` exec the command, so the child's pid is the command's.
+ */
+export function asLabProcess(
   cpus: readonly number[] | undefined,
   cmd: string,
   args: readonly string[],
+  niceArgs: readonly string[] = labNicenessArgs(),
 ): [string, string[]] {
-  return cpus ? ['taskset', ['-c', formatCpuList(cpus), cmd, ...args]] : [cmd, [...args]];
+  const pinned = cpus ? ['taskset', '-c', formatCpuList(cpus), cmd, ...args] : [cmd, ...args];
+  const full = [...niceArgs, ...pinned];
+  return [full[0]!, full.slice(1)];
 }

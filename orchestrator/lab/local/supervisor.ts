@@ -5,7 +5,7 @@ import { processName, type Component, type LabProcess, type Target, type UndoRec
 import { targetOf } from '../target.js';
 import { processStartTicks } from '../proc/procStat.js';
 import { processTree } from '../proc/procUsage.js';
-import { onCpus } from './pinning.js';
+import { asLabProcess } from './pinning.js';
 
 /**
  * Process supervision for the local lab: starting a node service and waiting for it to
@@ -31,7 +31,7 @@ export async function startNodeService(
     readonly cpus?: readonly number[] | undefined;
   },
 ): Promise<number> {
-  const child = spawn(...onCpus(o.cpus, process.execPath, args), { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...asLabProcess(o.cpus, process.execPath, args), { stdio: ['pipe', 'pipe', 'pipe'] });
   o.spawned(child);
   child.stderr?.on('data', (d: Buffer) => o.log(`[${o.tag}] ${d}`));
   const msg = await readyLine(child, o.what, (line) => o.log(`[${o.tag}] ${line}\n`));
