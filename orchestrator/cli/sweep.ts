@@ -29,6 +29,9 @@ import {
   machinePreflight,
   type MachineFlags,
 } from './machineOptions.js';
+import { DEFAULT_MAX_RERUNS } from '../sweep/rerunInvalid.js';
+import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
+import { resumedSweep } from './resumeSweep.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -50,6 +53,19 @@ export function register(program: Command): void {
     .option(
       '--out <DIR>',
       'write the results here; the folder of an unfinished run of the same sweep resumes it',
+    )
+    .option(
+      '--resume <DIR>',
+      'resume the sweep in DIR (its sweep-plan.json): complete points are skipped; without a file, the sweep file and --set it recorded are read again',
+    )
+    .option(
+      '--rerun-invalid',
+      'also re-run the invalid runs of every complete point (each with its own seed), until each is valid or has been re-run --max-reruns times; their folders are kept as run-<i>.invalid-<n>',
+    )
+    .option(
+      '--max-reruns <N>',
+      `with --rerun-invalid: re-runs of one invalid run at most (default ${DEFAULT_MAX_RERUNS})`,
+      wholeNumber('--max-reruns', 1, 100),
     )
     .option('--repeat <N>', 'runs per point (overrides the sweep file)', wholeNumber('--repeat', 1, 1000))
     .option('--dry-run', 'print the points and the time they would take, and exit')
@@ -81,6 +97,9 @@ export function register(program: Command): void {
         fromBundle?: string;
         scale: number;
         out?: string;
+        resume?: string;
+        rerunInvalid?: boolean;
+        maxReruns?: number;
         repeat?: number;
         dryRun?: boolean;
         quiet?: boolean;
@@ -95,6 +114,24 @@ export function register(program: Command): void {
         envFile?: string;
       } & MachineFlags,
     ) => {
+      if (o.resume !== undefined) {
+        if (o.out !== undefined && o.out !== o.resume)
+          throw new BenchError('E_USAGE', '--resume DIR writes into DIR: give --resume or --out, not both');
+        if (o.fromBundle !== undefined)
+          throw new BenchError('E_USAGE', '--resume goes with a sweep file (or none), not --from-bundle');
+        const resumed = resumedSweep(o.resume, fileArg, o.set);
+        await sweep(resumed.sweep, {
+          ...o,
+          out: o.resume,
+          scale: cmd.getOptionValueSource('scale') === 'cli' ? o.scale : resumed.scale,
+          ...((o.repeat ?? resumed.repeat) ? { repeat: (o.repeat ?? resumed.repeat)! } : {}),
+          ...((o.runtime ?? resumed.runtime) ? { runtime: (o.runtime ?? resumed.runtime)! } : {}),
+          sets: resumed.sets,
+        });
+        return;
+      }
+      if (o.maxReruns !== undefined && !o.rerunInvalid)
+        throw new BenchError('E_USAGE', '--max-reruns goes with --rerun-invalid');
       if ((fileArg === undefined) === (o.fromBundle === undefined))
         throw new BenchError(
           'E_USAGE',
@@ -165,6 +202,8 @@ async function sweep(
     pin?: boolean;
     project: string;
     envFile?: string;
+    rerunInvalid?: boolean;
+    maxReruns?: number;
   } & MachineFlags,
 ): Promise<void> {
   // --runtime overrides the sweep file's runtime.
@@ -199,7 +238,7 @@ async function sweep(
   // Once, before the first point: a point's own load would set off the next one's.
   await machinePreflight(runtime, o, { quiet: Boolean(o.quiet) });
   const interrupt = onInterrupt({
-    stopping: 'stopping the sweep after undoing the trigger; rerun with --out to resume',
+    stopping: 'stopping the sweep after undoing the trigger; rerun with --resume DIR to resume',
   });
   try {
     const r = await runSweep(s, {
@@ -219,6 +258,7 @@ async function sweep(
       jobs: o.jobs,
       pointWorker: new URL('./simWorker.js', import.meta.url),
       ...(o.twin ? { twin: true } : {}),
+      ...(o.rerunInvalid ? { rerunInvalid: true, maxReruns: o.maxReruns } : {}),
       manifestExtra: {
         command: process.argv.slice(2),
         ...(o.fromBundle ? { fromBundle: o.fromBundle } : {}),
@@ -234,12 +274,25 @@ async function sweep(
         )}\n`,
       );
     if (interrupt.stop.aborted)
-      throw new BenchError('E_INTERRUPTED', `interrupted; rerun with --out ${r.dir} to resume the sweep`);
+      throw new BenchError(
+        'E_INTERRUPTED',
+        `interrupted; \`metabench sweep --resume ${r.dir}\` resumes the sweep`,
+      );
     const unusable = r.results.filter((p) => p.runs.some((x) => !x.usable));
     if (unusable.length)
       throw new BenchError(
         'E_RUN_UNUSABLE',
         `a run is unusable in point ${unusable.map((p) => p.point.index).join(', ')}; see ${r.dir}/sweep.md`,
+      );
+    // Invalid runs give no verdict: the same exit as `run` with an invalid run (11).
+    const invalid = r.results.filter((p) => p.runs.some((x) => !isValid(x)));
+    if (invalid.length)
+      throw new BenchError(
+        'E_RUN_UNUSABLE',
+        `invalid runs, so no verdict from them, in point ${invalid
+          .map((p) => `${p.point.index} (${describeTally(tallyOutcomes(p.runs))})`)
+          .join(', ')}; see ${r.dir}/report.md`,
+        `each point's report says why and what to do; \`metabench sweep --resume ${r.dir} --rerun-invalid\` re-runs only the invalid runs`,
       );
   } finally {
     interrupt.dispose();

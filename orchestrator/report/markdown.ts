@@ -23,6 +23,7 @@ import { twoFactorEffects } from '../analysis/effects.js';
 import { pointStat } from './figures/sweep.js';
 import { sensitivityLines } from './sensitivity.js';
 import { machineLines } from './machine.js';
+import { sweepLead } from './sweepLead.js';
 
 /** One section of the report: the same in report.md and report.html. */
 export interface Section {
@@ -65,13 +66,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
 
   const simulated = m.runtime === 'sim';
   section('header', reportTitle(x), [
-    ...(x.sweep
-      ? [
-          `A sweep of the experiment **${e.name}**: the section **Sweep** covers every point; the sections before it describe the sweep's first point.`,
-          '',
-        ]
-      : []),
-    ...outcomeLead(x.runs),
+    ...(x.sweep ? sweepHead(x) : outcomeLead(x.runs, x.twin)),
     ...(e.description ? [e.description, ''] : []),
     ...(simulated
       ? [
@@ -277,6 +272,21 @@ function policyLines(runs: ResultsData['runs']): string[] | null {
     ...shown.map(
       ([name, f]) => `| ${name} | ${present.map((r) => f(r.summary.policies) ?? '–').join(' | ')} |`,
     ),
+  ];
+}
+
+/**
+ * A sweep's report opens with the sweep's own result (sweepLead.ts), then says which point
+ * the sections before **Sweep** describe.
+ */
+function sweepHead(x: ResultsData): string[] {
+  const point = (x.runs[0]!.manifest as { sweep?: { point?: number } }).sweep?.point;
+  return [
+    `A sweep of the experiment **${x.experiment.name}**.`,
+    '',
+    ...sweepLead(x.sweep!),
+    `The section **Sweep** covers every point; the sections before it describe the sweep's first point${point !== undefined ? ` (point-${point}/, whose own report.md leads with its outcome)` : ''}.`,
+    '',
   ];
 }
 

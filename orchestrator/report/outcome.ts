@@ -1,7 +1,8 @@
 import type { RunSummary } from '../analysis/summary.js';
 import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { describeFailed } from '../analysis/validity.js';
-import type { RunData } from './load.js';
+import type { ResultsData, RunData } from './load.js';
+import { interruptedAtS, interruptedSentence, invalidRunDetail, invalidRunsDetail } from './headline.js';
 
 /**
  * The outcome lines of a report (DESIGN.md §2): the outcome first, in one sentence with
@@ -43,24 +44,44 @@ export function failedCheckLines(s: RunSummary): string[] {
   return s.validity ? describeFailed(s.validity).map((f) => `- ${f}`) : [];
 }
 
-/** The first lines of the report: the outcome (several runs: the counts, then each run). */
-export function outcomeLead(runs: readonly RunData[]): string[] {
+/**
+ * The first lines of the report: the outcome (several runs: the counts, then each run). An
+ * interrupted run leads with its interruption; an invalid one names each failed check with
+ * its value and limit, the machine's load while it ran and the remedies that fit
+ * (headline.ts), in that order. `twin`: the folder's simulation of the same file, if any.
+ */
+export function outcomeLead(runs: readonly RunData[], twin?: ResultsData | null): string[] {
   if (runs.length === 1) {
     const s = runs[0]!.summary;
     const notReached = notReachedLine(s);
-    return [outcomeSentence(s), ...failedCheckLines(s), ...(notReached ? ['', notReached] : []), ''];
+    const at = interruptedAtS(s);
+    const head = at !== null ? interruptedSentence(s, at, outcomeSentence(s)) : outcomeSentence(s);
+    const bad = at !== null || !isValid(s);
+    return [
+      head,
+      ...failedCheckLines(s),
+      ...(notReached ? ['', notReached] : []),
+      ...(bad ? invalidRunDetail(runs[0]!, twin) : []),
+      '',
+    ];
   }
   const t = tallyOutcomes(runs.map((r) => r.summary));
   const out = [`**Outcome across ${runs.length} runs: ${describeTally(t)}.**`, ''];
   for (const r of runs) {
     const s = r.summary;
     const notReached = notReachedLine(s);
-    if (!isValid(s)) {
+    const at = interruptedAtS(s);
+    if (at !== null)
+      out.push(
+        `- run ${r.index}: **interrupted at ${at} s**, before its schedule ended: no verdict${s.validity && s.validity.failed.length > 0 ? ` (then failed: ${describeFailed(s.validity).join('; ')})` : ''}.`,
+      );
+    else if (!isValid(s)) {
       out.push(
         `- run ${r.index}: **invalid**, no verdict: ${s.validity ? describeFailed(s.validity).join('; ') : 'no failed check recorded'}.${notReached ? ` ${notReached}` : ''}`,
       );
     } else out.push(`- run ${r.index}: **${s.outcome}**: ${sentence(s.outcomeReason)}`);
   }
+  out.push(...invalidRunsDetail(runs, twin));
   if (t.invalid > 0)
     out.push(
       '',

@@ -9,7 +9,7 @@ import type { RunSummary } from '../analysis/summary.js';
 import { describeTally, tallyOutcomes } from '../analysis/tally.js';
 import { BenchError } from '../../foundation/errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
-import { runExperiment, twinCapacity, type RunOptions } from '../run/runExperiment.js';
+import { runCapacity, runExperiment, twinCapacity, type RunOptions } from '../run/runExperiment.js';
 import { availableParallelism } from 'node:os';
 import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js';
 import type { PointJob } from './pointWorker.js';
@@ -27,6 +27,7 @@ import {
   pointDir,
   type SweepPoint,
 } from '../spec/sweepPlan.js';
+import { DEFAULT_MAX_RERUNS, invalidRuns, rerunInvalidRuns, type PointRerun } from './rerunInvalid.js';
 import { sweepCsv, sweepMarkdown, sweepTable, pointVerdict, type PointResult } from './table.js';
 
 export interface SweepOptions {
@@ -60,6 +61,12 @@ export interface SweepOptions {
   readonly jobs?: number | undefined;
   /** The capacity each point's `% capacity` rates resolve against, as planned (a bundle's re-run); absent: resolved here. */
   readonly planned?: ((p: SweepPoint) => PlannedCapacity | undefined) | undefined;
+  /**
+   * Re-run each complete point's invalid runs (rerunInvalid.ts), after the points still to
+   * run, until each is valid or has been re-run `maxReruns` times (default DEFAULT_MAX_RERUNS).
+   */
+  readonly rerunInvalid?: boolean | undefined;
+  readonly maxReruns?: number | undefined;
   /** The worker threads' entry (its module registers the runtimes: orchestrator/cli/sweepWorker.ts); without it points run one at a time. */
   readonly pointWorker?: URL | undefined;
 }
@@ -69,6 +76,8 @@ export interface SweepResult {
   readonly ran: readonly SweepPoint[];
   readonly skipped: readonly SweepPoint[];
   readonly results: readonly PointResult[];
+  /** The points whose invalid runs were re-run (--rerun-invalid), and how each run came out. */
+  readonly rerun: readonly ({ readonly point: SweepPoint } & PointRerun)[];
 }
 
 const PLAN_FILE = 'sweep-plan.json';
@@ -174,10 +183,39 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
       say(`point ${p.index}: ${pointVerdict(r.runs)} (${describeTally(tallyOutcomes(r.runs))})`);
       writeTables(dir, s);
     }
+  const rerun: ({ point: SweepPoint } & PointRerun)[] = [];
+  if (opts.rerunInvalid)
+    for (const p of s.points) {
+      const d = pointDir(dir, p);
+      if (opts.stop.aborted) break;
+      if (!isPointComplete(d, repeat) || invalidRuns(d, repeat).length === 0) continue;
+      say(`point ${p.index}: re-running its invalid runs (${describePoint(p)})`);
+      const e = { ...s.experiments[p.index - 1]!, repeat };
+      const o = pointOptions(s, p, opts, dir);
+      const r = await rerunInvalidRuns(e, d, repeat, {
+        scale: opts.scale,
+        sourceFile: s.experimentFile,
+        runtime,
+        lab: {
+          ...(opts.docker ? { docker: opts.docker } : {}),
+          ...(opts.pin !== undefined ? { pin: opts.pin } : {}),
+        },
+        events: o.events,
+        ...(o.manifestExtra ? { manifestExtra: o.manifestExtra } : {}),
+        stop: opts.stop,
+        maxReruns: opts.maxReruns ?? DEFAULT_MAX_RERUNS,
+        quiet: opts.quiet ?? false,
+        capacity: runCapacity(e, runtime, o),
+      });
+      rerun.push({ point: p, ...r });
+      const runs = pointRuns(dir, p, repeat);
+      say(`point ${p.index}: ${pointVerdict(runs)} (${describeTally(tallyOutcomes(runs))})`);
+      writeTables(dir, s);
+    }
   const results = writeTables(dir, s);
   // The sweep's report (report.md/html with its figures of merit against each factor).
   if (results.length > 0) await writeReport(dir);
-  return { dir, ran, skipped, results };
+  return { dir, ran, skipped, results, rerun };
 }
 
 /** A point's run options, but its stop: the same for a serial sweep and a point's worker thread. */

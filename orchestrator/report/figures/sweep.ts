@@ -130,6 +130,41 @@ function errorBars(x: VlSpec, yTitle: string | string[], color?: VlSpec): VlSpec
   };
 }
 
+/**
+ * Points with no valid run (verdict invalid) have no value to plot: they are drawn, marked,
+ * as a dashed vertical rule at their level labelled "invalid", so they do not vanish.
+ */
+function invalidMarks(x: VlSpec, rows: readonly Row[]): VlSpec[] {
+  if (!rows.some((r) => r['verdict'] === 'invalid' && r['value'] === null)) return [];
+  const only = { filter: "datum.verdict === 'invalid' && !isValid(datum.value)" };
+  return [
+    {
+      transform: [only],
+      mark: { type: 'rule', strokeDash: [2, 3], color: PALETTE.black, strokeWidth: 1.2 },
+      encoding: {
+        x,
+        tooltip: [
+          { field: 'factor', title: 'level' },
+          { field: 'verdict', type: 'nominal', title: 'invalid: no valid run, no value' },
+        ],
+      },
+    },
+    {
+      transform: [only],
+      mark: {
+        type: 'text',
+        text: 'invalid',
+        angle: 270,
+        align: 'right',
+        baseline: 'bottom',
+        dx: -4,
+        fontSize: 9,
+      },
+      encoding: { x, y: { value: 4 } },
+    },
+  ];
+}
+
 /** Whether any row has a confidence interval to draw (an error-bar layer over none warns). */
 function hasCi(rows: readonly Row[]): boolean {
   return rows.some((r) => r['low'] !== null && r['high'] !== null);
@@ -206,6 +241,10 @@ function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
           encoding: { x, y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat } },
         },
         ...(hasCi(data.filter((r) => r['figure'] === m.name)) ? [errorBars(x, yTitle)] : []),
+        ...invalidMarks(
+          x,
+          data.filter((r) => r['figure'] === m.name),
+        ),
         {
           mark: { type: 'point', filled: true, size: 70, opacity: 1 },
           params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
@@ -252,11 +291,19 @@ function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
     title,
     caption:
       `${figures.map((m) => m.name).join(', ')} against ${f.name} (${rows.length} points${f.reference !== undefined ? `, reference ${f.reference}` : ''}); each point the mean over its valid runs, with its 95% confidence interval (t distribution) where it has several, coloured and shaped by its verdict.` +
+      (invalidAt(rows, f.name).length
+        ? ` Invalid (no valid run, so no value): ${invalidAt(rows, f.name).join(', ')}, drawn as a dashed line labelled "invalid".`
+        : '') +
       (omitted.length ? ` Not drawn, measured at no point: ${omitted.join(', ')}.` : ''),
     data,
     series: figures.map((m) => m.name),
     spec: document(title, { data: { values: data }, ...panelsLayout(panels) }),
   };
+}
+
+/** The levels of a factor at which the point had no valid run. */
+function invalidAt(rows: SweepTable['rows'], factor: string): (string | number)[] {
+  return rows.filter((r) => r.verdict === 'invalid').flatMap((r) => r.factors[factor] ?? []);
 }
 
 function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
@@ -430,7 +477,11 @@ function gridLines(t: SweepTable): Figure[] {
     return {
       id: `sweep-interaction-${slug(m.name)}`,
       title,
-      caption: `Interaction plot: ${m.name} against ${fx.name}, one line per level of ${fy.name}; each point the mean over the combination's valid runs with its 95% confidence interval (t distribution) where it has several, shaped by verdict. Parallel lines: the two factors act independently; lines that converge, diverge or cross: they interact.`,
+      caption:
+        `Interaction plot: ${m.name} against ${fx.name}, one line per level of ${fy.name}; each point the mean over the combination's valid runs with its 95% confidence interval (t distribution) where it has several, shaped by verdict. Parallel lines: the two factors act independently; lines that converge, diverge or cross: they interact.` +
+        (data.some((d) => d['verdict'] === 'invalid' && d['value'] === null)
+          ? ' A combination with no valid run (invalid) is a dashed line labelled "invalid".'
+          : ''),
       data,
       series: groups,
       spec: document(title, {
@@ -442,6 +493,7 @@ function gridLines(t: SweepTable): Figure[] {
             encoding: { x, y: { field: 'value', type: 'quantitative', title: yTitle, ...yFlat }, color },
           },
           ...(hasCi(data) ? [errorBars(x, yTitle, color)] : []),
+          ...invalidMarks(x, data),
           {
             mark: { type: 'point', filled: true, size: 50 },
             encoding: {
