@@ -261,6 +261,7 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
         sweepFile,
         '--scale',
         '0.2',
+        '--any-scale',
         // The pause goes through dockerd, at nice 19 behind the lab here (docker-lab.test.ts).
         '--set',
         'validity.triggerOnTime=1s',
