@@ -45,7 +45,9 @@ const results = new Map<string, CatalogueSimResult>();
 const key = (j: CatalogueSimJob): string => `${j.file} ${j.scale} ${j.seed}`;
 const simulated = (async () => {
   const jobs: CatalogueSimJob[] = cases.flatMap((c) =>
-    [...new Set([...c.scales, c.suite])].flatMap((scale) => c.seeds.map((seed) => ({ file: c.file, scale, seed }))),
+    [...new Set([...c.scales, c.suite])].flatMap((scale) =>
+      c.seeds.map((seed) => ({ file: c.file, scale, seed })),
+    ),
   );
   await inWorkers<CatalogueSimJob, CatalogueSimJob, CatalogueSimResult>(
     new URL('../test/helpers/catalogueSimWorker.js', import.meta.url),
@@ -79,7 +81,11 @@ for (const c of cases)
       }
     const table = seen.map((s) => `scale ${s.scale} seed ${s.seed}: ${s.described}`).join('\n  ');
     for (const s of seen)
-      assert.equal(outcomeClass(s.outcome), outcomeClass(c.claimed), `${c.name}: the class changed\n  ${table}`);
+      assert.equal(
+        outcomeClass(s.outcome),
+        outcomeClass(c.claimed),
+        `${c.name}: the class changed\n  ${table}`,
+      );
     // The run the suite makes claims the exact outcome (recovered or recovered-late).
     const suite = results.get(key({ file: c.file, scale: c.suite, seed: c.seeds[0]! }))!;
     assert.equal(suite.outcome, c.claimed, `${c.name} at the suite's scale ${c.suite}: ${suite.described}`);

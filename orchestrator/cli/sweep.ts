@@ -108,8 +108,7 @@ export function register(program: Command): void {
           scale: bundle && cmd.getOptionValueSource('scale') !== 'cli' ? bundle.plan.scale : o.scale,
           sets: bundle ? (bundle.plan.overrides ?? []) : describeOverrides(o.set),
           // A bundle re-runs what ran: the scale it ran at is not refused again (it is warned of).
-          anyScale:
-            o.anyScale === true || (bundle !== null && cmd.getOptionValueSource('scale') !== 'cli'),
+          anyScale: o.anyScale === true || (bundle !== null && cmd.getOptionValueSource('scale') !== 'cli'),
           ...(bundle && o.capacity === undefined
             ? { planned: (p: SweepPoint) => bundle.points.get(p.index)?.capacity }
             : {}),

@@ -42,11 +42,19 @@ test('every catalogue experiment validates, opens with what it shows, and is run
 test("the catalogue's smallest-scale column is each file's smallest accepted scale (scaleLimits.ts), and every file is accepted at scale 1", () => {
   for (const f of experiments) {
     const file = join(ROOT, 'experiments', f);
-    const plan = planRun(parseExperiment(readFileSync(file, 'utf8'), file), { scale: 1, run: 1, sourceFile: file });
+    const plan = planRun(parseExperiment(readFileSync(file, 'utf8'), file), {
+      scale: 1,
+      run: 1,
+      sourceFile: file,
+    });
     const row = new RegExp(`^\\| \`${f.replace('.', '\\.')}\` \\|([^\\n]*)$`, 'm').exec(table);
     assert.ok(row, f);
     const cells = row[1]!.split(' | ').map((c) => c.trim().replace(/\|$/, '').trim());
-    assert.equal(cells[cells.length - 1], String(smallestAcceptedScale(plan)), `${f}: the smallest scale column`);
+    assert.equal(
+      cells[cells.length - 1],
+      String(smallestAcceptedScale(plan)),
+      `${f}: the smallest scale column`,
+    );
     assert.deepEqual(brokenScaleLimits(plan), [], `${f} is accepted at scale 1`);
   }
 });

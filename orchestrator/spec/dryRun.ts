@@ -113,7 +113,9 @@ function scaleLines(plan: RunPlan): string[] {
   const limits = scaleLimits(plan);
   return [
     '  time constants (not scaled):',
-    ...timeConstants(plan.experiment).map((c) => `    ${c.name.padEnd(40)} ${ms(c.ms).padStart(8)}  ${c.from}`),
+    ...timeConstants(plan.experiment).map(
+      (c) => `    ${c.name.padEnd(40)} ${ms(c.ms).padStart(8)}  ${c.from}`,
+    ),
     `  scaled durations (× ${plan.scale}) and their limits:`,
     ...limits.map(
       (l) =>

@@ -97,7 +97,9 @@ test('a constant that already outlasts a duration at scale 1 sets no limit (scal
   assert.ok(!limitsOf('cache-stampede').some((l) => l.bound.includes('TTL')));
   const ttl = limitsOf('db-pause').find((l) => l.bound.includes('TTL'))!;
   assert.equal(ttl.minScale, 0.5);
-  assert.ok(timeConstants(loadExperimentFile('experiments/db-pause.yaml')).some((c) => c.from === 'lab.cache.ttl'));
+  assert.ok(
+    timeConstants(loadExperimentFile('experiments/db-pause.yaml')).some((c) => c.from === 'lab.cache.ttl'),
+  );
 });
 
 test("the trend test's shortest tail is the analysis's", () => {
@@ -108,8 +110,14 @@ test('the dry run prints the constants that do not scale beside the scaled durat
   const p = plan(stormText, 0.65);
   const text = formatDryRun(p, dryRun(p, 1));
   assert.match(text, /time constants \(not scaled\):\n {4}client timeout +500ms {2}client\.timeout\n/);
-  assert.match(text, /recovery window \(recovery\.tolerance\) +3\.25s ≥ 3\.214s, the one at which tolerance 10% is the noise floor/);
+  assert.match(
+    text,
+    /recovery window \(recovery\.tolerance\) +3\.25s ≥ 3\.214s, the one at which tolerance 10% is the noise floor/,
+  );
   assert.match(text, /smallest accepted scale: 0\.65\n/);
   const below = plan(stormText, 0.2);
-  assert.match(formatDryRun(below, dryRun(below, 1)), /recovery window \(recovery\.tolerance\) +1s < REFUSED: 3\.214s/);
+  assert.match(
+    formatDryRun(below, dryRun(below, 1)),
+    /recovery window \(recovery\.tolerance\) +1s < REFUSED: 3\.214s/,
+  );
 });

@@ -134,7 +134,14 @@ export function scaleLimits(plan: RunPlan): ScaleLimit[] {
     ] as const;
     const what = `trigger ${t.kind}`;
     for (const c of constantsTriggerOutlasts(e, t))
-      add('order', what, path, t.duration, TRIGGER_MARGIN * c.ms, `${TRIGGER_MARGIN} × the ${c.name} (${c.from})`);
+      add(
+        'order',
+        what,
+        path,
+        t.duration,
+        TRIGGER_MARGIN * c.ms,
+        `${TRIGGER_MARGIN} × the ${c.name} (${c.from})`,
+      );
     const bw = byName('client.breaker.window');
     if (bw) add('order', what, path, t.duration, bw.ms, `the ${bw.name} (${bw.from})`);
     const ttl = byName('lab.cache.ttl');

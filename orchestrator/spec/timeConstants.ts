@@ -52,12 +52,15 @@ export function timeConstants(e: Experiment): TimeConstant[] {
   const c = e.client;
   const api = e.lab.api;
   const out: TimeConstant[] = [{ name: 'client timeout', ms: c.timeout, from: 'client.timeout' }];
-  if (c.deadline !== undefined) out.push({ name: 'client deadline', ms: c.deadline, from: 'client.deadline' });
+  if (c.deadline !== undefined)
+    out.push({ name: 'client deadline', ms: c.deadline, from: 'client.deadline' });
   if (c.retry.policy === 'fixed' && c.retry.delay !== undefined)
     out.push({ name: 'retry delay', ms: c.retry.delay, from: 'client.retry.delay' });
   if (c.retry.policy === 'exponential') {
-    if (c.retry.base !== undefined) out.push({ name: 'backoff base', ms: c.retry.base, from: 'client.retry.base' });
-    if (c.retry.cap !== undefined) out.push({ name: 'backoff cap', ms: c.retry.cap, from: 'client.retry.cap' });
+    if (c.retry.base !== undefined)
+      out.push({ name: 'backoff base', ms: c.retry.base, from: 'client.retry.base' });
+    if (c.retry.cap !== undefined)
+      out.push({ name: 'backoff cap', ms: c.retry.cap, from: 'client.retry.cap' });
   }
   if (c.retry.policy !== 'none')
     out.push({
@@ -70,7 +73,8 @@ export function timeConstants(e: Experiment): TimeConstant[] {
     out.push({ name: 'breaker window', ms: c.breaker.window, from: 'client.breaker.window' });
     out.push({ name: 'breaker open time', ms: c.breaker.open, from: 'client.breaker.open' });
   }
-  if (c.throttle) out.push({ name: 'throttle window', ms: c.throttle.window, from: 'client.throttle.window' });
+  if (c.throttle)
+    out.push({ name: 'throttle window', ms: c.throttle.window, from: 'client.throttle.window' });
   if (c.abandon)
     out.push({ name: 'mean patience', ms: c.abandon.patience.mean, from: 'client.abandon.patience.mean' });
   if (api.requestTimeout !== undefined)

@@ -19,6 +19,7 @@ export interface CatalogueSimResult {
 // A thread of its own per lane: the scale test's runs are independent (foundation/workers.ts).
 serveJobs<CatalogueSimJob, CatalogueSimResult>(async (job, stop) => {
   const e = { ...loadExperimentFile(job.file), seed: job.seed };
-  const s = (await simulate(planRun(e, { scale: job.scale, run: 1, sourceFile: job.file }), { stop })).summary;
+  const s = (await simulate(planRun(e, { scale: job.scale, run: 1, sourceFile: job.file }), { stop }))
+    .summary;
   return { outcome: outcomeOf(s), described: describeOutcome(s) };
 });

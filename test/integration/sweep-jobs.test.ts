@@ -45,7 +45,17 @@ test('sweep --jobs 2 writes the same sweep.csv, summaries, figures and reports a
   );
   const out = (jobs: number) => join(dir, `jobs-${jobs}`);
   for (const jobs of [1, 2]) {
-    const r = await runCli(['sweep', file, '--scale', '0.1', '--any-scale', '--out', out(jobs), '--jobs', String(jobs)]);
+    const r = await runCli([
+      'sweep',
+      file,
+      '--scale',
+      '0.1',
+      '--any-scale',
+      '--out',
+      out(jobs),
+      '--jobs',
+      String(jobs),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     if (jobs === 2) assert.match(r.stderr, /^3 points, 2 at a time$/m);
   }
