@@ -16,33 +16,33 @@ import { MIN_TREND_MS, timeConstants } from './timeConstants.js';
 const stormText = readFileSync(new URL('../../../experiments/retry-storm.yaml', import.meta.url), 'utf8');
 const plan = (text: string, scale = 1) => planRun(parseExperiment(text, 'x.yaml'), { scale, run: 1 });
 
-test('the noise floor: tolerance ≥ 3/√(goodput × window), so retry-storm (280/s, 10%, 5 s) accepts 0.65 and no less', () => {
+test('the noise floor: tolerance ≥ 3/√(goodput × window); retry-storm (280/s, 15%, 5 s) accepts 0.34, bound by its observation', () => {
   const p = plan(stormText);
   assert.equal(plannedGoodputPerS(p), 280);
   const noise = scaleLimits(p).find((l) => l.path.join('.') === 'recovery.tolerance')!;
-  // W·f ≥ 9 / (G tol²) = 9 / (280 × 0.01) s
-  assert.ok(Math.abs(noise.boundMs - 9000 / 2.8) < 1e-6);
-  assert.ok(Math.abs(noise.minScale - 9 / 14) < 1e-9);
-  assert.equal(smallestAcceptedScale(p), 0.65);
-  assert.deepEqual(brokenScaleLimits(p, 0.65), []);
+  // W·f ≥ 9 / (G tol²) = 9 / (280 × 0.0225) s
+  assert.ok(Math.abs(noise.boundMs - 9000 / (280 * 0.0225)) < 1e-6);
+  assert.ok(Math.abs(noise.minScale - 9 / (280 * 0.0225 * 5)) < 1e-9);
+  // The observation (180 s) must leave the trend test a 20 s tail: 60 / 180.
+  assert.equal(smallestAcceptedScale(p), 0.34);
+  assert.deepEqual(brokenScaleLimits(p, 0.34), []);
   assert.deepEqual(
-    brokenScaleLimits(p, 0.64).map((l) => l.path.join('.')),
-    ['recovery.tolerance'],
-  );
-  // A wider tolerance moves the floor: 20% → 9 / (280 × 0.04 × 5) = 0.16; then the
-  // observation (180 s) must leave the trend test a 20 s tail: 60 / 180 = 0.34.
-  const wider = plan(stormText.replace('tolerance: 10%', 'tolerance: 20%'));
-  assert.equal(smallestAcceptedScale(wider), 0.34);
-  assert.deepEqual(
-    brokenScaleLimits(wider, 0.3).map((l) => l.path.join('.')),
+    brokenScaleLimits(p, 0.33).map((l) => l.path.join('.')),
     ['schedule.observe'],
   );
+  assert.deepEqual(
+    brokenScaleLimits(p, 0.28).map((l) => l.path.join('.')),
+    ['schedule.observe', 'recovery.tolerance'],
+  );
+  // A 10% tolerance: 9 / (280 × 0.01 × 5) = 0.643, so 0.65.
+  assert.equal(smallestAcceptedScale(plan(stormText.replace('tolerance: 15%', 'tolerance: 10%'))), 0.65);
 });
 
 test("the issue's example: at 75/s a 10% tolerance over 1 s windows is refused at any scale, with the tolerance that would do", () => {
   const text = stormText
     .replace('rate: 70% capacity # 280/s against a nominal 8 / 20 ms = 400/s', 'rate: 75/s')
-    .replace('window: 5s', 'window: 1s');
+    .replace('tolerance: 15%, window: 5s', 'tolerance: 10%, window: 1s');
+  assert.match(text, /tolerance: 10%, window: 1s/);
   const p = plan(text, 1);
   assert.ok(smallestAcceptedScale(p) > 1);
   const dir = mkdtempSync(join(tmpdir(), 'scale-'));
@@ -107,17 +107,17 @@ test("the trend test's shortest tail is the analysis's", () => {
 });
 
 test('the dry run prints the constants that do not scale beside the scaled durations, and the smallest accepted scale', () => {
-  const p = plan(stormText, 0.65);
+  const p = plan(stormText, 0.34);
   const text = formatDryRun(p, dryRun(p, 1));
   assert.match(text, /time constants \(not scaled\):\n {4}client timeout +500ms {2}client\.timeout\n/);
   assert.match(
     text,
-    /recovery window \(recovery\.tolerance\) +3\.25s ≥ 3\.214s, the one at which tolerance 10% is the noise floor/,
+    /recovery window \(recovery\.tolerance\) +1\.7s ≥ 1\.429s, the one at which tolerance 15% is the noise floor/,
   );
-  assert.match(text, /smallest accepted scale: 0\.65\n/);
+  assert.match(text, /smallest accepted scale: 0\.34\n/);
   const below = plan(stormText, 0.2);
   assert.match(
     formatDryRun(below, dryRun(below, 1)),
-    /recovery window \(recovery\.tolerance\) +1s < REFUSED: 3\.214s/,
+    /recovery window \(recovery\.tolerance\) +1s < REFUSED: 1\.429s/,
   );
 });

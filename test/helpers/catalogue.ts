@@ -7,9 +7,9 @@ import { suiteScale as suiteScaleOf } from '../../orchestrator/model/agreement.j
 import { loadExperimentFile } from '../../orchestrator/spec/load.js';
 
 // The catalogue (experiments/README.md) as the tests read it: each experiment's claimed
-// outcome class, the scale the reproduction suite runs it at, and the experiments the
-// simulation cannot model. test/repro asserts the claims in the lab; the scale test
-// (sim/catalogueScale.test.ts) checks the suite's scale does not change an outcome.
+// outcome and the scale the reproduction suite runs it at (its smallest accepted scale,
+// orchestrator/model/agreement.ts). test/repro asserts the claims in the lab; the scale
+// test (sim/catalogueScale.test.ts) checks them in simulation at that scale, 0.5 and 1.
 
 export type { Outcome } from '../../orchestrator/analysis/outcome.js';
 
