@@ -6,7 +6,6 @@ import type { Override } from '../../foundation/overrides.js';
 import { isSweepData, loadSweep } from '../spec/sweep.js';
 import { planRun } from '../spec/plan.js';
 import { scaleIssues } from '../spec/refuseScale.js';
-import { smallestAcceptedScale } from '../spec/scaleLimits.js';
 import { positiveNumber } from './options.js';
 import { addSetOption } from './setOption.js';
 
@@ -41,7 +40,7 @@ export function register(program: Command): void {
           const plan = planRun(e, { scale: o.scale, run: 1, sourceFile: f });
           const found = scaleIssues(plan, f);
           if (found.length) issues.push(...found);
-          else process.stdout.write(`${f}: ok (smallest accepted scale ${smallestAcceptedScale(plan)})\n`);
+          else process.stdout.write(`${f}: ok\n`);
         }
       } catch (err) {
         if (err instanceof SpecError) issues.push(...err.issues);
