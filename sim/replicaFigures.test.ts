@@ -34,6 +34,7 @@ test('two simulated api replicas: the server figure draws each replica, labelled
     'sim',
     '--scale',
     '0.1',
+    '--any-scale',
     '--set',
     'lab.api.replicas=2',
     '--set',

@@ -57,6 +57,7 @@ test('metabench sweep --runtime sim runs every point in simulation; a sweep file
     'sim',
     '--scale',
     '0.1',
+    '--any-scale',
     '--out',
     join(base, 's'),
     '--quiet',
@@ -96,7 +97,16 @@ test('metabench sweep --runtime sim runs every point in simulation; a sweep file
       )
       .replace(/values: \[[^\]]*\]/, 'values: [20% capacity]'),
   );
-  const r2 = await runCli(['sweep', file, '--scale', '0.1', '--out', join(base, 's2'), '--quiet']);
+  const r2 = await runCli([
+    'sweep',
+    file,
+    '--scale',
+    '0.1',
+    '--any-scale',
+    '--out',
+    join(base, 's2'),
+    '--quiet',
+  ]);
   assert.equal(r2.code, 0, r2.stderr);
   const t2 = JSON.parse(readFileSync(join(base, 's2', 'sweep.json'), 'utf8')) as {
     rows: { verdict: string }[];

@@ -88,7 +88,7 @@ test('the README’s first screen: install, the simulated run, the lab run, the 
   const order = [
     'npm install',
     'npx metabench run experiments/retry-storm.yaml --runtime sim',
-    'npx metabench run experiments/retry-storm.yaml --scale 0.2',
+    'npx metabench run experiments/retry-storm.yaml --scale 0.34',
     'report.md',
     'npm test',
     'npm run test:unit',

@@ -50,12 +50,15 @@ test('a calibration stored in the default state folder does not change a test’
 
   // Where the state folder is not isolated, that calibration is what `% capacity` uses
   // (so the next assertions could fail).
-  const leaky = await runCli(['run', file, '--dry-run'], { ...asUser, METABENCH_STATE_DIR: '' });
+  const leaky = await runCli(['run', '--any-scale', file, '--dry-run'], {
+    ...asUser,
+    METABENCH_STATE_DIR: '',
+  });
   assert.equal(leaky.code, 0, leaky.stderr);
   assert.match(leaky.stdout, /400\/s nominal, 123\/s measured; 123\/s used for % capacity/);
 
   // The test helper's CLI gets a fresh state folder: the nominal 400/s, 70% = 280/s.
-  const isolated = await runCli(['run', file, '--dry-run'], asUser);
+  const isolated = await runCli(['run', '--any-scale', file, '--dry-run'], asUser);
   assert.equal(isolated.code, 0, isolated.stderr);
   assert.match(isolated.stdout, /capacity: 400\/s nominal; 400\/s used for % capacity/);
   assert.match(isolated.stdout, /mean 280\/s/);
@@ -83,7 +86,7 @@ test('a run prints at its start and records which capacity % capacity used: nomi
   writeFileSync(file, SMALL);
   const state = join(dir, 'state');
   const run = async (out: string) => {
-    const r = await runCli(['run', file, '--runtime', 'sim', '--out', join(dir, out)], {
+    const r = await runCli(['run', '--any-scale', file, '--runtime', 'sim', '--out', join(dir, out)], {
       METABENCH_STATE_DIR: state,
     });
     assert.equal(r.code, 0, r.stderr);

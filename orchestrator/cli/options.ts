@@ -65,3 +65,16 @@ export function addEventsOption(cmd: Command, dflt: EventsMode, why: string): Co
     dflt,
   );
 }
+
+/**
+ * `--any-scale` (run, sweep): run at a scale below the smallest one the experiment
+ * accepts (orchestrator/spec/scaleLimits.ts), which is refused otherwise. For tests of
+ * the machinery, never for results: the run is another experiment than the file's, says
+ * so on stderr and records the limits it broke in its manifest (scaleLimitsWaived).
+ */
+export function addAnyScaleOption(cmd: Command): Command {
+  return cmd.option(
+    '--any-scale',
+    'run even at a scale below the smallest the experiment accepts (refused otherwise; the manifest records the limits broken): for testing the machinery, not for results',
+  );
+}

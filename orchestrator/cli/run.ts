@@ -11,7 +11,15 @@ import { addFailOnOption, enforceGate, type FailOn } from './failOn.js';
 import { describeFailed } from '../analysis/validity.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import { DEFAULT_RUNTIME } from '../lab/runtimes.js';
-import { addCapacityOption, addEventsOption, addPinOption, positiveNumber, wholeNumber } from './options.js';
+import {
+  addAnyScaleOption,
+  addCapacityOption,
+  addEventsOption,
+  addPinOption,
+  positiveNumber,
+  wholeNumber,
+} from './options.js';
+import { checkScale } from './scaleCheck.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
@@ -67,6 +75,7 @@ export function register(program: Command): void {
   addPriorityOption(cmd);
   addWaitForQuietOption(cmd);
   addCapacityOption(cmd);
+  addAnyScaleOption(cmd);
   addEventsOption(cmd, 'all', "one run's every attempt, for its analysis; the twin writes failures");
   cmd.action(
     async (
@@ -85,6 +94,7 @@ export function register(program: Command): void {
         twin?: boolean;
         events: EventsMode;
         pin?: boolean;
+        anyScale?: boolean;
       } & RuntimeFlags &
         MachineFlags,
     ) => {
@@ -129,13 +139,19 @@ export function register(program: Command): void {
         // What a runtime cannot run is refused before anything runs (a twin's, before the lab runs).
         for (const r of o.twin ? [runtime, 'sim' as const] : [runtime])
           runtimePlugin(r).refuse?.(experiment, file);
+        const plan = planRun(experiment, {
+          scale,
+          run: 1,
+          sourceFile,
+          ...(planned ? { planned } : capacityFor(experiment, runtime, o.capacity)),
+        });
+        // A scale below the experiment's limits is another experiment (DESIGN.md §2 "Scale").
+        // A bundle re-runs what ran: the scale it ran at is not refused again (it is warned of).
+        const scaleLimitsWaived = checkScale(
+          [{ plan, file: sourceFile }],
+          o.anyScale === true || (bundle !== null && scale === bundle.info.scale),
+        );
         if (o.dryRun) {
-          const plan = planRun(experiment, {
-            scale,
-            run: 1,
-            sourceFile,
-            ...(planned ? { planned } : capacityFor(experiment, runtime, o.capacity)),
-          });
           process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat), runtime));
           return;
         }
@@ -172,6 +188,7 @@ export function register(program: Command): void {
               command: process.argv.slice(2),
               ...origin,
               overrides: describeOverrides(o.set),
+              ...(scaleLimitsWaived.length ? { scaleLimitsWaived } : {}),
             },
           });
           if (o.twin && !interrupt.stop.aborted) {
@@ -192,6 +209,7 @@ export function register(program: Command): void {
                 command: process.argv.slice(2),
                 ...origin,
                 overrides: describeOverrides(o.set),
+                ...(scaleLimitsWaived.length ? { scaleLimitsWaived } : {}),
                 twinOf: result.dir,
               },
             });

@@ -12,6 +12,7 @@ import { describePoint, runSweep } from '../sweep/runSweep.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import type { Runtime } from '../lab/runtimes.js';
 import {
+  addAnyScaleOption,
   addCapacityOption,
   addEventsOption,
   addPinOption,
@@ -20,6 +21,7 @@ import {
   wholeNumber,
 } from './options.js';
 import { addComposeOptions, composeOptions } from './runtimeOption.js';
+import { checkScale } from './scaleCheck.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { onInterrupt } from './interrupt.js';
@@ -85,6 +87,7 @@ export function register(program: Command): void {
   addWaitForQuietOption(cmd);
   addComposeOptions(cmd);
   addCapacityOption(cmd);
+  addAnyScaleOption(cmd);
   addEventsOption(
     cmd,
     'failures',
@@ -112,6 +115,7 @@ export function register(program: Command): void {
         pin?: boolean;
         project: string;
         envFile?: string;
+        anyScale?: boolean;
       } & MachineFlags,
     ) => {
       if (o.resume !== undefined) {
@@ -148,6 +152,8 @@ export function register(program: Command): void {
           // A bundle's sweep runs at its own scale unless --scale says otherwise.
           scale: bundle && cmd.getOptionValueSource('scale') !== 'cli' ? bundle.plan.scale : o.scale,
           sets: bundle ? (bundle.plan.overrides ?? []) : describeOverrides(o.set),
+          // A bundle re-runs what ran: the scale it ran at is not refused again (it is warned of).
+          anyScale: o.anyScale === true || (bundle !== null && cmd.getOptionValueSource('scale') !== 'cli'),
           ...(bundle && o.capacity === undefined
             ? { planned: (p: SweepPoint) => bundle.points.get(p.index)?.capacity }
             : {}),
@@ -204,6 +210,7 @@ async function sweep(
     envFile?: string;
     rerunInvalid?: boolean;
     maxReruns?: number;
+    anyScale?: boolean;
   } & MachineFlags,
 ): Promise<void> {
   // --runtime overrides the sweep file's runtime.
@@ -211,6 +218,24 @@ async function sweep(
   if (o.twin && runtime === 'sim')
     throw new BenchError('E_USAGE', '--twin simulates a lab sweep: it goes with the local or docker runtime');
   const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
+  // Every point at this scale within its experiment's limits (DESIGN.md §2 "Scale").
+  checkScale(
+    s.points.map((p) => {
+      const e = s.experiments[p.index - 1]!;
+      const planned = o.planned?.(p);
+      return {
+        plan: planRun(e, {
+          scale: o.scale,
+          run: 1,
+          sourceFile: s.experimentFile,
+          ...(planned ? { planned } : capacityFor(e, runtime, o.capacity)),
+        }),
+        file: s.experimentFile || undefined,
+        label: `point ${p.index}${p.varied ? ` (${p.varied})` : ''}`,
+      };
+    }),
+    o.anyScale,
+  );
   if (o.dryRun) {
     let totalS = 0;
     const lines = [

@@ -6,6 +6,8 @@ import { drainMs } from './originRules.js';
 
 export { expectedOrigins } from './arrivals/index.js';
 import { formatDuration } from '../../foundation/units.js';
+import { scaleLimits, smallestAcceptedScale } from './scaleLimits.js';
+import { timeConstants } from './timeConstants.js';
 
 /** What `--dry-run` shows: the resolved plan of one run, and the whole experiment's length. */
 export interface DryRun {
@@ -96,7 +98,29 @@ export function formatDryRun(plan: RunPlan, d: DryRun, runtime?: string): string
     `    total     expected origin requests ${n(d.expectedOrigins)}`,
     '  trigger timeline:',
     ...d.trigger.map((t) => `    ${s(t.atS).padStart(8)}  ${t.what}`),
+    ...scaleLines(plan),
     `  wall time: ≈ ${s(d.runS)} per run (schedule and drain, plus lab start-up) × ${d.repeat} = ≈ ${s(d.totalS)}`,
   ];
   return out.join('\n') + '\n';
+}
+
+/**
+ * The time constants that do not scale beside the scaled durations bound by them
+ * (DESIGN.md §2 "Scale"), and the smallest scale the experiment accepts.
+ */
+function scaleLines(plan: RunPlan): string[] {
+  const ms = formatDuration;
+  const limits = scaleLimits(plan);
+  return [
+    '  time constants (not scaled):',
+    ...timeConstants(plan.experiment).map(
+      (c) => `    ${c.name.padEnd(40)} ${ms(c.ms).padStart(8)}  ${c.from}`,
+    ),
+    `  scaled durations (× ${plan.scale}) and their limits:`,
+    ...limits.map(
+      (l) =>
+        `    ${`${l.what} (${l.path.join('.')})`.padEnd(40)} ${ms(l.declaredMs * plan.scale).padStart(8)} ${l.declaredMs * plan.scale >= l.boundMs * (1 - 1e-9) ? '≥' : '< REFUSED:'} ${ms(l.boundMs)}, ${l.bound}`,
+    ),
+    `  smallest accepted scale: ${smallestAcceptedScale(plan)}`,
+  ];
 }

@@ -45,7 +45,7 @@ test('--scale multiplies every duration of the schedule and the recovery criteri
   assert.deepEqual(p.phases.baseline, { startMs: 6000, endMs: 18_000 });
   assert.deepEqual(p.phases.trigger, { startMs: 18_000, endMs: 20_000 });
   assert.deepEqual(p.phases.observe, { startMs: 20_000, endMs: 56_000 });
-  assert.deepEqual(p.recovery, { within: 5, tolerance: 0.1, windowMs: 1000, holdMs: 2000 });
+  assert.deepEqual(p.recovery, { within: 5, tolerance: 0.15, windowMs: 1000, holdMs: 2000 });
   assert.ok(Math.abs(p.ratePerS - 280) < 1e-9);
   assert.equal(p.experiment.client.timeout, 500);
   assert.equal(p.experiment.lab.api.work.mean, 20);

@@ -1,10 +1,15 @@
+import assert from 'node:assert/strict';
 import type { Outcome } from '../../orchestrator/analysis/outcome.js';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
+import { suiteScale as suiteScaleOf } from '../../orchestrator/model/agreement.js';
+import { loadExperimentFile } from '../../orchestrator/spec/load.js';
 
 // The catalogue (experiments/README.md) as the tests read it: each experiment's claimed
-// outcome class, the scale the reproduction suite runs it at, and the experiments the
-// simulation cannot model. test/repro asserts the claims in the lab; the scale test
-// (sim/catalogueScale.test.ts) checks the suite's scale does not change an outcome.
+// outcome and the scale the reproduction suite runs it at (its smallest accepted scale,
+// orchestrator/model/agreement.ts). test/repro asserts the claims in the lab; the scale
+// test (sim/catalogueScale.test.ts) checks them in simulation at that scale, 0.5 and 1.
 
 export type { Outcome } from '../../orchestrator/analysis/outcome.js';
 
@@ -35,54 +40,58 @@ export function describeOutcome(s: RunSummary): string {
     .join('; ');
 }
 
-export { SUITE_SCALE, SCALE_EXCEPTIONS, suiteScale } from '../../orchestrator/model/agreement.js';
+export { SUITE_MIN_SCALE } from '../../orchestrator/model/agreement.js';
+
+/** The repository's experiments/NAME.yaml. */
+export function experimentPath(name: string): string {
+  return fileURLToPath(new URL(`../../../experiments/${name}.yaml`, import.meta.url));
+}
+
+/** The scale the suite runs the catalogue's experiments/NAME.yaml at (orchestrator/model/agreement.ts). */
+export function suiteScale(name: string): number {
+  const file = experimentPath(name);
+  return suiteScaleOf(loadExperimentFile(file), file);
+}
+
+const OUTCOMES: readonly Outcome[] = [
+  'recovered',
+  'recovered-late',
+  'metastable',
+  'not-recovered',
+  'unmeasured',
+  'invalid',
+];
 
 /**
- * Each catalogue experiment's claimed outcome class: the first word of its "expected
- * outcome" cell in experiments/README.md (a test checks they are the same). step-test
- * is a calibration (metabench calibrate): it has no outcome class.
+ * Each catalogue experiment's claimed outcome, read from experiments/README.md: the bold
+ * word opening its "expected outcome" cell (exactly `recovered` or `recovered-late`, as
+ * its run at the suite's scale comes out); null for a row with none (step-test, a
+ * calibration: metabench calibrate).
  */
-export const CLAIMED: Readonly<Record<string, Outcome | null>> = {
-  'retry-storm': 'metastable',
-  'retry-storm-no-retry': 'recovered',
-  'retry-storm-backoff': 'metastable',
-  'retry-storm-budget': 'recovered',
-  'retry-storm-breaker': 'recovered',
-  'hedging-amplification': 'metastable',
-  'closed-loop-pause': 'recovered',
-  'kill-restart': 'recovered',
-  'load-spike': 'recovered',
-  'lifo-vs-fifo-fifo': 'recovered',
-  'lifo-vs-fifo-lifo': 'recovered',
-  'shed-breaker-oscillation': 'invalid',
-  'cache-stampede': 'metastable',
-  'cache-stampede-mitigated': 'recovered',
-  'cache-outage': 'metastable',
-  'db-pause': 'recovered',
-  'db-partition': 'recovered',
-  'db-latency': 'recovered',
-  'error-path': 'metastable',
-  'error-path-mitigated': 'recovered',
-  'replica-failover': 'metastable',
-  'replica-failover-no-retry': 'recovered',
-  'lb-herding': 'recovered',
-  'lb-herding-p2c': 'recovered',
-  'hotos21-retry': 'metastable',
-  'llm-platform': 'recovered',
-  'llm-platform-failing': 'recovered',
-  'llm-provider-outage': 'recovered',
-  'step-test': null,
-  soak: 'recovered',
-};
+export function claimedOutcomes(): Readonly<Record<string, Outcome | null>> {
+  const table = readFileSync(new URL('../../../experiments/README.md', import.meta.url), 'utf8');
+  const out: Record<string, Outcome | null> = {};
+  for (const m of table.matchAll(/^\| `([a-z0-9-]+)\.yaml` \|([^\n]*)$/gm)) {
+    const expected = m[2]!.split(' | ')[2]?.trim() ?? '';
+    const bold = /^\*\*([a-z-]+)\*\*/.exec(expected)?.[1];
+    if (bold !== undefined && !(OUTCOMES as readonly string[]).includes(bold))
+      throw new Error(`experiments/README.md: ${m[1]}: "${bold}" is not an outcome`);
+    out[m[1]!] = (bold as Outcome | undefined) ?? null;
+  }
+  return out;
+}
 
-/** Catalogue experiments the simulation cannot model, and why. */
-export const NOT_SIMULATED: Readonly<Record<string, string>> = {
-  'llm-platform':
-    'the simulated api serves /work and /health only: the LLM routes (/chat, /agent, /retrieve, /ingest) answer 404 and there is no provider behind them',
-  'llm-platform-failing':
-    'the simulated api serves /work and /health only: the LLM routes answer 404 and there is no provider to fail',
-  'llm-provider-outage':
-    'the simulated lab has no LLM provider (sim/refusals.ts): there is no provider to take down and no api retrying it',
-  'step-test':
-    'its claim is a step test, and metabench calibrate measures a real lab only (it refuses --runtime sim)',
-};
+/** The outcome the catalogue claims for experiments/NAME.yaml (it must claim one). */
+export function claimed(name: string): Outcome {
+  const c = claimedOutcomes()[name];
+  if (c === undefined || c === null) throw new Error(`experiments/README.md claims no outcome for ${name}`);
+  return c;
+}
+
+/**
+ * The reproduction suite's outcome assertion: the run came out exactly as
+ * experiments/README.md claims for NAME (`recovered` and `recovered-late` told apart).
+ */
+export function assertClaimed(name: string, s: RunSummary): void {
+  assert.equal(outcomeOf(s), claimed(name), `${name}: ${describeOutcome(s)}`);
+}

@@ -141,7 +141,7 @@ test('metabench run without redis-server on the PATH stops before starting, exit
   const bin = mkdtempSync(join(tmpdir(), 'metabench-nobin-'));
   symlinkSync(process.execPath, join(bin, 'node'));
   const r = await runCli(
-    ['run', 'experiments/cache-stampede.yaml', '--scale', '0.2', '--out', join(bin, 'out')],
+    ['run', 'experiments/cache-stampede.yaml', '--scale', '0.2', '--any-scale', '--out', join(bin, 'out')],
     { PATH: bin },
   );
   assert.equal(r.code, 4, r.stderr);

@@ -111,12 +111,12 @@ test('calibrate finds the saturation point near the nominal capacity, writes ste
 
   // Stored with the machine; a later run of the same lab resolves % capacity against it.
   assert.ok('file' in c.stored && existsSync(c.stored.file) && c.stored.file.startsWith(state));
-  const dry = await runCli(['run', file, '--dry-run'], env);
+  const dry = await runCli(['run', '--any-scale', file, '--dry-run'], env);
   assert.equal(dry.code, 0, dry.stderr);
   assert.match(dry.stdout, new RegExp(`${sat}/s measured; ${sat}/s used for % capacity`));
   assert.match(dry.stdout, new RegExp(`mean ${Math.round(0.7 * sat * 1000) / 1000}/s`));
   // Another lab configuration does not use it.
-  const other = await runCli(['run', file, '--dry-run', '--set', 'lab.api.workers=5'], env);
+  const other = await runCli(['run', '--any-scale', file, '--dry-run', '--set', 'lab.api.workers=5'], env);
   assert.match(other.stdout, /250\/s used for % capacity/);
   assert.match(other.stdout, /no calibration of this lab on this machine/);
 });

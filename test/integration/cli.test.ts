@@ -25,7 +25,9 @@ function shortPauseExperiment(dir: string): string {
 
 /** Starts the short-pause run and returns once its api is paused, with the api's pid. */
 async function pausedRun(dir: string, out: string, state: string) {
-  const cli = startCli(['run', shortPauseExperiment(dir), '--out', out], { METABENCH_STATE_DIR: state });
+  const cli = startCli(['run', '--any-scale', shortPauseExperiment(dir), '--out', out], {
+    METABENCH_STATE_DIR: state,
+  });
   await waitFor('the pause to be applied', () => /pause api applied/.test(cli.stderrSoFar()));
   const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
     topology: { components: { pid: number }[] };
@@ -37,7 +39,7 @@ test('an invalid experiment exits 3 with file, line and field, and no stack trac
   const dir = tempDir('bad');
   const file = join(dir, 'bad.yaml');
   writeFileSync(file, 'name: bad\nlab:\n  api: { workers: -1 }\n');
-  for (const cmd of ['run', 'validate']) {
+  for (const cmd of ['run', '--any-scale', 'validate']) {
     const r = await runCli([cmd, file]);
     assert.equal(r.code, 3, r.stderr);
     assert.match(
@@ -55,7 +57,10 @@ test('an invalid experiment exits 3 with file, line and field, and no stack trac
 
 test('bad command-line usage exits 2', async () => {
   assert.equal((await runCli(['run'])).code, 2);
-  assert.equal((await runCli(['run', 'experiments/retry-storm.yaml', '--scale', '-1'])).code, 2);
+  assert.equal(
+    (await runCli(['run', '--any-scale', 'experiments/retry-storm.yaml', '--scale', '-1'])).code,
+    2,
+  );
   assert.equal((await runCli(['frobnicate'])).code, 2);
   assert.equal((await runCli(['--help'])).code, 0);
 });
@@ -123,7 +128,9 @@ test('Ctrl-C (SIGINT) before the trigger: the bin itself exits 11, and the repor
       '',
     ].join('\n'),
   );
-  const cli = startCli(['run', file, '--out', out], { METABENCH_STATE_DIR: join(dir, 'state') });
+  const cli = startCli(['run', '--any-scale', file, '--out', out], {
+    METABENCH_STATE_DIR: join(dir, 'state'),
+  });
   await waitFor('the run to start', () => existsSync(join(out, 'run-1', 'manifest.json')));
   cli.child.kill('SIGINT');
   const r = await cli.done;

@@ -26,7 +26,7 @@ async function killMidTrigger(name: string, body: string, state: string): Promis
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, `name: ${name}\n${body}`);
   const out = join(dir, 'out');
-  const run = startCli(['run', file, '--out', out], { METABENCH_STATE_DIR: state });
+  const run = startCli(['run', '--any-scale', file, '--out', out], { METABENCH_STATE_DIR: state });
   await waitFor('the trigger to be applied', () => / applied at /.test(run.stderrSoFar()), 60_000);
   const topo = (JSON.parse(readFileSync(join(out, 'run-1/manifest.json'), 'utf8')) as { topology: Topology })
     .topology;

@@ -77,6 +77,7 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     'docker',
     [
       'run',
+      '--any-scale',
       '--rm',
       '--network',
       'none',
@@ -212,6 +213,7 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
         'experiments/retry-storm.yaml',
         '--scale',
         '0.2',
+        '--any-scale',
         '--set',
         'lab.api.workers=2',
         // The pause takes effect when the Engine API has frozen the container's cgroup: that

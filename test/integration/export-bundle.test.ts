@@ -56,6 +56,7 @@ test('a simulated run, bundled and re-run with --from-bundle, writes the same su
     'sim',
     '--scale',
     '0.1',
+    '--any-scale',
     '--seed',
     '7',
     '--out',
@@ -155,6 +156,7 @@ test('--from-bundle takes the bundle’s runtime, scale, seed and repetitions; t
     'sim',
     '--scale',
     '0.1',
+    '--any-scale',
     '--out',
     original,
     '--quiet',
@@ -172,6 +174,7 @@ test('--from-bundle takes the bundle’s runtime, scale, seed and repetitions; t
     '--dry-run',
     '--scale',
     '0.05',
+    '--any-scale',
     '--seed',
     '3',
     '--repeat',
@@ -235,7 +238,18 @@ test('a simulated sweep, bundled and re-run with sweep --from-bundle, writes the
     ].join('\n'),
   );
   const original = join(dir, 'original');
-  const s = await runCli(['sweep', sweepFile, '--scale', '0.1', '--out', original, '--jobs', '1', '--quiet']);
+  const s = await runCli([
+    'sweep',
+    sweepFile,
+    '--scale',
+    '0.1',
+    '--any-scale',
+    '--out',
+    original,
+    '--jobs',
+    '1',
+    '--quiet',
+  ]);
   assert.equal(s.code, 0, s.stderr);
 
   const file = join(dir, 'sweep.tar.gz');
@@ -269,7 +283,7 @@ test('a simulated sweep, bundled and re-run with sweep --from-bundle, writes the
   const info = JSON.parse(entries.get('bundle/BUNDLE.json')!.toString()) as Record<string, unknown>;
   assert.deepEqual(
     [info.kind, info.sweep, info.experiment, info.runtime, info.scale, info.repeat, info.points],
-    ['sweep', 'bundle-check', 'retry-storm', 'sim', 0.1, 1, 2],
+    ['sweep', '--any-scale', 'bundle-check', 'retry-storm', 'sim', 0.1, 1, 2],
   );
   const reproduce = entries.get('bundle/REPRODUCE.md')!.toString();
   assert.match(reproduce, /metabench sweep --from-bundle sweep\.tar\.gz --out reproduced/);
@@ -292,6 +306,7 @@ test('a simulated sweep, bundled and re-run with sweep --from-bundle, writes the
     'local',
     '--scale',
     '1',
+    '--any-scale',
   ]);
   assert.equal(over.code, 0, over.stderr);
   assert.match(over.stdout, /^bundle-check: 2 points × 2 runs \(factorial, runtime local\)$/m);

@@ -30,7 +30,7 @@ before(async () => {
       '',
     ].join('\n'),
   );
-  const s = await runCli(['sweep', file, '--scale', '0.1', '--out', results, '--jobs', '1']);
+  const s = await runCli(['sweep', file, '--scale', '0.1', '--any-scale', '--out', results, '--jobs', '1']);
   assert.equal(s.code, 0, s.stderr);
   const r = await runCli(['export', 'latex', results, '--out', out]);
   assert.equal(r.code, 0, r.stderr);

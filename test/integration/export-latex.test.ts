@@ -23,6 +23,7 @@ before(async () => {
     'sim',
     '--scale',
     '0.1',
+    '--any-scale',
     '--out',
     results,
     '--quiet',

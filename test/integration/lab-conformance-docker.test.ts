@@ -96,6 +96,7 @@ test(
       const run = startCli(
         [
           'run',
+          '--any-scale',
           FIXTURE,
           // The pause goes through dockerd, which CI runs at nice 19 behind the lab (see
           // docker-lab.test.ts): the on-time limit is the engine's, not a local SIGSTOP's.

@@ -35,7 +35,7 @@ async function run(
   file: string,
   out: string,
 ): Promise<{ summary: RunSummary; events: { e: string; cls?: number; kind?: string }[]; csv: string[] }> {
-  const r = await runCli(['run', file, '--out', out, '--quiet']);
+  const r = await runCli(['run', '--any-scale', file, '--out', out, '--quiet']);
   assert.equal(r.code, 0, r.stderr);
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
   const events = readEvents(out) as { e: string; cls?: number }[];

@@ -70,7 +70,7 @@ test('model --over: a lab sweep drawn over the simulated map (table, model.json,
   const sweep = async (name: string): Promise<string> => {
     const out = join(dir, name);
     const r = await runCli(
-      ['sweep', join(dir, `${name}.sweep.yaml`), '--runtime', 'sim', '--out', out, '--quiet'],
+      ['sweep', '--any-scale', join(dir, `${name}.sweep.yaml`), '--runtime', 'sim', '--out', out, '--quiet'],
       env,
     );
     assert.equal(r.code, 0, r.stderr);

@@ -27,7 +27,9 @@ test('two local api replicas, round-robin: both serve, a pause of api[1] stops o
   const dir = tempDir('replicas-run');
   const out = join(dir, 'out');
   const state = tempDir('replicas-state');
-  const r = await runCli(['run', FIXTURE, '--out', out, '--quiet'], { METABENCH_STATE_DIR: state });
+  const r = await runCli(['run', '--any-scale', FIXTURE, '--out', out, '--quiet'], {
+    METABENCH_STATE_DIR: state,
+  });
   assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
   const rows = readSeries(out);

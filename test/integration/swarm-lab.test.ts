@@ -144,6 +144,7 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     const run = startCli(
       [
         'run',
+        '--any-scale',
         'test/fixtures/experiments/replicas-pause.yaml',
         '--set',
         'schedule.trigger.duration=60s',
@@ -195,6 +196,7 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     const watchRun = startCli(
       [
         'run',
+        '--any-scale',
         'test/fixtures/experiments/replicas-pause.yaml',
         '--set',
         'schedule.observe=20s',
@@ -261,6 +263,7 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
         sweepFile,
         '--scale',
         '0.2',
+        '--any-scale',
         // The pause goes through dockerd, at nice 19 behind the lab here (docker-lab.test.ts).
         '--set',
         'validity.triggerOnTime=1s',

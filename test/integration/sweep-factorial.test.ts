@@ -20,6 +20,7 @@ test('a 2×2 factorial sweep in simulation writes the interaction plot and the e
   const out = join(tempDir('sweep-factorial'), 'out');
   const r = await runCli([
     'sweep',
+    '--any-scale',
     'test/fixtures/sweeps/retries-x-timeout.sweep.yaml',
     '--runtime',
     'sim',

@@ -45,7 +45,17 @@ test('sweep --jobs 2 writes the same sweep.csv, summaries, figures and reports a
   );
   const out = (jobs: number) => join(dir, `jobs-${jobs}`);
   for (const jobs of [1, 2]) {
-    const r = await runCli(['sweep', file, '--scale', '0.1', '--out', out(jobs), '--jobs', String(jobs)]);
+    const r = await runCli([
+      'sweep',
+      file,
+      '--scale',
+      '0.1',
+      '--any-scale',
+      '--out',
+      out(jobs),
+      '--jobs',
+      String(jobs),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     if (jobs === 2) assert.match(r.stderr, /^3 points, 2 at a time$/m);
   }
@@ -79,6 +89,7 @@ test('model --jobs 2 simulates the same map as --jobs 1', async () => {
       '1s,3s',
       '--scale',
       '0.3',
+      '--any-scale',
       '--jobs',
       String(jobs),
       '--out',

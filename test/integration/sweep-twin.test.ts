@@ -36,9 +36,12 @@ test('sweep --twin: each lab point has its simulated twin, its report both side 
   // calibration: the twin must still offer what the lab offered.
   const state = join(dir, 'state');
   storeCalibration(join(dir, 'twin-small.yaml'), state, 200);
-  const r = await runCli(['sweep', join(dir, 'twin.sweep.yaml'), '--twin', '--out', out, '--quiet'], {
-    METABENCH_STATE_DIR: state,
-  });
+  const r = await runCli(
+    ['sweep', '--any-scale', join(dir, 'twin.sweep.yaml'), '--twin', '--out', out, '--quiet'],
+    {
+      METABENCH_STATE_DIR: state,
+    },
+  );
   assert.equal(r.code, 0, r.stderr);
   for (const [k, rate] of [
     [1, 100],
@@ -79,6 +82,7 @@ test('sweep --twin: each lab point has its simulated twin, its report both side 
 
   const bad = await runCli([
     'sweep',
+    '--any-scale',
     join(dir, 'twin.sweep.yaml'),
     '--twin',
     '--runtime',
@@ -141,7 +145,9 @@ test('run --twin: the twin offers the rate the lab ran, against the capacity the
   const state = join(dir, 'state');
   storeCalibration(file, state, 200);
   const out = join(dir, 'out');
-  const r = await runCli(['run', file, '--twin', '--out', out], { METABENCH_STATE_DIR: state });
+  const r = await runCli(['run', '--any-scale', file, '--twin', '--out', out], {
+    METABENCH_STATE_DIR: state,
+  });
   assert.equal(r.code, 0, r.stderr);
   // 50% of the measured 200/s, not of the nominal 400/s the simulation would resolve alone.
   assertTwinRate(out, 100);

@@ -14,6 +14,7 @@ test('a scaled sweep of retry-storm over two load rates writes the sweep table w
   const out = join(tempDir('sweep'), 'out');
   const args = [
     'sweep',
+    '--any-scale',
     'test/fixtures/sweeps/retry-storm-two-rates.sweep.yaml',
     '--scale',
     '0.2',

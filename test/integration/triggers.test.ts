@@ -45,7 +45,7 @@ async function runWatched(
   writeFileSync(file, `name: ${name}\n${body}`);
   const out = join(dir, 'out');
   const state = tempDir('trig-state');
-  const run = startCli(['run', file, '--out', out, '--quiet'], { METABENCH_STATE_DIR: state });
+  const run = startCli(['run', '--any-scale', file, '--out', out, '--quiet'], { METABENCH_STATE_DIR: state });
   let finished = false;
   void run.done.then(() => (finished = true));
   const seen: Set<string>[] = [];

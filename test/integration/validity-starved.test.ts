@@ -63,6 +63,7 @@ test('retry-storm at scale 0.2 on a machine starved by busy processes at a highe
       'experiments/retry-storm.yaml',
       '--scale',
       '0.2',
+      '--any-scale',
       '--repeat',
       '1',
       '--out',

@@ -6,7 +6,7 @@ import { runCli, tempDir } from '../helpers/cli.js';
 import { assertTwinAgrees } from '../helpers/twin.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import type { LabTopology } from '../../orchestrator/lab/Lab.js';
-import { describeOutcome, outcomeOf, suiteScale } from '../helpers/catalogue.js';
+import { assertClaimed, suiteScale } from '../helpers/catalogue.js';
 import { reproRuntimeArgs } from '../helpers/experiment.js';
 
 // Issue 6's acceptance: the cache experiments at the suite's scale on the local lab with
@@ -41,7 +41,7 @@ test('cache-stampede is metastable: the flushed cache stays cold', async () => {
   assert.equal(s.usable, true);
   assert.equal(s.offered, s.recorded);
   assert.equal(s.trigger.kind, 'flush-cache');
-  assert.equal(outcomeOf(s), 'metastable', describeOutcome(s));
+  assertClaimed('cache-stampede', s);
   assert.ok(
     s.afterTrigger.goodputPerS! < 0.7 * s.baseline.goodputPerS!,
     `goodput ${s.afterTrigger.goodputPerS} vs baseline ${s.baseline.goodputPerS}`,
@@ -79,7 +79,7 @@ test('cache-stampede is metastable: the flushed cache stays cold', async () => {
 test('cache-stampede-mitigated recovers: queue-time shedding lets the cache refill', async () => {
   const { s, column } = await run('experiments/cache-stampede-mitigated.yaml', 'csm');
   assert.equal(s.usable, true);
-  assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
+  assertClaimed('cache-stampede-mitigated', s);
   assert.ok(sumOf(column('rejected_queue_time')) > 0, 'the shedding did shed');
   const hits = column('cache_hits');
   const misses = column('cache_misses');

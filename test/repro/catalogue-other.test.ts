@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reproRuntimeArgs, runScaled, sum } from '../helpers/experiment.js';
-import { describeOutcome, outcomeOf, suiteScale } from '../helpers/catalogue.js';
+import { assertClaimed, describeOutcome, suiteScale } from '../helpers/catalogue.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import type { CalibrationResult } from '../../orchestrator/calibrate/runCalibration.js';
 import { baselineGoodput, memoryLevels, numbers } from '../helpers/seriesChecks.js';
@@ -22,7 +22,7 @@ describe('reproduction suite: the catalogue, oscillation, the HotOS example, the
       {},
       { invalid: true },
     );
-    assert.equal(outcomeOf(s), 'invalid', describeOutcome(s));
+    assertClaimed('shed-breaker-oscillation', s);
     // Invalid for its baseline (other checks may fail too on a busy machine).
     assert.ok(
       s.validity.failed.some((f) => f.check === 'baseline'),
@@ -43,7 +43,7 @@ describe('reproduction suite: the catalogue, oscillation, the HotOS example, the
 
   test("hotos21-retry: the HotOS '21 retry example collapses: metastable, amplification near 2, goodput near 0", async () => {
     const { s } = await runScaled('experiments/hotos21-retry.yaml');
-    assert.equal(outcomeOf(s), 'metastable', describeOutcome(s));
+    assertClaimed('hotos21-retry', s);
     const a = s.afterTrigger.amplification!;
     assert.ok(a >= 1.8 && a <= 2.05, `client amplification ${a} (2 attempts at most)`);
     assert.ok(
@@ -88,7 +88,7 @@ describe('reproduction suite: the catalogue, oscillation, the HotOS example, the
 
   test("soak: recovers from its small pause; no lab process's private memory keeps growing (the last third's median anonymous memory at most 1.2x the middle third's)", async () => {
     const { s, rows } = await runScaled('experiments/soak.yaml');
-    assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
+    assertClaimed('soak', s);
     // From the end of the warm-up (caches and pools warm) to the end of the observation.
     const measured = rows.filter((r) => r['phase'] !== 'warmup' && r['phase'] !== 'drain');
     for (const c of ['api', 'redis', 'postgres', 'faultproxy']) {

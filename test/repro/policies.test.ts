@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { assertTwinAgrees } from '../helpers/twin.js';
-import { describeOutcome, outcomeOf, suiteScale } from '../helpers/catalogue.js';
+import { assertClaimed, suiteScale } from '../helpers/catalogue.js';
 import { readEvents, reproRuntimeArgs } from '../helpers/experiment.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 
@@ -51,7 +51,7 @@ function column(csv: Ran['csv'], name: string): string[] {
 
 test('retry-storm-budget recovers, with a client-side amplification after the trigger of at most 1.3', async () => {
   const { s, report } = await runExperiment('experiments/retry-storm-budget.yaml');
-  assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
+  assertClaimed('retry-storm-budget', s);
   assert.ok(s.afterTrigger.amplification! <= 1.3, `amplification ${s.afterTrigger.amplification}`);
   // The budget is what held the retries back.
   assert.ok(s.policies.retriesDeniedByBudget! > 0, JSON.stringify(s.policies));
@@ -60,7 +60,7 @@ test('retry-storm-budget recovers, with a client-side amplification after the tr
 
 test("retry-storm-backoff is metastable: backoff defers the retries but the amplification stays near the immediate variant's", async () => {
   const { s, events } = await runExperiment('experiments/retry-storm-backoff.yaml');
-  assert.equal(outcomeOf(s), 'metastable', describeOutcome(s));
+  assertClaimed('retry-storm-backoff', s);
   // Deferred, not removed: up to 4 attempts per origin as with immediate retries.
   assert.ok(s.policies.retries > 0);
   assert.ok(s.afterTrigger.amplification! >= 2, `amplification ${s.afterTrigger.amplification}`);
@@ -93,7 +93,7 @@ test("retry-storm-backoff is metastable: backoff defers the retries but the ampl
 
 test('retry-storm-breaker recovers: its breaker opens, cuts the storm off, and fails every origin while open', async () => {
   const { s, events, csv, report } = await runExperiment('experiments/retry-storm-breaker.yaml');
-  assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
+  assertClaimed('retry-storm-breaker', s);
   assert.ok(s.policies.breakerOpens! >= 1, JSON.stringify(s.policies));
   assert.ok(s.policies.breakerRejected! > 0);
   assert.ok(s.outcomes['breaker-open'] > 0);
@@ -141,7 +141,7 @@ test('retry-storm-breaker recovers: its breaker opens, cuts the storm off, and f
 
 test('hedging-amplification is metastable: after the trigger the hedges make at least 1.8 attempts per origin', async () => {
   const { s, events, csv } = await runExperiment('experiments/hedging-amplification.yaml');
-  assert.equal(outcomeOf(s), 'metastable', describeOutcome(s));
+  assertClaimed('hedging-amplification', s);
   assert.ok(s.policies.hedgesSent! > 0, JSON.stringify(s.policies));
   assert.equal(
     events.filter((e) => e['e'] === 'attempt' && e['hedge'] === true).length,

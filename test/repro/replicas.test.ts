@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { readEvents, runScaled } from '../helpers/experiment.js';
-import { describeOutcome, outcomeOf } from '../helpers/catalogue.js';
+import { assertClaimed } from '../helpers/catalogue.js';
 
 // The reproduction suite, replicas and load balancing (issue 19): replica-failover and
 // lb-herding with their contrasts at the suite's scale, asserting what their catalogue
@@ -68,7 +68,7 @@ const pct = (xs: readonly number[]): string => xs.map((x) => `${(100 * x).toFixe
 describe('reproduction suite: replicas and load balancing', () => {
   test('replica-failover is metastable: retries on another replica push the paused replica’s load onto the survivors, above capacity', async () => {
     const { s, out } = await runScaled('experiments/replica-failover.yaml');
-    assert.equal(outcomeOf(s), 'metastable', describeOutcome(s));
+    assertClaimed('replica-failover', s);
     const base = s.baseline.goodputPerS!;
     const after = s.afterTrigger.goodputPerS!;
     assert.ok(after < 0.25 * base, `goodput ${after}/s after the trigger, ${base}/s in the baseline`);
@@ -90,7 +90,7 @@ describe('reproduction suite: replicas and load balancing', () => {
 
   test('replica-failover-no-retry recovers: the paused replica’s origins fail, the survivors stay under capacity', async () => {
     const { s, out } = await runScaled('experiments/replica-failover-no-retry.yaml');
-    assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
+    assertClaimed('replica-failover-no-retry', s);
     assert.equal(s.afterTrigger.amplification, 1, `amplification ${s.afterTrigger.amplification}`);
     const { during } = byPhase(s, attempts(out));
     assert.equal(during.filter((a) => a.replica === 1 && a.kind === 'ok').length, 0);
@@ -103,8 +103,8 @@ describe('reproduction suite: replicas and load balancing', () => {
   test('lb-herding: least-latency keeps every client on the killed replica (a refusal looks fastest), p2c spreads them; both recover', async () => {
     const ll = await runScaled('experiments/lb-herding.yaml');
     const p2c = await runScaled('experiments/lb-herding-p2c.yaml');
-    assert.equal(outcomeOf(ll.s), 'recovered', describeOutcome(ll.s));
-    assert.equal(outcomeOf(p2c.s), 'recovered', describeOutcome(p2c.s));
+    assertClaimed('lb-herding', ll.s);
+    assertClaimed('lb-herding-p2c', p2c.s);
     const K = 50; // client.instances; origins are dealt to them round-robin
     const runs = { 'least-latency': ll, p2c } as const;
     const phases = Object.fromEntries(

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { assertTwinAgrees } from '../helpers/twin.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
-import { describeOutcome, outcomeOf, suiteScale } from '../helpers/catalogue.js';
+import { assertClaimed, suiteScale } from '../helpers/catalogue.js';
 import { readEvents, reproRuntimeArgs } from '../helpers/experiment.js';
 
 // The spine's acceptance: both experiments at the suite's scale (0.2: 56 s each) on the
@@ -57,7 +57,7 @@ test('retry-storm is metastable: amplification >= 2 and goodput < 50% of baselin
   assert.equal(s.experiment, 'retry-storm');
   assert.equal(s.offered, s.recorded);
   assert.equal(s.usable, true);
-  assert.equal(outcomeOf(s), 'metastable', describeOutcome(s));
+  assertClaimed('retry-storm', s);
   assert.equal(s.recovered, false);
   assert.ok(
     s.afterTrigger.amplification! >= 2,
@@ -107,7 +107,7 @@ test('retry-storm-no-retry recovers and reports a recovery time', async () => {
   assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
   assert.equal(s.offered, s.recorded);
-  assert.equal(outcomeOf(s), 'recovered', describeOutcome(s));
+  assertClaimed('retry-storm-no-retry', s);
   assert.equal(s.metastable, false);
   assert.ok(
     s.recoveryTimeS !== null && s.recoveryTimeS > 0 && s.recoveryTimeS <= s.recoveryDeadlineS,
