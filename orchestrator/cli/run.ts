@@ -14,6 +14,7 @@ import { DEFAULT_RUNTIME } from '../lab/runtimes.js';
 import { addCapacityOption, addEventsOption, addPinOption, positiveNumber, wholeNumber } from './options.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { inHelpGroup } from './help.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
 import { join } from 'node:path';
 import { TWIN_DIR } from '../report/load.js';
@@ -60,7 +61,7 @@ export function register(program: Command): void {
   addPinOption(cmd);
   addCapacityOption(cmd);
   addEventsOption(cmd, 'all', "one run's every attempt, for its analysis; the twin writes failures");
-  cmd.action(
+  inHelpGroup(cmd).action(
     async (
       fileArg: string | undefined,
       o: {

@@ -22,6 +22,7 @@ import {
 import { addComposeOptions, composeOptions } from './runtimeOption.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { inHelpGroup } from './help.js';
 import { onInterrupt } from './interrupt.js';
 
 export function register(program: Command): void {
@@ -57,7 +58,7 @@ export function register(program: Command): void {
       wholeNumber('--jobs', 1, 256),
     )
     .option('--quiet', 'no status line');
-  addRuntimeOption(cmd, "the sweep's labs");
+  addRuntimeOption(cmd, "the sweep's points");
   addPinOption(cmd);
   addComposeOptions(cmd);
   addCapacityOption(cmd);
@@ -66,7 +67,7 @@ export function register(program: Command): void {
     'failures',
     "a sweep is read through its table and figures; every point's successes would fill the disk",
   );
-  addSetOption(cmd).action(
+  inHelpGroup(addSetOption(cmd)).action(
     async (
       fileArg: string | undefined,
       o: {
