@@ -2,6 +2,7 @@ import { describeTrigger, triggerTarget } from './sections/schedule.js';
 import { expectedOrigins } from './arrivals/index.js';
 import { describeLoad } from './loadPlan.js';
 import type { RunPlan } from './plan.js';
+import { simulatedWallLine } from './simTime.js';
 
 export { expectedOrigins } from './arrivals/index.js';
 import { formatDuration } from '../../foundation/units.js';
@@ -96,7 +97,9 @@ export function formatDryRun(plan: RunPlan, d: DryRun, runtime?: string): string
     `    total     expected origin requests ${n(d.expectedOrigins)}`,
     '  trigger timeline:',
     ...d.trigger.map((t) => `    ${s(t.atS).padStart(8)}  ${t.what}`),
-    `  wall time: ≈ ${s(d.runS)} per run (schedule and drain, plus lab start-up) × ${d.repeat} = ≈ ${s(d.totalS)}`,
+    runtime === 'sim'
+      ? simulatedWallLine(plan, d.repeat)
+      : `  wall time: ≈ ${s(d.runS)} per run (schedule and drain, plus lab start-up) × ${d.repeat} = ≈ ${s(d.totalS)}`,
   ];
   return out.join('\n') + '\n';
 }
