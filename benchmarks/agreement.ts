@@ -229,7 +229,7 @@ function render(store: Store): string {
   }
   lines.push(
     '',
-    'Recovery time: s after the trigger\'s end (DESIGN.md §2), "–" when not recovered. Amplification: client-side attempts per origin after the trigger. Lab validity names each failed check with its measured value and limit.',
+    'Recovery time: s after the trigger\'s end (docs/metrics.md, Recovery time), "–" when not recovered. Amplification: client-side attempts per origin after the trigger. Lab validity names each failed check with its measured value and limit.',
     '',
     '## What the simulation cannot model',
     '',

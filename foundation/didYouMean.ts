@@ -12,6 +12,21 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
   return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
 }
 
+/**
+ * Up to `n` candidates closest to `word` (edit distance, ties in the candidates' order),
+ * each within the distance didYouMean allows, or at most half the word's length: a
+ * mistyped file name is often further from the right one than a mistyped key.
+ */
+export function nearest(word: string, candidates: readonly string[], n = 3): string[] {
+  const limit = Math.max(2, Math.floor(word.length / 2));
+  return candidates
+    .map((c, i) => ({ c, i, d: c.toLowerCase() === word.toLowerCase() ? 0 : levenshtein(word, c) }))
+    .filter((x) => x.d <= limit)
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .slice(0, n)
+    .map((x) => x.c);
+}
+
 function levenshtein(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

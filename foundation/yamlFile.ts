@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { LineCounter, parseDocument, isMap, isNode, type Document } from 'yaml';
 import type { z } from 'zod';
 import { SpecError, type SpecIssue } from './errors.js';
 import { overrideAt, type Override } from './overrides.js';
-import { didYouMean } from './didYouMean.js';
+import { didYouMean, nearest } from './didYouMean.js';
 
 /**
  * The YAML file reader with positions, shared by every file metabench reads (experiments,
@@ -14,19 +15,49 @@ import { didYouMean } from './didYouMean.js';
 /** Files larger than this are refused before parsing: an experiment is a page of YAML. */
 const MAX_FILE_BYTES = 1 << 20;
 
-/** A spec file's bytes, or a SpecError naming the file. */
-export function readSpecFile(file: string): Buffer {
+/**
+ * A spec file's bytes, or a SpecError naming the file. A missing file says so and names
+ * the nearest YAML files of its folder and of `alsoIn` (the catalogue, for an experiment).
+ */
+export function readSpecFile(file: string, alsoIn: readonly string[] = []): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
     throw new SpecError([
       {
         file,
         path: '',
-        message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        message:
+          code === 'ENOENT'
+            ? `no such file${nearbyNames(file, alsoIn)}`
+            : code === 'EISDIR'
+              ? 'is a folder, not a YAML file'
+              : `cannot read the file (${code ?? (err as Error).message})`,
       },
     ]);
   }
+}
+
+/** "; nearest names: a.yaml, b.yaml" from the file's folder and `alsoIn`, or "". */
+function nearbyNames(file: string, alsoIn: readonly string[]): string {
+  const paths: string[] = [];
+  for (const dir of [dirname(file), ...alsoIn])
+    try {
+      for (const f of readdirSync(dir))
+        if (/\.ya?ml$/.test(f)) {
+          const p = join(dir, f);
+          const shown = isAbsolute(p) ? relative(process.cwd(), p) : p;
+          const path = shown.startsWith('..') ? p : shown;
+          if (!paths.includes(path)) paths.push(path);
+        }
+    } catch {
+      // A folder that does not exist offers no names.
+    }
+  const byName = new Map<string, string>();
+  for (const p of paths) if (!byName.has(basename(p))) byName.set(basename(p), p);
+  const close = nearest(basename(file), [...byName.keys()]).map((n) => byName.get(n)!);
+  return close.length ? `; nearest names: ${close.join(', ')}` : '';
 }
 
 /** A YAML file parsed into plain data, with what is needed to locate a field in it. */

@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { buildProgram } from '../orchestrator/cli/program.js';
 import { registerRuntimes } from '../orchestrator/cli/runtimes.js';
+import ts from 'typescript';
+import { stringify } from 'yaml';
+import { parseYamlFile } from '../foundation/yamlFile.js';
+import { formatIssue, SpecError } from '../foundation/errors.js';
+import { validateExperiment } from '../orchestrator/spec/load.js';
+import { isSweepData, loadSweep } from '../orchestrator/spec/sweep.js';
 
 // The README is a first screen and an index; the rest lives in docs/. Text moves, so its
 // links must follow: every relative link of the documentation reaches a file, and every
@@ -142,4 +148,178 @@ test('docs/commands.md names every command, and every option in that command’s
   walk(await buildProgram(), '');
   assert.ok(commands >= 18, `only ${commands} commands found`);
   assert.deepEqual(missing, [], 'commands and options the CLI has that docs/commands.md does not name');
+});
+
+// Issue 33: the guide's sweep snippet put a comment above the schema line, and a reader who
+// saved it broke jsonSchema.test. Every snippet of the documentation is now checked: YAML
+// through the real loader, command lines through the CLI's own parser.
+
+/** Every fenced block of the documentation: its file, first line, language and text. */
+function fencedBlocks(): { doc: string; line: number; lang: string; text: string }[] {
+  const out: { doc: string; line: number; lang: string; text: string }[] = [];
+  for (const doc of docs) {
+    const lines = readFileSync(join(REPO, doc), 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const open = /^\s*```(\w*)/.exec(lines[i] ?? '');
+      if (!open) continue;
+      const start = i;
+      const body: string[] = [];
+      for (i++; i < lines.length && !/^\s*```/.test(lines[i] ?? ''); i++) body.push(lines[i] ?? '');
+      out.push({ doc, line: start + 2, lang: open[1] ?? '', text: body.join('\n') });
+    }
+  }
+  return out;
+}
+
+/** `over` laid over `base`: mappings merged key by key, anything else replaced. */
+function overlay(base: unknown, over: unknown): unknown {
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) return over;
+  if (typeof over !== 'object' || over === null || Array.isArray(over)) return over;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  const o = over as Record<string, unknown>;
+  // A fragment's `triggers` replaces a base's single `trigger`, and the other way round.
+  if ('triggers' in o) delete out.trigger;
+  if ('trigger' in o) delete out.triggers;
+  for (const [k, v] of Object.entries(o)) out[k] = overlay(out[k], v);
+  return out;
+}
+
+test('every YAML snippet of the docs loads: a sweep or experiment as a file, a fragment inside some catalogue experiment; a schema line is the first', () => {
+  const catalogue = readdirSync(join(REPO, 'experiments'))
+    .filter((f) => f.endsWith('.yaml') && !f.endsWith('.sweep.yaml'))
+    .map((f) => parseYamlFile(readFileSync(join(REPO, 'experiments', f), 'utf8'), f).data);
+  const problems: string[] = [];
+  let checked = 0;
+  for (const b of fencedBlocks().filter((x) => x.lang === 'yaml' || x.lang === 'yml')) {
+    const where = `${b.doc}:${b.line}`;
+    if (b.text.split('\n').every((l) => /^\s*(#.*)?$/.test(l))) continue; // comments alone: an illustration
+    checked++;
+    const schemaLine = b.text.split('\n').findIndex((l) => l.includes('yaml-language-server: $schema='));
+    if (schemaLine > 0) problems.push(`${where}: the schema line is line ${schemaLine + 1}, not the first`);
+    // Read as a file of the catalogue's folder: a sweep's `experiment:` resolves there.
+    const file = join(REPO, 'experiments', `snippet-${b.line}.yaml`);
+    try {
+      const y = parseYamlFile(b.text, file);
+      if (isSweepData(y.data)) loadSweep(y);
+      else if (['name', 'lab', 'load', 'client', 'schedule'].every((k) => k in y.data))
+        validateExperiment(y, [], () => {});
+      else {
+        // A fragment is checked inside each catalogue experiment until one takes it. What it
+        // names that is declared elsewhere in a file (a request or cost class, the other
+        // shares of a mix) is not held against it.
+        const elsewhere = /no request class|no cost class|the shares must sum/;
+        let first: unknown;
+        const fits = catalogue.some((base) => {
+          try {
+            validateExperiment(parseYamlFile(stringify(overlay(base, y.data)), file), [], () => {});
+            return true;
+          } catch (err) {
+            if (err instanceof SpecError && err.issues.every((i) => elsewhere.test(i.message))) return true;
+            first ??= err;
+            return false;
+          }
+        });
+        if (!fits) throw first;
+      }
+    } catch (err) {
+      problems.push(
+        `${where}: ${err instanceof SpecError ? err.issues.map(formatIssue).join('; ') : String(err)}`,
+      );
+    }
+  }
+  assert.ok(checked >= 8, `only ${checked} YAML snippets found`);
+  assert.deepEqual(problems, []);
+});
+
+/** A command line's words, with shell quoting and comments removed. */
+function words(line: string): string[] {
+  const out: string[] = [];
+  for (const m of line.matchAll(/'([^']*)'|"([^"]*)"|(#.*$)|(\S+)/g)) {
+    if (m[3] !== undefined) break;
+    out.push(m[1] ?? m[2] ?? m[4] ?? '');
+  }
+  return out;
+}
+
+test('every metabench command line of the docs names a command and options it has; a concrete one parses', async () => {
+  registerRuntimes();
+  const program = await buildProgram();
+  program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  const problems: string[] = [];
+  let checked = 0;
+  for (const b of fencedBlocks()) {
+    // A command may continue on the next lines (a synopsis's `  [--opt X]`, a shell's `\`).
+    const lines: string[] = [];
+    for (const l of b.text.split('\n'))
+      if (lines.length > 0 && (/^\s+[[-]/.test(l) || lines[lines.length - 1]!.endsWith('\\')))
+        lines[lines.length - 1] = `${lines[lines.length - 1]!.replace(/\\$/, '')} ${l.trim()}`;
+      else lines.push(l);
+    for (const line of lines) {
+      const w = words(line.replace(/^\s*\$\s+/, ''));
+      const at = w[0] === 'npx' ? 1 : 0;
+      if (w[at] !== 'metabench') continue;
+      const where = `${b.doc}:${b.line}: ${line.trim()}`;
+      checked++;
+      let cmd: Command = program;
+      let i = at + 1;
+      for (; i < w.length; i++) {
+        const name = (w[i] ?? '').split('|')[0];
+        const sub = cmd.commands.find((c) => c.name() === name);
+        if (!sub) break;
+        cmd = sub;
+      }
+      if (cmd === program) {
+        problems.push(`${where}: no such command`);
+        continue;
+      }
+      const rest = w.slice(i);
+      const has = (flag: string) =>
+        flag === '--help' ||
+        cmd.options.some((o) => o.long === flag || o.short === flag || o.long === `-${flag}`);
+      if (rest.some((x) => /[[<|]|\.\.\./.test(x))) {
+        // A synopsis: every option it shows exists.
+        for (const x of rest.join(' ').matchAll(/(?<![\w-])(--?[a-z][\w-]*)/g))
+          if (!has(x[1]!)) problems.push(`${where}: ${x[1]} is no option of ${cmd.name()}`);
+        continue;
+      }
+      try {
+        const { unknown } = cmd.parseOptions(rest);
+        if (unknown.length) problems.push(`${where}: unknown ${unknown.join(' ')}`);
+      } catch (err) {
+        problems.push(`${where}: ${(err as Error).message}`);
+      }
+    }
+  }
+  assert.ok(checked >= 40, `only ${checked} command lines found`);
+  assert.deepEqual(problems, []);
+});
+
+test('no text a user reads cites DESIGN.md, a file the repository does not have: the docs, and the string literals of the code that writes reports', () => {
+  const cited: string[] = [];
+  for (const doc of docs) if (readFileSync(join(REPO, doc), 'utf8').includes('DESIGN.md')) cited.push(doc);
+  const walk = (dir: string): string[] =>
+    readdirSync(join(REPO, dir), { withFileTypes: true }).flatMap((d) =>
+      d.isDirectory()
+        ? walk(join(dir, d.name))
+        : d.name.endsWith('.ts') && !d.name.endsWith('.test.ts')
+          ? [join(dir, d.name)]
+          : [],
+    );
+  for (const file of ['foundation', 'bench', 'orchestrator', 'sim', 'benchmarks', 'services'].flatMap(walk)) {
+    const text = readFileSync(join(REPO, file), 'utf8');
+    if (!text.includes('DESIGN.md')) continue;
+    // Comments may cite the design brief; strings (what is printed or written) may not.
+    const visit = (node: ts.Node): void => {
+      if (
+        (ts.isStringLiteral(node) ||
+          ts.isNoSubstitutionTemplateLiteral(node) ||
+          ts.isTemplateLiteralToken(node)) &&
+        node.text.includes('DESIGN.md')
+      )
+        cited.push(`${file}: ${node.text.slice(0, 80)}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true));
+  }
+  assert.deepEqual(cited, []);
 });

@@ -3,6 +3,7 @@ import { CommanderError } from 'commander';
 import { isBenchError, SpecError } from '../../foundation/errors.js';
 import { ExitCode } from '../../foundation/exitCodes.js';
 import { buildProgram, COMMANDS } from './program.js';
+import { staleBuildWarning } from './staleBuild.js';
 
 // A reader that leaves (`| head`, a closed terminal, a dead parent) must not crash a run
 // mid-pause: that would leave the paused api stopped and lose what was measured. What
@@ -11,6 +12,10 @@ for (const stream of [process.stdout, process.stderr])
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
   });
+
+// From a source checkout: sources changed since dist/ was built are said, never built here.
+const stale = await staleBuildWarning();
+if (stale) process.stderr.write(stale);
 
 // Only the command named on the command line is imported (with its options, help and
 // action); all of them for the top-level help, a mistyped name's suggestion or `help`.

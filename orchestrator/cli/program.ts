@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { metabenchVersion } from '../results/manifest.js';
 import { orphanedJournals, recoverOrphanedFaults } from '../trigger/journal.js';
+import { optionDescription } from './help.js';
 
 /**
  * Each command's module, in the order `--help` lists them. A command's module loads what its
@@ -58,6 +59,8 @@ export async function buildProgram(names: readonly string[] = Object.keys(COMMAN
     .version(metabenchVersion())
     .exitOverride()
     .showSuggestionAfterError()
+    // One default per option (options.ts); subcommands inherit this.
+    .configureHelp({ optionDescription })
     .hook('preAction', async (_program, action) => {
       await registerRuntimesFor(action);
       // A crashed orchestrator may have left a fault applied (a paused process): undo it first.

@@ -22,6 +22,7 @@ import {
 import { checkScale } from './scaleCheck.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { inHelpGroup } from './help.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
 import { join } from 'node:path';
 import { TWIN_DIR } from '../report/load.js';
@@ -77,7 +78,7 @@ export function register(program: Command): void {
   addCapacityOption(cmd);
   addAnyScaleOption(cmd);
   addEventsOption(cmd, 'all', "one run's every attempt, for its analysis; the twin writes failures");
-  cmd.action(
+  inHelpGroup(cmd).action(
     async (
       fileArg: string | undefined,
       o: {

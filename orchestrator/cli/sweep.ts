@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
 import type { Override } from '../../foundation/overrides.js';
 import { dryRun } from '../spec/dryRun.js';
+import { formatRange, simulatedRunS } from '../spec/simTime.js';
 import { planRun } from '../spec/plan.js';
 import { loadSweepFile, type LoadedSweep, type SweepSpec } from '../spec/sweep.js';
 import type { Factor, SweepPoint } from '../spec/sweepPlan.js';
@@ -24,6 +25,7 @@ import { addComposeOptions, composeOptions } from './runtimeOption.js';
 import { checkScale } from './scaleCheck.js';
 import type { EventsMode } from '../../bench/record/eventLog.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { inHelpGroup } from './help.js';
 import { onInterrupt } from './interrupt.js';
 import {
   addPriorityOption,
@@ -81,7 +83,7 @@ export function register(program: Command): void {
       wholeNumber('--jobs', 1, 256),
     )
     .option('--quiet', 'no status line');
-  addRuntimeOption(cmd, "the sweep's labs");
+  addRuntimeOption(cmd, "the sweep's points");
   addPinOption(cmd);
   addPriorityOption(cmd);
   addWaitForQuietOption(cmd);
@@ -93,7 +95,7 @@ export function register(program: Command): void {
     'failures',
     "a sweep is read through its table and figures; every point's successes would fill the disk",
   );
-  addSetOption(cmd).action(
+  inHelpGroup(addSetOption(cmd)).action(
     async (
       fileArg: string | undefined,
       o: {
@@ -238,6 +240,7 @@ async function sweep(
   );
   if (o.dryRun) {
     let totalS = 0;
+    let simS: { lowS: number; highS: number } | null = { lowS: 0, highS: 0 };
     const lines = [
       `${s.sweep.name}: ${s.points.length} points × ${repeat} runs (${s.sweep.design}, runtime ${runtime})`,
     ];
@@ -252,11 +255,19 @@ async function sweep(
       });
       const d = dryRun(plan, repeat);
       totalS += d.totalS;
+      // Simulated: the simulator's speed, not the schedule's length (spec/simTime.ts).
+      const sim = runtime === 'sim' ? simulatedRunS(plan) : null;
+      if (sim) simS = simS && { lowS: simS.lowS + sim.lowS * repeat, highS: simS.highS + sim.highS * repeat };
+      else simS = null;
       lines.push(
-        `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${Math.round(d.totalS)} s; capacity ${+plan.capacity.usedPerS.toFixed(3)}/s ${plan.capacity.source}`,
+        `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${sim ? formatRange(sim.lowS * repeat, sim.highS * repeat) : `${Math.round(d.totalS)} s`}; capacity ${+plan.capacity.usedPerS.toFixed(3)}/s ${plan.capacity.source}`,
       );
     }
-    lines.push(`  wall time: ≈ ${Math.round(totalS)} s (plus lab start-up per run)`);
+    lines.push(
+      simS
+        ? `  wall time: simulated, ≈ ${formatRange(simS.lowS, simS.highS)} on an idle core (the simulator's measured speed, orchestrator/spec/simTime.ts; --jobs runs points side by side)`
+        : `  wall time: ≈ ${Math.round(totalS)} s (plus lab start-up per run)`,
+    );
     process.stdout.write(lines.join('\n') + '\n');
     return;
   }

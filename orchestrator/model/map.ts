@@ -5,6 +5,7 @@ import { parseSet, type Override } from '../../foundation/overrides.js';
 import { planRun } from '../spec/plan.js';
 import { BenchError } from '../../foundation/errors.js';
 import { simulate } from './simulate.js';
+import { describeFailed } from '../analysis/validity.js';
 import { cellText, overAxes, type LabJoin } from './over.js';
 import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js';
 
@@ -77,6 +78,7 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
       factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: triggerSeconds(durationMs, o.scale) },
       figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(r.summary)])),
       verdict: mapVerdict(r.summary),
+      ...invalidReason(r.summary),
     };
     rows[i] = row;
     o.onPoint?.(++done, cells.length, row, r.wallMs);
@@ -114,6 +116,28 @@ function mapVerdict(s: RunSummary): SweepVerdict {
       : s.outcome === 'recovered' || s.outcome === 'recovered-late'
         ? 'recovered'
         : 'unmeasured';
+}
+
+/**
+ * Why a cell is invalid, so model.md, model.json and map.csv never show an "I" without it:
+ * the validity checks its run failed (counted by check, and worded with value and limit).
+ */
+export function invalidReason(s: RunSummary): { invalidBecause?: Record<string, number>; outcomes?: string } {
+  if (s.outcome !== 'invalid' || !s.validity) return {};
+  return {
+    invalidBecause: Object.fromEntries(s.validity.failed.map((f) => [f.check, 1])),
+    outcomes: `invalid: ${describeFailed(s.validity).join('; ')}`,
+  };
+}
+
+/** The invalid cells of a map, one line each with what its run failed, for below the map's table. */
+export function invalidCells(t: SweepTable): string[] {
+  return t.rows
+    .filter((r) => r.verdict === 'invalid')
+    .map(
+      (r) =>
+        `- ${MAP_FACTORS[0].name} ${r.factors[MAP_FACTORS[0].name]} ${MAP_FACTORS[0].unit}, ${MAP_FACTORS[1].name} ${r.factors[MAP_FACTORS[1].name]} ${MAP_FACTORS[1].unit}: ${r.outcomes ?? 'invalid (the reason was not recorded)'}`,
+    );
 }
 
 /** One cell of the map as a worker thread's job (model --jobs): plain data. */

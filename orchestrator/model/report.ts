@@ -8,7 +8,7 @@ import { writeJson } from '../results/files.js';
 import type { Experiment } from '../spec/schema.js';
 import { describeTrigger } from '../spec/sections/schedule.js';
 import type { LabSweep } from './labSweep.js';
-import { mapTable, MAP_FACTORS } from './map.js';
+import { invalidCells, mapTable, MAP_FACTORS } from './map.js';
 import { describeJoin, labOverlay, sameCoordinate, type JoinedPoint, type LabJoin } from './over.js';
 import { describePrediction, type Prediction } from './predict.js';
 import { ctmcAtLabLines, ctmcFigure, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from './ctmc.js';
@@ -72,7 +72,7 @@ export async function writeModel(
       '',
       '## Simulated map of the metastable region',
       '',
-      `Each cell is one simulated run of the experiment (trigger: ${describeTrigger(x.experiment.schedule.triggers[0]!, x.scale)} as written; its duration varied) at that offered load: **M** metastable (not recovered within ${x.experiment.recovery.within} × the trigger’s duration), R recovered, ? unmeasured. ` +
+      `Each cell is one simulated run of the experiment (trigger: ${describeTrigger(x.experiment.schedule.triggers[0]!, x.scale)} as written; its duration varied) at that offered load: **M** metastable (not recovered within ${x.experiment.recovery.within} × the trigger’s duration), R recovered, ? unmeasured, I invalid (the simulated run failed a validity check: each such cell is listed below the table with the checks it failed). ` +
         `Loads below cμ/m are marked (stable), above λ* (unstable). The observation is cut to what each verdict needs.${x.mapWallS !== null ? ` ${x.map.rows.length} runs simulated in ${x.mapWallS.toFixed(1)} s.` : ''}`,
       '',
       ...(lab
@@ -83,6 +83,14 @@ export async function writeModel(
         : []),
       ...mapTable(x.map, p.range, lab?.join),
       '',
+      ...(invalidCells(x.map).length
+        ? [
+            'Invalid cells (no verdict), with the validity checks their runs failed:',
+            '',
+            ...invalidCells(x.map),
+            '',
+          ]
+        : []),
       ...(lab ? labSection(lab.sweeps, lab.join) : []),
       ...(lab && x.ctmcLab ? [...ctmcAtLabLines(x.ctmcLab), ''] : []),
       ...figs.map((f) => `![${f.title}](figures/${f.id}.svg)\n\n*${f.caption}*\n`),
@@ -99,6 +107,7 @@ export async function writeModel(
           [`${MAP_FACTORS[0].name} (${MAP_FACTORS[0].unit})`]: r.factors[MAP_FACTORS[0].name] ?? null,
           [`${MAP_FACTORS[1].name} (${MAP_FACTORS[1].unit})`]: r.factors[MAP_FACTORS[1].name] ?? null,
           verdict: r.verdict,
+          'invalid because': r.verdict === 'invalid' ? (r.outcomes ?? 'not recorded') : null,
           ...(lab ? labAtCell(lab.join.points, r.factors) : {}),
           ...Object.fromEntries(
             x.map!.figures.map((f) => [`${f.name} (${f.unit})`, r.figures[f.name] ?? null]),

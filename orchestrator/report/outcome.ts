@@ -23,7 +23,7 @@ export function notReachedLine(s: RunSummary): string | null {
 /** The run's outcome in one sentence with its evidence (its reason names it). */
 export function outcomeSentence(s: RunSummary): string {
   if (!isValid(s))
-    return `**Invalid run: no verdict is given.** It failed ${s.validity?.failed.length ?? 0} validity check${s.validity?.failed.length === 1 ? '' : 's'} (DESIGN.md §2):`;
+    return `**Invalid run: no verdict is given.** It failed ${s.validity?.failed.length ?? 0} validity check${s.validity?.failed.length === 1 ? '' : 's'} (docs/metrics.md, Run validity):`;
   const reason = sentence(s.outcomeReason);
   const effect =
     s.sustainingEffect && !s.outcomeReason.includes(s.sustainingEffect)
@@ -129,7 +129,7 @@ export function validityLines(runs: readonly RunData[]): string[] {
   if (rows.length > 0) {
     const lims = runs.find((r) => r.summary.validity)!.summary.validity.limits;
     out.push(
-      'Run validity (DESIGN.md §2): a run gives a verdict only when every check holds.',
+      'Run validity (docs/metrics.md): a run gives a verdict only when every check holds.',
       '',
       '| run | check | value | limit | result |',
       '|---|---|---|---|---|',

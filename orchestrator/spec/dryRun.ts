@@ -3,6 +3,7 @@ import { expectedOrigins } from './arrivals/index.js';
 import { describeLoad } from './loadPlan.js';
 import type { RunPlan } from './plan.js';
 import { drainMs } from './originRules.js';
+import { simulatedWallLine } from './simTime.js';
 
 export { expectedOrigins } from './arrivals/index.js';
 import { formatDuration } from '../../foundation/units.js';
@@ -99,7 +100,9 @@ export function formatDryRun(plan: RunPlan, d: DryRun, runtime?: string): string
     '  trigger timeline:',
     ...d.trigger.map((t) => `    ${s(t.atS).padStart(8)}  ${t.what}`),
     ...scaleLines(plan),
-    `  wall time: ≈ ${s(d.runS)} per run (schedule and drain, plus lab start-up) × ${d.repeat} = ≈ ${s(d.totalS)}`,
+    runtime === 'sim'
+      ? simulatedWallLine(plan, d.repeat)
+      : `  wall time: ≈ ${s(d.runS)} per run (schedule and drain, plus lab start-up) × ${d.repeat} = ≈ ${s(d.totalS)}`,
   ];
   return out.join('\n') + '\n';
 }

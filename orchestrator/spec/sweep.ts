@@ -112,6 +112,16 @@ export function loadSweepFile(file: string, sets: readonly Override[] = []): Loa
 
 export function loadSweep(y: ParsedYaml, sets: readonly Override[] = []): LoadedSweep {
   const file = y.file;
+  if (!('factors' in y.data) && 'lab' in y.data && 'load' in y.data)
+    throw new SpecError([
+      {
+        file,
+        line: 1,
+        column: 1,
+        path: '',
+        message: `this is an experiment file: use \`metabench run ${file}\``,
+      },
+    ]);
   const r = sweepSchema.safeParse(y.data, { reportInput: true });
   if (!r.success) throw new SpecError(toSpecIssues(r.error.issues, y.doc, y.lines, file, [], sweepSchema));
   const sweep = r.data;

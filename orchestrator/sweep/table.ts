@@ -214,7 +214,7 @@ export function sweepMarkdown(
     '',
     `Design: ${design}${design === 'one-at-a-time' ? ' (the reference point first, then one factor moved at a time)' : ''}; ` +
       `factors: ${factors.map((f) => `${f.path} ∈ {${f.values.map((v) => String(factorValue(v))).join(', ')}}${f.reference !== undefined ? ` (reference ${String(factorValue(f.reference))})` : ''}`).join('; ')}.`,
-    'Figures are means over the point\'s valid runs only (DESIGN.md §2); invalid runs are counted apart with the validity checks they failed. "After" is the window from the end of the trigger to the end of the observation.',
+    'Figures are means over the point\'s valid runs only (docs/metrics.md, Repetitions); invalid runs are counted apart with the validity checks they failed. "After" is the window from the end of the trigger to the end of the observation.',
     '',
   ];
   if (rows.length === 0) return lines.join('\n') + 'No point has finished.\n';
