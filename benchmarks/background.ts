@@ -201,7 +201,7 @@ async function main(): Promise<void> {
     '',
     `Machine: ${mach.cpuModel}, ${mach.cpus} cores, Linux ${release()}, Node ${mach.node}. Load average (1/5/15 min) at the start: ${load0.join(' / ')} (busiest other processes: ${busy0.join(', ') || 'none seen'}); at the end: ${load1.join(' / ')}.`,
     '',
-    `\`metabench run ${name}.yaml --scale ${SCALE}\` (${started.toISOString().slice(11, 16)} UTC on), one run per cell, beside a background process (\`${BACKGROUND_NAME}\`: busy 50 ms, asleep 50 ms for half a core; never asleep for a full core). Measures: none (\`--priority normal --no-pin\`), priority (\`--priority high\`: the generator's threads at niceness −10, the lab at 0), pin (\`--pin\`), both. Late sends: first attempts sent more than 1 ms after their intended time, as a share of the origins; the schedule lag p99 is the whole run's; the run is valid or invalid by DESIGN.md §2, with the checks it failed.`,
+    `\`metabench run ${name}.yaml --scale ${SCALE}\` (${started.toISOString().slice(11, 16)} UTC on), one run per cell, beside a background process (\`${BACKGROUND_NAME}\`: busy 50 ms, asleep 50 ms for half a core; never asleep for a full core). Measures: none (\`--priority normal --no-pin\`), priority (\`--priority high\`: the generator's threads at niceness −10, the lab at 0), pin (\`--pin\`), both. Late sends: first attempts sent more than 1 ms after their intended time, as a share of the origins; the schedule lag p99 is the whole run's; the run is valid or invalid by the validity checks of docs/metrics.md, with the checks it failed.`,
     '',
     ...LOADS.flatMap((l) => [
       `## Background: ${LOAD_NAME(l)}`,

@@ -119,7 +119,13 @@ export function judgeGrowth(x: GrowthInput): HypothesisResult {
   const threshold = `not growing (default: no upward trend at 95% with a growth of ${round(x.tolerance, 3)} ${x.unit} or more over the window; ${x.toleranceWhy})`;
   const base = { metric: `${x.metric} growth`, window: x.window, threshold, default: true as const };
   if (t === null || samples < MIN_GROWTH_SECONDS)
-    return { ...base, value: null, samples, verdict: 'unmeasured' };
+    return {
+      ...base,
+      value: null,
+      samples,
+      verdict: 'unmeasured',
+      note: `${samples} s measured: the trend test needs ${MIN_GROWTH_SECONDS}`,
+    };
   const growth = t.slope * x.perSecond.length;
   return {
     ...base,

@@ -4,6 +4,19 @@ import { compareReplays, countsAgree, latenessVerdict, type ReplayFigures } from
 import { judgeValidity, validityLimits, type LatenessVerdict, type ValidityInput } from './validity.js';
 import { planOfFile } from '../../test/helpers/plan.js';
 
+/** The default steady state, held in the baseline (validity check 2 passes). */
+const STEADY = [
+  {
+    metric: 'goodput',
+    window: 'baseline',
+    threshold: '>= 95% offered (default)',
+    value: 1,
+    samples: 60,
+    verdict: 'pass' as const,
+    default: true as const,
+  },
+];
+
 const metastable: ReplayFigures = {
   outcome: 'metastable',
   failed: [],
@@ -99,7 +112,7 @@ function input(lagP99Ms: number, lagMaxMs: number, lateness?: LatenessVerdict): 
     offered: 100,
     recorded: 100,
     unsent: 0,
-    baselineHypothesis: [],
+    baselineHypothesis: STEADY,
     triggers: [],
     phases: [],
     lagP99Ms,

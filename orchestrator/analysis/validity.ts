@@ -127,7 +127,12 @@ export function judgeValidity(x: ValidityInput): Validity {
   });
 
   // 2. The steady state held before the trigger.
-  const bad = x.baselineHypothesis.filter((h) => h.verdict !== 'pass');
+  // A declared threshold that could not be measured did not hold; the default steady
+  // state's growth tests need 10 s of baseline, and a shorter one leaves them unmeasured,
+  // named in the hypothesis table, without failing the check (its goodput still counts).
+  const bad = x.baselineHypothesis.filter(
+    (h) => h.verdict === 'fail' || (h.verdict === 'unmeasured' && !(h.default && h.metric.endsWith(' growth'))),
+  );
   // Without a declared hypothesis the default one is judged (DESIGN.md §2), and named.
   const isDefault = x.baselineHypothesis.length > 0 && x.baselineHypothesis.every((h) => h.default);
   add({
@@ -139,7 +144,7 @@ export function judgeValidity(x: ValidityInput): Validity {
       x.baselineHypothesis.length === 0
         ? 'nothing judged'
         : bad.length === 0
-          ? `${x.baselineHypothesis.length} of ${x.baselineHypothesis.length} thresholds pass`
+          ? passedOf(x.baselineHypothesis)
           : bad
               .map((h) => `${h.class ? `${h.class} ` : ''}${h.metric} ${fmt(h.value)} (${h.verdict})`)
               .join(', '),
@@ -296,4 +301,14 @@ function fmt(v: number | string | null): string {
 
 function pctOf(x: number): string {
   return `${round(x * 100, 3)}%`;
+}
+
+/** "3 of 3 thresholds pass", naming those left unmeasured without failing the check. */
+function passedOf(hs: readonly HypothesisResult[]): string {
+  const pass = hs.filter((h) => h.verdict === 'pass').length;
+  const unmeasured = hs.filter((h) => h.verdict === 'unmeasured');
+  const tail = unmeasured.length
+    ? `; ${unmeasured.map((h) => `${h.metric} unmeasured (${h.note ?? 'no samples'})`).join(', ')}`
+    : '';
+  return `${pass} of ${hs.length} thresholds pass${tail}`;
 }

@@ -20,7 +20,7 @@ lab: { api: { workers: 4, work: { dist: exponential, mean: 10ms } } }
 load: { rate: 50% capacity }
 client: { timeout: 300ms, retry: { policy: none } }
 schedule: { warmup: 1s, baseline: 2s, trigger: { kind: pause, target: api, duration: 1s }, observe: 3s }
-recovery: { within: 3x, tolerance: 20%, window: 1s, hold: 1s }
+recovery: { within: 3x, tolerance: 35%, window: 1s, hold: 1s }
 `;
 
 function store(file: string, runtime: Runtime, root: string, perS: number): string {

@@ -13,6 +13,19 @@ import { arrivalsFor } from './load.js';
 import { replayLateness } from './replay.js';
 import { StatusLine } from './status.js';
 
+/** The default steady state, held in the baseline (validity check 2 passes). */
+const STEADY = [
+  {
+    metric: 'goodput',
+    window: 'baseline',
+    threshold: '>= 95% offered (default)',
+    value: 1,
+    samples: 60,
+    verdict: 'pass' as const,
+    default: true as const,
+  },
+];
+
 registerRuntimes();
 
 const ctx = {
@@ -37,7 +50,7 @@ function validityOf(plan: RunPlan, lags: Float32Array, lateness: LatenessVerdict
     offered: lags.length,
     recorded: lags.length,
     unsent: 0,
-    baselineHypothesis: [],
+    baselineHypothesis: STEADY,
     triggers: [],
     phases: [],
     lagP99Ms: sorted[Math.ceil(0.99 * sorted.length) - 1]!,
