@@ -131,7 +131,8 @@ export function judgeValidity(x: ValidityInput): Validity {
   // state's growth tests need 10 s of baseline, and a shorter one leaves them unmeasured,
   // named in the hypothesis table, without failing the check (its goodput still counts).
   const bad = x.baselineHypothesis.filter(
-    (h) => h.verdict === 'fail' || (h.verdict === 'unmeasured' && !(h.default && h.metric.endsWith(' growth'))),
+    (h) =>
+      h.verdict === 'fail' || (h.verdict === 'unmeasured' && !(h.default && h.metric.endsWith(' growth'))),
   );
   // Without a declared hypothesis the default one is judged (DESIGN.md §2), and named.
   const isDefault = x.baselineHypothesis.length > 0 && x.baselineHypothesis.every((h) => h.default);

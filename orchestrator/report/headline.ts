@@ -110,8 +110,7 @@ export function invalidRunsDetail(runs: readonly RunData[], twin: ResultsData | 
   return [
     '',
     ...invalid.map(
-      (r) =>
-        `- run ${r.index}, machine load: ${describeMachineLoad(r.summary.machine ?? null)}`,
+      (r) => `- run ${r.index}, machine load: ${describeMachineLoad(r.summary.machine ?? null)}`,
     ),
     '',
     ...remedyLines(remediesFor(invalid[0]!, twin, failed)),
