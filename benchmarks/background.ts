@@ -10,8 +10,8 @@
  *
  * It writes a markdown table with the machine (CPU, cores, kernel, Node) and its load at
  * the start to benchmarks/results/background-<date>.md; it asserts nothing. Options:
- * `--experiment FILE` (default experiments/retry-storm.yaml), `--scale F` (default 0.2:
- * retry-storm's smallest accepted scale until the catalogue states each one's),
+ * `--experiment FILE` (default experiments/retry-storm.yaml), `--scale F` (default: the
+ * experiment's smallest accepted scale, as the reproduction suite runs it),
  * `--loads 0,0.5,1`, `--measures none,priority,pin,both` (a subset when time is short).
  * It starts labs: run it alone.
  */
@@ -25,6 +25,8 @@ import { busiestProcesses, snapshotProcesses } from '../orchestrator/lab/proc/ma
 import type { MachineState, PriorityRecord } from '../orchestrator/results/machineState.js';
 import type { Pinning } from '../orchestrator/lab/proc/affinity.js';
 import { loadNow, writeGoals } from './goals.js';
+import { loadExperimentFile } from '../orchestrator/spec/load.js';
+import { suiteScale } from '../orchestrator/model/agreement.js';
 
 const RESULTS = fileURLToPath(new URL('../../benchmarks/results/', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,7 +38,7 @@ function arg(name: string, fallback: string): string {
 }
 
 const EXPERIMENT = arg('experiment', join(REPO, 'experiments/retry-storm.yaml'));
-const SCALE = Number(arg('scale', '0.2'));
+const SCALE = Number(arg('scale', String(suiteScale(loadExperimentFile(EXPERIMENT), EXPERIMENT))));
 const LOADS = arg('loads', '0,0.5,1').split(',').map(Number);
 const MEASURES = ['none', 'priority', 'pin', 'both'] as const;
 type Measure = (typeof MEASURES)[number];
