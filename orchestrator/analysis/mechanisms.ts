@@ -51,6 +51,15 @@ export interface Mechanism {
 
 export type MechanismName = 'load-above-capacity' | 'cold-cache' | 'error-path' | 'replicas-down' | 'gc-time';
 
+/** Each mechanism in a few words, as the report names it ("sustained by: load ≥ capacity — …"). */
+export const MECHANISM_LABELS: Readonly<Record<MechanismName, string>> = {
+  'load-above-capacity': 'load ≥ capacity',
+  'cold-cache': 'cold cache with the database saturated',
+  'error-path': 'error paths',
+  'replicas-down': 'replicas down',
+  'gc-time': 'GC time',
+};
+
 /** A cache "collapsed": its hit ratio fell by more than this (absolute) from the baseline's. */
 export const COLD_CACHE_DROP = 0.2;
 /** The database is saturated: this share of its connections busy on average… */

@@ -12,6 +12,14 @@ import {
 } from './hypothesis.js';
 import type { RecoveryResult } from './recovery.js';
 
+/** The default steady state in words (the report names it; docs/hypotheses.md states it). */
+export const DEFAULT_STEADY_STATE = 'goodput ≥ 95% of offered, backlog and p99 not growing over the baseline';
+/** The backlog "grows" by at least max(workers × replicas, this share of a second of capacity) requests. */
+export const DEFAULT_BACKLOG_CAPACITY_SHARE = 0.1;
+/** The p99 "grows" by at least max(DEFAULT_P99_GROWTH_MIN_MS, this share of the window's median per-second p99). */
+export const DEFAULT_P99_GROWTH_SHARE = 0.5;
+export const DEFAULT_P99_GROWTH_MIN_MS = 1;
+
 /**
  * The default steady state (DESIGN.md §2, validity check 2), judged where an experiment
  * declares no hypothesis: goodput ≥ 95% of offered, the backlog (queue depth, where
@@ -55,14 +63,15 @@ export function judgeDefaultSteadyState(
     });
     out.push({ ...g, threshold: `${g.threshold} (default)`, default: true, ...where });
     if (server) {
-      const tolerance = Math.max(workers, 0.1 * plan.capacity.usedPerS);
+      const share = DEFAULT_BACKLOG_CAPACITY_SHARE;
+      const tolerance = Math.max(workers, share * plan.capacity.usedPerS);
       out.push({
         ...judgeGrowth({
           metric: 'backlog',
           window: w.name,
           perSecond: slice(server.queueDepth),
           tolerance,
-          toleranceWhy: `max(workers × replicas = ${workers}, 10% of a second of capacity = ${round1(0.1 * plan.capacity.usedPerS)})`,
+          toleranceWhy: `max(workers × replicas = ${workers}, ${share * 100}% of a second of capacity = ${round1(share * plan.capacity.usedPerS)})`,
           unit: 'requests',
         }),
         ...where,
@@ -75,8 +84,8 @@ export function judgeDefaultSteadyState(
         metric: 'p99',
         window: w.name,
         perSecond: p99,
-        tolerance: Math.max(1, 0.5 * (level ?? 0)),
-        toleranceWhy: `max(1 ms, 50% of the median per-second p99${level !== null ? ` = ${round1(0.5 * level)} ms` : ''})`,
+        tolerance: Math.max(DEFAULT_P99_GROWTH_MIN_MS, DEFAULT_P99_GROWTH_SHARE * (level ?? 0)),
+        toleranceWhy: `max(${DEFAULT_P99_GROWTH_MIN_MS} ms, ${DEFAULT_P99_GROWTH_SHARE * 100}% of the median per-second p99${level !== null ? ` = ${round1(DEFAULT_P99_GROWTH_SHARE * level)} ms` : ''})`,
         unit: 'ms',
       }),
       ...where,

@@ -15,6 +15,7 @@ import { classLines, classVerdictLines } from './classes.js';
 import { runWarnings } from './warnings.js';
 import { describeTally, isValid, tallyOutcomes } from '../analysis/tally.js';
 import { latenessLines } from './lateness.js';
+import { DEFAULT_STEADY_STATE } from '../analysis/steadyState.js';
 import { notReachedLine, outcomeLead, recoveryCell, triggerReached, validityLines } from './outcome.js';
 import { ctmcBeside } from '../analysis/markov/experiment.js';
 import { round } from '../../foundation/round.js';
@@ -180,6 +181,11 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   if (runs.some((r) => r.hypothesis.length > 0)) {
     // A class column only when a threshold is per request class (load.mix).
     const classes = runs.some((r) => r.hypothesis.some((h) => h.class !== undefined));
+    if (runs.some((r) => r.hypothesis.some((h) => h.default)))
+      verdicts.push(
+        `No steady-state hypothesis was declared: the default one was judged instead (${DEFAULT_STEADY_STATE}; docs/hypotheses.md), its rows marked "default".`,
+        '',
+      );
     verdicts.push(
       `| run | metric |${classes ? ' class |' : ''} window | threshold | value | samples | verdict |`,
       `|---|---|${classes ? '---|' : ''}---|---|---|---|---|`,

@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aggregateRuns } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
-import { results, runData, summary } from '../../test/helpers/reportData.js';
+import { csv, results, runData, summary } from '../../test/helpers/reportData.js';
+import { synth } from '../../test/helpers/outcomeSynth.js';
+import { outcomeParagraph } from '../export/latex/outcome.js';
 import { renderMarkdown, reportSections } from './markdown.js';
 import { renderHtml } from './html.js';
 import { reportFigures } from './writeReport.js';
@@ -182,4 +184,201 @@ test('Model vs bench and compare use outcomes', () => {
   const cmp = compareSections(...compareSides({ folder: 'a', data: bench }, { folder: 'b', data: sim }));
   const v = cmp.find((s) => s.id === 'verdicts')!.body;
   assert.match(v, /\| outcome \| \*\*metastable\*\* \| \*\*invalid\*\* \(no verdict\) \|/);
+});
+
+const STORM = {
+  name: 'load-above-capacity' as const,
+  figure: 'the api receives 1,120/s against a capacity of 400/s (amplification 4)',
+  threshold: 'requests received per second ≥ the capacity (400/s)',
+  met: true,
+};
+
+test('a metastable report names the mechanism with its figure, threshold and the figures that show it', () => {
+  const md = renderMarkdown(results([runData(1, undefined, { mechanisms: [STORM] })]));
+  assert.match(
+    lead(md),
+    /Sustained by: load ≥ capacity — the api receives 1,120\/s against a capacity of 400\/s \(amplification 4\) \(threshold: requests received per second ≥ the capacity \(400\/s\)\)\. Shown in figures\/throughput\.svg, figures\/amplification\.svg\./,
+  );
+  // The figures named are the report's own.
+  const ids = reportFigures(results([runData(1, undefined, { mechanisms: [STORM] })])).runs.map((f) => f.id);
+  assert.ok(ids.includes('throughput') && ids.includes('amplification'), ids.join(' '));
+  // Several runs: each run's figures carry its prefix.
+  const two = renderMarkdown(
+    results([runData(1, undefined, { mechanisms: [STORM] }), runData(2, undefined, { mechanisms: [STORM] })]),
+  );
+  assert.match(
+    two,
+    / {2}- Sustained by: load ≥ capacity — .* Shown in figures\/run-2-throughput\.svg, figures\/run-2-amplification\.svg\./,
+  );
+});
+
+test('a cold cache names the cache and database figures; error paths name the column that holds their share', () => {
+  const cold = {
+    name: 'cold-cache' as const,
+    figure: 'cache hit ratio 16.7% (baseline 100%), the database saturated (99.7% of its connections busy)',
+    threshold: 'hit ratio more than 20 points under the baseline’s, with the database saturated',
+    met: true,
+  };
+  const text = csv(12, {
+    cache_hit_ratio: (i) => (i < 4 ? 1 : 0.17),
+    db_pool_waiting: (i) => (i < 4 ? 0 : 3),
+  });
+  const md = renderMarkdown(
+    results([
+      runData(1, text, {
+        mechanisms: [{ ...STORM, met: false }, cold],
+        sustainingEffect: cold.figure,
+      }),
+    ]),
+  );
+  assert.match(
+    lead(md),
+    /Sustained by: cold cache with the database saturated — cache hit ratio 16\.7%.* Shown in figures\/cache\.svg, figures\/db\.svg\./,
+  );
+  assert.doesNotMatch(lead(md), /Sustained by: load ≥ capacity/);
+  const errors = {
+    name: 'error-path' as const,
+    figure: 'the workers spend 100% of their time on error paths',
+    threshold: '≥ 20% of the workers’ time',
+    met: true,
+  };
+  const md2 = renderMarkdown(
+    results([
+      runData(1, csv(12, { error_path_seconds_timeout: (i) => (i < 4 ? 0 : 8) }), { mechanisms: [errors] }),
+    ]),
+  );
+  assert.match(
+    lead(md2),
+    /Sustained by: error paths — the workers spend 100% of their time on error paths \(threshold: ≥ 20% of the workers’ time\)\. Shown in figures\/failures\.svg, column error_path_seconds_timeout of timeseries\.csv\./,
+  );
+});
+
+test('not-recovered with no mechanism met says "no sustaining effect found" with what was measured; with a trend, the projection and its interval', () => {
+  const flat = renderMarkdown(
+    results([
+      runData(1, undefined, {
+        outcome: 'not-recovered',
+        metastable: false,
+        outcomeReason:
+          'not recovered by the end of the observation (36 s after the trigger), and over the last 12 s goodput shows no upward trend, but no sustaining effect found: the client sends 279.6 attempts/s against a capacity of 400/s (amplification 1) (threshold: attempts sent per second ≥ the capacity (400/s))',
+        sustainingEffect: null,
+        mechanisms: [
+          {
+            ...STORM,
+            figure: 'the client sends 279.6 attempts/s against a capacity of 400/s (amplification 1)',
+            met: false,
+          },
+        ],
+      }),
+    ]),
+  );
+  assert.match(
+    lead(flat),
+    /No sustaining effect found, so not metastable: the client sends 279\.6 attempts\/s against a capacity of 400\/s \(amplification 1\) \(threshold: requests received per second ≥ the capacity \(400\/s\)\)\./,
+  );
+  assert.doesNotMatch(flat, /Sustained by/);
+  assert.match(flat, /\| not-recovered \| not recovered \(no sustaining effect found\) \|/);
+  const rising = renderMarkdown(
+    results([
+      runData(1, undefined, {
+        outcome: 'not-recovered',
+        metastable: false,
+        outcomeReason: 'not recovered by the end of the observation (36 s after the trigger), but recovering',
+        sustainingEffect: null,
+        projectedRecoveryS: 61.2,
+        projection: { basis: 'goodput', atS: 61.2, lowS: 50.5, highS: 80 },
+        mechanisms: [],
+      }),
+    ]),
+  );
+  assert.match(
+    lead(rising),
+    /Projection: goodput would reach the recovery threshold about 61\.2 s after the trigger \(95% interval 50\.5–80 s\): observe longer\./,
+  );
+  assert.match(rising, /\| not recovered \(projected about 61\.2 s, 95% interval 50\.5–80\) \|/);
+  const draining = renderMarkdown(
+    results([
+      runData(1, undefined, {
+        outcome: 'not-recovered',
+        metastable: false,
+        outcomeReason: 'not recovered by the end of the observation (36 s after the trigger), but recovering',
+        sustainingEffect: null,
+        projection: { basis: 'backlog', atS: 200, lowS: 180, highS: null },
+        mechanisms: [],
+      }),
+    ]),
+  );
+  assert.match(
+    lead(draining),
+    /no recovery time is projected; the backlog would empty about 200 s after the trigger \(95% interval 180–never\)/,
+  );
+});
+
+test('a report judged by the default steady state says so, in the lead and above the hypothesis table; a declared one does not', () => {
+  const hypothesis = [
+    {
+      metric: 'goodput',
+      window: 'baseline' as const,
+      threshold: '>= 95% offered (default)',
+      value: 0.998,
+      samples: 3336,
+      verdict: 'pass' as const,
+      default: true as const,
+    },
+    {
+      metric: 'p99 growth',
+      window: 'baseline' as const,
+      threshold: 'not growing (default: …)',
+      value: 3.1,
+      samples: 30,
+      verdict: 'pass' as const,
+      default: true as const,
+    },
+  ];
+  const md = renderMarkdown(results([runData(1, undefined, { hypothesis })]));
+  assert.match(
+    lead(md),
+    /Steady state: no hypothesis was declared, so the default one applied \(goodput ≥ 95% of offered, backlog and p99 not growing over the baseline; docs\/hypotheses\.md\): it held in the baseline\./,
+  );
+  assert.match(
+    md,
+    /No steady-state hypothesis was declared: the default one was judged instead \(goodput ≥ 95% of offered/,
+  );
+  const declared = renderMarkdown(results([runData(1)]));
+  assert.doesNotMatch(declared, /default one/);
+});
+
+test('from synthetic series to the report: a storm with amplification 4 is metastable naming the load, with its figure', () => {
+  const { s } = synth({
+    good: (t) => (t < 40 ? 1 : 0.3),
+    amp: (t) => (t < 40 ? 1 : 4),
+    backlog: (t) => (t < 40 ? 0 : 500),
+    hypothesis: '',
+  });
+  assert.equal(s.outcome, 'metastable', s.outcomeReason);
+  const x = results([{ ...runData(1), summary: s }]);
+  const top = lead(renderMarkdown(x));
+  assert.match(
+    top,
+    /Sustained by: load ≥ capacity — the client sends 400 attempts\/s against a capacity of 400\/s \(amplification 4\) \(client-side: no server metrics\) \(threshold: attempts sent per second ≥ the capacity \(400\/s\)\)\. Shown in figures\/throughput\.svg/,
+  );
+  assert.match(
+    top,
+    /Steady state: no hypothesis was declared, so the default one applied .*: it held in the baseline\./,
+  );
+  // The same lines in LaTeX, with references to the exported figures.
+  const p = outcomeParagraph([{ index: 1, summary: s }], x.runs);
+  assert.match(
+    p,
+    /\\paragraph\{Outcome\.\} The run is metastable: sustained by load \$\\geq\$ capacity: the client sends 400 attempts\/s/,
+  );
+  assert.match(p, /shown in Figure~\\ref\{fig:throughput\}, Figure~\\ref\{fig:amplification\}/);
+  assert.match(p, /the default one applied/);
+  // A flat shortfall with amplification 1: not metastable, and the LaTeX says why.
+  const flat = synth({ good: (t) => (t < 40 ? 1 : 0.3), backlog: (t) => (t < 40 ? 0 : 500) }).s;
+  assert.equal(flat.outcome, 'not-recovered');
+  assert.match(
+    outcomeParagraph([{ index: 1, summary: flat }]),
+    /no sustaining effect found, so it is not called metastable: the client sends 100 attempts\/s/,
+  );
 });

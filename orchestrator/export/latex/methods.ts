@@ -1,3 +1,4 @@
+import { MIN_TREND_S } from '../../analysis/outcome.js';
 import { describeClient } from '../../run/client.js';
 import { describeLoad } from '../../spec/loadPlan.js';
 import { describeTrigger } from '../../spec/sections/schedule.js';
@@ -119,7 +120,7 @@ export function methodsTex(m: RunManifest, runs: number): string {
   const r = plan.recovery;
   const triggerMs = ph.trigger.endMs - ph.trigger.startMs;
   paragraphs.push(
-    `\\paragraph{Recovery criterion.} A run recovered at the first second $t$ after the trigger's end such that mean goodput over the window $[t, t + ${+(r.windowMs / 1000).toFixed(3)}\\,\\mathrm{s})$, and over every such window starting in $[t, t + ${+(r.holdMs / 1000).toFixed(3)}\\,\\mathrm{s}]$, was at least ${exact((1 - r.tolerance) * 100, '\\percent')} of the baseline goodput (tolerance ${exact(r.tolerance * 100, '\\percent')}). It counted as recovered when that took at most ${r.within} times the trigger's duration (${sec(r.within * triggerMs)}), recovered late when longer, and metastable when not recovered by the end of the observation and not trending towards recovery.`,
+    `\\paragraph{Recovery criterion.} A run recovered at the first second $t$ after the trigger's end such that mean goodput over the window $[t, t + ${+(r.windowMs / 1000).toFixed(3)}\\,\\mathrm{s})$, and over every such window starting in $[t, t + ${+(r.holdMs / 1000).toFixed(3)}\\,\\mathrm{s}]$, was at least ${exact((1 - r.tolerance) * 100, '\\percent')} of the baseline goodput (tolerance ${exact(r.tolerance * 100, '\\percent')}). It counted as recovered when that took at most ${r.within} times the trigger's duration (${sec(r.within * triggerMs)}), recovered late when longer, and metastable when not recovered by the end of the observation with goodput showing no upward trend over the observation's last third (at least ${MIN_TREND_S}~s; the Mann--Kendall test with the Hamed--Rao correction for autocorrelation, one-sided at 95\\%), the backlog not shrinking where scraped, and a sustaining mechanism measured past its threshold (load at or above capacity, a cold cache with the database saturated, error paths, replicas down, or GC time). A run not recovered otherwise is not recovered: still recovering (with the time goodput would reach the threshold at the measured trend, and its interval) or with no sustaining effect found.`,
   );
 
   paragraphs.push(

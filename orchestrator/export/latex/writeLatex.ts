@@ -14,6 +14,7 @@ import { readSweepPlan, sweepMethodsTex, sweepTables } from './sweep.js';
 import { experimentTables, type TexTable } from './tables.js';
 import { tex } from './tex.js';
 import { sensitivityParagraph, sensitivityTables } from './sensitivity.js';
+import { outcomeParagraph } from './outcome.js';
 
 /**
  * `metabench export latex`: an experiment's, sweep's or calibration's results folder as LaTeX a thesis \input's:
@@ -75,7 +76,8 @@ function experimentParts(dir: string): Parts {
       policiesTable(manifest.experiment.name, manifest.experiment, runs),
       ...sensitivityTables(manifest.experiment.name, runs),
     ],
-    methods: methodsTex(manifest, runs.length) + sensitivityParagraph(runs),
+    methods:
+      methodsTex(manifest, runs.length) + outcomeParagraph(runs, results.runs) + sensitivityParagraph(runs),
   };
 }
 
