@@ -1,6 +1,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeMet, describeNoneMet, measureMechanisms, type SustainingFigures } from './mechanisms.js';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  COLD_CACHE_DROP,
+  DB_BUSY_SATURATED,
+  DB_WAITING_SATURATED,
+  ERROR_PATH_SHARE,
+  GC_SHARE,
+  MECHANISM_LABELS,
+  describeMet,
+  describeNoneMet,
+  measureMechanisms,
+  type SustainingFigures,
+} from './mechanisms.js';
+import { MIN_TREND_S } from './outcome.js';
+import { DEFAULT_GOODPUT, MIN_GROWTH_SECONDS } from './hypothesis.js';
+import {
+  DEFAULT_BACKLOG_CAPACITY_SHARE,
+  DEFAULT_P99_GROWTH_MIN_MS,
+  DEFAULT_P99_GROWTH_SHARE,
+  DEFAULT_STEADY_STATE,
+} from './steadyState.js';
 
 const base: SustainingFigures = {
   capacityPerS: 400,
@@ -86,4 +107,62 @@ test('several met: the load first, in MECHANISMS order', () => {
     text,
     'the api receives 500/s against a capacity of 400/s (amplification 1.5); the workers spend 64% of their time on error paths',
   );
+});
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const doc = (name: string): string => readFileSync(`${ROOT}docs/${name}`, 'utf8').replace(/\s+/g, ' ');
+/** The one number a pattern's first group captures in `text` (the pattern must match once). */
+const numberIn = (text: string, re: RegExp): number => {
+  const m = text.match(re);
+  assert.ok(m, `docs say nothing matching ${re}`);
+  return Number(m[1]);
+};
+
+test('the thresholds docs/metrics.md states for each mechanism and the trend test are the constants in code', () => {
+  const md = doc('metrics.md');
+  const lines = readFileSync(`${ROOT}docs/metrics.md`, 'utf8').split('\n');
+  /** The table row of a mechanism, found by the label the report names it with. */
+  const row = (label: string): string => {
+    const r = lines.find((l) => l.startsWith(`| ${label} |`));
+    assert.ok(r, `docs/metrics.md has no row for ${label}`);
+    return r;
+  };
+  // Every mechanism in code has its row, by the label the report names it with.
+  for (const label of Object.values(MECHANISM_LABELS)) row(label);
+  const cache = row(MECHANISM_LABELS['cold-cache']);
+  assert.equal(numberIn(cache, /more than (\d+) points under the baseline/), COLD_CACHE_DROP * 100);
+  assert.equal(numberIn(cache, /≥ (\d+)% of the connections busy/), DB_BUSY_SATURATED * 100);
+  assert.equal(numberIn(cache, /≥ (\d+) request waiting/), DB_WAITING_SATURATED);
+  assert.equal(
+    numberIn(row(MECHANISM_LABELS['error-path']), /≥ (\d+)% of the workers' time/),
+    ERROR_PATH_SHARE * 100,
+  );
+  assert.equal(numberIn(row(MECHANISM_LABELS['gc-time']), /≥ (\d+)% of the wall time/), GC_SHARE * 100);
+  assert.match(row(MECHANISM_LABELS['load-above-capacity']), /≥ the capacity in use/);
+  assert.equal(numberIn(md, /Over the last third of the observation \(at least (\d+) s/), MIN_TREND_S);
+  assert.match(md, /Mann–Kendall test with the Hamed–Rao variance correction/);
+});
+
+test('the default steady state docs/hypotheses.md states is the one in code', () => {
+  const md = doc('hypotheses.md');
+  assert.equal(
+    numberIn(md, /\*\*goodput ≥ (\d+)% of offered\*\* \(`>= \d+% offered`\)/),
+    numberIn(DEFAULT_GOODPUT, /(\d+)%/),
+  );
+  assert.match(md, new RegExp(`\\(\`${DEFAULT_GOODPUT}\`\\)`));
+  assert.equal(
+    numberIn(md, /max\(workers × replicas, (\d+)% of a second of capacity\)/),
+    DEFAULT_BACKLOG_CAPACITY_SHARE * 100,
+  );
+  assert.equal(
+    numberIn(md, /max\((\d+) ms, \d+% of the window's median per-second p99\)/),
+    DEFAULT_P99_GROWTH_MIN_MS,
+  );
+  assert.equal(
+    numberIn(md, /max\(\d+ ms, (\d+)% of the window's median per-second p99\)/),
+    DEFAULT_P99_GROWTH_SHARE * 100,
+  );
+  assert.equal(numberIn(md, /The growth tests need (\d+) s of a window/), MIN_GROWTH_SECONDS);
+  // The report's sentence quotes the same words.
+  assert.ok(md.includes(`the default one applied (${DEFAULT_STEADY_STATE}; docs/hypotheses.md)`));
 });
