@@ -199,6 +199,12 @@ test('a metastable report names the mechanism with its figure, threshold and the
     lead(md),
     /Sustained by: load ≥ capacity — the api receives 1,120\/s against a capacity of 400\/s \(amplification 4\) \(threshold: requests received per second ≥ the capacity \(400\/s\)\)\. Shown in figures\/throughput\.svg, figures\/amplification\.svg\./,
   );
+  // report.html says the same in its lead.
+  const html = renderHtml(
+    'retry-storm',
+    reportSections(results([runData(1, undefined, { mechanisms: [STORM] })])),
+  );
+  assert.match(html, /Sustained by: load ≥ capacity — the api receives 1,120\/s/);
   // The figures named are the report's own.
   const ids = reportFigures(results([runData(1, undefined, { mechanisms: [STORM] })])).runs.map((f) => f.id);
   assert.ok(ids.includes('throughput') && ids.includes('amplification'), ids.join(' '));
