@@ -228,6 +228,7 @@ test('a cold cache names the cache and database figures; error paths name the co
   const text = csv(12, {
     cache_hit_ratio: (i) => (i < 4 ? 1 : 0.17),
     db_pool_waiting: (i) => (i < 4 ? 0 : 3),
+    db_pool_busy: (i) => (i < 4 ? 2 : 8),
   });
   const md = renderMarkdown(
     results([
@@ -239,7 +240,7 @@ test('a cold cache names the cache and database figures; error paths name the co
   );
   assert.match(
     lead(md),
-    /Sustained by: cold cache with the database saturated — cache hit ratio 16\.7%.* Shown in figures\/cache\.svg, figures\/db\.svg\./,
+    /Sustained by: cold cache with the database saturated — cache hit ratio 16\.7%.* Shown in figures\/cache\.svg, figures\/db\.svg, column db_pool_busy of timeseries\.csv\./,
   );
   assert.doesNotMatch(lead(md), /Sustained by: load ≥ capacity/);
   const errors = {

@@ -56,10 +56,15 @@ export const MECHANISM_FIGURES: Readonly<Record<MechanismName, readonly string[]
   'gc-time': [],
 };
 
-/** Where no figure draws a mechanism's own measure: the timeseries.csv columns that hold it (a prefix). */
-export const MECHANISM_COLUMNS: Readonly<Partial<Record<MechanismName, string>>> = {
-  'error-path': 'error_path_seconds_',
-  'gc-time': 'gc_seconds',
+/**
+ * Where no figure draws a mechanism's own measure: the timeseries.csv columns that hold
+ * it (by prefix): the database's busy connections (the db figure draws only those
+ * waiting), the error paths' time, the GC time.
+ */
+export const MECHANISM_COLUMNS: Readonly<Partial<Record<MechanismName, readonly string[]>>> = {
+  'cold-cache': ['db_pool_busy'],
+  'error-path': ['error_path_seconds_'],
+  'gc-time': ['gc_seconds'],
 };
 
 /** What stands behind a verdict that is not recovered, for the report to show (markdown and LaTeX format it). */
@@ -99,14 +104,14 @@ export function verdictDetails(s: RunSummary, run?: RunData): VerdictDetail[] {
     return ms
       .filter((m) => m.met)
       .map((m) => {
-        const col = MECHANISM_COLUMNS[m.name];
+        const cols = MECHANISM_COLUMNS[m.name] ?? [];
         return {
           kind: 'sustained' as const,
           label: MECHANISM_LABELS[m.name],
           figure: m.figure,
           threshold: m.threshold,
           figures: MECHANISM_FIGURES[m.name].filter((id) => drawn.has(id)),
-          columns: col && run ? columnsWithPrefix(run.series, col) : [],
+          columns: run ? cols.flatMap((c) => columnsWithPrefix(run.series, c)) : [],
         };
       });
   }
