@@ -332,7 +332,7 @@ test('--set on a folder whose runs kept no record, or on none of runs, is a usag
   assertNoStack(e);
 });
 
-test("--set on a sweep's folder is refused, naming its points to re-analyse one by one", async () => {
+test("--set on a sweep's folder is refused, naming its points to re-analyse one by one; without, each point's summaries are recomputed", async () => {
   const sweep = join(tempDir('reanalyse-sweep'), 'sweep');
   mkdirSync(sweep);
   cpSync(RUN, join(sweep, 'point-1'), { recursive: true });
@@ -344,6 +344,31 @@ test("--set on a sweep's folder is refused, naming its points to re-analyse one 
   assert.match(r.stderr, /metabench report .*point-1 --set … \(points: point-1, point-2\)/);
   assertNoStack(r);
   assert.deepEqual(readdirSync(sweep).sort(), ['point-1', 'point-2', 'sweep.json']);
+  assert.equal(r.stdout, '');
+  // Without --set, each point's summaries are recomputed from its records (here one was
+  // damaged after the run), and the report renders from the sweep's table.
+  writeFileSync(
+    join(sweep, 'sweep.json'),
+    JSON.stringify({
+      design: 'grid',
+      factors: [{ name: 'load.rate', unit: '' }],
+      figures: [{ name: 'goodput', unit: '/s' }],
+      rows: [],
+    }),
+  );
+  writeFileSync(join(sweep, 'point-2', 'run-1', 'summary.json'), '{}\n');
+  const plain = await runCli(['report', sweep, '--pdf', 'none']);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(
+    plain.stderr,
+    /point-2\/run-1\/summary\.json recomputed from the record differs .*: rewritten/,
+  );
+  assert.match(plain.stderr, /sweep\.json, sweep\.csv and sweep\.md still show the verdicts of the run/);
+  assert.doesNotMatch(plain.stderr, /point-1\/run-1\/summary\.json/);
+  assert.equal(
+    readFileSync(join(sweep, 'point-2', 'run-1', 'summary.json'), 'utf8'),
+    readFileSync(join(RUN, 'run-1', 'summary.json'), 'utf8'),
+  );
   // A point is an experiment folder, and re-analyses.
   const p = await runCli(['report', join(sweep, 'point-2'), '--set', 'recovery.within=2x', '--pdf', 'none']);
   assert.equal(p.code, 0, p.stderr);
