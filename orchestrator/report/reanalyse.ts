@@ -29,6 +29,22 @@ export function runFolders(dir: string): { name: string; index: number }[] {
     .sort((a, b) => a.index - b.index);
 }
 
+/** The points of a sweep folder (point-<k>/, each an experiment folder), in order; empty for any other folder. */
+export function sweepPoints(dir: string): string[] {
+  if (!existsSync(join(dir, 'sweep.json')) || runFolders(dir).length > 0) return [];
+  return readdirSync(dir)
+    .map((name) => /^point-(\d+)$/.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .sort((a, b) => Number(a[1]) - Number(b[1]))
+    .map((m) => m[0]);
+}
+
+/** The first run of an experiment folder that kept no record (run-<i>/record.json.gz), or null. */
+export function unrecordedRun(dir: string): string | null {
+  const r = runFolders(dir).find((x) => !hasRunRecord(join(dir, x.name)));
+  return r ? join(dir, r.name) : null;
+}
+
 /** Whether every run of the experiment folder kept a record (so it can be analysed again). */
 export function isRecorded(dir: string): boolean {
   const runs = runFolders(dir);

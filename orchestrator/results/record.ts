@@ -12,10 +12,13 @@ import type { RunRecord } from '../analysis/analyseRun.js';
  * format can change (to columns, say) without touching the analysis.
  *
  * Today's format: gzip'd JSON of the RunRecord, where what JSON cannot hold is tagged:
- * a typed array as {"$f64"|"$u8": base64 of its little-endian bytes}, a non-finite
- * number as {"$num": "Infinity"}, the success log as {"$successLog": its columns}.
- * Numbers round-trip exactly (JSON writes the shortest exact decimal), so the analysis of
- * the record read back equals the analysis of the run in memory, bit for bit.
+ * a typed array as {"$f64"|"$u8": base64 of its little-endian bytes} (another kind as
+ * {"$typed": its name, "$b64": its bytes}), a non-finite number or -0 as {"$num":
+ * "Infinity"}, the success log as {"$successLog": its columns}. Numbers round-trip
+ * exactly (JSON writes the shortest exact decimal), so the analysis of the record read
+ * back equals the analysis of the run in memory, bit for bit. Anything else that is not
+ * plain data (a Map, an instance of another class) is refused when written:
+ * JSON would keep only its own fields and the record would come back as something else.
  */
 export const RECORD_FILE = 'record.json.gz';
 
@@ -57,7 +60,7 @@ export function readRunRecord(runDir: string): RunRecord {
   return doc.record;
 }
 
-function base64(a: Float64Array | Uint8Array): string {
+function base64(a: ArrayBufferView): string {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 }
 
@@ -69,11 +72,32 @@ function bytes(b64: string): ArrayBuffer {
   return out;
 }
 
-function encode(_key: string, v: unknown): unknown {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : { $num: String(v) };
+/** The typed arrays a record may hold besides Float64Array and Uint8Array, by name. */
+const TYPED = {
+  Float32Array,
+  Int8Array,
+  Int16Array,
+  Int32Array,
+  Uint16Array,
+  Uint32Array,
+  Uint8ClampedArray,
+} as const;
+type TypedName = keyof typeof TYPED;
+
+function encode(key: string, v: unknown): unknown {
+  // String(-0) is "0": -0 is spelt out.
+  if (typeof v === 'number')
+    return Number.isFinite(v) && !Object.is(v, -0) ? v : { $num: Object.is(v, -0) ? '-0' : String(v) };
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
   if (v instanceof Float64Array) return { $f64: base64(v) };
   if (v instanceof Uint8Array) return { $u8: base64(v) };
   if (v instanceof SuccessLog) return { $successLog: v.columns() };
+  for (const [name, T] of Object.entries(TYPED)) if (v instanceof T) return { $typed: name, $b64: base64(v) };
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null)
+    throw new Error(
+      `run record: field "${key}" is a ${(v as object).constructor?.name ?? 'non-plain object'}, which the record cannot hold (results/record.ts: add it to the format)`,
+    );
   return v;
 }
 
@@ -84,5 +108,7 @@ function decode(_key: string, v: unknown): unknown {
   if (typeof o['$f64'] === 'string') return new Float64Array(bytes(o['$f64']));
   if (typeof o['$u8'] === 'string') return new Uint8Array(bytes(o['$u8']));
   if (o['$successLog'] !== undefined) return SuccessLog.fromColumns(o['$successLog'] as SuccessColumns);
+  if (typeof o['$typed'] === 'string' && typeof o['$b64'] === 'string' && o['$typed'] in TYPED)
+    return new TYPED[o['$typed'] as TypedName](bytes(o['$b64']));
   return v;
 }

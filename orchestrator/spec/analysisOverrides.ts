@@ -3,6 +3,7 @@ import { didYouMean } from '../../foundation/didYouMean.js';
 import { SpecError, type SpecIssue } from '../../foundation/errors.js';
 import { applyOverrides, parseSet, type Override } from '../../foundation/overrides.js';
 import { planRecovery, type RunPlan } from './plan.js';
+import { brokenScaleLimits, describeBrokenLimit, type ScaleLimit } from './scaleLimits.js';
 import { experimentSchema, type Experiment } from './schema.js';
 
 /**
@@ -87,7 +88,27 @@ export function replanForAnalysis(plan: RunPlan, overrides: readonly Override[],
       });
     }
   if (issues.length) throw new SpecError(issues);
-  return { ...plan, experiment, recovery: planRecovery(experiment, plan.scale) };
+  const again: RunPlan = { ...plan, experiment, recovery: planRecovery(experiment, plan.scale) };
+  // What validation refuses in a file (a tolerance under the window's noise floor, a
+  // window shorter than the api's relaxation, a deadline under two buckets) is refused
+  // here too, but only where the overrides broke it: a run made with --any-scale keeps
+  // the limits it was allowed to break.
+  const before = new Set(brokenScaleLimits(plan).map(limitKey));
+  const sources = overrides.map((o) => o.source).join(', ');
+  for (const l of brokenScaleLimits(again))
+    if (!before.has(limitKey(l)))
+      issues.push({
+        file,
+        path: l.path.join('.'),
+        message: `${describeBrokenLimit(l, again.scale)} (from ${sources})`,
+      });
+  if (issues.length) throw new SpecError(issues);
+  return again;
+}
+
+/** A limit, whatever the values it is computed from (so an override that moves one is still the same one). */
+function limitKey(l: ScaleLimit): string {
+  return [l.kind, l.what, l.path.join('.'), l.bound.replace(/[\d.,%]+/g, '#')].join('|');
 }
 
 /** The schema of the field at `path` of the experiment file, or why there is none. */

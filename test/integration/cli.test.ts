@@ -109,6 +109,16 @@ test('a reader that leaves mid-pause (stderr closed, as `| head` does) does not 
   assert.equal(s.trigger.applied, true);
   assert.ok(s.afterTrigger.seconds >= 1, `observed ${s.afterTrigger.seconds} s after the trigger`);
   assert.ok(existsSync(join(out, 'report.md')));
+  // Record, then analyse: a real lab run (scrapes, the machine's state, the lateness replay)
+  // analysed again from run-1/record.json.gz gives its summary.json byte for byte.
+  const written = ['summary.json', 'run-1/summary.json'].map((f) => readFileSync(join(out, f), 'utf8'));
+  const again = await runCli(['report', out, '--pdf', 'none']);
+  assert.equal(again.code, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /differs from the one written at run time/);
+  assert.deepEqual(
+    ['summary.json', 'run-1/summary.json'].map((f) => readFileSync(join(out, f), 'utf8')),
+    written,
+  );
 });
 
 test('Ctrl-C (SIGINT) before the trigger: the bin itself exits 11, and the report claims no trigger or recovery', async () => {
