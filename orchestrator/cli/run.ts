@@ -57,7 +57,10 @@ export function register(program: Command): void {
       positiveNumber('--scale'),
       1,
     )
-    .option('--out <DIR>', 'write the results here (default: results/<date>-<name>-<runtime>-s<scale>[-set<hash>])')
+    .option(
+      '--out <DIR>',
+      'write the results here (default: results/<date>-<name>-<runtime>-s<scale>[-set<hash>])',
+    )
     .option('--repeat <N>', 'override the number of repetitions', wholeNumber('--repeat', 1, 1000))
     .option('--seed <N>', 'override the experiment seed', wholeNumber('--seed', 0, 2 ** 32 - 1))
     .option('--quiet', 'no status line')
