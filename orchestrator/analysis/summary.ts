@@ -1,4 +1,5 @@
 import type { LatencySummary } from '../../bench/record/histogram.js';
+import { isUsable } from './usable.js';
 import type { MachineState } from '../results/machineState.js';
 import type { Recorded } from '../../bench/record/Recorder.js';
 import type { OutcomeKind } from '../../bench/outcome.js';
@@ -43,6 +44,7 @@ export interface RunSummary {
   readonly run: number;
   readonly seed: number;
   readonly scale: number;
+  /** Usable for a verdict: complete, not interrupted, and valid (analysis/usable.ts). */
   readonly usable: boolean;
   readonly warnings: string[];
   /** Run validity (DESIGN.md §2): every check with its value and limit; no verdict without it. */
@@ -217,7 +219,13 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     run: plan.run,
     seed: plan.seed,
     scale: plan.scale,
-    usable: t.offered === t.recorded && !x.interrupted && t.outcomes.unsent === 0,
+    usable: isUsable({
+      offered: t.offered,
+      recorded: t.recorded,
+      unsent: t.outcomes.unsent,
+      interrupted: x.interrupted,
+      valid: validity.valid,
+    }),
     warnings,
     validity,
     outcome: verdict.outcome,

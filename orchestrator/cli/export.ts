@@ -7,6 +7,7 @@ import { exportPanels } from '../grafana/exportPanels.js';
 import { writeBundle } from '../export/bundle.js';
 import { isSweepFolder, writeSweepBundle } from '../export/sweepBundle.js';
 import { writeLatex } from '../export/latex/writeLatex.js';
+import { texProblems } from '../export/latex/texPackages.js';
 import { wholeNumber } from './options.js';
 
 export function register(program: Command): void {
@@ -58,6 +59,9 @@ export function register(program: Command): void {
     .option('--out <DIR>', 'where to write (default: <results-dir>/latex)')
     .action(async (dir: string, o: { out?: string }) => {
       for (const f of await writeLatex(dir, o.out)) process.stdout.write(`${f}\n`);
+      // The files are written either way (they compile elsewhere too); what would stop them here is said.
+      const problems = texProblems();
+      if (problems !== null) process.stderr.write(`metabench: warning: ${problems}\n`);
     });
 }
 

@@ -22,6 +22,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<{ register(program:
   faultproxy: () => import('./faultproxy.js'),
   'llm-stub': () => import('./llmStub.js'),
   export: () => import('./export.js'),
+  ls: () => import('./ls.js'),
 };
 
 // The runtimes (local, docker, swarm, sim) are plugins, registered before a command that
@@ -36,6 +37,7 @@ const WITHOUT_RUNTIME = new Set([
   'export',
   'faultproxy',
   'llm-stub',
+  'ls',
 ]);
 
 async function registerRuntimesFor(action: Command): Promise<void> {

@@ -57,7 +57,10 @@ export function register(program: Command): void {
       positiveNumber('--scale'),
       1,
     )
-    .option('--out <DIR>', 'write the results here (default: results/<date>-<name>)')
+    .option(
+      '--out <DIR>',
+      'write the results here (default: results/<date>-<name>-<runtime>-s<scale>[-set<hash>])',
+    )
     .option('--repeat <N>', 'override the number of repetitions', wholeNumber('--repeat', 1, 1000))
     .option('--seed <N>', 'override the experiment seed', wholeNumber('--seed', 0, 2 ** 32 - 1))
     .option('--quiet', 'no status line')
@@ -185,6 +188,7 @@ export function register(program: Command): void {
             capacity: o.capacity,
             planned,
             events: o.events,
+            overrides: describeOverrides(o.set),
             manifestExtra: {
               command: process.argv.slice(2),
               ...origin,
@@ -222,7 +226,8 @@ export function register(program: Command): void {
             process.stderr.write(`compare with the bundled run: ${compareHint(o.fromBundle, result.dir)}\n`);
           if (interrupt.stop.aborted)
             throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
-          if (result.runs.some((r) => !r.usable))
+          // An invalid run is unusable too; it is told below, with its failed checks.
+          if (result.runs.some((r) => !r.usable && r.outcome !== 'invalid'))
             throw new BenchError(
               'E_RUN_UNUSABLE',
               `a run is unusable (offered != recorded or interrupted); see ${result.dir}/report.md`,

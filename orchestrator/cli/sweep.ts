@@ -314,7 +314,7 @@ async function sweep(
         'E_INTERRUPTED',
         `interrupted; \`metabench sweep --resume ${r.dir}\` resumes the sweep`,
       );
-    const unusable = r.results.filter((p) => p.runs.some((x) => !x.usable));
+    const unusable = r.results.filter((p) => p.runs.some((x) => !x.usable && isValid(x)));
     if (unusable.length)
       throw new BenchError(
         'E_RUN_UNUSABLE',

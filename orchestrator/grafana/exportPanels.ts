@@ -23,12 +23,19 @@ export function runsTimeRange(dir: string): { fromMs: number; toMs: number; runs
   for (const n of names) {
     const file = join(dir, n, 'manifest.json');
     if (!existsSync(file)) continue;
-    let m: { startedAt?: unknown; plan?: { totalMs?: unknown } };
+    let m: { startedAt?: unknown; runtime?: unknown; plan?: { totalMs?: unknown } };
     try {
       m = JSON.parse(readFileSync(file, 'utf8')) as typeof m;
     } catch (err) {
       throw new BenchError('E_USAGE', `${file}: not JSON (${(err as Error).message})`);
     }
+    // A simulated run ran in virtual time, with no lab: Grafana never saw it, so it is not asked.
+    if (m.runtime === 'sim')
+      throw new BenchError(
+        'E_USAGE',
+        `${dir} is a simulated run (${file}: runtime sim): it ran in virtual time, with no lab and no Grafana to have recorded it`,
+        'export grafana takes a folder a lab run wrote (`metabench run --runtime docker`); a simulated run has its figures in report.html and figures/',
+      );
     const start = typeof m.startedAt === 'string' ? Date.parse(m.startedAt) : Number.NaN;
     const total = typeof m.plan?.totalMs === 'number' ? m.plan.totalMs : Number.NaN;
     if (!Number.isFinite(start))

@@ -103,7 +103,7 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
     section('warnings', 'Warnings', [
       ...(unusable.length
         ? [
-            `> **${unusable.length === runs.length && !many ? 'This run is unusable' : `Unusable: run ${unusable.map((r) => r.index).join(', ')}`}**: offered ≠ recorded or interrupted; its figures are not results.`,
+            `> **${unusable.length === runs.length && !many ? 'This run is unusable' : `Unusable: run ${unusable.map((r) => r.index).join(', ')}`}**: invalid, interrupted or offered ≠ recorded; it gives no verdict and its figures are not results.`,
             '',
           ]
         : []),

@@ -5,6 +5,9 @@ import { aggregateRuns, type AggregateSummary } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
 import { writeReport } from '../report/writeReport.js';
 import { resultsDir, writeJson } from '../results/files.js';
+import { runLabel } from '../results/naming.js';
+import { appendIndex } from '../results/runIndex.js';
+import { indexOutcome } from './indexOutcome.js';
 import { describeCapacity, planRun, usesCapacityFraction, type PlannedCapacity } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
@@ -40,6 +43,8 @@ export interface RunOptions {
   readonly events?: EventsMode | undefined;
   /** Draw the status line as on a terminal (or not) whatever stderr is: a worker thread's stderr is a pipe to its parent's. */
   readonly statusTty?: boolean | undefined;
+  /** The command line's --set overrides as written: their short hash names the results folder. */
+  readonly overrides?: readonly string[] | undefined;
 }
 
 /**
@@ -84,7 +89,46 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   const capacity = runCapacity(e, runtime, opts);
   // … and so does an experiment the runtime cannot run as declared (the simulation: an LLM lab, a toxic it does not model).
   runtimePlugin(runtime).refuse?.(e, opts.sourceFile);
-  const dir = resultsDir(e.name, opts.out, opts.resultsRoot);
+  const dir = resultsDir(
+    `${e.name}-${runLabel({ runtime, scale: opts.scale, overrides: opts.overrides })}`,
+    opts.out,
+    opts.resultsRoot,
+  );
+  const runs: RunSummary[] = [];
+  // results/index gets a line however the run ends: finished, interrupted, or failed.
+  const index = (failed: boolean): void => {
+    appendIndex(
+      dir,
+      {
+        kind: 'run',
+        file: opts.sourceFile ?? '(bundle)',
+        runtime,
+        scale: opts.scale,
+        ...indexOutcome(runs, { interrupted: opts.stop.aborted, failed }),
+      },
+      opts.resultsRoot,
+    );
+  };
+  let aggregate: AggregateSummary | null;
+  try {
+    aggregate = await runAll(e, opts, runtime, capacity, dir, runs);
+  } catch (err) {
+    index(true);
+    throw err;
+  }
+  index(false);
+  return { dir, runs, aggregate };
+}
+
+/** The runs, then the summary and the report, into `dir`; each run's summary pushed onto `runs`. */
+async function runAll(
+  e: Experiment,
+  opts: RunOptions,
+  runtime: Runtime,
+  capacity: ReturnType<typeof runCapacity>,
+  dir: string,
+  runs: RunSummary[],
+): Promise<AggregateSummary | null> {
   const status = new StatusLine(
     opts.statusTty === undefined
       ? process.stderr
@@ -92,7 +136,6 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
     opts.quiet ?? false,
   );
   const journal = new Journal();
-  const runs: RunSummary[] = [];
   const first = planRun(e, { scale: opts.scale, run: 1, sourceFile: opts.sourceFile, ...capacity }).capacity;
   status.say(`metabench: ${e.name} → ${dir}`);
   // Which capacity `% capacity` used, and where it came from (also in manifest.json and summary.json).
@@ -129,5 +172,5 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   if (runs.length > 0) writeJson(join(dir, 'summary.json'), aggregate ?? runs[0]);
   // The report is made from the files just written, by the same code as `metabench report`.
   if (runs.length > 0) await writeReport(dir);
-  return { dir, runs, aggregate };
+  return aggregate;
 }

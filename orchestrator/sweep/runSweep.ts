@@ -9,6 +9,8 @@ import type { RunSummary } from '../analysis/summary.js';
 import { describeTally, tallyOutcomes } from '../analysis/tally.js';
 import { BenchError } from '../../foundation/errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
+import { runLabel } from '../results/naming.js';
+import { appendIndex } from '../results/runIndex.js';
 import { runCapacity, runExperiment, twinCapacity, type RunOptions } from '../run/runExperiment.js';
 import { availableParallelism } from 'node:os';
 import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js';
@@ -28,6 +30,7 @@ import {
   type SweepPoint,
 } from '../spec/sweepPlan.js';
 import { DEFAULT_MAX_RERUNS, invalidRuns, rerunInvalidRuns, type PointRerun } from './rerunInvalid.js';
+import { sweepIndexOutcome } from './indexOutcome.js';
 import { sweepCsv, sweepMarkdown, sweepTable, pointVerdict, type PointResult } from './table.js';
 
 export interface SweepOptions {
@@ -104,9 +107,47 @@ export async function runSweep(s: LoadedSweep, opts: SweepOptions): Promise<Swee
     factors: s.factors,
     points: s.points,
   };
-  const dir = sweepDir(s.sweep.name, opts, plan);
+  const dir = sweepDir(
+    `${s.sweep.name}-${runLabel({ runtime, scale: opts.scale, overrides: opts.sets })}`,
+    opts,
+    plan,
+  );
   writeJson(join(dir, PLAN_FILE), plan);
+  // results/index gets a line however the sweep ends: finished, interrupted, or failed.
+  const index = (failed: boolean): void => {
+    appendIndex(
+      dir,
+      {
+        kind: 'sweep',
+        file: s.file,
+        runtime,
+        scale: opts.scale,
+        ...sweepIndexOutcome(
+          s.points.map((p) => (isPointComplete(pointDir(dir, p), repeat) ? pointRuns(dir, p, repeat) : [])),
+          { interrupted: opts.stop.aborted, failed },
+        ),
+      },
+      opts.resultsRoot,
+    );
+  };
+  try {
+    const r = await sweepInto(s, opts, dir, repeat, runtime);
+    index(false);
+    return r;
+  } catch (err) {
+    index(true);
+    throw err;
+  }
+}
 
+/** The sweep's points (those not complete already), re-runs, tables and report, into `dir`. */
+async function sweepInto(
+  s: LoadedSweep,
+  opts: SweepOptions,
+  dir: string,
+  repeat: number,
+  runtime: Runtime,
+): Promise<SweepResult> {
   const skipped = s.points.filter((p) => isPointComplete(pointDir(dir, p), repeat));
   for (const d of incompletePointDirs(dir, s.points, repeat)) {
     let n = 1;

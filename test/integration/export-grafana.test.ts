@@ -50,3 +50,28 @@ test('export grafana --env-file: renders from the Grafana on the env file’s ME
     grafana.close();
   }
 });
+
+test('export grafana refuses a simulated results folder at once, with its own message, asking no Grafana', async () => {
+  const seen: string[] = [];
+  const grafana = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => grafana.listen(0, '127.0.0.1', () => r()));
+  try {
+    const port = (grafana.address() as AddressInfo).port;
+    const dir = tempDir('export-grafana-sim');
+    mkdirSync(join(dir, 'run-1'));
+    writeFileSync(
+      join(dir, 'run-1', 'manifest.json'),
+      JSON.stringify({ startedAt: new Date().toISOString(), runtime: 'sim', plan: { totalMs: 60_000 } }),
+    );
+    const r = await runCli(['export', 'grafana', dir, '--grafana-url', `http://127.0.0.1:${port}`]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /is a simulated run .*runtime sim/);
+    assert.doesNotMatch(r.stderr, /lab could not start|Error:\s+at /);
+    assert.deepEqual(seen, []);
+  } finally {
+    grafana.close();
+  }
+});

@@ -188,3 +188,21 @@ test(
     for (let i = 1; i <= figures; i++) assert.match(figurePages, new RegExp(`Figure ${i}:`));
   },
 );
+
+test('main.tex sets its tables where they are written (float [H]); the tables carry no placement of their own', () => {
+  const main = read('main.tex');
+  assert.ok(main.includes('\\usepackage{float}'));
+  assert.ok(main.includes('\\floatplacement{table}{H}'));
+  for (const f of readdirSync(join(out, 'tables')))
+    assert.ok(read(`tables/${f}`).startsWith('\\begin{table}\n'), `${f} names no placement`);
+});
+
+test('the outcome table prints its seconds with one precision (never "90.0 / 100")', () => {
+  const t = read('tables/outcome.tex');
+  const row = t.split('\\midrule')[1]!.split('\\\\')[0]!.split('&').slice(3);
+  const decimals = row
+    .map((c) => /\\num\{-?\d+(?:\.(\d+))?\}/.exec(c)?.[1]?.length ?? null)
+    .filter((d) => d !== null);
+  assert.ok(decimals.length >= 2, t);
+  assert.equal(new Set(decimals).size, 1, `one precision: ${row.join(' & ')}`);
+});

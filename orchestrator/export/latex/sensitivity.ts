@@ -31,8 +31,10 @@ export function sensitivityTables(name: string, runs: readonly TableRun[]): TexT
     return c.own ? `\\textbf{${tex(c.label)}}` : tex(c.label);
   };
   const n = v.tolerances.length;
-  // Text cells (a tally can be long) wrap within the text width.
-  const col = `>{\\raggedright\\arraybackslash}p{${(0.72 / n).toFixed(3)}\\linewidth}`;
+  // Text cells (a tally can be long) wrap within the text width: the n columns, their padding
+  // included, take 76% of it, leaving the label column room (0.72 / n without the padding overran
+  // the page by 8 pt with four tolerances).
+  const col = `>{\\raggedright\\arraybackslash}p{\\dimexpr ${(0.76 / n).toFixed(3)}\\linewidth - 2\\tabcolsep\\relax}`;
   const t = table(
     'sensitivity',
     `${tex(name)}: the outcome${many ? `s of the ${v.runs} valid runs` : ''} under each recovery criterion, judged again on the same recorded goodput: rows the recovery multiple $k$ (recovered within $k \\times D$, $D = ${v.triggerDurationS}$~s the trigger's duration), columns the tolerance; window and hold as planned. In bold the criterion the outcome was given by.${v.noiseFloor !== null ? ` A tolerance below the noise floor of the window, $3/\\sqrt{g W} = ${tex(pct(v.noiseFloor))}$ ($g$ the baseline goodput, $W$ the window${many ? '; the highest of the runs' : ''}), is not computed.` : ''} ${tex(capitalise(v.sentence))}.`,

@@ -87,10 +87,30 @@ test('every number in the tables parses back to its summary.json value to three 
   outcome.forEach((cells, i) => {
     const s = runs[i]!.summary;
     assert.deepEqual(cells.slice(0, 3), [String(i + 1), s.validity.valid ? 'yes' : 'no', s.outcome]);
-    [s.trigger.startS, s.trigger.endS, s.recoveryTimeS, s.recoveryDeadlineS].forEach((v, k) =>
-      assertSig3(cells[k + 3]!, v, `outcome run ${i + 1} column ${k + 4}`),
-    );
+    // Seconds, one precision down the table ("90.0 / 100.0", never "90.0 / 100").
+    [s.trigger.startS, s.trigger.endS, s.recoveryTimeS, s.recoveryDeadlineS].forEach((v, k) => {
+      const cell = cells[k + 3]!;
+      if (v === null) return assert.equal(cell, '--');
+      assert.equal(cell, `\\num{${v.toFixed(1)}}`, `outcome run ${i + 1} column ${k + 4}`);
+    });
   });
+  assert.deepEqual(outcome[0]!.slice(3, 5), ['\\num{90.0}', '\\num{100.0}']);
+});
+
+test('the outcome table prints its seconds with one precision, more decimals only for a scaled-down run', () => {
+  const at = (startS: number, endS: number, deadline: number) => {
+    const s = {
+      ...summary(2),
+      trigger: { kind: 'pause', target: 'api', startS, endS },
+      recoveryDeadlineS: deadline,
+    };
+    const t = experimentTables('x', [{ index: 1, summary: s as RunSummary }]).find(
+      (x) => x.id === 'outcome',
+    )!;
+    return rows(t.tex)[0]!.slice(3);
+  };
+  assert.deepEqual(at(9, 10, 5), ['\\num{9.0}', '\\num{10.0}', '\\num{12.3}', '\\num{5.0}']);
+  assert.deepEqual(at(0.9, 1.2, 0.5), ['\\num{0.90}', '\\num{1.20}', '\\num{12.35}', '\\num{0.50}']);
 });
 
 test('each table is booktabs with a label and siunitx units in its header, and no thousands comma siunitx would misread', () => {

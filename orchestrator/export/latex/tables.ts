@@ -1,5 +1,5 @@
 import type { RunSummary, WindowSummary } from '../../analysis/summary.js';
-import { count, num, tex } from './tex.js';
+import { count, fixed, num, secondsDecimals, tex } from './tex.js';
 
 /**
  * The tables of an experiment's results folder as booktabs LaTeX, one row per run: the
@@ -34,6 +34,21 @@ const WINDOW_UNITS = {
   ],
 };
 
+/** The outcome table's rows: its four columns of seconds share one precision (tex.ts secondsDecimals). */
+function outcomeRows(runs: readonly TableRun[]): string[][] {
+  const seconds = (s: RunSummary) => [s.trigger.startS, s.trigger.endS, s.recoveryTimeS, s.recoveryDeadlineS];
+  const d = secondsDecimals(runs.flatMap((r) => seconds(r.summary)));
+  return runs.map((r) => {
+    const s = r.summary;
+    return [
+      String(r.index),
+      s.validity.valid ? 'yes' : 'no',
+      tex(s.outcome),
+      ...seconds(s).map((v) => fixed(v, d)),
+    ];
+  });
+}
+
 function windowRow(index: number, w: WindowSummary): string[] {
   const l = w.latencyMs;
   return [
@@ -65,7 +80,9 @@ export function table(
   return {
     id,
     tex: [
-      '\\begin{table}[htbp]',
+      // No placement here: a thesis places its tables its own way; main.tex sets them where they
+      // are written (float's [H]), so no table is left alone on a float page.
+      '\\begin{table}',
       '\\centering',
       '\\small',
       `\\caption{${caption}}`,
@@ -113,18 +130,7 @@ export function experimentTables(name: string, runs: readonly TableRun[]): TexTa
         'Recovery time (\\si{\\second})',
         'Deadline (\\si{\\second})',
       ],
-      runs.map((r) => {
-        const s = r.summary;
-        return [
-          String(r.index),
-          s.validity.valid ? 'yes' : 'no',
-          tex(s.outcome),
-          num(s.trigger.startS),
-          num(s.trigger.endS),
-          num(s.recoveryTimeS),
-          num(s.recoveryDeadlineS),
-        ];
-      }),
+      outcomeRows(runs),
     ),
   ];
 }

@@ -51,6 +51,25 @@ export function num(x: number | null | undefined): string {
   return x === null || x === undefined || !Number.isFinite(x) ? '--' : `\\num{${sig3(x, false)}}`;
 }
 
+/**
+ * The decimals one column of seconds is printed with, so its values read alike ("90.0 / 100.0",
+ * never "90.0 / 100"): one, or two or three when the smallest non-zero value is under 1 s or
+ * 0.1 s (a scaled-down run), so that it keeps two significant figures.
+ */
+export function secondsDecimals(values: readonly (number | null | undefined)[]): number {
+  const small = Math.min(
+    ...values
+      .filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v !== 0)
+      .map(Math.abs),
+  );
+  return small >= 1 ? 1 : small >= 0.1 ? 2 : 3;
+}
+
+/** A number with a fixed count of decimals (one precision down a column); "--" when unmeasured. */
+export function fixed(x: number | null | undefined, decimals: number): string {
+  return x === null || x === undefined || !Number.isFinite(x) ? '--' : `\\num{${x.toFixed(decimals)}}`;
+}
+
 /** An exact count (samples, runs): every digit. */
 export function count(x: number | null | undefined): string {
   return x === null || x === undefined ? '--' : `\\num{${x}}`;

@@ -13,13 +13,14 @@ import { policiesTable } from './policies.js';
 import { readSweepPlan, sweepMethodsTex, sweepTables } from './sweep.js';
 import { experimentTables, type TexTable } from './tables.js';
 import { tex } from './tex.js';
+import { MAIN_TEX_PACKAGES } from './texPackages.js';
 import { sensitivityParagraph, sensitivityTables } from './sensitivity.js';
 import { outcomeParagraph } from './outcome.js';
 
 /**
  * `metabench export latex`: an experiment's, sweep's or calibration's results folder as LaTeX a thesis \input's:
  *   OUT/tables/<id>.tex, OUT/figures/<id>.pdf, OUT/figures.tex, OUT/methods.tex, OUT/main.tex
- * main.tex compiles on its own (pdflatex; booktabs, siunitx, graphicx) and sets each part on
+ * main.tex compiles on its own (pdflatex and the packages of texPackages.ts) and sets each part on
  * its own pages: methods, tables, then the figures.
  */
 export async function writeLatex(dir: string, out = join(dir, 'latex')): Promise<string[]> {
@@ -110,12 +111,10 @@ function readSummary(dir: string, run: number): RunSummary {
 function mainTex(name: string, tables: readonly string[]): string {
   return [
     '\\documentclass[11pt,a4paper]{article}',
-    '\\usepackage[utf8]{inputenc}',
-    '\\usepackage[margin=2.5cm]{geometry}',
-    '\\usepackage{booktabs}',
-    '\\usepackage{array}',
-    '\\usepackage{siunitx}',
-    '\\usepackage{graphicx}',
+    ...MAIN_TEX_PACKAGES.map((p) => `\\usepackage${p.options ? `[${p.options}]` : ''}{${p.name}}`),
+    // The Results section is only tables: set each where it is written, one after another, so
+    // none floats to a page of its own (a float page holding a lone table).
+    '\\floatplacement{table}{H}',
     `\\title{${tex(name)}}`,
     '\\author{metabench}',
     '\\date{}',
