@@ -37,56 +37,95 @@ function stop(c: ChildProcess | undefined): Promise<void> {
   });
 }
 
-test('retry-storm beside a process using half a core: valid with the replay showing lateness harmless, or invalid with the report naming the check, the load, the busy process and the remedies', async (t) => {
+interface Ran {
+  code: number | null;
+  stderr: string;
+  s: RunSummary;
+  md: string;
+  scale: string;
+}
+
+/** retry-storm at its smallest accepted scale, locally, beside the half-core process; it is killed on every exit path. */
+async function runBeside(name: string, extra: readonly string[]): Promise<Ran> {
   const dry = await runCli(['run', 'experiments/retry-storm.yaml', '--dry-run']);
   assert.equal(dry.code, 0, dry.stderr);
   const scale = (/smallest accepted scale: ([\d.]+)/.exec(dry.stdout) ?? [])[1];
   assert.ok(scale !== undefined, `the dry run names the smallest accepted scale:\n${dry.stdout}`);
-
-  const dir = tempDir('background-load');
+  const dir = tempDir(name);
   const out = join(dir, 'out');
   let busy: ChildProcess | undefined;
   try {
     busy = spawn(process.execPath, ['-e', HALF_CORE], { stdio: 'ignore' });
     const run = startCli(
-      ['run', 'experiments/retry-storm.yaml', '--scale', scale!, '--repeat', '1', '--out', out, '--quiet'],
+      [
+        'run',
+        'experiments/retry-storm.yaml',
+        '--scale',
+        scale,
+        '--repeat',
+        '1',
+        '--out',
+        out,
+        '--quiet',
+        ...extra,
+      ],
       { METABENCH_STATE_DIR: join(dir, 'state') },
     );
     const r = await run.done;
     assert.equal(busy.exitCode, null, 'the busy process ran all through the run');
     assert.ok(existsSync(join(out, 'summary.json')), `no summary (exit ${r.code}):\n${r.stderr}`);
-    const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
-    const md = readFileSync(join(out, 'report.md'), 'utf8');
-    const lag = s.validity.checks.find((c) => c.check === 'lag');
-    t.diagnostic(
-      `scale ${scale}; exit ${r.code}; valid ${s.validity.valid}; lag: ${String(lag?.value)}; failed: ${s.validity.failed.map((f) => f.check).join(', ')}`,
-    );
-    if (s.validity.valid) {
-      assert.equal(r.code, 0, r.stderr);
-      // Lateness was measured (retry-storm is modelled), not held to the fixed limit.
-      assert.ok(lag, 'check 4 is there');
-      assert.match(String(lag.value), /^replay with the actual send times: .*; with the intended: /);
-      assert.match(String(lag.value), /lateness harmless/);
-      // Both results are in the report, side by side.
-      assert.match(md, /\| 1 \| intended \| /);
-      assert.match(md, /\| 1 \| actual \| [^|]+\|.*\| harmless \|/);
-    } else {
-      assert.equal(r.code, 11, r.stderr);
-      const head = md.split('\n').slice(0, 25).join('\n');
-      // The failed check, by its name.
-      const failed = s.validity.failed[0]!;
-      assert.ok(
-        head.includes(failed.what),
-        `the first lines name the failed check (${failed.what}):\n${head}`,
-      );
-      // The machine's load, and the busy process by name.
-      assert.match(head, /load [\d.]+ \(1-minute average/);
-      assert.ok(head.includes(BUSY_NAME), `the first lines name the busy process ${BUSY_NAME}:\n${head}`);
-      // At least one remedy.
-      assert.match(head, /Re-run it: `metabench run |Add `--pin`|Add `--wait-for-quiet`/);
-    }
+    return {
+      code: r.code,
+      stderr: r.stderr,
+      s: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary,
+      md: readFileSync(join(out, 'report.md'), 'utf8'),
+      scale,
+    };
   } finally {
     await stop(busy);
+    assert.ok(!busy || busy.exitCode !== null || busy.signalCode !== null, 'the busy process is gone');
   }
-  assert.ok(busy.exitCode !== null || busy.signalCode !== null, 'the busy process is gone');
+}
+
+/** An invalid run's report: its first lines name the failed check, the machine's load, the busy process and a remedy. */
+function assertInvalidLead({ code, stderr, s, md }: Ran): void {
+  assert.equal(code, 11, stderr);
+  const head = md.split('\n').slice(0, 25).join('\n');
+  const failed = s.validity.failed[0]!;
+  assert.ok(head.includes(failed.what), `the first lines name the failed check (${failed.what}):\n${head}`);
+  assert.match(head, /Machine load: load [\d.]+ \(1-minute average/);
+  assert.ok(head.includes(BUSY_NAME), `the first lines name the busy process ${BUSY_NAME}:\n${head}`);
+  assert.match(head, /What to do, in this order:\n\n1\. /);
+  assert.match(head, /Re-run it: `metabench run |Add `--pin`|Add `--wait-for-quiet`/);
+}
+
+test('retry-storm beside a process using half a core: valid with the replay showing lateness harmless, or invalid with the report naming the check, the load, the busy process and the remedies', async (t) => {
+  const ran = await runBeside('background-load', []);
+  const { code, stderr, s, md, scale } = ran;
+  const lag = s.validity.checks.find((c) => c.check === 'lag');
+  t.diagnostic(
+    `scale ${scale}; exit ${code}; valid ${s.validity.valid}; lag: ${String(lag?.value)}; failed: ${s.validity.failed.map((f) => f.check).join(', ')}`,
+  );
+  if (s.validity.valid) {
+    assert.equal(code, 0, stderr);
+    // Lateness was measured (retry-storm is modelled), not held to the fixed limit.
+    assert.ok(lag, 'check 4 is there');
+    assert.match(String(lag.value), /^replay with the actual send times: .*; with the intended: /);
+    assert.match(String(lag.value), /lateness harmless/);
+    // Both results are in the report, side by side.
+    assert.match(md, /\| 1 \| intended \| /);
+    assert.match(md, /\| 1 \| actual \| [^|]+\|.*\| harmless \|/);
+  } else assertInvalidLead(ran);
+});
+
+test('the same run made invalid on purpose (a generator CPU limit of 1%): the report names the check, the load, the busy process and the remedies', async (t) => {
+  const ran = await runBeside('background-load-invalid', ['--set', 'validity.generatorCpu=0.01']);
+  t.diagnostic(
+    `exit ${ran.code}; failed: ${ran.s.validity.failed.map((f) => `${f.check} ${f.value}`).join(', ')}`,
+  );
+  assert.ok(
+    ran.s.validity.failed.some((f) => f.check === 'cpu'),
+    ran.s.validity.failed.map((f) => f.check).join(', '),
+  );
+  assertInvalidLead(ran);
 });
