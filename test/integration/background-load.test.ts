@@ -119,7 +119,7 @@ test('retry-storm beside a process using half a core: valid with the replay show
 });
 
 test('the same run made invalid on purpose (a generator CPU limit of 1%): the report names the check, the load, the busy process and the remedies', async (t) => {
-  const ran = await runBeside('background-load-invalid', ['--set', 'validity.generatorCpu=0.01']);
+  const ran = await runBeside('background-load-invalid', ['--set', 'validity.generatorCpu=1%']);
   t.diagnostic(
     `exit ${ran.code}; failed: ${ran.s.validity.failed.map((f) => `${f.check} ${f.value}`).join(', ')}`,
   );
