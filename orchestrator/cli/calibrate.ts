@@ -127,7 +127,10 @@ export function register(program: Command): void {
         );
         return;
       }
-      const interrupt = onInterrupt({ stopping: 'stopping the step test; what was measured is written' });
+      const interrupt = onInterrupt({
+        stopping: 'stopping the step test; what was measured is written',
+        forced: 'forced exit',
+      });
       try {
         const { dir, result } = await runCalibration(e, {
           ...opts,

@@ -33,6 +33,20 @@ for (const name of ['run', 'sweep'])
     assert.ok(flagsIn(HELP_GROUPS.runtime).includes('--runtime'));
     assert.ok(flagsIn(HELP_GROUPS.output).includes('--out'));
     assert.ok(flagsIn(HELP_GROUPS.docker).includes('--project'));
+    // The options issue 31 added, each in its group.
+    for (const [flag, group] of [
+      ['--any-scale', HELP_GROUPS.schedule],
+      ['--priority', HELP_GROUPS.runtime],
+      ['--wait-for-quiet', HELP_GROUPS.runtime],
+      ...(name === 'sweep'
+        ? [
+            ['--resume', HELP_GROUPS.output],
+            ['--rerun-invalid', HELP_GROUPS.output],
+            ['--max-reruns', HELP_GROUPS.output],
+          ]
+        : []),
+    ] as const)
+      assert.ok(flagsIn(group).includes(flag), `${flag} is under ${group}`);
     assert.ok(
       !flagsIn(HELP_GROUPS.schedule).includes('--project'),
       'Docker options are not among the others',

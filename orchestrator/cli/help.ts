@@ -18,6 +18,7 @@ export type HelpGroup = keyof typeof HELP_GROUPS;
 /** Where run's and sweep's options are listed; a new option adds its flag here (or calls inHelpGroup). */
 const GROUP_OF: Readonly<Record<string, HelpGroup>> = {
   '--scale': 'schedule',
+  '--any-scale': 'schedule',
   '--repeat': 'schedule',
   '--seed': 'schedule',
   '--set': 'schedule',
@@ -27,11 +28,17 @@ const GROUP_OF: Readonly<Record<string, HelpGroup>> = {
   '--no-pin': 'runtime',
   '--twin': 'runtime',
   '--jobs': 'runtime',
+  '--priority': 'runtime',
+  '--wait-for-quiet': 'runtime',
   '--out': 'output',
   '--quiet': 'output',
   '--events': 'output',
   '--dry-run': 'output',
   '--fail-on': 'output',
+  // A sweep's results folder, resumed (and its invalid runs re-run) in place.
+  '--resume': 'output',
+  '--rerun-invalid': 'output',
+  '--max-reruns': 'output',
   '--project': 'docker',
   '--env-file': 'docker',
   '--metrics-port': 'docker',

@@ -171,7 +171,7 @@ export function register(program: Command): void {
         const interrupt = onInterrupt({
           stopping:
             'stopping — undoing the trigger, stopping the lab, writing what was measured (again to force)',
-          forced: 'forced exit; the next metabench command undoes any fault left applied',
+          forced: 'forced exit',
         });
         try {
           // A large simulation runs on a thread of its own (orchestrator/run/onThread.ts says why).

@@ -275,6 +275,7 @@ async function sweep(
   await machinePreflight(runtime, o, { quiet: Boolean(o.quiet) });
   const interrupt = onInterrupt({
     stopping: 'stopping the sweep after undoing the trigger; rerun with --resume DIR to resume',
+    forced: 'forced exit; rerun with --resume DIR to resume',
   });
   try {
     const r = await runSweep(s, {

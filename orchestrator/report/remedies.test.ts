@@ -150,6 +150,8 @@ test('an interrupted run: run it again, and lab reset in case it was forced; not
 
 test('the machine’s load: its peak sample and where, the busiest other programs; not recorded said so', () => {
   assert.deepEqual(peakLoad(busy).where, 'in the trigger');
+  const late = { ...busy, phases: { ...busy.phases, observe: { ...busy.phases.trigger!, load1: 9 } } };
+  assert.equal(peakLoad(late).where, 'in the observation', 'a phase in words, not its key');
   assert.deepEqual(busyPrograms(busy), ['chromium', 'node', 'tsc']);
   assert.deepEqual(busyPrograms({ ...busy, phases: { warmup: busy.phases.warmup! } }), ['tsc', 'chromium']);
   const d = describeMachineLoad(busy);

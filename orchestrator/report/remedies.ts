@@ -77,13 +77,20 @@ const LIMIT_FIELDS: Record<string, { field: string; cost: string }> = {
   },
 };
 
+/** A phase as the report's sentence says it ("at its highest, in the observation"). */
+const PHASE_WORDS = {
+  warmup: 'warm-up',
+  baseline: 'baseline',
+  trigger: 'trigger',
+  observe: 'observation',
+} as const;
+
 /** The sample with the highest 1-minute load (the phases, then the start), and where it was taken. */
 export function peakLoad(m: MachineState): { where: string; sample: MachineSample } {
   let best = { where: 'at the start', sample: m.start };
   for (const p of ['warmup', 'baseline', 'trigger', 'observe'] as const) {
     const s = m.phases[p];
-    if (s && s.load1 > best.sample.load1)
-      best = { where: `in the ${p === 'warmup' ? 'warm-up' : p}`, sample: s };
+    if (s && s.load1 > best.sample.load1) best = { where: `in the ${PHASE_WORDS[p]}`, sample: s };
   }
   return best;
 }

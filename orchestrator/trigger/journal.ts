@@ -178,6 +178,33 @@ function runHttpUndo(undo: Extract<UndoRecipe, { kind: 'http' }>): string {
 }
 
 /**
+ * What this process (and its worker threads) has applied and not yet undone, by each
+ * recipe's `what`, the oldest first: the faults and labs a forced exit would leave behind.
+ */
+export function appliedNow(dir = join(stateDir(), 'journal'), pid = process.pid): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter(
+      (n) => n === `${pid}.json` || (n.startsWith(`${pid}-thread`) && n.endsWith('.json')),
+    );
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  // The main thread's first, then its worker threads'.
+  const main = `${pid}.json`;
+  for (const name of names.sort((a, b) => (a === main ? -1 : b === main ? 1 : a.localeCompare(b)))) {
+    try {
+      const body = JSON.parse(readFileSync(join(dir, name), 'utf8')) as JournalFile;
+      for (const e of body.entries) out.push(e.undo.what);
+    } catch {
+      // Being rewritten (renamed into place) or already removed: nothing to name from it.
+    }
+  }
+  return out;
+}
+
+/**
  * Undoes the faults left behind by orchestrators that are no longer running.
  * Returns one line per undone action (empty when there was nothing to do).
  */

@@ -112,3 +112,43 @@ recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
   assert.deepEqual(left, []);
   assert.deepEqual(readdirSync(join(state, 'journal')), []);
 });
+
+test('Ctrl-C during a pause, twice (forced): each names `metabench lab reset` and what is still applied, and lab reset then undoes it', async () => {
+  const state = tempDir('crash-state');
+  const dir = tempDir('crash-sigint');
+  const file = join(dir, 'sigint-pause.yaml');
+  writeFileSync(
+    file,
+    `name: sigint-pause
+lab: { api: { workers: 4, work: { dist: constant, mean: 5ms } } }
+load: { rate: 50/s }
+client: { timeout: 500ms }
+schedule: { warmup: 0s, baseline: 2s, trigger: { kind: pause, target: api, duration: 60s }, observe: 5s }
+recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
+`,
+  );
+  const run = startCli(['run', '--any-scale', file, '--out', join(dir, 'out')], {
+    METABENCH_STATE_DIR: state,
+  });
+  await waitFor('the trigger to be applied', () => / applied at /.test(run.stderrSoFar()), 60_000);
+  run.child.kill('SIGINT');
+  await waitFor(
+    'the first Ctrl-C to be answered',
+    () => /SIGINT: still applied/.test(run.stderrSoFar()),
+    10_000,
+  );
+  // Forced before winding down has undone the pause: what is left, and the command that undoes it.
+  run.child.kill('SIGINT');
+  const r = await run.done;
+  assert.equal(r.code, 11, r.stderr);
+  assert.match(
+    r.stderr,
+    /SIGINT: still applied: [^\n]*resume api \(pid \d+\)[^\n]*`metabench lab reset` undoes them/,
+  );
+  const forced = /SIGINT: forced exit; (.*)\n/.exec(r.stderr)?.[1] ?? '';
+  assert.match(forced, /left applied: .*stop the lab.*Run `metabench lab reset` to undo/, r.stderr);
+  const reset = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
+  assert.equal(reset.code, 0, reset.stderr);
+  assert.match(reset.stdout, /lab reset: undid stop the lab/);
+  assert.deepEqual(readdirSync(join(state, 'journal')), []);
+});
