@@ -39,7 +39,7 @@ test('an invalid experiment exits 3 with file, line and field, and no stack trac
   const dir = tempDir('bad');
   const file = join(dir, 'bad.yaml');
   writeFileSync(file, 'name: bad\nlab:\n  api: { workers: -1 }\n');
-  for (const cmd of ['run', '--any-scale', 'validate']) {
+  for (const cmd of ['run', 'validate']) {
     const r = await runCli([cmd, file]);
     assert.equal(r.code, 3, r.stderr);
     assert.match(

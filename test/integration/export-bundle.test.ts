@@ -283,7 +283,7 @@ test('a simulated sweep, bundled and re-run with sweep --from-bundle, writes the
   const info = JSON.parse(entries.get('bundle/BUNDLE.json')!.toString()) as Record<string, unknown>;
   assert.deepEqual(
     [info.kind, info.sweep, info.experiment, info.runtime, info.scale, info.repeat, info.points],
-    ['sweep', '--any-scale', 'bundle-check', 'retry-storm', 'sim', 0.1, 1, 2],
+    ['sweep', 'bundle-check', 'retry-storm', 'sim', 0.1, 1, 2],
   );
   const reproduce = entries.get('bundle/REPRODUCE.md')!.toString();
   assert.match(reproduce, /metabench sweep --from-bundle sweep\.tar\.gz --out reproduced/);

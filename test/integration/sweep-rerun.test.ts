@@ -45,7 +45,7 @@ test('a sweep with an invalid point exits 11 (as run does); --rerun-invalid re-r
   const dir = tempDir('sweep-rerun');
   const file = sweepFile(dir);
   const out = join(dir, 'out');
-  const first = await runCli(['sweep', file, '--scale', '0.1', '--out', out, '--quiet']);
+  const first = await runCli(['sweep', file, '--scale', '0.1', '--any-scale', '--out', out, '--quiet']);
   assert.equal(first.code, 11, first.stderr);
   assert.match(
     first.stderr,
@@ -92,7 +92,7 @@ test('--rerun-invalid: an invalid run that comes out valid again replaces it; th
     ].join('\n'),
   );
   const out = join(dir, 'out');
-  const first = await runCli(['sweep', file, '--scale', '0.1', '--out', out, '--quiet']);
+  const first = await runCli(['sweep', file, '--scale', '0.1', '--any-scale', '--out', out, '--quiet']);
   assert.equal(first.code, 0, first.stderr);
   // Point 2's run as a busy machine would leave it: invalid (schedule lag), no verdict.
   const runSummary = join(out, 'point-2', 'run-1', 'summary.json');
