@@ -89,7 +89,6 @@ test('model --jobs 2 simulates the same map as --jobs 1', async () => {
       '1s,3s',
       '--scale',
       '0.3',
-      '--any-scale',
       '--jobs',
       String(jobs),
       '--out',
