@@ -130,6 +130,8 @@ export function register(program: Command): void {
           ...o,
           out: o.resume,
           scale: cmd.getOptionValueSource('scale') === 'cli' ? o.scale : resumed.scale,
+          // The scale the sweep began at was checked (or --any-scale'd) then: resuming it is not refused again.
+          anyScale: o.anyScale === true || cmd.getOptionValueSource('scale') !== 'cli',
           ...((o.repeat ?? resumed.repeat) ? { repeat: (o.repeat ?? resumed.repeat)! } : {}),
           ...((o.runtime ?? resumed.runtime) ? { runtime: (o.runtime ?? resumed.runtime)! } : {}),
           sets: resumed.sets,

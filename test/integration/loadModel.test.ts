@@ -34,9 +34,10 @@ function experiment(
 async function run(
   file: string,
   out: string,
+  code = 0,
 ): Promise<{ summary: RunSummary; events: { e: string; cls?: number; kind?: string }[]; csv: string[] }> {
   const r = await runCli(['run', '--any-scale', file, '--out', out, '--quiet']);
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, code, r.stderr);
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
   const events = readEvents(out) as { e: string; cls?: number }[];
   const csv = readFileSync(join(out, 'run-1', 'timeseries.csv'), 'utf8')
@@ -93,7 +94,13 @@ test('a connection cap below what the load needs makes attempts wait in the clie
     'client: { timeout: 2s, connections: 2 }',
     '{ dist: constant, mean: 30ms }',
   );
-  const { summary, csv } = await run(file, join(dir, 'out'));
+  // Two connections of 30 ms carry at most 66.7/s of the 100/s offered: the baseline cannot
+  // hold the default steady state (goodput >= 95% of offered), so the run is invalid (exit 11).
+  const { summary, csv } = await run(file, join(dir, 'out'), 11);
+  assert.ok(
+    summary.validity.failed.some((f) => f.check === 'baseline'),
+    summary.validity.failed.map((f) => f.check).join(', '),
+  );
   assert.ok(summary.clientWait!.samples > 0, 'some attempts waited for a connection');
   assert.ok(
     summary.warnings.some((w) => /connection cap \(2\).*turned partly closed/.test(w)),
