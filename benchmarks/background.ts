@@ -8,12 +8,13 @@
  * pinning (`--pin`), or both. Per cell: the late-send share, the schedule lag p99 and the
  * run's validity (with the checks it failed).
  *
- * It writes a markdown table with the machine (CPU, cores, kernel, Node) and its load at
- * the start to benchmarks/results/background-<date>.md; it asserts nothing. Options:
- * `--experiment FILE` (default experiments/retry-storm.yaml), `--scale F` (default: the
- * experiment's smallest accepted scale, as the reproduction suite runs it),
- * `--loads 0,0.5,1`, `--measures none,priority,pin,both` (a subset when time is short).
- * It starts labs: run it alone.
+ * It writes a markdown table per experiment, with the machine (CPU, cores, kernel, Node) and
+ * its load at the start, and a summary of what each experiment tolerated (the README's
+ * requirement is read from it) to benchmarks/results/background-<date>.md; it asserts
+ * nothing. Options: `--experiment FILE[,FILE…]` (default experiments/retry-storm.yaml),
+ * `--scale F` (default: each experiment's smallest accepted scale, as the reproduction
+ * suite runs it), `--loads 0,0.5,1`, `--measures none,priority,pin,both` (a subset when
+ * time is short). It starts labs: run it alone.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,14 +38,17 @@ function arg(name: string, fallback: string): string {
   return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
 }
 
-const EXPERIMENT = arg('experiment', join(REPO, 'experiments/retry-storm.yaml'));
-const SCALE = Number(arg('scale', String(suiteScale(loadExperimentFile(EXPERIMENT), EXPERIMENT))));
+const EXPERIMENTS = arg('experiment', join(REPO, 'experiments/retry-storm.yaml')).split(',');
+const SCALE_ARG = arg('scale', '');
+/** The scale an experiment runs at: --scale, else its smallest accepted one. */
+const scaleOf = (file: string): number =>
+  SCALE_ARG === '' ? suiteScale(loadExperimentFile(file), file) : Number(SCALE_ARG);
 const LOADS = arg('loads', '0,0.5,1').split(',').map(Number);
 const MEASURES = ['none', 'priority', 'pin', 'both'] as const;
 type Measure = (typeof MEASURES)[number];
 const CHOSEN = arg('measures', MEASURES.join(',')).split(',') as Measure[];
 for (const m of CHOSEN) if (!MEASURES.includes(m)) throw new Error(`--measures: unknown measure "${m}"`);
-if (!(SCALE > 0)) throw new Error(`--scale takes a number greater than 0`);
+if (SCALE_ARG !== '' && !(Number(SCALE_ARG) > 0)) throw new Error(`--scale takes a number greater than 0`);
 
 const FLAGS: Record<Measure, string[]> = {
   none: ['--priority', 'normal', '--no-pin'],
@@ -72,11 +76,17 @@ interface Summary {
   lateSends: number;
   scheduleLagMs: { p99: number | null; samples: number };
   outcome: string;
-  validity: { valid: boolean; failed: { check: string; what: string; value: unknown; limit: unknown }[] };
+  validity: {
+    valid: boolean;
+    checks?: { check: string; value: unknown; limit: unknown; ok: boolean }[];
+    failed: { check: string; what: string; value: unknown; limit: unknown }[];
+  };
   machine?: MachineState;
 }
 
 interface Row {
+  experiment: string;
+  scale: number;
   load: number;
   measure: Measure;
   granted: string;
@@ -84,6 +94,7 @@ interface Row {
   lateShare: number | null;
   lagP99Ms: number | null;
   valid: boolean | null;
+  check4: string;
   failed: string;
   loadAtStart: number | null;
   busyAtStart: string;
@@ -93,8 +104,9 @@ function fixed(n: number | null, digits: number): string {
   return n === null || !Number.isFinite(n) ? '–' : n.toFixed(digits);
 }
 
-function measure(dir: string, load: number, m: Measure): Row {
-  const out = join(dir, `out-${load}-${m}`);
+function measure(dir: string, experiment: string, scale: number, load: number, m: Measure): Row {
+  const name = basename(experiment).replace(/\.ya?ml$/, '');
+  const out = join(dir, `out-${name}-${load}-${m}`);
   const bg = startBackground(load);
   try {
     spawnSync(
@@ -102,9 +114,9 @@ function measure(dir: string, load: number, m: Measure): Row {
       [
         CLI,
         'run',
-        EXPERIMENT,
+        experiment,
         '--scale',
-        String(SCALE),
+        String(scale),
         '--out',
         out,
         '--quiet',
@@ -118,6 +130,8 @@ function measure(dir: string, load: number, m: Measure): Row {
     bg?.kill('SIGKILL');
   }
   const row: Row = {
+    experiment: name,
+    scale,
     load,
     measure: m,
     granted: '–',
@@ -125,6 +139,7 @@ function measure(dir: string, load: number, m: Measure): Row {
     lateShare: null,
     lagP99Ms: null,
     valid: null,
+    check4: '–',
     failed: 'the run wrote no summary',
     loadAtStart: null,
     busyAtStart: '–',
@@ -143,6 +158,7 @@ function measure(dir: string, load: number, m: Measure): Row {
       lateShare: s.offered > 0 ? s.lateSends / s.offered : null,
       lagP99Ms: s.scheduleLagMs.p99,
       valid: s.validity.valid,
+      check4: lateness(s),
       failed: s.validity.failed
         .map((f) => `${f.what}: ${String(f.value)} (limit ${String(f.limit)})`)
         .join('; '),
@@ -163,14 +179,38 @@ const LOAD_NAME = (l: number): string =>
 
 function table(rows: Row[]): string {
   const lines = [
-    '| background | measures | priority granted | pinning | late sends | schedule lag p99 (ms) | run | failed checks | load at start | busiest other processes at start |',
-    '|---|---|---|---|---:|---:|---|---|---:|---|',
+    '| background | measures | priority granted | pinning | late sends | schedule lag p99 (ms) | check 4 (lateness) | run | failed checks | load at start | busiest other processes at start |',
+    '|---|---|---|---|---:|---:|---|---|---|---:|---|',
   ];
   for (const r of rows)
     lines.push(
-      `| ${LOAD_NAME(r.load)} | ${r.measure} | ${r.granted} | ${r.pinning} | ${r.lateShare === null ? '–' : `${fixed(r.lateShare * 100, 2)}%`} | ${fixed(r.lagP99Ms, 1)} | ${r.valid === null ? '–' : r.valid ? 'valid' : '**invalid**'} | ${r.failed || '–'} | ${fixed(r.loadAtStart, 2)} | ${r.busyAtStart} |`,
+      `| ${LOAD_NAME(r.load)} | ${r.measure} | ${r.granted} | ${r.pinning} | ${r.lateShare === null ? '–' : `${fixed(r.lateShare * 100, 2)}%`} | ${fixed(r.lagP99Ms, 1)} | ${r.check4} | ${r.valid === null ? '–' : r.valid ? 'valid' : '**invalid**'} | ${r.failed || '–'} | ${fixed(r.loadAtStart, 2)} | ${r.busyAtStart} |`,
     );
   return lines.join('\n');
+}
+
+/** Check 4's word for a run: the replay's verdict on its lateness, or the fixed limit's. */
+function lateness(s: Summary): string {
+  const c = s.validity.checks?.find((x) => x.check === 'lag');
+  if (!c) return '–';
+  const v = String(c.value);
+  const how = /harmless/.test(v)
+    ? 'harmless (replay)'
+    : /^replay/.test(v)
+      ? 'changed the outcome (replay)'
+      : `fixed limit ${String(c.limit)} ms`;
+  return `${c.ok ? 'passed' : '**failed**'}: ${how}`;
+}
+
+/** The summary line of one experiment: per background load, the measures under which its run was valid. */
+function tolerance(rows: Row[], experiment: string): string {
+  const mine = rows.filter((r) => r.experiment === experiment);
+  const cells = LOADS.map((l) => {
+    const valid = mine.filter((r) => r.load === l && r.valid === true).map((r) => r.measure);
+    const tried = mine.filter((r) => r.load === l).length;
+    return tried === 0 ? '–' : valid.length > 0 ? `valid (${valid.join(', ')})` : '**invalid**';
+  });
+  return `| ${experiment} | ${mine[0]?.scale ?? '–'} | ${cells.join(' | ')} |`;
 }
 
 async function main(): Promise<void> {
@@ -183,33 +223,46 @@ async function main(): Promise<void> {
   const started = new Date();
   const rows: Row[] = [];
   try {
-    for (const load of LOADS)
-      for (const m of CHOSEN) {
-        const r = measure(dir, load, m);
-        process.stderr.write(
-          `background ${load}, ${m}: late ${fixed((r.lateShare ?? NaN) * 100, 2)}%, lag p99 ${fixed(r.lagP99Ms, 1)} ms, ${r.valid ? 'valid' : `invalid (${r.failed})`}\n`,
-        );
-        rows.push(r);
-      }
+    for (const experiment of EXPERIMENTS) {
+      const scale = scaleOf(experiment);
+      for (const load of LOADS)
+        for (const m of CHOSEN) {
+          const r = measure(dir, experiment, scale, load, m);
+          process.stderr.write(
+            `${r.experiment} --scale ${scale}, background ${load}, ${m}: late ${fixed((r.lateShare ?? NaN) * 100, 2)}%, lag p99 ${fixed(r.lagP99Ms, 1)} ms, ${r.valid ? 'valid' : `invalid (${r.failed})`}\n`,
+          );
+          rows.push(r);
+        }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const load1 = loadNow();
   const mach = describeMachine();
   const date = started.toISOString().slice(0, 10);
-  const name = basename(EXPERIMENT).replace(/\.ya?ml$/, '');
+  const names = [...new Set(rows.map((r) => r.experiment))];
   const text = [
     `# Background-load benchmark, ${date}`,
     '',
     `Machine: ${mach.cpuModel}, ${mach.cpus} cores, Linux ${release()}, Node ${mach.node}. Load average (1/5/15 min) at the start: ${load0.join(' / ')} (busiest other processes: ${busy0.join(', ') || 'none seen'}); at the end: ${load1.join(' / ')}.`,
     '',
-    `\`metabench run ${name}.yaml --scale ${SCALE}\` (${started.toISOString().slice(11, 16)} UTC on), one run per cell, beside a background process (\`${BACKGROUND_NAME}\`: busy 50 ms, asleep 50 ms for half a core; never asleep for a full core). Measures: none (\`--priority normal --no-pin\`), priority (\`--priority high\`: the generator's threads at niceness −10, the lab at 0), pin (\`--pin\`), both. Late sends: first attempts sent more than 1 ms after their intended time, as a share of the origins; the schedule lag p99 is the whole run's; the run is valid or invalid by the validity checks of docs/metrics.md, with the checks it failed.`,
+    `\`metabench run EXPERIMENT --scale S\` at each experiment's smallest accepted scale S (${started.toISOString().slice(11, 16)} UTC on), one run per cell, beside a background process (\`${BACKGROUND_NAME}\`: busy 50 ms, asleep 50 ms for half a core; never asleep for a full core). Measures: none (\`--priority normal --no-pin\`), priority (\`--priority high\`: the generator's threads at niceness −10, the lab at 0), pin (\`--pin\`), both. Late sends: first attempts sent more than 1 ms after their intended time, as a share of the origins; the schedule lag p99 is the whole run's; check 4 is the lateness check (the replay's verdict where the simulation models the experiment, else the fixed limit); the run is valid or invalid by the validity checks of docs/metrics.md, with the checks it failed.`,
     '',
-    ...LOADS.flatMap((l) => [
-      `## Background: ${LOAD_NAME(l)}`,
+    '## What each experiment tolerated',
+    '',
+    `| experiment | scale | ${LOADS.map((l) => `background: ${LOAD_NAME(l)}`).join(' | ')} |`,
+    `|---|---:|${LOADS.map(() => '---').join('|')}|`,
+    ...names.map((n) => tolerance(rows, n)),
+    '',
+    ...names.flatMap((n) => [
+      `## ${n}`,
       '',
-      table(rows.filter((r) => r.load === l)),
-      '',
+      ...LOADS.filter((l) => rows.some((r) => r.experiment === n && r.load === l)).flatMap((l) => [
+        `### Background: ${LOAD_NAME(l)}`,
+        '',
+        table(rows.filter((r) => r.experiment === n && r.load === l)),
+        '',
+      ]),
     ]),
   ].join('\n');
   process.stdout.write(text);
@@ -217,7 +270,7 @@ async function main(): Promise<void> {
     'background',
     load0,
     rows.map((r) => ({
-      figure: `${name} at --scale ${SCALE}, background ${LOAD_NAME(r.load)}, measures: ${r.measure}`,
+      figure: `${r.experiment} at --scale ${r.scale}, background ${LOAD_NAME(r.load)}, measures: ${r.measure}`,
       measured: `late sends ${r.lateShare === null ? '–' : `${fixed(r.lateShare * 100, 2)}%`}, lag p99 ${fixed(r.lagP99Ms, 1)} ms, ${r.valid === null ? 'no result' : r.valid ? 'valid' : 'invalid'}`,
       goal: 'valid',
       met: r.valid,
