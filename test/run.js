@@ -65,14 +65,18 @@ const LONG = [
 ];
 const stem = (f) => f.replace(/^.*[/\\]/, '').replace(/\.test\.js$/, '');
 
-// The reproduction files CI runs (--repro-ci): the spine (retries, retry-storm), the client
-// policies (budget, backoff, breaker, hedging), the cold cache (cache-stampede) and the
-// expensive error path (error-path), about 10 of the suite's 30 minutes. The rest (queues and
-// load shapes, the data services' faults, the step test, the soak, oscillation, the LLM
-// platform, and replication with load balancing, whose 4 minutes put CI's whole run past its
-// 45: 46 minutes on 2026-12-02) runs in the whole suite. `npm test` still runs a two-replica
+// The reproduction files CI runs (--repro-ci): the spine (retries, retry-storm), the cold
+// cache (cache-stampede) and the expensive error path (error-path). Since each experiment runs
+// at its smallest accepted scale (0.34 to 0.8, not 0.2 as before: issue 32), the client
+// policies' file (budget at 0.34, backoff 0.8, breaker 0.5, hedging 0.65: about 10 minutes
+// from their schedules) left CI's share too; `npm test` still checks their claimed outcomes in
+// simulation (sim/catalogueScale.test.ts) and each policy's logic (bench/policy), and the
+// whole suite on the lab. The rest
+// (queues and load shapes, the data services' faults, the step test, the soak, oscillation,
+// the LLM platform, and replication with load balancing, whose 4 minutes put CI's whole run
+// past its 45: 46 minutes on 2026-12-02) runs in the whole suite. `npm test` still runs a two-replica
 // local lab (test/integration/replicas.test.ts) and the balancers in simulation (sim/replicas.test.ts).
-const CI_SHARE = ['retry-storm', 'policies', 'cache-stampede', 'error-path'];
+const CI_SHARE = ['retry-storm', 'cache-stampede', 'error-path'];
 const rank = (f) => {
   const i = LONG.indexOf(stem(f));
   return i < 0 ? LONG.length : i;
