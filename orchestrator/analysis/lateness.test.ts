@@ -3,19 +3,7 @@ import assert from 'node:assert/strict';
 import { compareReplays, countsAgree, latenessVerdict, type ReplayFigures } from './lateness.js';
 import { judgeValidity, validityLimits, type LatenessVerdict, type ValidityInput } from './validity.js';
 import { planOfFile } from '../../test/helpers/plan.js';
-
-/** The default steady state, held in the baseline (validity check 2 passes). */
-const STEADY = [
-  {
-    metric: 'goodput',
-    window: 'baseline',
-    threshold: '>= 95% offered (default)',
-    value: 1,
-    samples: 60,
-    verdict: 'pass' as const,
-    default: true as const,
-  },
-];
+import { STEADY } from '../../test/helpers/steady.js';
 
 const metastable: ReplayFigures = {
   outcome: 'metastable',

@@ -8,23 +8,11 @@ import { judgeValidity, validityLimits, type LatenessVerdict } from '../analysis
 import { readLateness, REPLAY_DIR, REPLAY_FILE, type ReplayRecord } from '../results/lateness.js';
 import type { RunPlan } from '../spec/plan.js';
 import { planOfFile } from '../../test/helpers/plan.js';
+import { STEADY } from '../../test/helpers/steady.js';
 import { seededRng } from '../../foundation/rng.js';
 import { arrivalsFor } from './load.js';
 import { replayLateness } from './replay.js';
 import { StatusLine } from './status.js';
-
-/** The default steady state, held in the baseline (validity check 2 passes). */
-const STEADY = [
-  {
-    metric: 'goodput',
-    window: 'baseline',
-    threshold: '>= 95% offered (default)',
-    value: 1,
-    samples: 60,
-    verdict: 'pass' as const,
-    default: true as const,
-  },
-];
 
 registerRuntimes();
 
