@@ -77,7 +77,6 @@ test('docker lab: the retry storm runs on the Compose lab, its pause going throu
     'docker',
     [
       'run',
-      '--any-scale',
       '--rm',
       '--network',
       'none',
