@@ -14,10 +14,12 @@
  * nothing. Options: `--experiment FILE[,FILE…]` (default experiments/retry-storm.yaml),
  * `--scale F` (default: each experiment's smallest accepted scale, as the reproduction
  * suite runs it), `--loads 0,0.5,1`, `--measures none,priority,pin,both` (a subset when
- * time is short). It starts labs: run it alone.
+ * time is short), `--experiment catalogue` (every catalogue experiment), `--name SUFFIX`
+ * (writes background-<date>-SUFFIX.md, so one day's runs do not overwrite each other). It
+ * starts labs: run it alone.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { release, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +40,17 @@ function arg(name: string, fallback: string): string {
   return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
 }
 
-const EXPERIMENTS = arg('experiment', join(REPO, 'experiments/retry-storm.yaml')).split(',');
+/** The catalogue's experiment files (the sweep files are not experiments). */
+const catalogue = (): string[] =>
+  readdirSync(join(REPO, 'experiments'))
+    .filter((f) => f.endsWith('.yaml') && !f.endsWith('.sweep.yaml'))
+    .sort()
+    .map((f) => join(REPO, 'experiments', f));
+const EXPERIMENT_ARG = arg('experiment', join(REPO, 'experiments/retry-storm.yaml'));
+const EXPERIMENTS = EXPERIMENT_ARG === 'catalogue' ? catalogue() : EXPERIMENT_ARG.split(',');
+const NAME = arg('name', '');
+if (NAME !== '' && !/^[a-z0-9-]+$/.test(NAME))
+  throw new Error('--name takes lower-case letters, digits and dashes');
 const SCALE_ARG = arg('scale', '');
 /** The scale an experiment runs at: --scale, else its smallest accepted one. */
 const scaleOf = (file: string): number =>
@@ -277,7 +289,7 @@ async function main(): Promise<void> {
     })),
   );
   mkdirSync(RESULTS, { recursive: true });
-  const file = join(RESULTS, `background-${date}.md`);
+  const file = join(RESULTS, `background-${date}${NAME === '' ? '' : `-${NAME}`}.md`);
   writeFileSync(file, text);
   process.stderr.write(`written to ${file}\n`);
 }

@@ -97,6 +97,7 @@ const BESIDE_UNIT = [
   'model-over', // 62
   'export-bundle', // 33
   'sweep-jobs', // 32
+  'sweep-rerun', // 25 (simulated sweeps only)
   'export-latex-sweep', // 19
   'sweep-factorial', // 15
   'report-html', // 14
