@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
@@ -104,9 +104,11 @@ test('the store keeps the record, manifest and series of each lab run and nothin
 
 test('pack, then re-analysis from the store alone gives the same store and the same table', async () => {
   const p = copy();
-  rmSync(RESULTS + '-gone', { recursive: true, force: true });
+  // A checkout with the experiment files and the store, and no results/agreement/.
+  const root = tempDir('agreement-checkout');
+  cpSync(join(ROOT, 'experiments'), join(root, 'experiments'), { recursive: true });
   const stored = readStore(p.store);
-  const again = await reanalyseStore(p.root, p.store, stored);
+  const again = await reanalyseStore(root, p.store, stored);
   assert.deepEqual(compareStores(p.store, stored, again), []);
   assert.deepEqual(table(render(again)), table(render(stored)));
   assert.equal(table(render(stored)).length, 2);
