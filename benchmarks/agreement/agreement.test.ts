@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
@@ -247,5 +247,19 @@ test('a lab run of another version of the experiment file is said so, and --chec
   assert.ok(
     problems.some((x) => x.startsWith('tiny-storm: experiments/tiny-storm.yaml changed')),
     problems.join('\n'),
+  );
+  // An experiment file gone from the catalogue: named, not a crash.
+  rmSync(join(root, 'experiments', 'tiny-recovers.yaml'));
+  const gone = compareStores(
+    p.store,
+    readStore(p.store),
+    await reanalyseStore(root, p.store, readStore(p.store)),
+  );
+  assert.ok(
+    gone.includes(
+      'tiny-recovers: experiments/tiny-recovers.yaml is no longer in the catalogue; ' +
+        `${join(p.store, STORE_FILE)} does not say so`,
+    ),
+    gone.join('\n'),
   );
 });

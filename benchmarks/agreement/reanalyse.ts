@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { reanalyse } from '../../orchestrator/report/reanalyse.js';
 import { gitRevision } from '../../orchestrator/results/manifest.js';
@@ -22,6 +23,12 @@ export async function reanalyseStore(
   for (const [name, row] of Object.entries(s.rows)) {
     const again: Row = { ...row };
     delete again.labPlanChanged;
+    if (!existsSync(join(root, row.file))) {
+      // Nothing to simulate or compare the plan with: the row stays as stored, and says so.
+      again.labPlanChanged = `${row.file} is no longer in the catalogue`;
+      rows[name] = again;
+      continue;
+    }
     if (row.lab && isStored(store, name)) {
       const r = reanalyse(storedRun(store, name), []);
       const run = r.runs[0]!;
@@ -88,7 +95,7 @@ export function compareStores(store: string, stored: AgreementStore, again: Agre
     }
     if ((was.labPlanChanged ?? null) !== (row.labPlanChanged ?? null))
       out.push(
-        `${name}: ${row.labPlanChanged ?? 'the lab ran the experiment as this revision plans it'}; ${file} says ${was.labPlanChanged ?? 'the same'}`,
+        `${name}: ${row.labPlanChanged ?? 'the lab ran the experiment as this revision plans it'}; ${file} ${was.labPlanChanged === undefined ? 'does not say so' : `says: ${was.labPlanChanged}`}`,
       );
   }
   return out;
