@@ -110,8 +110,9 @@ function copyRuns(from: string, to: string): void {
  * Packs `results` (results/agreement/: rows.json, <name>/lab/ and <name>/sim/) into the
  * store `store`, replacing it: store.json from rows.json (each side with the revision its
  * manifest recorded), and each lab run's kept files. A row whose lab folder is not in
- * `results` (a partial run that did not rerun it) keeps the folder the store already held.
- * Returns the store written.
+ * `results` (a partial run that did not rerun it) keeps the folder the store already held,
+ * with its figures as they were: after rerunning some experiments on a re-analysed store,
+ * `--reanalyse` makes every lab figure one revision's analysis again. Returns the store written.
  */
 export function pack(results: string, store: string): AgreementStore {
   const rowsFile = join(results, 'rows.json');
