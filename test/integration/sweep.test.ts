@@ -6,11 +6,9 @@ import { parse } from 'csv-parse/sync';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { isSweepTable, type SweepTable } from '../../orchestrator/report/tables.js';
 
-// Issue 7's acceptance: a sweep of retry-storm's load rate on the local runtime (two of the
-// catalogue sweep's points), then the same command again resumes: nothing reruns. Its subject
-// is the sweep's machinery, so it runs at --scale 0.1 (28 s a point; a 1 s pause), below the
-// experiment's smallest accepted scale: the simulation gives the same two verdicts there
-// (metastable, recovered) at seeds 1 to 5, as at 0.2.
+// Issue 7's acceptance: a sweep of retry-storm's load rate at --scale 0.2 on the local
+// runtime (two of the catalogue sweep's points, about 2 minutes), then the same command
+// again resumes: nothing reruns.
 
 test('a scaled sweep of retry-storm over two load rates writes the sweep table with a verdict per point, and resumes', async () => {
   const out = join(tempDir('sweep'), 'out');
@@ -19,7 +17,7 @@ test('a scaled sweep of retry-storm over two load rates writes the sweep table w
     '--any-scale',
     'test/fixtures/sweeps/retry-storm-two-rates.sweep.yaml',
     '--scale',
-    '0.1',
+    '0.2',
     '--out',
     out,
     '--quiet',
