@@ -6,11 +6,13 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import type { RunSummary, WindowSummary } from '../analysis/summary.js';
 import { formatDuration } from '../../foundation/units.js';
 import {
+  annotationLayers,
   document,
   rounded,
   seriesEncoding,
   TIME_AXIS,
   triggerLayers,
+  triggerNote,
   type Figure,
   type Row,
 } from './figures/common.js';
@@ -234,6 +236,7 @@ function compareFigures(a: Side, b: Side): Figure[] {
     const ta = a.data.runs[0]!.summary.trigger;
     const tb = b.data.runs[0]!.summary.trigger;
     const same = Math.abs(ta.startS - tb.startS) < 0.5 && Math.abs(ta.endS - tb.endS) < 0.5;
+    const domain = [0, Math.max(0, ...data.map((r) => r['t_s'] as number)) + 1] as const;
     return {
       id: `compare-${name}`,
       title,
@@ -244,12 +247,21 @@ function compareFigures(a: Side, b: Side): Figure[] {
         layer: [
           ...triggerLayers(ta),
           ...(same ? [] : triggerLayers(tb)),
+          ...annotationLayers(
+            same
+              ? triggerNote(ta)
+              : [
+                  { x: ta.startS, label: 'trigger A' },
+                  { x: tb.startS, label: 'trigger B' },
+                ],
+            domain,
+          ),
           {
             data: { values: data },
             mark: { type: 'line', invalid: 'break-paths-show-domains' },
             params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
             encoding: {
-              x: { field: 't_s', type: 'quantitative', title: TIME_AXIS },
+              x: { field: 't_s', type: 'quantitative', title: TIME_AXIS, scale: { domain, nice: false } },
               y: {
                 field: 'value',
                 type: 'quantitative',

@@ -1,4 +1,6 @@
-import { createRequire } from 'node:module';
+import { renderSvg, type VlSpec } from './svg.js';
+import { PRINT_CONFIG, WIDTH_PX } from './theme.js';
+import { FONT_FILES } from './textWidth.js';
 
 // pdfkit and svg-to-pdfkit are imported on first use (a quarter of a second to load, which
 // every command paid when they were imported up front).
@@ -26,11 +28,43 @@ export const PDF_TEXT_PT = 8;
 
 const PT_PER_CM = 72 / 2.54;
 
-const require = createRequire(import.meta.url);
-const FONT_FILES = {
-  regular: require.resolve('@fontsource/source-sans-3/files/source-sans-3-latin-400-normal.woff'),
-  bold: require.resolve('@fontsource/source-sans-3/files/source-sans-3-latin-700-normal.woff'),
-};
+/**
+ * A figure as it prints at `width`: the whole figure that many px wide that its text
+ * prints at PDF_TEXT_PT once scaled to the page (the SVG's 11 px labels at 8.5 cm would
+ * otherwise print at under 6 pt). The plot width is what gives: the config's width of
+ * every continuous view, and a single view's own width (the map of a grid); the figure's
+ * width grows with it by as many plots as sit side by side, found by the secant method
+ * (two or three renders).
+ */
+export async function printFigure(spec: VlSpec, width: PdfWidth): Promise<{ spec: VlSpec; svg: string }> {
+  const target = (PDF_WIDTHS[width] / 2.54) * 72 * (PRINT_CONFIG.axis.labelFontSize / PDF_TEXT_PT);
+  const config = (spec['config'] ?? PRINT_CONFIG) as typeof PRINT_CONFIG;
+  const sized = (plotPx: number): VlSpec => ({
+    ...spec,
+    ...(typeof spec['width'] === 'number' ? { width: plotPx } : {}),
+    config: { ...config, view: { ...config.view, continuousWidth: plotPx } },
+  });
+  const at = async (plotPx: number) => {
+    const s = sized(plotPx);
+    const { svg } = await renderSvg(s);
+    return { plotPx, spec: s, svg, width: svgSize(svg).width };
+  };
+  let prev = await at(WIDTH_PX);
+  let slope = 1;
+  for (let i = 0; i < 3 && Math.abs(prev.width - target) > 1; i++) {
+    const next = await at(Math.max(60, Math.round(prev.plotPx + (target - prev.width) / slope)));
+    if (next.plotPx === prev.plotPx) break;
+    // Plots side by side each grow by the step: the figure by that many times it.
+    slope = Math.max(1, Math.round((next.width - prev.width) / (next.plotPx - prev.plotPx)));
+    prev = next;
+  }
+  return { spec: prev.spec, svg: prev.svg };
+}
+
+/** The spec of `printFigure`. */
+export async function printSpec(spec: VlSpec, width: PdfWidth): Promise<VlSpec> {
+  return (await printFigure(spec, width)).spec;
+}
 
 /** The SVG's own size in px (vega writes width and height on its root element). */
 export function svgSize(svg: string): { width: number; height: number } {

@@ -9,10 +9,12 @@ let libs: Promise<VegaLibs> | undefined;
  * load, which every command paid when they were imported up front (figures or not).
  */
 function loadVega(): Promise<VegaLibs> {
-  libs ??= Promise.all([import('vega'), import('vega-lite')]).then(([v, vl]) => ({
-    vega: v,
-    compile: vl.compile,
-  }));
+  libs ??= Promise.all([
+    import('vega'),
+    import('vega-lite'),
+    // Text measured in the figures' font (vega's guess without a canvas is twice as wide).
+    import('./textWidth.js').then((m) => m.installTextWidth()),
+  ]).then(([v, vl]) => ({ vega: v, compile: vl.compile }));
   return libs;
 }
 

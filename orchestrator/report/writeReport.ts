@@ -11,8 +11,7 @@ import { renderHtml } from './html.js';
 import { loadResults, type ResultsData } from './load.js';
 import { renderMarkdown, reportSections, reportTitle, type ReportFigures } from './markdown.js';
 import { renderSvg } from './svg.js';
-import { PDF_TEXT_PT, PDF_WIDTHS, svgSize, svgToPdf, type PdfWidth } from './pdf.js';
-import { PRINT_CONFIG, WIDTH_PX } from './theme.js';
+import { PDF_WIDTHS, printFigure, svgToPdf, type PdfWidth } from './pdf.js';
 import { isValid } from '../analysis/tally.js';
 
 /**
@@ -59,22 +58,10 @@ export async function svgFiles(
     if (pdf !== 'none')
       out.push({
         path: `figures/${f.id}.pdf`,
-        content: await svgToPdf(await pdfSvg(f, svg, pdf), PDF_WIDTHS[pdf], f.title),
+        content: await svgToPdf((await printFigure(f.spec, pdf)).svg, PDF_WIDTHS[pdf], f.title),
       });
   }
   return out;
-}
-
-/**
- * The SVG to print at `width`: the figure drawn again with its plot as wide as makes the
- * whole figure's text PDF_TEXT_PT once scaled to the width (the SVG's 11 px labels at
- * 8.5 cm would otherwise print at under 6 pt).
- */
-async function pdfSvg(f: Figure, svg: string, width: PdfWidth): Promise<string> {
-  const targetPx = (PDF_WIDTHS[width] / 2.54) * 72 * (PRINT_CONFIG.axis.labelFontSize / PDF_TEXT_PT);
-  const plotPx = Math.max(120, Math.round(WIDTH_PX + targetPx - svgSize(svg).width));
-  const config = { ...PRINT_CONFIG, view: { ...PRINT_CONFIG.view, continuousWidth: plotPx } };
-  return (await renderSvg({ ...f.spec, config })).svg;
 }
 
 /** Every file of a report made from loaded results. */

@@ -1,6 +1,7 @@
 import { CATEGORY_COLORS, DASHES, PRINT_CONFIG, TRIGGER_SHADE } from '../theme.js';
 import type { VlSpec } from '../svg.js';
 import { round } from '../../../foundation/round.js';
+import { textWidth } from '../textWidth.js';
 
 export type Cell = string | number | null;
 export type Row = Record<string, Cell>;
@@ -24,6 +25,15 @@ export interface Figure {
 export const TIME_AXIS = 'time since start (s)';
 
 /**
+ * The print config, and legends of the same side stacked (one above the other), not side
+ * by side: two legends in a row made a figure far wider than its plot.
+ */
+export const FIGURE_CONFIG = {
+  ...PRINT_CONFIG,
+  legend: { ...PRINT_CONFIG.legend, layout: { expr: "{bottom: {direction: 'vertical', anchor: 'start'}}" } },
+};
+
+/**
  * A figure document: the print config around one chart or a vertical stack of them.
  * `title` is the figure's name for the report's caption, never drawn in the figure: a
  * thesis sets its own caption under it, and a title drawn above would be a second one
@@ -33,27 +43,83 @@ export function document(title: string, chart: VlSpec): VlSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     description: title,
-    config: PRINT_CONFIG,
+    config: FIGURE_CONFIG,
     ...chart,
   };
 }
 
-/** Colour and dash scales for a fixed list of series labels (same order, same look, every figure). */
-export function seriesEncoding(labels: readonly string[], field = 'series'): VlSpec {
+/**
+ * The narrowest plot a figure is drawn at (a one-column PDF, two panels to a row), in px:
+ * annotations and legends are laid out to fit it, and so fit every wider one too.
+ */
+export const NARROWEST_PLOT_PX = 200;
+
+/** The size of annotation text (phase, trigger and marker labels), px. */
+const NOTE_FONT_PX = 10;
+
+/**
+ * Legend columns for these labels: as many as fit side by side in the narrowest plot, so
+ * a legend is never wider than its plot (one long row made a figure twice its plot's width).
+ */
+export function legendColumns(labels: readonly string[]): number {
+  const size = PRINT_CONFIG.legend.labelFontSize;
+  // Symbol, its gap and the space between entries, besides the label.
+  const entries = labels.map((l) => textWidth(l, size) + 36);
+  const fits = (n: number): boolean => {
+    // Entries fill the rows left to right; each column as wide as its widest entry.
+    const widths = Array.from({ length: n }, (_, j) => Math.max(0, ...entries.filter((_, i) => i % n === j)));
+    return widths.reduce((a, b) => a + b, 0) <= NARROWEST_PLOT_PX + 40;
+  };
+  let n = Math.max(1, labels.length);
+  while (n > 1 && !fits(n)) n--;
+  return n;
+}
+
+/** A series shown in the legend beside the data: a reference line (a capacity), black and solid or dashed. */
+export interface LegendLine {
+  readonly label: string;
+  readonly dashed?: boolean;
+}
+
+/**
+ * Colour and dash scales for a fixed list of series labels (same order, same look, every
+ * figure), and reference lines after them (black), in one legend.
+ */
+export function seriesEncoding(
+  labels: readonly string[],
+  field = 'series',
+  references: readonly LegendLine[] = [],
+): VlSpec {
+  const domain = [...labels, ...references.map((r) => r.label)];
+  const legend = { columns: legendColumns(domain) };
   return {
     color: {
       field,
       type: 'nominal',
       title: null,
-      sort: labels,
-      scale: { domain: labels, range: labels.map((_, i) => CATEGORY_COLORS[i % CATEGORY_COLORS.length]) },
+      sort: domain,
+      legend,
+      scale: {
+        domain,
+        range: [
+          ...labels.map((_, i) => CATEGORY_COLORS[i % CATEGORY_COLORS.length]),
+          ...references.map(() => '#000000'),
+        ],
+      },
     },
     strokeDash: {
       field,
       type: 'nominal',
       title: null,
-      sort: labels,
-      scale: { domain: labels, range: labels.map((_, i) => DASHES[i % DASHES.length]) },
+      sort: domain,
+      legend,
+      scale: {
+        domain,
+        range: [
+          ...labels.map((_, i) => DASHES[i % DASHES.length]),
+          ...references.map((r) => (r.dashed ? [5, 3] : [1, 0])),
+        ],
+      },
     },
   };
 }
@@ -63,37 +129,87 @@ export interface TimeWindow {
   readonly endS: number;
 }
 
-/** The trigger window, shaded over the whole height, labelled at the top. */
+/** The trigger window, shaded over the whole height (its label: `triggerNote`). */
 export function triggerLayers(w: TimeWindow | null): VlSpec[] {
   if (!w) return [];
-  const values = [{ start: w.startS, end: w.endS, label: 'trigger' }];
   return [
     {
-      data: { values },
+      data: { values: [{ start: w.startS, end: w.endS, label: 'trigger' }] },
       mark: { type: 'rect', color: TRIGGER_SHADE.color, opacity: TRIGGER_SHADE.opacity },
       encoding: {
         x: { field: 'start', type: 'quantitative' },
         x2: { field: 'end' },
       },
     },
-    {
-      data: { values },
-      mark: { type: 'text', align: 'left', baseline: 'top', dx: 2, dy: 2, fontSize: 10, color: '#444444' },
-      encoding: {
-        x: { field: 'end', type: 'quantitative' },
-        y: { value: 0 },
-        text: { field: 'label' },
-      },
-    },
   ];
 }
 
-/** The shading of each phase of a run, by name (the trigger darkest; the observation plain). */
+/** The trigger window's label, above its start. */
+export function triggerNote(w: TimeWindow | null): Annotation[] {
+  return w ? [{ x: w.startS, label: 'trigger' }] : [];
+}
+
+/** A label above the plot at a point of its x axis (a phase's start, a marker). */
+export interface Annotation {
+  readonly x: number;
+  readonly label: string;
+  readonly color?: string;
+}
+
+/**
+ * Annotations above the plot, where no data line or rule can run through them, each at
+ * its x (left-aligned from it; right-aligned to it when it would run past the plot's end),
+ * in as many rows as keep any two apart at the narrowest plot (wider ones spread them more).
+ * `domain` is the x scale's domain (as the figure sets it).
+ */
+export function annotationLayers(notes: readonly Annotation[], domain: readonly [number, number]): VlSpec[] {
+  if (notes.length === 0) return [];
+  const span = domain[1] - domain[0] || 1;
+  const gap = 4;
+  const rowEnds: number[] = [];
+  const placed = [...notes]
+    .sort((a, b) => a.x - b.x)
+    .map((n) => {
+      const at = ((n.x - domain[0]) / span) * NARROWEST_PLOT_PX;
+      const w = textWidth(n.label, NOTE_FONT_PX) + 2;
+      const align = at + w > NARROWEST_PLOT_PX && at - w >= 0 ? ('right' as const) : ('left' as const);
+      const [from, to] = align === 'left' ? [at, at + w] : [at - w, at];
+      let row = rowEnds.findIndex((end) => end + gap <= from);
+      if (row < 0) row = rowEnds.push(to) - 1;
+      else rowEnds[row] = to;
+      return { ...n, row, align };
+    });
+  const groups = new Map<string, typeof placed>();
+  for (const p of placed) {
+    const k = `${p.row} ${p.align} ${p.color ?? ''}`;
+    groups.set(k, [...(groups.get(k) ?? []), p]);
+  }
+  return [...groups.values()].map((g) => ({
+    data: { values: g.map((p) => ({ x: p.x, label: p.label })) },
+    mark: {
+      type: 'text',
+      align: g[0]!.align,
+      baseline: 'bottom',
+      dx: g[0]!.align === 'left' ? 1 : -1,
+      // Row 0 nearest the plot.
+      dy: -3 - (NOTE_FONT_PX + 2) * g[0]!.row,
+      fontSize: NOTE_FONT_PX,
+      color: g[0]!.color ?? '#333333',
+    },
+    encoding: {
+      x: { field: 'x', type: 'quantitative' },
+      y: { value: 0 },
+      text: { field: 'label' },
+    },
+  }));
+}
+
+/** The shading of each phase of a run, by name (the trigger darkest, every phase shaded). */
 export const PHASE_SHADES: Readonly<Record<string, { label: string; color: string; opacity: number }>> = {
   warmup: { label: 'warm-up', color: '#999999', opacity: 0.18 },
   baseline: { label: 'baseline', color: '#0072B2', opacity: 0.06 },
   trigger: { label: 'trigger', color: TRIGGER_SHADE.color, opacity: TRIGGER_SHADE.opacity },
-  observe: { label: 'observation', color: '#ffffff', opacity: 0 },
+  observe: { label: 'observation', color: '#D55E00', opacity: 0.06 },
 };
 
 export interface PhaseBand {
@@ -123,29 +239,24 @@ export function phaseBands(
   return out;
 }
 
-/** The phases shaded over the whole height, each labelled at its top left. */
+/** The phases shaded over the whole height (their labels: `phaseNotes`). */
 export function phaseLayers(bands: readonly PhaseBand[]): VlSpec[] {
-  if (bands.length === 0) return [];
-  const values = bands.map((b) => ({ ...b }));
   // One layer per shaded phase, its colour fixed: no colour scale to clash with the series'.
-  const shaded = Object.entries(PHASE_SHADES).filter(
-    ([name, p]) => p.opacity > 0 && bands.some((b) => b.phase === name),
-  );
-  return [
-    ...shaded.map(([name, p]) => ({
-      data: { values: values.filter((b) => b.phase === name) },
+  return Object.entries(PHASE_SHADES)
+    .filter(([name, p]) => p.opacity > 0 && bands.some((b) => b.phase === name))
+    .map(([name, p]) => ({
+      data: { values: bands.filter((b) => b.phase === name).map((b) => ({ ...b })) },
       mark: { type: 'rect', color: p.color, opacity: p.opacity },
       encoding: {
         x: { field: 'start', type: 'quantitative' },
         x2: { field: 'end' },
       },
-    })),
-    // Labels on two rows, alternating, so a short phase's label does not overprint the next one's.
-    ...[0, 1]
-      .map((row) => values.filter((_, i) => i % 2 === row))
-      .filter((vs) => vs.length > 0)
-      .map((vs, row) => bandLabels(vs, row)),
-  ];
+    }));
+}
+
+/** Each phase's label, above its start. */
+export function phaseNotes(bands: readonly PhaseBand[]): Annotation[] {
+  return bands.map((b) => ({ x: b.start, label: b.label }));
 }
 
 /** The labels of shaded bands ({ start, label }), each at its band's top left; `row` steps them down a line. */
@@ -169,59 +280,35 @@ export function bandLabels(values: readonly object[], row = 0): VlSpec {
   };
 }
 
-/** A horizontal rule with a label at its right end (a capacity). */
-export function labelledRule(y: number, label: string, opts: { dashed?: boolean } = {}): VlSpec[] {
-  const values = [{ y, label }];
-  return [
-    {
-      data: { values },
-      mark: { type: 'rule', color: '#000000', strokeWidth: 1, strokeDash: opts.dashed ? [5, 3] : [1, 0] },
-      encoding: { y: { field: 'y', type: 'quantitative' } },
+/**
+ * A horizontal reference rule (a capacity), named in the figure's legend (give its
+ * LegendLine to `seriesEncoding`): a label on the rule itself had lines and markers run
+ * through it.
+ */
+export function legendRule(y: number, line: LegendLine, field = 'series'): VlSpec {
+  return {
+    data: { values: [{ y, [field]: line.label }] },
+    mark: { type: 'rule', strokeWidth: 1 },
+    encoding: {
+      y: { field: 'y', type: 'quantitative' },
+      color: { field, type: 'nominal', title: null },
+      strokeDash: { field, type: 'nominal', title: null },
     },
-    {
-      data: { values },
-      mark: {
-        type: 'text',
-        align: 'right',
-        baseline: 'bottom',
-        dx: -2,
-        dy: -2,
-        fontSize: 10,
-        color: '#000000',
-      },
-      encoding: {
-        x: { value: { expr: 'width' } },
-        y: { field: 'y', type: 'quantitative' },
-        text: { field: 'label' },
-      },
-    },
-  ];
+  };
 }
 
-/** A vertical marker with a label (the recovery point, a deadline, a saturation point). */
-export function markerLayers(
-  x: number,
-  label: string,
-  opts: { dashed?: boolean; color?: string } = {},
-): VlSpec[] {
-  const values = [{ x, label }];
-  const color = opts.color ?? '#000000';
-  return [
-    {
-      data: { values },
-      mark: { type: 'rule', color, strokeWidth: 1.2, strokeDash: opts.dashed ? [4, 3] : [1, 0] },
-      encoding: { x: { field: 'x', type: 'quantitative' } },
+/** A vertical marker (the recovery point, a deadline, a saturation point); its label is an Annotation. */
+export function markerRule(x: number, opts: { dashed?: boolean; color?: string } = {}): VlSpec {
+  return {
+    data: { values: [{ x }] },
+    mark: {
+      type: 'rule',
+      color: opts.color ?? '#000000',
+      strokeWidth: 1.2,
+      strokeDash: opts.dashed ? [4, 3] : [1, 0],
     },
-    {
-      data: { values },
-      mark: { type: 'text', align: 'left', baseline: 'bottom', dx: 3, dy: -3, fontSize: 10, color },
-      encoding: {
-        x: { field: 'x', type: 'quantitative' },
-        y: { value: { expr: 'height' } },
-        text: { field: 'label' },
-      },
-    },
-  ];
+    encoding: { x: { field: 'x', type: 'quantitative' } },
+  };
 }
 
 /** A horizontal reference line (amplification 1, goodput = offered…). */
@@ -244,7 +331,12 @@ export function timeLinesLayer(
   rows: readonly Row[],
   labels: readonly string[],
   yTitle: string,
-  opts: { log?: boolean; domainS?: readonly [number, number]; step?: boolean } = {},
+  opts: {
+    log?: boolean;
+    domainS?: readonly [number, number];
+    step?: boolean;
+    references?: readonly LegendLine[];
+  } = {},
 ): VlSpec {
   return {
     data: { values: rows },
@@ -269,7 +361,7 @@ export function timeLinesLayer(
         // A few pixels below 0 (linear) so a series at 0 is drawn above the x axis, not hidden by it.
         scale: opts.log ? { type: 'log' } : { padding: ZERO_PADDING_PX },
       },
-      ...seriesEncoding(labels),
+      ...seriesEncoding(labels, 'series', opts.references),
       tooltip: [
         { field: 't_s', type: 'quantitative', title: 'time (s)' },
         { field: 'series', type: 'nominal', title: 'series' },

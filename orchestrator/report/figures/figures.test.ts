@@ -531,7 +531,7 @@ test('run figures: the phases shaded and labelled, the drain (partial last secon
     // (each panel of a stacked figure shades them again)
     assert.deepEqual(
       [...new Set(bands.map((b) => `${String(b['phase'])} ${String(b['start'])}-${String(b['end'])}`))],
-      ['baseline 0-4', 'trigger 4-6'],
+      ['baseline 0-4', 'trigger 4-6', 'observe 6-12'],
       `${f.id}: phases shaded`,
     );
   }

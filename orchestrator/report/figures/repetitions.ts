@@ -1,7 +1,17 @@
 import { mean, sampleStandardDeviation } from 'simple-statistics';
 import { numbers, type RunData } from '../load.js';
 import { CATEGORY_COLORS } from '../theme.js';
-import { document, rounded, TIME_AXIS, triggerLayers, type Figure, type Row } from './common.js';
+import {
+  annotationLayers,
+  document,
+  legendColumns,
+  rounded,
+  TIME_AXIS,
+  triggerLayers,
+  triggerNote,
+  type Figure,
+  type Row,
+} from './common.js';
 
 /**
  * Figures across repetitions: every run's series overlaid (thin), with the mean across
@@ -78,6 +88,7 @@ function overlay(
     spec: document(title, {
       layer: [
         ...triggerLayers({ startS: first.startS, endS: first.endS }),
+        ...annotationLayers(triggerNote({ startS: first.startS, endS: first.endS }), [0, maxT]),
         {
           data: { values: stats.map((s) => ({ ...s, band: '± 1 sd' })) },
           mark: { type: 'area', opacity: 0.25, color: '#777777' },
@@ -100,6 +111,7 @@ function overlay(
               type: 'nominal',
               title: null,
               sort: labels,
+              legend: { columns: legendColumns([...labels, 'mean']) },
               scale: {
                 domain: [...labels, 'mean'],
                 range: [...labels.map((_, i) => CATEGORY_COLORS[i % CATEGORY_COLORS.length]), '#000000'],

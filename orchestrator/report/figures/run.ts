@@ -2,11 +2,13 @@ import type { RunSummary } from '../../analysis/summary.js';
 import { columnsWithPrefix, hasData, numbers, type RunData, type Timeseries } from '../load.js';
 import type { VlSpec } from '../svg.js';
 import {
+  annotationLayers,
   document,
-  labelledRule,
-  markerLayers,
+  legendRule,
+  markerRule,
   phaseBands,
   phaseLayers,
+  phaseNotes,
   referenceRule,
   ZERO_PADDING_PX,
   rounded,
@@ -14,7 +16,10 @@ import {
   TIME_AXIS,
   timeLinesLayer,
   triggerLayers,
+  triggerNote,
+  type Annotation,
   type Figure,
+  type LegendLine,
   type PhaseBand,
   type Row,
   type TimeWindow,
@@ -109,6 +114,18 @@ function shading(c: Ctx): VlSpec[] {
   return c.bands.length > 0 ? phaseLayers(c.bands) : triggerLayers(c.trigger);
 }
 
+/** The labels of the shading, above the plot. */
+function shadingNotes(c: Ctx): Annotation[] {
+  return c.bands.length > 0 ? phaseNotes(c.bands) : triggerNote(c.trigger);
+}
+
+/** Marks over a figure's lines: layers drawn in the plot, labels above it, reference lines in the legend. */
+interface Overlay {
+  readonly layers?: readonly VlSpec[];
+  readonly notes?: readonly Annotation[];
+  readonly references?: readonly LegendLine[];
+}
+
 interface SeriesDef {
   readonly label: string;
   readonly values: readonly (number | null)[];
@@ -130,7 +147,7 @@ function linesFigure(
   caption: string,
   defs: readonly SeriesDef[],
   yTitle: string,
-  extra: VlSpec[] = [],
+  extra: Overlay = {},
   opts: { log?: boolean; step?: boolean } = {},
 ): Figure | null {
   // Nothing measured at all (no success in the whole run): no figure, rather than an empty frame.
@@ -144,41 +161,54 @@ function linesFigure(
     data,
     series: labels,
     spec: document(title + c.runLabel, {
-      layer: [...shading(c), timeLinesLayer(data, labels, yTitle, { domainS: c.domainS, ...opts }), ...extra],
+      layer: [
+        ...shading(c),
+        timeLinesLayer(data, labels, yTitle, {
+          domainS: c.domainS,
+          references: extra.references ?? [],
+          ...opts,
+        }),
+        ...(extra.layers ?? []),
+        ...annotationLayers([...shadingNotes(c), ...(extra.notes ?? [])], c.domainS),
+      ],
     }),
   };
 }
 
 /** The recovery point when recovered; the recovery deadline otherwise (if it lies in the plot). */
-function recoveryMarker(c: Ctx): VlSpec[] {
+function recoveryMarker(c: Ctx): Overlay {
   const s = c.s;
   // No recovery marker for a trigger never reached, nor for an invalid run (no verdict).
-  if (c.trigger === null || s.outcome === 'invalid') return [];
-  if (s.recovered && s.recoveryTimeS !== null)
-    return markerLayers(rounded(s.trigger.endS + s.recoveryTimeS)!, `recovered after ${s.recoveryTimeS} s`);
-  const deadline = s.trigger.endS + s.recoveryDeadlineS;
+  if (c.trigger === null || s.outcome === 'invalid') return {};
+  if (s.recovered && s.recoveryTimeS !== null) {
+    const x = rounded(s.trigger.endS + s.recoveryTimeS)!;
+    return { layers: [markerRule(x)], notes: [{ x, label: `recovered after ${s.recoveryTimeS} s` }] };
+  }
+  const deadline = rounded(s.trigger.endS + s.recoveryDeadlineS)!;
   if (deadline <= c.domainS[1])
-    return markerLayers(rounded(deadline)!, 'recovery deadline: not recovered', { dashed: true });
-  return [];
+    return {
+      layers: [markerRule(deadline, { dashed: true })],
+      notes: [{ x: deadline, label: 'recovery deadline: not recovered' }],
+    };
+  return {};
 }
 
 /**
- * The api's capacity as labelled horizontal rules: the nominal one (workers / mean work)
- * and, when this lab was calibrated, the measured one. An older summary without them: none.
+ * The api's capacity as horizontal rules named in the legend: the nominal one (workers /
+ * mean work) and, when this lab was calibrated, the measured one. An older summary without them: none.
  */
-export function capacityRules(s: RunSummary): VlSpec[] {
+export function capacityRules(s: RunSummary): Overlay {
   const cap = (s as Partial<RunSummary>).capacity;
-  if (!cap) return [];
-  const out: VlSpec[] = [];
+  if (!cap) return {};
+  const rules: [number, LegendLine][] = [];
   if (cap.nominalPerS !== null && cap.nominalPerS > 0)
-    out.push(...labelledRule(rounded(cap.nominalPerS)!, `capacity ${rounded(cap.nominalPerS)}/s (nominal)`));
+    rules.push([rounded(cap.nominalPerS)!, { label: `capacity ${rounded(cap.nominalPerS)}/s (nominal)` }]);
   if (cap.measuredPerS !== null && cap.measuredPerS !== undefined && cap.measuredPerS > 0)
-    out.push(
-      ...labelledRule(rounded(cap.measuredPerS)!, `capacity ${rounded(cap.measuredPerS)}/s (measured)`, {
-        dashed: true,
-      }),
-    );
-  return out;
+    rules.push([
+      rounded(cap.measuredPerS)!,
+      { label: `capacity ${rounded(cap.measuredPerS)}/s (measured)`, dashed: true },
+    ]);
+  return { layers: rules.map(([y, line]) => legendRule(y, line)), references: rules.map(([, line]) => line) };
 }
 
 function throughput(c: Ctx): Figure | null {
@@ -193,8 +223,16 @@ function throughput(c: Ctx): Figure | null {
       { label: 'goodput', values: numbers(c.ts, 'goodput') },
     ],
     'requests per second (req/s)',
-    [...capacityRules(c.s), ...recoveryMarker(c)],
+    merge(capacityRules(c.s), recoveryMarker(c)),
   );
+}
+
+function merge(...os: Overlay[]): Overlay {
+  return {
+    layers: os.flatMap((o) => o.layers ?? []),
+    notes: os.flatMap((o) => o.notes ?? []),
+    references: os.flatMap((o) => o.references ?? []),
+  };
 }
 
 function amplification(c: Ctx): Figure | null {
@@ -208,7 +246,7 @@ function amplification(c: Ctx): Figure | null {
       { label: 'server side', values: numbers(c.ts, 'amplification_server') },
     ],
     'amplification (requests per origin)',
-    [referenceRule(1)],
+    { layers: [referenceRule(1)] },
   );
 }
 
@@ -228,40 +266,26 @@ export function failureOnlySeconds(ts: Timeseries): number[] {
   return out;
 }
 
-function failureOnlyLayers(seconds: readonly number[]): VlSpec[] {
-  if (seconds.length === 0) return [];
+function failureOnlyLayers(seconds: readonly number[]): Overlay {
+  if (seconds.length === 0) return {};
   const values = seconds.map((t) => ({ start: t, end: t + 1, label: 'every origin failed' }));
-  return [
-    {
-      data: { values },
-      mark: { type: 'rect', color: '#D55E00', opacity: 0.18 },
-      encoding: {
-        x: { field: 'start', type: 'quantitative' },
-        x2: { field: 'end' },
-        tooltip: [
-          { field: 'start', type: 'quantitative', title: 'time (s)' },
-          { field: 'label', type: 'nominal', title: 'no success' },
-        ],
+  return {
+    layers: [
+      {
+        data: { values },
+        mark: { type: 'rect', color: '#D55E00', opacity: 0.18 },
+        encoding: {
+          x: { field: 'start', type: 'quantitative' },
+          x2: { field: 'end' },
+          tooltip: [
+            { field: 'start', type: 'quantitative', title: 'time (s)' },
+            { field: 'label', type: 'nominal', title: 'no success' },
+          ],
+        },
       },
-    },
-    {
-      data: { values: values.slice(0, 1) },
-      mark: {
-        type: 'text',
-        align: 'left',
-        baseline: 'bottom',
-        dx: 2,
-        dy: -2,
-        fontSize: 10,
-        color: '#D55E00',
-      },
-      encoding: {
-        x: { field: 'start', type: 'quantitative' },
-        y: { value: { expr: 'height' } },
-        text: { field: 'label' },
-      },
-    },
-  ];
+    ],
+    notes: [{ x: seconds[0]!, label: 'every origin failed', color: '#D55E00' }],
+  };
 }
 
 function latency(c: Ctx): Figure | null {
@@ -336,6 +360,7 @@ function stacked(c: Ctx, name: string, prefix: string, title: string, yTitle: st
           },
           transform: [{ calculate: `indexof(${JSON.stringify(labels)}, datum.series)`, as: 'series_order' }],
         },
+        ...annotationLayers(shadingNotes(c), c.domainS),
       ],
     }),
   };
@@ -352,7 +377,7 @@ function panelsFigure(
   const live = panels.filter((p) => p.defs.length > 0);
   if (live.length === 0) return null;
   const data: Row[] = [];
-  const charts = live.map((p) => {
+  const charts = live.map((p, i) => {
     const rows = longRows(c.ts, p.defs);
     data.push(...rows);
     const labels = p.defs.map((d) => d.label);
@@ -361,6 +386,8 @@ function panelsFigure(
       layer: [
         ...shading(c),
         timeLinesLayer(rows, labels, p.yTitle, { domainS: c.domainS, step: p.step ?? false }),
+        // The phases are named once, over the first panel (the panels share the time axis).
+        ...(i === 0 ? annotationLayers(shadingNotes(c), c.domainS) : []),
       ],
     };
   });

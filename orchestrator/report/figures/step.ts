@@ -1,7 +1,10 @@
 import type { StepTable } from '../tables.js';
-import { document, markerLayers, seriesEncoding, type Figure, type Row } from './common.js';
+import { annotationLayers, document, markerRule, seriesEncoding, type Figure, type Row } from './common.js';
 
 const OFFERED_AXIS = 'offered load (req/s)';
+
+/** Pixels a scale reaches past its first and last points: a point at the axis edge is drawn whole. */
+const EDGE_PX = 8;
 
 /**
  * The figures of a step test (see tables.ts): goodput against offered load with the
@@ -10,11 +13,21 @@ const OFFERED_AXIS = 'offered load (req/s)';
  */
 export function stepFigures(t: StepTable): Figure[] {
   const sat = t.saturation;
-  const marker = sat
-    ? markerLayers(sat.offeredPerS, `saturation ${sat.offeredPerS} req/s`, { dashed: true })
-    : [];
-  const gp: Row[] = t.steps.map((s) => ({ offered: s.offeredPerS, series: 'goodput', value: s.goodputPerS }));
   const maxOffered = Math.max(0, ...t.steps.map((s) => s.offeredPerS));
+  const domain = [0, maxOffered] as const;
+  const marker = sat
+    ? [
+        markerRule(sat.offeredPerS, { dashed: true }),
+        ...annotationLayers([{ x: sat.offeredPerS, label: `saturation ${sat.offeredPerS} req/s` }], domain),
+      ]
+    : [];
+  const x = {
+    field: 'offered',
+    type: 'quantitative',
+    title: OFFERED_AXIS,
+    scale: { domain, nice: false, padding: EDGE_PX },
+  };
+  const gp: Row[] = t.steps.map((s) => ({ offered: s.offeredPerS, series: 'goodput', value: s.goodputPerS }));
   const ideal: Row[] = [
     { offered: 0, series: 'ideal: goodput = offered', value: 0 },
     { offered: maxOffered, series: 'ideal: goodput = offered', value: maxOffered },
@@ -33,8 +46,13 @@ export function stepFigures(t: StepTable): Figure[] {
           mark: { type: 'line', point: true },
           params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
           encoding: {
-            x: { field: 'offered', type: 'quantitative', title: OFFERED_AXIS },
-            y: { field: 'value', type: 'quantitative', title: 'goodput (req/s)' },
+            x,
+            y: {
+              field: 'value',
+              type: 'quantitative',
+              title: 'goodput (req/s)',
+              scale: { padding: EDGE_PX },
+            },
             ...seriesEncoding(gLabels),
             tooltip: [
               { field: 'offered', type: 'quantitative', title: OFFERED_AXIS },
@@ -63,12 +81,12 @@ export function stepFigures(t: StepTable): Figure[] {
           mark: { type: 'line', point: true, invalid: 'break-paths-show-domains' },
           params: [{ name: 'zoom', select: 'interval', bind: 'scales' }],
           encoding: {
-            x: { field: 'offered', type: 'quantitative', title: OFFERED_AXIS },
+            x,
             y: {
               field: 'value',
               type: 'quantitative',
               title: 'response time (ms, log scale)',
-              scale: { type: 'log' },
+              scale: { type: 'log', padding: EDGE_PX },
             },
             ...seriesEncoding(['p50', 'p99']),
             tooltip: [

@@ -1,6 +1,6 @@
 import type { SweepTable, SweepVerdict } from '../tables.js';
 import { PALETTE } from '../theme.js';
-import { document, rounded, type Figure, type Row } from './common.js';
+import { document, legendColumns, rounded, type Figure, type Row } from './common.js';
 import type { VlSpec } from '../svg.js';
 import { distribution } from '../../analysis/aggregate.js';
 import { numericLevels, sortedLevels } from '../../analysis/levels.js';
@@ -12,6 +12,9 @@ import { numericLevels, sortedLevels } from '../../analysis/levels.js';
 const VERDICTS: readonly SweepVerdict[] = ['metastable', 'recovered', 'unmeasured', 'invalid'];
 const VERDICT_COLORS = [PALETTE.vermillion, PALETTE.green, '#999999', PALETTE.black];
 const VERDICT_SHAPES = ['triangle-up', 'circle', 'cross', 'square'];
+
+/** Pixels a scale reaches past its first and last points: a point at the axis edge is drawn whole. */
+const EDGE_PX = 8;
 
 function axisTitle(name: string, unit: string): string {
   return `${name} (${unit})`;
@@ -95,6 +98,7 @@ export function factorAxis(
   at: (v: string | number) => string | number;
   sort: (string | number)[] | null;
   ticks?: number[];
+  integer?: boolean;
 } {
   const num = numericLevels(values);
   if (num) {
@@ -106,6 +110,8 @@ export function factorAxis(
       sort: null,
       // Few levels: a tick at each (no 1.5 attempts between 1 and 2).
       ...(ticks.length <= 8 ? { ticks } : {}),
+      // Whole levels (attempts, workers): whole tick labels, "2" and not "2.0".
+      integer: ticks.every((v) => Number.isInteger(v)),
     };
   }
   return { type: 'ordinal', title: axisTitle(f.name, f.unit), at: (v) => v, sort: sortedLevels(values) };
@@ -178,10 +184,19 @@ function panelsLayout(panels: VlSpec[]): VlSpec {
   return { vconcat: rows };
 }
 
-/** The x channel's sort or scale and ticks for a factor's axis. */
+/**
+ * The x channel's sort or scale and ticks for a factor's axis: reaching a little past the
+ * first and last levels, so their points are drawn whole.
+ */
 function xScale(axis: ReturnType<typeof factorAxis>): VlSpec {
   if (axis.sort) return { sort: axis.sort };
-  return { scale: { zero: false }, ...(axis.ticks ? { axis: { values: axis.ticks } } : {}) };
+  return {
+    scale: { zero: false, nice: false, padding: EDGE_PX },
+    axis: {
+      ...(axis.ticks ? { values: axis.ticks } : {}),
+      ...(axis.integer ? { format: 'd', tickMinStep: 1 } : { format: '~g' }),
+    },
+  };
 }
 
 /**
@@ -192,9 +207,15 @@ function flatDomain(rows: readonly Row[]): VlSpec {
   const vs = rows
     .flatMap((r) => [r['value'], r['low'], r['high']])
     .filter((v): v is number => typeof v === 'number');
-  if (vs.length === 0 || Math.min(...vs) !== Math.max(...vs)) return {};
+  // Padded: a point at the top or bottom of the axis is drawn whole.
+  if (vs.length === 0 || Math.min(...vs) !== Math.max(...vs)) return { scale: { padding: EDGE_PX } };
   const v = vs[0]!;
-  return { scale: { domain: v === 0 ? [0, 1] : [Math.min(0, v * 1.2), Math.max(0, v * 1.2)] } };
+  return {
+    scale: {
+      domain: v === 0 ? [0, 1] : [Math.min(0, v * 1.2), Math.max(0, v * 1.2)],
+      padding: EDGE_PX,
+    },
+  };
 }
 
 function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
@@ -255,12 +276,14 @@ function factorFigure(t: SweepTable, f: SweepTable['factors'][number]): Figure {
               field: 'verdict',
               type: 'nominal',
               title: 'verdict',
+              legend: { columns: legendColumns(VERDICTS) },
               scale: { domain: VERDICTS, range: VERDICT_COLORS },
             },
             shape: {
               field: 'verdict',
               type: 'nominal',
               title: 'verdict',
+              legend: { columns: legendColumns(VERDICTS) },
               scale: { domain: VERDICTS, range: VERDICT_SHAPES },
             },
             tooltip: [
@@ -359,6 +382,7 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     field: 'verdict',
     type: 'nominal',
     title: 'verdict',
+    legend: { columns: legendColumns(VERDICTS) },
     scale: { domain: VERDICTS, range: VERDICT_COLORS },
   };
   const only = (layer: string) =>
@@ -429,7 +453,8 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     ],
     spec: document(title, {
       data: { values: data },
-      width: { step: overlay ? 56 : 40 },
+      // A width, not a step: the print sizes it to the page (pdf.ts).
+      width: (overlay ? 56 : 40) * xs.length,
       height: { step: overlay ? 40 : 30 },
       layer: layers,
     }),
@@ -473,7 +498,13 @@ function gridLines(t: SweepTable): Figure[] {
       title: axis.title,
       ...xScale(axis),
     };
-    const color = { field: 'group', type: 'nominal', title: null, sort: groups };
+    const color = {
+      field: 'group',
+      type: 'nominal',
+      title: null,
+      sort: groups,
+      legend: { columns: legendColumns(groups) },
+    };
     return {
       id: `sweep-interaction-${slug(m.name)}`,
       title,
@@ -504,6 +535,7 @@ function gridLines(t: SweepTable): Figure[] {
                 field: 'verdict',
                 type: 'nominal',
                 title: 'verdict',
+                legend: { columns: legendColumns(VERDICTS) },
                 scale: { domain: VERDICTS, range: VERDICT_SHAPES },
               },
               tooltip: [
@@ -568,7 +600,6 @@ function mainEffects(t: SweepTable): Figure[] {
       };
       return {
         transform: [{ filter: { field: 'factor', equal: f.name } }],
-        width: 160,
         layer: [
           {
             mark: { type: 'line', color: '#555555', strokeWidth: 1.2, point: { filled: true, size: 50 } },
