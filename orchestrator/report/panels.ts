@@ -184,6 +184,7 @@ export const PANELS: readonly Panel[] = [
     series: [
       SERIES.responseP50,
       SERIES.responseP99,
+      SERIES.responseMax,
       { name: 'api service p99', promql: quantile(0.99, 'api_service_seconds') },
       { name: 'api queue wait p99', promql: quantile(0.99, 'api_queue_wait_seconds') },
     ],
