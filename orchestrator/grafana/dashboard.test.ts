@@ -6,6 +6,9 @@ import { parse } from 'yaml';
 import { createApiMetrics } from '../../services/api/metrics.js';
 import { createLiveMetrics } from '../live/liveMetrics.js';
 import { DASHBOARD_UID, flattenPanels } from './client.js';
+import { buildDashboard, dashboardFile, legendOf } from './dashboard.js';
+import { DASHBOARD_FILE } from './writeDashboard.js';
+import { PANELS } from '../report/panels.js';
 import { baseMetric, metricNames } from '../../test/helpers/promql.js';
 
 const root = (p: string): string => fileURLToPath(new URL(`../../../${p}`, import.meta.url));
@@ -24,7 +27,18 @@ const dashboard = JSON.parse(readFileSync(root('grafana/dashboards/metabench.jso
   panels: Panel[];
 };
 
-/** Every metric the api and the orchestrator export, read from their prom-client registries. */
+/** The series Prometheus's recording rules define (prometheus.yml's rule_files; none yet). */
+function recorded(): string[] {
+  const config = parse(readFileSync(root('prometheus/prometheus.yml'), 'utf8')) as { rule_files?: string[] };
+  return (config.rule_files ?? []).flatMap((f) => {
+    const rules = parse(readFileSync(root(`prometheus/${f}`), 'utf8')) as {
+      groups?: { rules?: { record?: string }[] }[];
+    };
+    return (rules.groups ?? []).flatMap((g) => (g.rules ?? []).flatMap((r) => (r.record ? [r.record] : [])));
+  });
+}
+
+/** Every metric the api and the orchestrator export, read from their prom-client registries, and every recorded series. */
 async function exported(): Promise<{ names: Set<string>; histograms: Set<string> }> {
   const api = createApiMetrics({ busyWorkers: 0, queueDepth: 0, workers: 1 }, () => ({
     poolWaiting: 0,
@@ -33,7 +47,7 @@ async function exported(): Promise<{ names: Set<string>; histograms: Set<string>
   const live = createLiveMetrics();
   const all = [...(await api.registry.getMetricsAsJSON()), ...(await live.registry.getMetricsAsJSON())];
   return {
-    names: new Set(all.map((m) => m.name)),
+    names: new Set([...all.map((m) => m.name), ...recorded()]),
     histograms: new Set(all.filter((m) => String(m.type) === 'histogram').map((m) => m.name)),
   };
 }
@@ -111,4 +125,47 @@ test('the dashboard covers what the issue lists: goodput, amplification, latency
     'metabench_component_memory_bytes',
   ])
     assert.ok(used.has(m), `a panel reads ${m}`);
+});
+
+test('the provisioned dashboard is the one the panel definition generates (a hand edit or a stale file fails)', async () => {
+  assert.equal(
+    readFileSync(DASHBOARD_FILE, 'utf8'),
+    await dashboardFile(DASHBOARD_FILE),
+    'grafana/dashboards/metabench.json is generated: run `npm run grafana:dashboard` and commit it',
+  );
+  const built = buildDashboard();
+  assert.deepEqual(
+    built.panels?.map((p) => ('title' in p ? p.title : '')),
+    PANELS.map((p) => p.title),
+  );
+  // Each plotted series is one query, its legend the definition's name.
+  assert.deepEqual(
+    dashboard.panels.map((p) => (p.targets ?? []).map((t) => (t as { legendFormat?: string }).legendFormat)),
+    PANELS.map((p) => p.series.filter((s) => s.promql !== undefined).map(legendOf)),
+  );
+  assert.equal(dashboard.panels.length, PANELS.length);
+});
+
+/** `11.2.0` → [11, 2]. */
+const majorMinor = (v: string): [number, number] => {
+  const m = /^v?(\d+)\.(\d+)/.exec(v);
+  assert.ok(m, `${v}: a version`);
+  return [Number(m[1]), Number(m[2])];
+};
+
+test("the SDK's Grafana schema is not newer than the lab's Grafana (an older schema is migrated on load, a newer one is not)", () => {
+  const pkg = JSON.parse(readFileSync(root('package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
+  const sdk = pkg.devDependencies['@grafana/grafana-foundation-sdk'];
+  assert.ok(sdk, 'the SDK is a pinned dev dependency');
+  assert.match(sdk, /^\d+\.\d+\.\d+-cog/, 'pinned to one release of a Grafana-versioned branch');
+  const compose = readFileSync(root('docker-compose.yml'), 'utf8');
+  const image = /grafana\/grafana:(\d+\.\d+\.\d+)/.exec(compose)?.[1];
+  assert.ok(image, "docker-compose.yml names the lab's Grafana image");
+  const [sm, sn] = majorMinor(sdk);
+  const [gm, gn] = majorMinor(image);
+  assert.ok(sm < gm || (sm === gm && sn <= gn), `SDK for Grafana ${sm}.${sn}, lab runs Grafana ${image}`);
+  // Grafana 11.2 reads schemas up to 39.
+  assert.ok((buildDashboard().schemaVersion ?? 0) <= 39);
 });

@@ -8,8 +8,19 @@ import { isBenchError } from '../../foundation/errors.js';
 import { runAnnotations } from './annotations.js';
 import { GrafanaClient } from './client.js';
 import { exportPanels, runsTimeRange, slug } from './exportPanels.js';
+import { buildDashboard } from './dashboard.js';
+import { PANELS } from '../report/panels.js';
 
-/** A stand-in Grafana on loopback: records requests, serves a two-panel dashboard and PNGs. */
+/** The dashboard the stand-in serves: two panels, one in a row. */
+const TWO_PANELS: unknown = {
+  panels: [
+    { id: 1, type: 'timeseries', title: 'Offered vs attempts vs goodput' },
+    { id: 9, type: 'row', title: 'more', panels: [{ id: 2, type: 'timeseries', title: 'DB pool' }] },
+  ],
+};
+let served = TWO_PANELS;
+
+/** A stand-in Grafana on loopback: records requests, serves a dashboard (`served`) and PNGs. */
 const seen: { method: string; url: string; auth: string | undefined; body: string }[] = [];
 let server: Server;
 let base = '';
@@ -30,21 +41,7 @@ before(async () => {
           .writeHead(200, { 'content-type': 'application/json' })
           .end('{"id":1,"message":"Annotation added"}');
       else if (url.pathname === '/api/dashboards/uid/metabench')
-        res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            dashboard: {
-              panels: [
-                { id: 1, type: 'timeseries', title: 'Offered vs attempts vs goodput' },
-                {
-                  id: 9,
-                  type: 'row',
-                  title: 'more',
-                  panels: [{ id: 2, type: 'timeseries', title: 'DB pool' }],
-                },
-              ],
-            },
-          }),
-        );
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ dashboard: served }));
       else if (url.pathname.startsWith('/render/d-solo/metabench/')) {
         if (url.searchParams.get('panelId') === '404')
           res.writeHead(500).end('{"message":"Rendering failed: no image renderer available/installed"}');
@@ -155,6 +152,21 @@ test('exportPanels renders each panel (rows opened) over the runs into grafana/<
     assert.equal(render.searchParams.get('to'), String(Date.parse('2026-12-01T07:01:00.000Z') + 30_000));
     assert.equal(render.searchParams.get('width'), '800');
   } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test('export grafana over the provisioned dashboard writes one PNG per panel of the definition, named by its position and title', async () => {
+  const dir = resultsFolder([{ startedAt: '2026-12-01T07:00:00.000Z', totalMs: 60_000 }]);
+  served = buildDashboard();
+  try {
+    await exportPanels(new GrafanaClient(base, undefined), dir, { width: 800, height: 400 });
+    assert.deepEqual(
+      readdirSync(join(dir, 'grafana')).sort(),
+      PANELS.map((p, i) => `${String(i + 1).padStart(2, '0')}-${slug(p.title)}.png`),
+    );
+  } finally {
+    served = TWO_PANELS;
     rmSync(dir, { recursive: true });
   }
 });

@@ -1,6 +1,7 @@
 import type { RunSummary } from '../../analysis/summary.js';
 import { columnsWithPrefix, hasData, numbers, type RunData, type Timeseries } from '../load.js';
 import type { VlSpec } from '../svg.js';
+import { axisTitle, columnPrefix, SERIES, unitOf, type Series } from '../panels.js';
 import {
   annotationLayers,
   document,
@@ -72,8 +73,20 @@ export function runFigures(run: RunData, prefix: string): Figure[] {
     throughput(ctx),
     amplification(ctx),
     latency(ctx),
-    stacked(ctx, 'failures', 'failed_', 'Failed origin requests by kind', 'failed origins (req/s)'),
-    stacked(ctx, 'rejections', 'rejected_', 'Rejections by reason', 'rejected requests (req/s)'),
+    stacked(
+      ctx,
+      'failures',
+      columnPrefix(SERIES.failed),
+      'Failed origin requests by kind',
+      axisTitle('failed origins', unitOf(SERIES.failed)),
+    ),
+    stacked(
+      ctx,
+      'rejections',
+      columnPrefix(SERIES.rejected),
+      'Rejections by reason',
+      axisTitle('rejected requests', unitOf(SERIES.rejected)),
+    ),
     server(ctx),
     cache(ctx),
     db(ctx),
@@ -129,6 +142,11 @@ interface Overlay {
 interface SeriesDef {
   readonly label: string;
   readonly values: readonly (number | null)[];
+}
+
+/** A series of the panel definition (orchestrator/report/panels.ts) from its one column. */
+function drawn(c: Ctx, s: Series): SeriesDef {
+  return { label: s.name, values: numbers(c.ts, s.columns?.[0] ?? '') };
 }
 
 function longRows(ts: Timeseries, defs: readonly SeriesDef[]): Row[] {
@@ -217,12 +235,8 @@ function throughput(c: Ctx): Figure | null {
     'throughput',
     'Offered load, attempts and goodput',
     "Origin requests offered (by intended time), attempts sent and goodput (origins that succeeded within their deadline, by completion time) per second, against the api's capacity (horizontal rule: nominal, and measured when the lab was calibrated); the phases are shaded (warm-up, baseline, trigger, observation), and the recovery point (or the recovery deadline) is marked. The axis reaches just below 0 so a goodput of 0 stays visible.",
-    [
-      { label: 'offered', values: numbers(c.ts, 'offered') },
-      { label: 'attempts', values: numbers(c.ts, 'attempts') },
-      { label: 'goodput', values: numbers(c.ts, 'goodput') },
-    ],
-    'requests per second (req/s)',
+    [drawn(c, SERIES.offered), drawn(c, SERIES.attempts), drawn(c, SERIES.goodput)],
+    axisTitle('requests per second', unitOf(SERIES.offered)),
     merge(capacityRules(c.s), recoveryMarker(c)),
   );
 }
@@ -241,11 +255,8 @@ function amplification(c: Ctx): Figure | null {
     'amplification',
     'Amplification, client and server side',
     'Attempts sent (client side) and requests the api received (server side) per origin intended, per second; 1 at rest. Gaps: no scrape answered (the api was paused).',
-    [
-      { label: 'client side', values: numbers(c.ts, 'amplification_client') },
-      { label: 'server side', values: numbers(c.ts, 'amplification_server') },
-    ],
-    'amplification (requests per origin)',
+    [drawn(c, SERIES.amplificationClient), drawn(c, SERIES.amplificationServer)],
+    axisTitle('amplification', unitOf(SERIES.amplificationClient)),
     { layers: [referenceRule(1)] },
   );
 }
@@ -298,12 +309,8 @@ function latency(c: Ctx): Figure | null {
       (failing.length > 0
         ? ` The ${failing.length} seconds shaded red ("every origin failed") had origins end and none succeed: no response time to draw.`
         : ' Gaps: no success in that second.'),
-    [
-      { label: 'p50', values: numbers(c.ts, 'response_p50_ms') },
-      { label: 'p99', values: numbers(c.ts, 'response_p99_ms') },
-      { label: 'max', values: numbers(c.ts, 'response_max_ms') },
-    ],
-    'response time (ms, log scale)',
+    [drawn(c, SERIES.responseP50), drawn(c, SERIES.responseP99), drawn(c, SERIES.responseMax)],
+    axisTitle('response time', unitOf(SERIES.responseP50), 'log scale'),
     failureOnlyLayers(failing),
     { log: true },
   );
@@ -425,7 +432,7 @@ function perReplica(c: Ctx, what: string, noun: string): SeriesDef[] {
 function server(c: Ctx): Figure | null {
   // With api replicas: the sum and each replica, and what each received and completed
   // (where a balancer's uneven shares show).
-  const replicas = perReplica(c, 'queue_depth', 'queue depth').length > 0;
+  const replicas = perReplica(c, 'queue_depth', SERIES.queueDepth.name).length > 0;
   const withReplicas = (col: string, what: string, noun: string): SeriesDef[] => [
     ...present(c, col, replicas ? `${noun} (all replicas)` : noun),
     ...perReplica(c, what, noun),
@@ -439,12 +446,12 @@ function server(c: Ctx): Figure | null {
       : "The api's queue depth and busy workers, scraped once a second; gaps: the api did not answer (paused).",
     [
       {
-        defs: withReplicas('server_queue_depth', 'queue_depth', 'queue depth'),
-        yTitle: 'queue depth (requests)',
+        defs: withReplicas(SERIES.queueDepth.columns[0], 'queue_depth', SERIES.queueDepth.name),
+        yTitle: axisTitle(SERIES.queueDepth.name, unitOf(SERIES.queueDepth)),
       },
       {
-        defs: withReplicas('server_busy_workers', 'busy_workers', 'busy workers'),
-        yTitle: 'busy workers (workers)',
+        defs: withReplicas(SERIES.busyWorkers.columns[0], 'busy_workers', SERIES.busyWorkers.name),
+        yTitle: axisTitle(SERIES.busyWorkers.name, unitOf(SERIES.busyWorkers)),
         step: true,
       },
       ...(replicas
@@ -480,12 +487,17 @@ function cache(c: Ctx): Figure | null {
     'cache',
     'Cache hit ratio',
     'Share of cache lookups that hit, per second; gaps: no lookup in that second.',
-    [{ defs: [{ label: 'cache hit ratio', values: ratio }], yTitle: 'cache hit ratio (%)' }],
+    [
+      {
+        defs: [{ label: SERIES.cacheHitRatio.name, values: ratio }],
+        yTitle: axisTitle(SERIES.cacheHitRatio.name, unitOf(SERIES.cacheHitRatio)),
+      },
+    ],
   );
 }
 
 function db(c: Ctx): Figure | null {
-  const cols = columnsWithPrefix(c.ts, 'db_pool_waiting');
+  const cols = columnsWithPrefix(c.ts, SERIES.dbPoolWaiting.columns[0]);
   return panelsFigure(
     c,
     'db',
@@ -494,7 +506,7 @@ function db(c: Ctx): Figure | null {
     [
       {
         defs: cols.map((col) => ({ label: col.replace(/_/g, ' '), values: numbers(c.ts, col) })),
-        yTitle: 'waiting for a DB connection (requests)',
+        yTitle: axisTitle('waiting for a DB connection', unitOf(SERIES.dbPoolWaiting)),
       },
     ],
   );
@@ -574,8 +586,8 @@ function processes(c: Ctx): Figure | null {
     'CPU and memory per lab process',
     'CPU used by each lab process in each second (100% = one core busy for the whole second) and its resident memory.',
     [
-      { defs: cpu, yTitle: 'CPU (% of one core)' },
-      { defs: rss, yTitle: 'resident memory (MiB)' },
+      { defs: cpu, yTitle: axisTitle('CPU', unitOf(SERIES.cpu)) },
+      { defs: rss, yTitle: axisTitle('resident memory', unitOf(SERIES.memory)) },
     ],
   );
 }
