@@ -9,7 +9,14 @@ import {
 import { readChain, regionsOf, type RetryChainParams } from '../analysis/markov/retryChain.js';
 import type { Relaxation } from '../analysis/markov/levels.js';
 import { apiReplicaCount } from '../spec/sections/lab.js';
-import { bandLabels, document, seriesEncoding, type Figure, type Row } from '../report/figures/common.js';
+import {
+  bandLabels,
+  document,
+  EDGE_PX,
+  seriesEncoding,
+  type Figure,
+  type Row,
+} from '../report/figures/common.js';
 import { TRIGGER_SHADE } from '../report/theme.js';
 import type { Experiment } from '../spec/schema.js';
 import { round } from '../../foundation/round.js';
@@ -136,12 +143,17 @@ export function ctmcFigure(m: CtmcModel, range: BistableRange): Figure {
           data: { values: data.filter((r) => r.seconds !== null) },
           mark: { type: 'line', point: true },
           encoding: {
-            x: { field: 'offered', type: 'quantitative', title: 'offered load (origins/s)' },
+            x: {
+              field: 'offered',
+              type: 'quantitative',
+              title: 'offered load (origins/s)',
+              scale: { padding: EDGE_PX },
+            },
             y: {
               field: 'seconds',
               type: 'quantitative',
               title: 'mean time (s, log scale)',
-              scale: { type: 'log' },
+              scale: { type: 'log', padding: EDGE_PX },
             },
             ...seriesEncoding(series),
             tooltip: [

@@ -322,6 +322,8 @@ export function referenceRule(y: number): VlSpec {
 
 /** How far below 0 a linear time axis reaches, in pixels: a series at 0 stays visible. */
 export const ZERO_PADDING_PX = 5;
+/** Room, in px, that keeps a point mark at the end of an axis whole (its radius and stroke). */
+export const EDGE_PX = 8;
 
 /**
  * Lines over time for a set of labelled series (long rows {t_s, series, value});

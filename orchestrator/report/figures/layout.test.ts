@@ -12,6 +12,8 @@ import { reportFigures } from '../writeReport.js';
 import type { Figure } from './common.js';
 import { runFigures } from './run.js';
 import { stepFigures } from './step.js';
+import { ctmcFigure, type CtmcModel } from '../../model/ctmc.js';
+import type { BistableRange } from '../../model/fluid.js';
 import { sweepFigures } from './sweep.js';
 
 /**
@@ -180,6 +182,20 @@ function compareFigures(): Figure[] {
   return compareSections(sa, sb).flatMap((s) => s.figures);
 }
 
+/** `metabench model`'s CTMC curve: recovery time spans seconds to 10^9 s over the bistable range. */
+const ctmcPoints = [100, 150, 200, 250, 300, 350, 400, 450].map((offeredPerS, i) => ({
+  offeredPerS,
+  recoveryS: i < 2 ? 0.4 + i : 10 ** (i + 1),
+  collapseS: i < 6 ? 10 ** (12 - i) : 5 - i / 2,
+}));
+const ctmc = { points: ctmcPoints } as unknown as CtmcModel;
+const bistable = {
+  bistable: true,
+  capacityPerS: 400,
+  lowerPerS: 200,
+  upperPerS: 420,
+} as unknown as BistableRange;
+
 /** Every figure kind the report draws, and which of them have an integer-valued factor on x. */
 function everyFigure(): { figure: Figure; integerX: boolean }[] {
   const recovered = { recovered: true, recoveryTimeS: 7.5, metastable: false, outcome: 'recovered' };
@@ -204,6 +220,7 @@ function everyFigure(): { figure: Figure; integerX: boolean }[] {
   );
   add(fact.filter((f) => f.id.startsWith('sweep-main')));
   add(compareFigures());
+  add([ctmcFigure(ctmc, bistable)]);
   return all;
 }
 

@@ -1,10 +1,17 @@
 import type { StepTable } from '../tables.js';
-import { annotationLayers, document, markerRule, seriesEncoding, type Figure, type Row } from './common.js';
+import {
+  annotationLayers,
+  document,
+  EDGE_PX,
+  markerRule,
+  seriesEncoding,
+  type Figure,
+  type Row,
+} from './common.js';
 
 const OFFERED_AXIS = 'offered load (req/s)';
 
 /** Pixels a scale reaches past its first and last points: a point at the axis edge is drawn whole. */
-const EDGE_PX = 8;
 
 /**
  * The figures of a step test (see tables.ts): goodput against offered load with the

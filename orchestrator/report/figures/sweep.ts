@@ -1,6 +1,6 @@
 import type { SweepTable, SweepVerdict } from '../tables.js';
 import { PALETTE } from '../theme.js';
-import { document, legendColumns, rounded, type Figure, type Row } from './common.js';
+import { document, EDGE_PX, legendColumns, rounded, type Figure, type Row } from './common.js';
 import type { VlSpec } from '../svg.js';
 import { distribution } from '../../analysis/aggregate.js';
 import { numericLevels, sortedLevels } from '../../analysis/levels.js';
@@ -14,7 +14,6 @@ const VERDICT_COLORS = [PALETTE.vermillion, PALETTE.green, '#999999', PALETTE.bl
 const VERDICT_SHAPES = ['triangle-up', 'circle', 'cross', 'square'];
 
 /** Pixels a scale reaches past its first and last points: a point at the axis edge is drawn whole. */
-const EDGE_PX = 8;
 
 function axisTitle(name: string, unit: string): string {
   return `${name} (${unit})`;
