@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { DEFAULT_PROJECT, type ComposeOptions } from '../lab/docker/compose.js';
-import { dockerClient, pingEngine, projectContainers } from '../lab/docker/engine.js';
+import { DEFAULT_PROJECT, type ComposeOptions } from '../lab/engine/compose.js';
+import { dockerClient, pingEngine, projectContainers } from '../lab/engine/engine.js';
 import { DEFAULT_METRICS_PORT, type ObserveOptions } from '../live/observers.js';
 import type { RunContext } from '../run/runOnce.js';
 import { wholeNumber } from './options.js';

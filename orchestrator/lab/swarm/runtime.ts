@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
-import { DEFAULT_PROJECT } from '../docker/compose.js';
-import { refuseDockerReplicas } from '../docker/runtime.js';
+import { DEFAULT_PROJECT } from '../engine/compose.js';
+import { refuseDockerReplicas } from '../engine/refuse.js';
 import { SwarmLab } from './SwarmLab.js';
 
 /**
