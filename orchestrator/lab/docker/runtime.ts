@@ -10,6 +10,13 @@ import { runDockerUndo } from '../engine/undo.js';
 /** The docker runtime: the Docker Compose lab, driven through the Engine API. */
 export const dockerRuntime: RuntimePlugin = {
   name: 'docker',
+  capabilities: {
+    // Every kind through the Lab interface, and kinds that act on this machine (a file, a command).
+    triggers: { process: 'all', link: 'all', load: 'all', cache: 'all', provider: 'all', host: 'all' },
+    virtualTime: false,
+    compose: true,
+    labOnThisMachine: true,
+  },
   lab: (e, o) =>
     new DockerLab({
       ...localLabConfig(e, o),
