@@ -84,6 +84,7 @@ const builtinUnion = z.discriminatedUnion(
  */
 export const triggerSchema = z.lazy(() => {
   unionBuilt = true;
+  if (kinds.size === BUILTIN_TRIGGERS.length) return builtinUnion;
   const schemas = triggerKinds().map((d) => d.schema);
   return z.discriminatedUnion(
     'kind',
