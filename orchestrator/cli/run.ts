@@ -156,7 +156,12 @@ export function register(program: Command): void {
           o.anyScale === true || (bundle !== null && scale === bundle.info.scale),
         );
         if (o.dryRun) {
-          process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat), runtime));
+          process.stdout.write(
+            formatDryRun(plan, dryRun(plan, experiment.repeat), {
+              name: runtime,
+              virtualTime: runtimePlugin(runtime).capabilities.virtualTime,
+            }),
+          );
           return;
         }
 

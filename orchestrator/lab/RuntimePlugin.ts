@@ -154,11 +154,13 @@ export function appliesTrigger(p: Pick<RuntimePlugin, 'capabilities'>, kind: str
 }
 
 /**
- * Refuses, before anything runs, an experiment the runtime cannot run: a trigger it does not
- * apply (by its capabilities), then whatever its own `refuse` says. A SpecError naming `file`
+ * Refuses, before anything runs, an experiment the runtime cannot run: what its own `refuse`
+ * says (its more specific words come first: the simulation names the toxic it does not
+ * model), then a trigger it does not apply by its capabilities. A SpecError naming `file`
  * and each field.
  */
 export function refuseOn(p: RuntimePlugin, e: Experiment, file: string | undefined): void {
+  p.refuse?.(e, file);
   const issues = e.schedule.triggers.flatMap((t, i) => {
     if (appliesTrigger(p, t.kind)) return [];
     const acts = triggerKind(t.kind).acts;
@@ -174,7 +176,6 @@ export function refuseOn(p: RuntimePlugin, e: Experiment, file: string | undefin
     ];
   });
   if (issues.length > 0) throw new SpecError(issues);
-  p.refuse?.(e, file);
 }
 
 /** A target class in words. */
