@@ -11,6 +11,7 @@ import { SimClock } from './clock.js';
 import { SimLab } from './SimLab.js';
 import { SimServerSeries } from './series.js';
 import { SimTransport } from './transport.js';
+import { SIM_TOXICS } from './link.js';
 
 /**
  * The simulation runtime of `metabench run --runtime sim`: the experiment's lab as a
@@ -83,6 +84,18 @@ export function simRuntime(
 /** The sim runtime as the composition root registers it (no lab to calibrate, no undo of its own). */
 export const simPlugin: RuntimePlugin = {
   name: 'sim',
+  capabilities: {
+    triggers: {
+      process: 'all',
+      // Its links model some toxics (link.ts) and a partition; it has no LLM provider, and no host to act on in virtual time.
+      link: [...SIM_TOXICS.map((t) => t.replace('_', '-')), 'partition'],
+      load: 'all',
+      cache: 'all',
+    },
+    virtualTime: true,
+    compose: false,
+    labOnThisMachine: false,
+  },
   run: (plan, dir, o) => simRuntime(plan, o, dir),
   refuse: refuseUnsimulable,
 };

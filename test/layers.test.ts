@@ -61,12 +61,25 @@ test('the layer rules report an import against the layers and a cycle, and let t
       'sim/SimLab.ts': ['type:./runtime.js'],
       'sim/series.ts': ['type:../orchestrator/run/runOnce.js'],
       'orchestrator/cli/runtimes.ts': ['../../sim/runtime.js', '../run/runOnce.js'],
+      // Every runtime folder is covered (swarm too): it may use the shared engine code, not another runtime.
+      'orchestrator/lab/swarm/SwarmLab.ts': ['../engine/DockerLab.js', '../docker/runtime.js'],
+      'orchestrator/lab/docker/runtime.ts': ['../engine/DockerLab.js', '../RuntimePlugin.js'],
+      'orchestrator/lab/engine/DockerLab.ts': ['../Lab.js'],
+      'orchestrator/lab/engine/stack.ts': ['../swarm/stack.js'],
+      'orchestrator/lab/swarm/stack.ts': [],
+      'orchestrator/lab/Lab.ts': [],
+      // The triggers sit in the lab's interface: the spec derives its union from their registry.
+      'orchestrator/spec/schedule.ts': ['../trigger/registry.js'],
+      'orchestrator/trigger/registry.ts': ['../lab/Lab.js', '../run/runOnce.js'],
     });
     assert.deepEqual(await violations(root, ['foundation', 'bench', 'services', 'orchestrator', 'sim']), [
       'core-reaches-runtimes-by-registry: orchestrator/run/runOnce.ts -> sim/runtime.ts',
+      'engine-below-runtimes: orchestrator/lab/engine/stack.ts -> orchestrator/lab/swarm/stack.ts',
+      'lab-interface-below-runtimes: orchestrator/trigger/registry.ts -> orchestrator/run/runOnce.ts',
       'load-engine-on-foundation: bench/driver.ts -> orchestrator/run/runOnce.ts',
       'no-circular: sim/runtime.ts -> sim/SimLab.ts',
       'runtimes-below-orchestrator: sim/series.ts -> orchestrator/run/runOnce.ts',
+      'runtimes-independent: orchestrator/lab/swarm/SwarmLab.ts -> orchestrator/lab/docker/runtime.ts',
       'services-on-foundation: services/api/server.ts -> services/faultproxy/proxy.ts',
     ]);
   } finally {

@@ -171,7 +171,7 @@ test('% capacity resolves against the measured capacity when there is one, and s
   assert.match(measured.capacity.from, /measured by metabench calibrate on 2026-12-01T10:00:00.000Z/);
   assert.equal(measured.capacity.calibration?.resultsDir, '/tmp/results/x');
   // --dry-run says which capacity and where from.
-  const text = formatDryRun(measured, dryRun(measured, 1), 'local');
+  const text = formatDryRun(measured, dryRun(measured, 1), { name: 'local', virtualTime: false });
   assert.match(text, /capacity: 200\/s nominal, 150\/s measured; 150\/s used for % capacity/);
   assert.match(text, /from: measured by metabench calibrate/);
   assert.match(text, /runtime local/);

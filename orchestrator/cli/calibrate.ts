@@ -1,3 +1,4 @@
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { calibrationFile } from '../calibrate/store.js';
 import { planCalibration, runCalibration } from '../calibrate/runCalibration.js';
@@ -105,7 +106,7 @@ export function register(program: Command): void {
           latencyFactor: o.latencyFactor ?? DEFAULT_RULE.latencyFactor,
         },
         runtime,
-        ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
+        ...(runtimePlugin(runtime).capabilities.compose ? { docker: composeOptions(o) } : {}),
         ...(o.pin !== undefined ? { pin: o.pin } : {}),
         quiet: Boolean(o.quiet),
         sourceFile: file,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
-import { parseEnvFile } from '../lab/docker/images.js';
+import { parseEnvFile } from '../lab/engine/images.js';
 import { GrafanaClient } from '../grafana/client.js';
 import { exportPanels } from '../grafana/exportPanels.js';
 import { writeBundle } from '../export/bundle.js';

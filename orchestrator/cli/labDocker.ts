@@ -10,15 +10,15 @@ import {
   composeCli,
   runCompose,
   type ComposeOptions,
-} from '../lab/docker/compose.js';
+} from '../lab/engine/compose.js';
 import {
   dockerClient,
   pingEngine,
   projectContainers,
   waitHealthy,
   type ServiceContainer,
-} from '../lab/docker/engine.js';
-import { parseEnvFile, serviceImages } from '../lab/docker/images.js';
+} from '../lab/engine/engine.js';
+import { parseEnvFile, serviceImages } from '../lab/engine/images.js';
 import { checkPorts, ownPorts, publishedPorts } from '../lab/docker/ports.js';
 import { swarmDown, swarmStatus, swarmUp } from './labSwarm.js';
 import { addRuntimeOptions, composeOptions, type RuntimeFlags } from './runtimeOption.js';

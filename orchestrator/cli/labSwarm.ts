@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { BenchError } from '../../foundation/errors.js';
-import { COMPOSE_FILE, type ComposeOptions } from '../lab/docker/compose.js';
-import { dockerClient, inspectContainer, pingEngine } from '../lab/docker/engine.js';
+import { COMPOSE_FILE, type ComposeOptions } from '../lab/engine/compose.js';
+import { dockerClient, inspectContainer, pingEngine } from '../lab/engine/engine.js';
 import {
   deployStack,
   docker as dockerCli,

@@ -11,6 +11,10 @@ import {
   type MachineFlags,
 } from './machineOptions.js';
 import { procLoadSource } from '../run/preflightLoad.js';
+import { registerRuntimes } from './runtimes.js';
+
+// machinePreflight asks the runtime's capabilities whether its lab shares this machine.
+registerRuntimes();
 
 function parse(args: string[]): MachineFlags {
   const cmd = new Command().exitOverride().configureOutput({ writeErr: () => {} });

@@ -1,3 +1,4 @@
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseDuration } from '../../foundation/units.js';
 import { DEFAULT_PRIORITY, PRIORITY_MODES, type PriorityMode } from '../lab/proc/priority.js';
@@ -55,7 +56,7 @@ export async function machinePreflight(
   flags: MachineFlags,
   opts: { quiet?: boolean; source?: LoadSource; err?: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> } = {},
 ): Promise<LoadCheck | undefined> {
-  if (runtime !== 'local' && runtime !== 'docker') return undefined;
+  if (!runtimePlugin(runtime).capabilities.labOnThisMachine) return undefined;
   const err = opts.err ?? process.stderr;
   const tty = Boolean(err.isTTY);
   let drawn = false;

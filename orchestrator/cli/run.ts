@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
 import { runExperiment, twinCapacity, type ExperimentResult, type RunOptions } from '../run/runExperiment.js';
 import { runSimulated } from '../run/onThread.js';
-import { runtimePlugin } from '../lab/RuntimePlugin.js';
+import { refuseOn, runtimePlugin } from '../lab/RuntimePlugin.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
 import { loadExperimentFile } from '../spec/load.js';
 import type { Override } from '../../foundation/overrides.js';
@@ -129,7 +129,7 @@ export function register(program: Command): void {
         // Paths in the experiment are relative to its file; a bundle's experiment has none to resolve.
         const sourceFile = bundle ? undefined : file;
         const origin = bundle ? { experimentFile: null, fromBundle: o.fromBundle } : { experimentFile: file };
-        if (o.twin && runtime === 'sim')
+        if (o.twin && runtimePlugin(runtime).capabilities.virtualTime)
           throw new BenchError(
             'E_USAGE',
             '--twin simulates a lab run: it goes with the local or docker runtime, not --runtime sim',
@@ -142,7 +142,7 @@ export function register(program: Command): void {
         };
         // What a runtime cannot run is refused before anything runs (a twin's, before the lab runs).
         for (const r of o.twin ? [runtime, 'sim' as const] : [runtime])
-          runtimePlugin(r).refuse?.(experiment, file);
+          refuseOn(runtimePlugin(r), experiment, file);
         const plan = planRun(experiment, {
           scale,
           run: 1,
@@ -156,7 +156,12 @@ export function register(program: Command): void {
           o.anyScale === true || (bundle !== null && scale === bundle.info.scale),
         );
         if (o.dryRun) {
-          process.stdout.write(formatDryRun(plan, dryRun(plan, experiment.repeat), runtime));
+          process.stdout.write(
+            formatDryRun(plan, dryRun(plan, experiment.repeat), {
+              name: runtime,
+              virtualTime: runtimePlugin(runtime).capabilities.virtualTime,
+            }),
+          );
           return;
         }
 
@@ -176,7 +181,9 @@ export function register(program: Command): void {
         try {
           // A large simulation runs on a thread of its own (orchestrator/run/onThread.ts says why).
           const run = (e: Experiment, opts: RunOptions): Promise<ExperimentResult> =>
-            opts.runtime === 'sim' ? runSimulated(e, opts, SIM_WORKER) : runExperiment(e, opts);
+            opts.runtime !== undefined && runtimePlugin(opts.runtime).capabilities.virtualTime
+              ? runSimulated(e, opts, SIM_WORKER)
+              : runExperiment(e, opts);
           const result = await run(experiment, {
             scale,
             out: o.out,

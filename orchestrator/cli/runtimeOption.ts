@@ -1,6 +1,7 @@
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { Option, type Command } from 'commander';
-import { DEFAULT_PROJECT, type ComposeOptions } from '../lab/docker/compose.js';
-import { dockerClient, pingEngine, projectContainers } from '../lab/docker/engine.js';
+import { DEFAULT_PROJECT, type ComposeOptions } from '../lab/engine/compose.js';
+import { dockerClient, pingEngine, projectContainers } from '../lab/engine/engine.js';
 import { DEFAULT_METRICS_PORT, type ObserveOptions } from '../live/observers.js';
 import type { RunContext } from '../run/runOnce.js';
 import { wholeNumber } from './options.js';
@@ -64,7 +65,7 @@ export function composeOptions(f: Pick<RuntimeFlags, 'project' | 'envFile'>): Co
  * be unreachable from the Prometheus container on Linux.
  */
 export async function runtimeContext(f: RuntimeFlags): Promise<Pick<RunContext, 'docker' | 'observe'>> {
-  if (f.runtime !== 'docker' && f.runtime !== 'swarm')
+  if (!runtimePlugin(f.runtime).capabilities.compose)
     return {
       observe: {
         ...(f.metrics && f.metricsPort !== undefined ? { metricsPort: f.metricsPort } : {}),

@@ -1,3 +1,4 @@
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
 import type { Override } from '../../foundation/overrides.js';
@@ -219,7 +220,7 @@ async function sweep(
 ): Promise<void> {
   // --runtime overrides the sweep file's runtime.
   const runtime: Runtime = o.runtime ?? s.sweep.runtime;
-  if (o.twin && runtime === 'sim')
+  if (o.twin && runtimePlugin(runtime).capabilities.virtualTime)
     throw new BenchError('E_USAGE', '--twin simulates a lab sweep: it goes with the local or docker runtime');
   const repeat = o.repeat ?? s.sweep.repeat ?? s.experiments[0]!.repeat;
   // Every point at this scale within its experiment's limits (DESIGN.md §2 "Scale").
@@ -258,7 +259,7 @@ async function sweep(
       const d = dryRun(plan, repeat);
       totalS += d.totalS;
       // Simulated: the simulator's speed, not the schedule's length (spec/simTime.ts).
-      const sim = runtime === 'sim' ? simulatedRunS(plan) : null;
+      const sim = runtimePlugin(runtime).capabilities.virtualTime ? simulatedRunS(plan) : null;
       if (sim) simS = simS && { lowS: simS.lowS + sim.lowS * repeat, highS: simS.highS + sim.highS * repeat };
       else simS = null;
       lines.push(
@@ -288,7 +289,7 @@ async function sweep(
       stop: interrupt.stop,
       sets: o.sets,
       runtime,
-      ...(runtime === 'docker' || runtime === 'swarm' ? { docker: composeOptions(o) } : {}),
+      ...(runtimePlugin(runtime).capabilities.compose ? { docker: composeOptions(o) } : {}),
       ...(o.pin !== undefined ? { pin: o.pin } : {}),
       ...(o.priority !== undefined ? { priority: o.priority } : {}),
       capacity: o.capacity,

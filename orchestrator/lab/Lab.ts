@@ -47,7 +47,7 @@ export interface LabTopology {
 
 /**
  * What the orchestrator can do to the system under test. Implemented by the local
- * runtime (child processes), the docker runtime (lab/docker/DockerLab.ts) and the
+ * runtime (child processes), the docker and swarm runtimes (lab/engine/DockerLab.ts) and the
  * simulation (sim/SimLab.ts). Every method is safe to call twice; `down` never throws.
  */
 export interface Lab {

@@ -8,6 +8,9 @@ import type { Experiment } from '../spec/schema.js';
 import type { ComposeOptions } from './dockerData.js';
 import type { Lab, UndoRecipe } from './Lab.js';
 import { RUNTIMES, type Runtime } from './runtimes.js';
+import { SpecError } from '../../foundation/errors.js';
+import type { TargetClass } from '../trigger/kind.js';
+import { triggerKind } from '../trigger/registry.js';
 
 /**
  * The one interface a runtime implements (DESIGN.md §5): local, docker and sim each export a
@@ -90,11 +93,31 @@ export interface RuntimeOptions {
   readonly pin?: boolean;
 }
 
+/**
+ * What a runtime can do, declared, so the CLI and validation ask it instead of comparing
+ * runtime names (a new runtime states its own; nothing else changes).
+ */
+export interface RuntimeCapabilities {
+  /**
+   * Which trigger kinds it applies, by the class of thing they act on (kind.ts, `acts`):
+   * `all` is every registered kind of that class (what goes through the Lab interface
+   * alone, a new kind included); a list names the kinds; an absent class, none.
+   */
+  readonly triggers: { readonly [C in TargetClass]?: 'all' | readonly string[] };
+  /** It runs in virtual time (the simulation): no lab to twin, points may run in parallel. */
+  readonly virtualTime: boolean;
+  /** It drives a Compose project through a Docker engine (--project, --env-file, the engine's address). */
+  readonly compose: boolean;
+  /** Its lab runs on this machine, beside the load generator (its load is checked before a run). */
+  readonly labOnThisMachine: boolean;
+}
+
 /** An undo recipe of one kind, and how to run it (returns a sentence saying what it did). */
 type UndoRunners = { readonly [K in UndoRecipe['kind']]?: (u: Extract<UndoRecipe, { kind: K }>) => string };
 
 export interface RuntimePlugin {
   readonly name: Runtime;
+  readonly capabilities: RuntimeCapabilities;
   /** A run's runtime on this plan: the lab, its clock and transport, the service's series; `dir` is the run folder. */
   run(plan: RunPlan, dir: string, o: RuntimeOptions): RunRuntime;
   /**
@@ -123,6 +146,47 @@ export function runtimePlugin(name: Runtime): RuntimePlugin {
     );
   return p;
 }
+
+/** Whether the runtime applies a trigger of this kind (by the class it acts on). */
+export function appliesTrigger(p: Pick<RuntimePlugin, 'capabilities'>, kind: string): boolean {
+  const on = p.capabilities.triggers[triggerKind(kind).acts];
+  return on === 'all' || (on !== undefined && on.includes(kind));
+}
+
+/**
+ * Refuses, before anything runs, an experiment the runtime cannot run: what its own `refuse`
+ * says (its more specific words come first: the simulation names the toxic it does not
+ * model), then a trigger it does not apply by its capabilities. A SpecError naming `file`
+ * and each field.
+ */
+export function refuseOn(p: RuntimePlugin, e: Experiment, file: string | undefined): void {
+  p.refuse?.(e, file);
+  const issues = e.schedule.triggers.flatMap((t, i) => {
+    if (appliesTrigger(p, t.kind)) return [];
+    const acts = triggerKind(t.kind).acts;
+    const on = p.capabilities.triggers[acts];
+    const can =
+      on === undefined ? `no trigger that acts on ${ACTS[acts]}` : on === 'all' ? 'them all' : on.join(', ');
+    return [
+      {
+        file: file ?? `experiment ${e.name}`,
+        path: `schedule.${e.schedule.writtenAs === 'trigger' ? 'trigger' : `triggers.${i}`}.kind`,
+        message: `the ${p.name} runtime cannot apply a ${t.kind} trigger (it acts on ${ACTS[acts]}; the ${p.name} runtime applies ${can})`,
+      },
+    ];
+  });
+  if (issues.length > 0) throw new SpecError(issues);
+}
+
+/** A target class in words. */
+const ACTS: { readonly [C in TargetClass]: string } = {
+  process: "a component's process",
+  link: 'a dependency link',
+  load: 'the offered load',
+  cache: "the cache's content",
+  provider: "the LLM provider's switch",
+  host: 'the machine the orchestrator runs on',
+};
 
 /** The runner of an undo recipe kind that a registered runtime owns, if one does. */
 export function undoRunner<K extends UndoRecipe['kind']>(

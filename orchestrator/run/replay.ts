@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { RunSummary } from '../analysis/summary.js';
 import { compareReplays, latenessVerdict, type ReplayFigures } from '../analysis/lateness.js';
 import { describeFailed, type LatenessVerdict } from '../analysis/validity.js';
-import { runtimePlugin } from '../lab/RuntimePlugin.js';
+import { refuseOn, runtimePlugin } from '../lab/RuntimePlugin.js';
 import { writeJson } from '../results/files.js';
 import type { RunPlan } from '../spec/plan.js';
 import { round } from '../../foundation/round.js';
@@ -28,7 +28,7 @@ export function unreplayable(plan: RunPlan): string | null {
   if (plan.load.arrival.kind === 'closed')
     return 'a closed-loop load has no schedule to be late for: the replay needs an open-loop one';
   try {
-    runtimePlugin('sim').refuse?.(plan.experiment, plan.sourceFile);
+    refuseOn(runtimePlugin('sim'), plan.experiment, plan.sourceFile);
   } catch (err) {
     return `the simulation does not model this experiment (${(err as Error).message.replace(/\s+/g, ' ')})`;
   }

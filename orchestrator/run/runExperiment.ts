@@ -13,7 +13,7 @@ import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
 import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
 import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
-import { runtimePlugin } from '../lab/RuntimePlugin.js';
+import { refuseOn, runtimePlugin } from '../lab/RuntimePlugin.js';
 import { runOnce, type RunContext } from './runOnce.js';
 import { StatusLine } from './status.js';
 import { replayLateness } from './replay.js';
@@ -88,7 +88,7 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   // Before any folder is made: --capacity measured without a calibration stops here.
   const capacity = runCapacity(e, runtime, opts);
   // … and so does an experiment the runtime cannot run as declared (the simulation: an LLM lab, a toxic it does not model).
-  runtimePlugin(runtime).refuse?.(e, opts.sourceFile);
+  refuseOn(runtimePlugin(runtime), e, opts.sourceFile);
   const dir = resultsDir(
     `${e.name}-${runLabel({ runtime, scale: opts.scale, overrides: opts.overrides })}`,
     opts.out,
@@ -151,7 +151,7 @@ async function runAll(
       ...opts.lab,
       ...(opts.manifestExtra ? { manifestExtra: opts.manifestExtra } : {}),
       // A lab run's lateness is replayed in the simulation (validity check 4).
-      ...(runtime !== 'sim'
+      ...(!runtimePlugin(runtime).capabilities.virtualTime
         ? {
             judgeLateness: (lags: Float32Array) =>
               replayLateness(plan, join(dir, `run-${i}`), lags, { journal, status, stop: opts.stop }),

@@ -82,12 +82,17 @@ function capacityLines(plan: RunPlan): string[] {
 }
 
 /** The dry run as text for a person. */
-export function formatDryRun(plan: RunPlan, d: DryRun, runtime?: string): string {
+export function formatDryRun(
+  plan: RunPlan,
+  d: DryRun,
+  /** The runtime by name, and whether it runs in virtual time (its capabilities): then the wall time is the simulator's. */
+  runtime?: { readonly name: string; readonly virtualTime: boolean },
+): string {
   const e = plan.experiment;
   const s = (x: number): string => formatDuration(x * 1000);
   const n = (x: number | null): string => (x === null ? 'closed loop: depends on the system' : `≈ ${x}`);
   const out = [
-    `${e.name}: plan of run 1 of ${d.repeat} (seed ${plan.seed}, scale ${plan.scale}${runtime ? `, runtime ${runtime}` : ''})`,
+    `${e.name}: plan of run 1 of ${d.repeat} (seed ${plan.seed}, scale ${plan.scale}${runtime ? `, runtime ${runtime.name}` : ''})`,
     `  load: ${describeLoad(e.load)}; ${plan.load.meanPerS === null ? '' : `mean ${+plan.load.meanPerS.toFixed(3)}/s, `}peak ${plan.load.peakPerS === null ? '–' : `${+plan.load.peakPerS.toFixed(3)}/s`}`,
     ...capacityLines(plan),
     `  client: timeout ${formatDuration(e.client.timeout)}, retry ${e.client.retry.policy}${e.client.retry.policy === 'none' ? '' : ` up to ${e.client.retry.maxAttempts} attempts`}`,
@@ -100,7 +105,7 @@ export function formatDryRun(plan: RunPlan, d: DryRun, runtime?: string): string
     '  trigger timeline:',
     ...d.trigger.map((t) => `    ${s(t.atS).padStart(8)}  ${t.what}`),
     ...scaleLines(plan),
-    runtime === 'sim'
+    runtime?.virtualTime
       ? simulatedWallLine(plan, d.repeat)
       : `  wall time: ≈ ${s(d.runS)} per run (schedule and drain, plus lab start-up) × ${d.repeat} = ≈ ${s(d.totalS)}`,
   ];

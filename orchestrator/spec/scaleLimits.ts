@@ -1,6 +1,7 @@
 import { expectedOrigins } from './arrivals/index.js';
 import { meanWorkMs, type RunPlan } from './plan.js';
 import { triggerWindowMs } from './sections/schedule.js';
+import { triggerKind } from '../trigger/registry.js';
 import {
   constantsTriggerOutlasts,
   GOODPUT_BUCKET_MS,
@@ -126,7 +127,7 @@ export function scaleLimits(plan: RunPlan): ScaleLimit[] {
 
   s.triggers.forEach((t, i) => {
     // An instant trigger (a flush) acts at once: its duration only sets the deadline.
-    if (t.kind === 'flush-cache') return;
+    if (triggerKind(t.kind).instant) return;
     const path = [
       'schedule',
       ...(s.writtenAs === 'trigger' ? ['trigger'] : ['triggers', i]),

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { didYouMean } from '../../foundation/didYouMean.js';
 import { int } from '../../foundation/fields.js';
-import { notSpikeable } from './loadPlan.js';
 import { client } from './sections/client.js';
 import { hypothesis } from './sections/hypothesis.js';
 import { apiReplicaCount, lab } from './sections/lab.js';
@@ -9,6 +8,8 @@ import { parseTarget, replicaOutOfRange } from '../lab/target.js';
 import { load } from './sections/load.js';
 import { recovery, schedule } from './sections/schedule.js';
 import { validity } from './sections/validity.js';
+import type { TriggerContext, TriggerIssue } from '../trigger/kind.js';
+import { triggerKind } from '../trigger/registry.js';
 
 export { HYPOTHESIS_METRICS } from './sections/hypothesis.js';
 export { TRIGGER_KINDS, TRIGGER_TARGETS } from './sections/schedule.js';
@@ -37,13 +38,15 @@ export const experimentSchema = z
     seed: int(0, 2 ** 32 - 1).default(1),
   })
   .superRefine((e, ctx) => {
-    // A trigger on the cache, the database or their links needs them in the lab.
+    // A trigger on the cache, the database or their links needs them in the lab (any kind);
+    // then each kind's own checks.
     const triggerPath = (i: number): (string | number)[] =>
       e.schedule.writtenAs === 'trigger' ? ['trigger'] : ['triggers', i];
     e.schedule.triggers.forEach((t, i) => {
+      const kind = triggerKind(t.kind);
       const target = 'target' in t ? parseTarget(t.target) : undefined;
       const on = target && 'component' in target ? target.component : 'link' in t ? t.link : undefined;
-      const field = t.kind === 'flush-cache' ? 'kind' : 'target' in t ? 'target' : 'link';
+      const field = kind.targetField ?? ('target' in t ? 'target' : 'link');
       // api[i] names a replica the lab runs.
       const outOfRange =
         target && 'component' in target && replicaOutOfRange(target, apiReplicaCount(e.lab.api));
@@ -65,12 +68,16 @@ export const experimentSchema = z
           path: ['schedule', ...triggerPath(i), field],
           message: `${t.kind} on llm needs an llm provider in the lab`,
         });
-      const notProfile = t.kind === 'load-spike' ? notSpikeable(e.load) : undefined;
-      if (notProfile !== undefined)
+      // The kind's own checks against the lab and the load (a load spike needs a rate to multiply).
+      const own = (kind.validate as ((t: unknown, c: TriggerContext) => TriggerIssue[]) | undefined)?.(t, {
+        lab: e.lab,
+        load: e.load,
+      });
+      for (const issue of own ?? [])
         ctx.addIssue({
           code: 'custom',
-          path: ['schedule', ...triggerPath(i), 'kind'],
-          message: `a load spike multiplies a flat, phased or per-second-replayed rate; this load is ${notProfile}`,
+          path: ['schedule', ...triggerPath(i), issue.field],
+          message: issue.message,
         });
     });
     // Per-class thresholds name request classes of the mix.

@@ -25,10 +25,13 @@ test("retry-storm's simulated estimate brackets its measured 4.2 s through the C
 
 test('--dry-run --runtime sim prints the simulated range, the lab runtime the schedule’s length', () => {
   const plan = planRun(storm, { scale: 1, run: 1 });
-  const sim = formatDryRun(plan, dryRun(plan, 2), 'sim');
+  const sim = formatDryRun(plan, dryRun(plan, 2), { name: 'sim', virtualTime: true });
   assert.match(sim, /wall time: simulated, ≈ \d+ to \d+ s per run × 2 = ≈ \d+ to \d+ s on an idle core/);
   assert.doesNotMatch(sim, /282\.5/);
-  assert.match(formatDryRun(plan, dryRun(plan, 1), 'local'), /wall time: ≈ 282\.5s per run/);
+  assert.match(
+    formatDryRun(plan, dryRun(plan, 1), { name: 'local', virtualTime: false }),
+    /wall time: ≈ 282\.5s per run/,
+  );
 });
 
 test('formatRange: whole seconds, low rounded down, high up, never an empty range', () => {

@@ -1,3 +1,4 @@
+import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import type { ComposeOptions } from '../lab/dockerData.js';
 import type { PriorityMode } from '../lab/proc/priority.js';
 import { TWIN_DIR } from '../report/load.js';
@@ -164,10 +165,11 @@ async function sweepInto(
   );
   const ran: SweepPoint[] = [];
   const pending = pendingPoints(dir, s.points, repeat);
-  const jobs = opts.jobs ?? (runtime === 'sim' ? availableParallelism() : 1);
-  if (jobs > 1 && runtime !== 'sim')
+  const { virtualTime } = runtimePlugin(runtime).capabilities;
+  const jobs = opts.jobs ?? (virtualTime ? availableParallelism() : 1);
+  if (jobs > 1 && !virtualTime)
     say(`--jobs ${jobs}: lab points run one at a time (two labs on one machine disturb each other)`);
-  if (jobs > 1 && runtime === 'sim' && pending.length > 1 && opts.pointWorker) {
+  if (jobs > 1 && virtualTime && pending.length > 1 && opts.pointWorker) {
     say(`${pending.length} points, ${Math.min(jobs, pending.length)} at a time`);
     await inWorkers(
       opts.pointWorker,
@@ -201,7 +203,7 @@ async function sweepInto(
           ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
         },
       });
-      if (opts.twin && runtime !== 'sim' && !opts.stop.aborted) {
+      if (opts.twin && !virtualTime && !opts.stop.aborted) {
         // The point's simulated twin, then the point's report again, now with the comparison.
         const sim = await runExperiment(e, {
           scale: opts.scale,

@@ -39,6 +39,25 @@ export function toxicTrigger(kind: string, link: string, toxic: ToxicSpec & { na
   };
 }
 
+const ms = (x: number): number => Math.round(x);
+
+/** A toxic of Toxiproxy `type` on the entry's link, with its stream and toxicity. */
+export function onLinkTrigger(
+  t: { kind: string; link: string; stream: 'downstream' | 'upstream'; toxicity: number },
+  name: string,
+  type: ToxicSpec['type'],
+  attributes: Record<string, number>,
+): Trigger {
+  const rounded = Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, ms(v)]));
+  return toxicTrigger(t.kind, t.link, {
+    name,
+    type,
+    stream: t.stream,
+    toxicity: t.toxicity,
+    attributes: rounded,
+  });
+}
+
 /** The link is down (the proxy disabled): new connections are refused, open ones closed. */
 export function partitionTrigger(link: string): Trigger {
   return {

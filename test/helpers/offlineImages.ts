@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { parseEnvFile } from '../../orchestrator/lab/docker/images.js';
+import { parseEnvFile } from '../../orchestrator/lab/engine/images.js';
 import { REPO } from './cli.js';
 
 /**

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { isBenchError } from '../../foundation/errors.js';
-import { runCompose } from '../../orchestrator/lab/docker/compose.js';
-import { readApiService, replicaOverride } from '../../orchestrator/lab/docker/replicas.js';
+import { runCompose } from '../../orchestrator/lab/engine/compose.js';
+import { readApiService, replicaOverride } from '../../orchestrator/lab/engine/replicas.js';
 import { GENERATED_FILES, readCompose, stackFile } from '../../orchestrator/lab/swarm/stack.js';
 import { REPO } from '../helpers/cli.js';
 

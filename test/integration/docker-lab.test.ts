@@ -12,8 +12,8 @@ import {
   engineAddress,
   inspectContainer,
   projectContainers,
-} from '../../orchestrator/lab/docker/engine.js';
-import { parseEnvFile } from '../../orchestrator/lab/docker/images.js';
+} from '../../orchestrator/lab/engine/engine.js';
+import { parseEnvFile } from '../../orchestrator/lab/engine/images.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { REPO, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { watchComposeEvents } from '../helpers/dockerEvents.js';

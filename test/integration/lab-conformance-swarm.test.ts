@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, test } from 'node:test';
 import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
-import { dockerClient, engineAddress } from '../../orchestrator/lab/docker/engine.js';
+import { dockerClient, engineAddress } from '../../orchestrator/lab/engine/engine.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
 import { runCli } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { readEvents } from '../../bench/record/eventLog.js';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import type { CalibrationResult } from '../../orchestrator/calibrate/result.js';
 import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
-import { dockerClient, inspectContainer } from '../../orchestrator/lab/docker/engine.js';
+import { dockerClient, inspectContainer } from '../../orchestrator/lab/engine/engine.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { portTaken } from '../../orchestrator/lab/docker/ports.js';
 import { swarmState } from '../../orchestrator/lab/swarm/SwarmLab.js';

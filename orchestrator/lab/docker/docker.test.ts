@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isBenchError } from '../../../foundation/errors.js';
 import { runUndo } from '../../trigger/journal.js';
-import { dockerApiFlags, flagsString } from './apiFlags.js';
-import { composeArgs, COMPOSE_FILE } from './compose.js';
-import { interpolate, parseEnvFile, serviceImages } from './images.js';
+import { dockerApiFlags, flagsString } from '../engine/apiFlags.js';
+import { composeArgs, COMPOSE_FILE } from '../engine/compose.js';
+import { interpolate, parseEnvFile, serviceImages } from '../engine/images.js';
 import { firstHost } from '../../cli/runtimeOption.js';
 import { registerRuntimes } from '../../cli/runtimes.js';
-import { dockerClient, PROJECT_LABEL, projectContainers, SERVICE_LABEL } from './engine.js';
+import { dockerClient, PROJECT_LABEL, projectContainers, SERVICE_LABEL } from '../engine/engine.js';
 
 registerRuntimes();
 

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { test } from 'node:test';
 import { isBenchError } from '../../../foundation/errors.js';
 import { checkPorts, ownPorts, publishedPorts } from './ports.js';
-import type { ServiceContainer } from './engine.js';
+import type { ServiceContainer } from '../engine/engine.js';
 
 // The port preflight of `lab up --runtime docker`: the host ports of docker-compose.yml, as
 // compose resolves them, checked against real listening sockets.

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
-import { COMPOSE_FILE } from './compose.js';
-import type { ServiceContainer } from './engine.js';
-import { interpolate } from './images.js';
+import { COMPOSE_FILE } from '../engine/compose.js';
+import type { ServiceContainer } from '../engine/engine.js';
+import { interpolate } from '../engine/images.js';
 
 /** One port a service of the compose file publishes on the host. */
 export interface PublishedPort {

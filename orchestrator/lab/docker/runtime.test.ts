@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SpecError } from '../../../foundation/errors.js';
 import { parseExperiment } from '../../spec/load.js';
-import { dockerRuntime, refuseDockerReplicas } from './runtime.js';
+import { refuseDockerReplicas } from '../engine/refuse.js';
+import { dockerRuntime } from './runtime.js';
 
 const experiment = (api: string): string => `name: d
 lab:

@@ -1,53 +1,22 @@
 import { join } from 'node:path';
-import { SpecError } from '../../../foundation/errors.js';
-import type { Experiment } from '../../spec/schema.js';
-import { apiReplicaCount } from '../../spec/sections/lab.js';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
-import { DEFAULT_PROJECT } from './compose.js';
-import { DockerLab } from './DockerLab.js';
-import { replicaPortsProblem } from './replicas.js';
-import { runDockerUndo } from './undo.js';
-
-/**
- * Refuses an experiment whose api replicas cannot all be published: replica i publishes
- * METABENCH_API_PORT + i (replicas.ts), which must stay a port (checked here against the
- * environment; the lab checks again with the --env-file's value when it comes up), and
- * their connection pools must fit the compose file's Postgres.
- */
-export function refuseDockerReplicas(
-  e: Experiment,
-  file: string | undefined,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): void {
-  const n = apiReplicaCount(e.lab.api);
-  if (n <= 1) return;
-  const base = Number(env.METABENCH_API_PORT || 8080);
-  const ports = Number.isInteger(base) ? replicaPortsProblem(n, base) : undefined;
-  // Every replica opens its own pool; the compose file's Postgres takes 100 connections, 3 of them reserved.
-  const pool = e.lab.db?.pool;
-  const connections =
-    pool !== undefined && n * pool > POSTGRES_CONNECTIONS
-      ? `${n} api replicas with lab.db.pool ${pool} open ${n * pool} connections, more than the ${POSTGRES_CONNECTIONS} the compose file's Postgres accepts (max_connections 100, 3 reserved)`
-      : undefined;
-  const why = [ports, connections].filter((x) => x !== undefined);
-  if (why.length > 0)
-    throw new SpecError(
-      why.map((w) => ({
-        file: file ?? `experiment ${e.name}`,
-        path: 'lab.api.replicas',
-        message: `the Docker lab cannot run them: ${w}`,
-      })),
-    );
-}
-
-/** The connections the api replicas may open to the Docker lab's Postgres (docker-compose.yml). */
-const POSTGRES_CONNECTIONS = 97;
+import { DEFAULT_PROJECT } from '../engine/compose.js';
+import { DockerLab } from '../engine/DockerLab.js';
+import { refuseDockerReplicas } from '../engine/refuse.js';
+import { runDockerUndo } from '../engine/undo.js';
 
 /** The docker runtime: the Docker Compose lab, driven through the Engine API. */
 export const dockerRuntime: RuntimePlugin = {
   name: 'docker',
+  capabilities: {
+    // Every kind through the Lab interface, and kinds that act on this machine (a file, a command).
+    triggers: { process: 'all', link: 'all', load: 'all', cache: 'all', provider: 'all', host: 'all' },
+    virtualTime: false,
+    compose: true,
+    labOnThisMachine: true,
+  },
   lab: (e, o) =>
     new DockerLab({
       ...localLabConfig(e, o),

@@ -7,6 +7,13 @@ import { LocalLab } from './LocalLab.js';
 /** The local runtime: the lab as child processes on loopback. */
 export const localRuntime: RuntimePlugin = {
   name: 'local',
+  capabilities: {
+    // Every kind through the Lab interface, and kinds that act on this machine (a file, a command).
+    triggers: { process: 'all', link: 'all', load: 'all', cache: 'all', provider: 'all', host: 'all' },
+    virtualTime: false,
+    compose: false,
+    labOnThisMachine: true,
+  },
   lab: (e, o) => new LocalLab(localLabConfig(e, o)),
   run: (plan, dir, o) =>
     realRuntime(plan, () =>

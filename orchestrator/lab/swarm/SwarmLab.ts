@@ -7,9 +7,9 @@ import type Docker from 'dockerode';
 import { BenchError } from '../../../foundation/errors.js';
 import type { EngineAddress } from '../dockerData.js';
 import { replicaSeed } from '../labConfig.js';
-import { dockerApiFlags, flagsString } from '../docker/apiFlags.js';
-import { COMPOSE_FILE } from '../docker/compose.js';
-import { DockerLab, type DockerLabConfig } from '../docker/DockerLab.js';
+import { dockerApiFlags, flagsString } from '../engine/apiFlags.js';
+import { COMPOSE_FILE } from '../engine/compose.js';
+import { DockerLab, type DockerLabConfig } from '../engine/DockerLab.js';
 import {
   dockerClient,
   engineUrl,
@@ -17,9 +17,9 @@ import {
   pingEngine,
   waitHealthy,
   type ServiceContainer,
-} from '../docker/engine.js';
-import { parseEnvFile } from '../docker/images.js';
-import { replicaOfService, servicesOf } from '../docker/replicas.js';
+} from '../engine/engine.js';
+import { parseEnvFile } from '../engine/images.js';
+import { replicaOfService, servicesOf } from '../engine/replicas.js';
 import type { Clock } from '../../../foundation/clock.js';
 import type { Target } from '../Lab.js';
 import { TaskWatch } from './taskWatch.js';

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
-import { DEFAULT_PROJECT } from '../docker/compose.js';
-import { refuseDockerReplicas } from '../docker/runtime.js';
+import { DEFAULT_PROJECT } from '../engine/compose.js';
+import { refuseDockerReplicas } from '../engine/refuse.js';
 import { SwarmLab } from './SwarmLab.js';
 
 /**
@@ -13,6 +13,13 @@ import { SwarmLab } from './SwarmLab.js';
  */
 export const swarmRuntime: RuntimePlugin = {
   name: 'swarm',
+  capabilities: {
+    // Every kind through the Lab interface, and kinds that act on the orchestrator's machine (a file, a command).
+    triggers: { process: 'all', link: 'all', load: 'all', cache: 'all', provider: 'all', host: 'all' },
+    virtualTime: false,
+    compose: true,
+    labOnThisMachine: false,
+  },
   lab: (e, o) =>
     new SwarmLab({
       ...localLabConfig(e, o),

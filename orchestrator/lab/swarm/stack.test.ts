@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { COMPOSE_FILE } from '../docker/compose.js';
+import { COMPOSE_FILE } from '../engine/compose.js';
 import { parseExperiment } from '../../spec/load.js';
 import {
   dependenciesFirst,

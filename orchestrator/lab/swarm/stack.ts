@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
-import { interpolate } from '../docker/images.js';
-import { apiService, replicaOfService, replicaPortsProblem } from '../docker/replicas.js';
+import { interpolate } from '../engine/images.js';
+import { apiService, replicaOfService, replicaPortsProblem } from '../engine/replicas.js';
 import { ENGINE_SOCKET, swarmPrometheusConfig } from './prometheusConfig.js';
 
 /**

@@ -1,6 +1,6 @@
 import { BenchError } from '../../../foundation/errors.js';
 import type { EngineAddress } from '../dockerData.js';
-import { engineAddress } from '../docker/engine.js';
+import { engineAddress } from '../engine/engine.js';
 
 /**
  * Task discovery: where each service of the stack runs. Without the routing mesh (dnsrr

@@ -173,3 +173,6 @@ export const lab = z
         message: 'a read-through cache needs both lab.cache and lab.db',
       });
   });
+
+/** The lab section as validated. */
+export type LabSection = z.output<typeof lab>;

@@ -1,0 +1,39 @@
+import { SpecError } from '../../../foundation/errors.js';
+import type { Experiment } from '../../spec/schema.js';
+import { apiReplicaCount } from '../../spec/sections/lab.js';
+import { replicaPortsProblem } from './replicas.js';
+
+/**
+ * Refuses an experiment whose api replicas cannot all be published: replica i publishes
+ * METABENCH_API_PORT + i (replicas.ts), which must stay a port (checked here against the
+ * environment; the lab checks again with the --env-file's value when it comes up), and
+ * their connection pools must fit the compose file's Postgres.
+ */
+export function refuseDockerReplicas(
+  e: Experiment,
+  file: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): void {
+  const n = apiReplicaCount(e.lab.api);
+  if (n <= 1) return;
+  const base = Number(env.METABENCH_API_PORT || 8080);
+  const ports = Number.isInteger(base) ? replicaPortsProblem(n, base) : undefined;
+  // Every replica opens its own pool; the compose file's Postgres takes 100 connections, 3 of them reserved.
+  const pool = e.lab.db?.pool;
+  const connections =
+    pool !== undefined && n * pool > POSTGRES_CONNECTIONS
+      ? `${n} api replicas with lab.db.pool ${pool} open ${n * pool} connections, more than the ${POSTGRES_CONNECTIONS} the compose file's Postgres accepts (max_connections 100, 3 reserved)`
+      : undefined;
+  const why = [ports, connections].filter((x) => x !== undefined);
+  if (why.length > 0)
+    throw new SpecError(
+      why.map((w) => ({
+        file: file ?? `experiment ${e.name}`,
+        path: 'lab.api.replicas',
+        message: `the Docker lab cannot run them: ${w}`,
+      })),
+    );
+}
+
+/** The connections the api replicas may open to the Docker lab's Postgres (docker-compose.yml). */
+const POSTGRES_CONNECTIONS = 97;
