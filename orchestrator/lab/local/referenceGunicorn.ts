@@ -73,7 +73,7 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
           dir,
           'app:application',
         ],
-        { env, log },
+        { env, log, removeDir: dir },
       ),
     );
     const url = `http://${HOST}:${port}`;
@@ -87,6 +87,7 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
       metricsUrl,
       predictedCapacityPerS: predictedCapacityPerS(o.workers, o.workMs, o.cpuMs),
       pids: started.map((s) => s.child.pid!),
+      tempDir: dir,
       scrapeText: (timeoutMs = 800) => httpGet(metricsUrl, timeoutMs),
       stop,
     };

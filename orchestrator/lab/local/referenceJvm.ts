@@ -73,6 +73,9 @@ export async function startJvm(o: ReferenceOptions): Promise<ReferenceServer> {
     // No hs_err or heap dump files left behind in the working directory.
     '-XX:ErrorFile=/dev/null',
     '-XX:-UsePerfData',
+    // The JDK's HttpServer writes a response's headers and body apart; without TCP_NODELAY
+    // the client's delayed ACK holds the body back 40 ms (measured: 143 ms for 100 ms of work).
+    '-Dsun.net.httpserver.nodelay=true',
     '-cp',
     classes,
     'RefServer',

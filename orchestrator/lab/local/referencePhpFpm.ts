@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { findReferenceBinary, NGINX, PHP_FPM } from './binaries.js';
 import { freePort } from './dataServices.js';
-import { fpmStatusAsPrometheus, parseFpmStatus } from './referenceMetrics.js';
+import { fpmStatusAsPrometheus, parseFpmStatus, parseNginxRequests } from './referenceMetrics.js';
 import {
   httpGet,
   referenceTempDir,
@@ -52,11 +52,27 @@ export async function startPhpFpm(o: ReferenceOptions): Promise<ReferenceServer>
     };
     const fpmConf = writeTemplate('php-fpm/php-fpm.conf', dir, 'php-fpm.conf', fields);
     const nginxConf = writeTemplate('php-fpm/nginx.conf', dir, 'nginx.conf', fields);
-    started.push(spawnGuarded('php-fpm', fpm, ['-n', '-F', '-O', '-y', fpmConf], { log }));
+    started.push(
+      spawnGuarded('php-fpm', fpm, ['-n', '-F', '-O', '-y', fpmConf], {
+        log,
+        // php-fpm stops last: its guard removes the directory, even if metabench was killed.
+        removeDir: dir,
+      }),
+    );
     started.push(spawnGuarded('nginx', nginx, ['-e', 'stderr', '-p', dir, '-c', nginxConf], { log }));
     const url = `http://${HOST}:${port}`;
     await waitHealthy('nginx and php-fpm', `${url}/health`, started);
     const metricsUrl = `${url}/fpm-status`;
+    const nginxStatusUrl = `${url}/nginx-status`;
+    // Status requests this handle made (each is one of nginx's requests, none is load).
+    let own = 0;
+    const scrapeText = async (timeoutMs = 800): Promise<string> => {
+      own++;
+      const fpmStatus = parseFpmStatus(await httpGet(metricsUrl, timeoutMs));
+      own++;
+      const requests = parseNginxRequests(await httpGet(nginxStatusUrl, timeoutMs));
+      return fpmStatusAsPrometheus(fpmStatus, requests - own);
+    };
     return {
       kind: 'php-fpm',
       url: `${url}/`,
@@ -64,8 +80,8 @@ export async function startPhpFpm(o: ReferenceOptions): Promise<ReferenceServer>
       metricsUrl,
       predictedCapacityPerS: predictedCapacityPerS(o.workers, o.workMs, o.cpuMs),
       pids: started.map((s) => s.child.pid!),
-      scrapeText: async (timeoutMs = 800) =>
-        fpmStatusAsPrometheus(parseFpmStatus(await httpGet(metricsUrl, timeoutMs))),
+      tempDir: dir,
+      scrapeText,
       stop,
     };
   } catch (err) {

@@ -75,11 +75,19 @@ export function spawnGuarded(
   tag: string,
   bin: string,
   args: readonly string[],
-  o: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string; readonly log: Log },
+  o: {
+    readonly env?: NodeJS.ProcessEnv;
+    readonly cwd?: string;
+    readonly log: Log;
+    /** A temporary directory (referenceTempDir) the guard removes once the server has exited. */
+    readonly removeDir?: string;
+  },
 ): { child: ChildProcess; tail: () => string } {
+  const env = { ...(o.env ?? process.env) };
+  if (o.removeDir) env['METABENCH_GUARD_REMOVE'] = o.removeDir;
   const child = spawn('sh', [GUARD, bin, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: o.env ?? process.env,
+    env,
     ...(o.cwd ? { cwd: o.cwd } : {}),
   });
   child.once('error', () => undefined);

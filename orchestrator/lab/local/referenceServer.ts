@@ -48,6 +48,8 @@ export interface ReferenceServer {
   readonly predictedCapacityPerS: number;
   /** The processes' roots (the guards), for a caller that journals them. */
   readonly pids: readonly number[];
+  /** Its temporary directory (configuration, sockets, metrics files), if it has one. */
+  readonly tempDir?: string;
   /**
    * The server-side series in the bench's names (api_requests_received_total,
    * api_requests_completed_total, api_queue_depth, api_busy_workers, as
