@@ -169,18 +169,20 @@ export async function stopGuarded(child: ChildProcess, graceMs = 5000): Promise<
   const timer = setTimeout(() => signalAll(processTree(pid).reverse(), 'SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
-  // The guard has waited for its server; a worker that outlived its master is killed here.
-  signalAll(
-    tree.filter((p) => p !== pid && isAlive(p)),
-    'SIGKILL',
-  );
+  // The guard has waited for its server; a worker that outlived its master is killed here,
+  // and waited for, so that the caller sees every process of the server gone.
+  const left = tree.filter((p) => p !== pid && isAlive(p));
+  signalAll(left, 'SIGKILL');
+  const until = performance.now() + 2000;
+  while (performance.now() < until && left.some(isAlive)) await sleep(20);
   running.delete(child);
 }
 
+/** The process exists and has not ended (a zombie has ended: init reaps it, or in a container may not). */
 function isAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
   }
