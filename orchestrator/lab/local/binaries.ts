@@ -1,4 +1,5 @@
-import { accessSync, constants, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { BenchError } from '../../../foundation/errors.js';
 
@@ -66,4 +67,90 @@ function versionedDirs(root: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The reference labs' programs (issue 34): each found on the PATH (Debian keeps nginx and
+ * php-fpm in /usr/sbin, searched too), or named by an environment variable; missing, a
+ * preflight error (exit code 4) with the command that installs it.
+ */
+export interface ReferenceBinary {
+  readonly program: string;
+  /** Names to look for, in order (Debian names php-fpm by its version). */
+  readonly names: readonly string[];
+  readonly env: string;
+  readonly pkg: string;
+  readonly why: string;
+}
+
+export const NGINX: ReferenceBinary = {
+  program: 'nginx',
+  names: ['nginx'],
+  env: 'METABENCH_NGINX',
+  pkg: 'nginx',
+  why: 'the PHP-FPM reference lab puts nginx in front of the pool',
+};
+export const PHP_FPM: ReferenceBinary = {
+  program: 'php-fpm',
+  names: ['php-fpm8.2', 'php-fpm'],
+  env: 'METABENCH_PHP_FPM',
+  pkg: 'php8.2-fpm',
+  why: 'the PHP-FPM reference lab runs a static pool of php-fpm children',
+};
+export const GUNICORN: ReferenceBinary = {
+  program: 'gunicorn',
+  names: ['gunicorn'],
+  env: 'METABENCH_GUNICORN',
+  pkg: 'gunicorn python3-prometheus-client',
+  why: 'the gunicorn reference lab runs gunicorn with sync workers',
+};
+export const JAVA: ReferenceBinary = {
+  program: 'java',
+  names: ['java'],
+  env: 'METABENCH_JAVA',
+  pkg: 'openjdk-17-jdk-headless',
+  why: 'the JVM reference lab runs on the JDK',
+};
+export const JAVAC: ReferenceBinary = {
+  program: 'javac',
+  names: ['javac'],
+  env: 'METABENCH_JAVAC',
+  pkg: 'openjdk-17-jdk-headless',
+  why: 'the JVM reference lab compiles its server with javac when it starts',
+};
+
+/** A reference lab's program, or a preflight error naming the package and how to install it. */
+export function findReferenceBinary(b: ReferenceBinary, path = process.env.PATH ?? ''): string {
+  const fromEnv = process.env[b.env];
+  if (fromEnv) return fromEnv;
+  const dirs = `${path}${delimiter}/usr/sbin${delimiter}/usr/local/sbin`;
+  for (const name of b.names) {
+    const p = onPath(name, dirs);
+    if (p) return p;
+  }
+  throw new BenchError(
+    'E_LAB_PREFLIGHT',
+    `${b.why}, but ${b.program} is not installed: install it (Debian/Ubuntu: apt-get install ${b.pkg}), ` +
+      `or set ${b.env}`,
+  );
+}
+
+/**
+ * The Python module a reference lab imports, checked with the interpreter that runs
+ * `program` (its #! line): gunicorn's metrics need python3-prometheus-client.
+ */
+export function checkPythonModule(program: string, module: string, pkg: string): void {
+  let interpreter = 'python3';
+  try {
+    const first = readFileSync(program, 'utf8').split('\n', 1)[0] ?? '';
+    if (first.startsWith('#!')) interpreter = first.slice(2).trim().split(/\s+/)[0] ?? interpreter;
+  } catch {
+    /* not a script: try python3 */
+  }
+  const r = spawnSync(interpreter, ['-c', `import ${module}`], { stdio: 'ignore' });
+  if (r.status !== 0)
+    throw new BenchError(
+      'E_LAB_PREFLIGHT',
+      `${program} runs on ${interpreter}, which cannot import ${module}: install it (Debian/Ubuntu: apt-get install ${pkg})`,
+    );
 }
