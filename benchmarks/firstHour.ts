@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from '../orchestrator/results/manifest.js';
-import { claimedS, estimateS, firstHour, simulated, userFolder, words } from './firstHourDocs.js';
+import { claimedS, estimateS, firstHour, saveFiles, simulated, words } from './firstHourDocs.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'benchmarks/results');
@@ -116,7 +116,7 @@ const builtAt = statSync(main).mtimeMs;
 
 // The commands read paths relative to the clone (experiments/, test/fixtures/); the guide's
 // saved sweep goes where it says.
-userFolder(clone, clone, saves);
+saveFiles(clone, saves);
 const npxCache = join(root, 'npx-cache');
 mkdirSync(npxCache);
 for (const c of commands) {

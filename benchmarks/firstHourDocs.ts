@@ -115,11 +115,16 @@ export const simulated = (c: DocCommand): boolean => c.args.join(' ').includes('
 export function userFolder(repo: string, dir: string, saves: readonly DocSave[]): string {
   cpSync(join(repo, 'experiments'), join(dir, 'experiments'), { recursive: true });
   cpSync(join(repo, 'test/fixtures/sweeps'), join(dir, 'test/fixtures/sweeps'), { recursive: true });
+  saveFiles(dir, saves);
+  return dir;
+}
+
+/** Saves the files the guide asks for, under `dir` (a user's folder or a clone). */
+export function saveFiles(dir: string, saves: readonly DocSave[]): void {
   for (const s of saves) {
     mkdirSync(dirname(join(dir, s.path)), { recursive: true });
     writeFileSync(join(dir, s.path), `${s.text}\n`);
   }
-  return dir;
 }
 
 /** The time a comment claims, its last "about N min" or "about N s" ("12 runs of about 2 min: about 24 min": 1440 s). */
