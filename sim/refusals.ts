@@ -25,6 +25,13 @@ export interface SimRefusal {
  */
 export function simRefusals(e: Experiment): SimRefusal[] {
   const out: SimRefusal[] = [];
+  // PHP-FPM and gunicorn are fixed FIFO pools of constant work: the simulated api is one.
+  if (e.lab.api.server === 'jvm')
+    out.push({
+      path: 'lab.api.server',
+      message:
+        "its api is the JVM server, whose service slows with the garbage collector's work (the live heap grows with the queue): the simulated api has no heap, so a simulation would leave out the mechanism the result rests on",
+    });
   if (e.lab.llm)
     out.push({
       path: 'lab.llm',
