@@ -25,7 +25,15 @@ export interface SimRefusal {
  */
 export function simRefusals(e: Experiment): SimRefusal[] {
   const out: SimRefusal[] = [];
-  // PHP-FPM and gunicorn are fixed FIFO pools of constant work: the simulated api is one.
+  // PHP-FPM behind nginx is a fixed FIFO pool of constant work whose queue nginx holds
+  // (its connections, then FPM's listen queue): the simulated api is one. Not gunicorn's
+  // queue, nor the JVM's heap.
+  if (e.lab.api.server === 'gunicorn')
+    out.push({
+      path: 'lab.api.server',
+      message:
+        "its api is gunicorn, whose queue is the kernel's accept queue: bounded by the listen backlog (4096, and net.core.somaxconn), beyond which a connection's SYN is dropped and retried by the client's kernel, neither queued nor refused; the simulated api's queue has no such bound (measured: a retry storm holds it at its bound, the server receiving under its capacity)",
+    });
   if (e.lab.api.server === 'jvm')
     out.push({
       path: 'lab.api.server',
