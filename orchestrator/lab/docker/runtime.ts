@@ -4,7 +4,7 @@ import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
 import { DockerLab } from '../engine/DockerLab.js';
-import { refuseDockerReplicas } from '../engine/refuse.js';
+import { refuseOnDocker } from '../engine/refuse.js';
 import { runDockerUndo } from '../engine/undo.js';
 
 /** The docker runtime: the Docker Compose lab, driven through the Engine API. */
@@ -31,6 +31,6 @@ export const dockerRuntime: RuntimePlugin = {
         ...(o.docker ? { docker: o.docker } : {}),
       }),
     ),
-  refuse: refuseDockerReplicas,
+  refuse: refuseOnDocker,
   undo: { docker: runDockerUndo },
 };
