@@ -12,12 +12,12 @@ import { LinkClient } from '../links.js';
 import { processStartTicks } from '../proc/procStat.js';
 import { processTree } from '../proc/procUsage.js';
 import { FAULTPROXY_MAIN } from './recipes.js';
+import { pollReady } from './ready.js';
 import { httpGet } from './referenceProcess.js';
 import { PausedTrees, resumeRecipe, signalAll, startNodeService } from './supervisor.js';
 
 /** orchestrator/lab/local/systemGuard.sh in the repository (this file runs from dist/orchestrator/lab/local/). */
 const GUARD = fileURLToPath(new URL('../../../../orchestrator/lab/local/systemGuard.sh', import.meta.url));
-const READY_TIMEOUT_MS = 30_000;
 const HOST = '127.0.0.1';
 
 type Spec = NonNullable<SystemSection['processes']>[number];
@@ -355,22 +355,6 @@ export function startOrder(s: SystemSection): string[] {
 }
 
 /** Polls `url` until it answers 2xx; `check` throws to stop early (a process that exited). */
-async function waitFor(what: string, url: string, check: () => void, hint: string): Promise<void> {
-  const until = performance.now() + READY_TIMEOUT_MS;
-  let last: unknown;
-  while (performance.now() < until) {
-    check();
-    try {
-      await httpGet(url, 2000);
-      return;
-    } catch (err) {
-      last = err;
-      await sleep(100);
-    }
-  }
-  throw new BenchError(
-    'E_LAB_PREFLIGHT',
-    `${what} did not answer ${url} with 2xx within ${READY_TIMEOUT_MS / 1000} s (${(last as Error)?.message ?? 'no answer'})`,
-    hint,
-  );
+function waitFor(what: string, url: string, check: () => void, hint: string): Promise<void> {
+  return pollReady(`${what} (${url}, 2xx)`, () => httpGet(url, 2000), check, hint);
 }

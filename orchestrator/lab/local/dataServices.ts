@@ -3,15 +3,13 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { BenchError } from '../../../foundation/errors.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { processTree } from '../proc/procUsage.js';
 import { asLabProcess } from './pinning.js';
-
-const READY_TIMEOUT_MS = 30_000;
+import { pollReady } from './ready.js';
 
 /** A free TCP port on `host` (the kernel's pick; released before the service binds it). */
 export async function freePort(host: string): Promise<number> {
@@ -52,27 +50,14 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals, gra
 }
 
 /** Retries `probe` until it resolves, the child exits, or the timeout passes. */
-async function waitReady(name: string, child: ChildProcess, probe: () => Promise<void>): Promise<void> {
-  const until = performance.now() + READY_TIMEOUT_MS;
-  let last: unknown;
-  while (performance.now() < until) {
+function waitReady(name: string, child: ChildProcess, probe: () => Promise<void>): Promise<void> {
+  return pollReady(name, probe, () => {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new BenchError(
         'E_LAB_PREFLIGHT',
         `${name} exited while starting (code ${child.exitCode}, signal ${child.signalCode}); see the lab log`,
       );
-    try {
-      await probe();
-      return;
-    } catch (err) {
-      last = err;
-      await sleep(100);
-    }
-  }
-  throw new BenchError(
-    'E_LAB_PREFLIGHT',
-    `${name} did not answer within ${READY_TIMEOUT_MS / 1000} s (${(last as Error)?.message ?? 'no answer'})`,
-  );
+  });
 }
 
 /** A redis-server child process on a free loopback port, without persistence. */

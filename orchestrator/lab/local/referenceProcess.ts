@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchError } from '../../../foundation/errors.js';
 import { processTree } from '../proc/procUsage.js';
 import { signalAll } from './supervisor.js';
+import { pollReady, READY_TIMEOUT_MS } from './ready.js';
 
 /**
  * What the three reference servers share on the local runtime: their files in
@@ -18,8 +19,6 @@ import { signalAll } from './supervisor.js';
 /** services/reference/ in the repository (this file runs from dist/orchestrator/lab/local/). */
 export const REFERENCE_DIR = fileURLToPath(new URL('../../../../services/reference/', import.meta.url));
 const GUARD = join(REFERENCE_DIR, 'guard.sh');
-
-const READY_TIMEOUT_MS = 30_000;
 
 /** `{{name}}` fields of a configuration template filled in; a field left unfilled is a bug. */
 export function fillTemplate(text: string, fields: Readonly<Record<string, string | number>>): string {
@@ -129,26 +128,17 @@ export async function waitHealthy(
   url: string,
   children: readonly { child: ChildProcess; tail: () => string }[],
 ): Promise<void> {
-  const until = performance.now() + READY_TIMEOUT_MS;
-  let last: unknown;
-  while (performance.now() < until) {
-    for (const c of children)
-      if (c.child.exitCode !== null || c.child.signalCode !== null)
-        throw new BenchError(
-          'E_LAB_PREFLIGHT',
-          `${what} exited while starting (code ${c.child.exitCode}); its last output:\n${c.tail() || '(none)'}`,
-        );
-    try {
-      await httpGet(url, 2000);
-      return;
-    } catch (err) {
-      last = err;
-      await sleep(100);
-    }
-  }
-  throw new BenchError(
-    'E_LAB_PREFLIGHT',
-    `${what} did not answer ${url} within ${READY_TIMEOUT_MS / 1000} s (${(last as Error)?.message ?? 'no answer'})`,
+  return pollReady(
+    `${what} (${url})`,
+    () => httpGet(url, 2000),
+    () => {
+      for (const c of children)
+        if (c.child.exitCode !== null || c.child.signalCode !== null)
+          throw new BenchError(
+            'E_LAB_PREFLIGHT',
+            `${what} exited while starting (code ${c.child.exitCode}); its last output:\n${c.tail() || '(none)'}`,
+          );
+    },
   );
 }
 
