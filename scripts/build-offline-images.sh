@@ -3,7 +3,8 @@
 # Debian mirror: a debootstrap'd bookworm root imported with `docker import`, then one
 # `docker build` per image (Debian's redis-server, postgresql and prometheus; this machine's
 # Node.js binary as the stand-in for the official Node.js image; our faultproxy standing in for
-# Toxiproxy). Grafana has no Debian package, so the offline lab runs without it.
+# Toxiproxy; the three reference labs' servers from Debian's packages). Grafana has no Debian
+# package, so the offline lab runs without it.
 #
 # The api image is built from docker/api/Dockerfile, the file users build, with its base images
 # pointed at the local ones (build arguments): BASE_IMAGE the Node.js stand-in, BUILD_IMAGE the
@@ -100,6 +101,17 @@ build "$PREFIX/toxiproxy:faultproxy" faultproxy.Dockerfile --build-arg "API_IMAG
 build "$PREFIX/redis:$SUITE" redis.Dockerfile --build-arg "BASE=$BASE" --
 build "$PREFIX/postgres:$SUITE" postgres.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:postgres-entrypoint.sh"
 build "$PREFIX/prometheus:$SUITE" prometheus.Dockerfile --build-arg "BASE=$BASE" --
+# The reference labs (issue 34): Debian's nginx + php-fpm, gunicorn and OpenJDK (a jlink'd
+# runtime) on the same root, each started by reference-entrypoint.sh from the same files in
+# services/reference/ as on the local runtime.
+t2=$(date +%s)
+build "$PREFIX/ref-php-fpm:$SUITE" ref-php-fpm.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \
+  "$OFF:reference-fpm-metrics.php" services/reference:php-fpm
+build "$PREFIX/ref-gunicorn:$SUITE" ref-gunicorn.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \
+  services/reference:gunicorn
+build "$PREFIX/ref-jvm:$SUITE" ref-jvm.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \
+  services/reference:jvm/RefServer.java
+say "reference images built in $(( $(date +%s) - t2 )) s"
 
 cat > "$OFF.env" <<ENV
 # Written by scripts/build-offline-images.sh: the compose file's images, built locally.
@@ -108,5 +120,9 @@ METABENCH_REDIS_IMAGE=$PREFIX/redis:$SUITE
 METABENCH_POSTGRES_IMAGE=$PREFIX/postgres:$SUITE
 METABENCH_TOXIPROXY_IMAGE=$PREFIX/toxiproxy:faultproxy
 METABENCH_PROMETHEUS_IMAGE=$PREFIX/prometheus:$SUITE
+# The reference labs' servers (docs/docker-lab.md): not services of the compose file.
+METABENCH_REF_PHP_FPM_IMAGE=$PREFIX/ref-php-fpm:$SUITE
+METABENCH_REF_GUNICORN_IMAGE=$PREFIX/ref-gunicorn:$SUITE
+METABENCH_REF_JVM_IMAGE=$PREFIX/ref-jvm:$SUITE
 ENV
 say "images ready in $(( $(date +%s) - t0 )) s; compose overrides in $OFF.env"

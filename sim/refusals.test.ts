@@ -120,7 +120,7 @@ test('the simulated transport reaches the api replicas its lab runs: a client ba
     /balances over 2 api replicas, but this runtime's transport reaches 1 \(this runtime's lab runs one api\)/,
   );
   const three = parseExperiment(text.replace('workers: 8', 'replicas: 3, workers: 8'), 'three.yaml');
-  assert.equal(three.lab.api.replicas, 3);
+  assert.equal(three.lab!.api.replicas, 3);
   const rt3 = simRuntime(planRun(three, { scale: 0.1, run: 1 }), { worstOriginMs: 0 });
   assert.doesNotThrow(() => checkReplicas(3, rt3.transport(rt3.sim.clock)));
 });

@@ -25,6 +25,14 @@ export interface SimRefusal {
  */
 export function simRefusals(e: Experiment): SimRefusal[] {
   const out: SimRefusal[] = [];
+  if (!e.lab)
+    return [
+      {
+        path: 'system',
+        message:
+          'it declares its own system (system:), whose work metabench does not know: the simulation models the built-in lab only',
+      },
+    ];
   if (e.lab.llm)
     out.push({
       path: 'lab.llm',

@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 test("docs/reproductions.md's baseline p99 for hotos21-retry is M/M/c theory's, computed from the experiment file", () => {
   const plan = planOfFile('hotos21-retry');
-  const api = plan.experiment.lab.api;
+  const api = plan.experiment.lab!.api;
   assert.equal(api.work.dist, 'exponential', 'the closed form is for exponential work');
   assert.equal(api.queue, 'fifo');
   const c = api.workers;

@@ -86,7 +86,13 @@ const rank = (f) => {
 // checks, stacks deployed and removed, healthchecks every 10 s), which would put `npm test`
 // past its 20-minute budget; they need a Docker engine, and are their own command
 // (`npm run test:docker`, run by .ci/run after `npm test`).
-const DOCKER = ['docker-lab', 'lab-conformance-docker', 'lab-conformance-swarm', 'swarm-lab'];
+const DOCKER = [
+  'docker-lab',
+  'lab-conformance-docker',
+  'lab-conformance-swarm',
+  'reference-images',
+  'swarm-lab',
+];
 const isDocker = (f) => DOCKER.includes(stem(f));
 
 // Integration files that start no lab in real time (simulated runs, exports, pdflatex,

@@ -18,7 +18,8 @@ export function capacityLossFigures(
   bucketS: number,
 ): Pick<SustainingFigures, 'dbBusyShare' | 'dbWaiting' | 'replicaCompleted' | 'gcShare' | 'seconds'> {
   const extra = server?.extra ?? {};
-  const replicas = apiReplicaCount(plan.experiment.lab.api);
+  const lab = plan.experiment.lab;
+  const replicas = lab ? apiReplicaCount(lab.api) : 1;
   const seconds = (b - a) * bucketS;
   const mean = (arr: readonly (number | null)[] | undefined): number | null => {
     let s = 0;
@@ -39,7 +40,7 @@ export function capacityLossFigures(
     for (let i = a; i < b; i++) s += arr?.[i] ?? 0;
     return s;
   };
-  const pool = plan.experiment.lab.db?.pool;
+  const pool = lab?.db?.pool;
   const busy = mean(extra['db_pool_busy']);
   const gcCols = Object.keys(extra).filter((c) => c.startsWith('gc_seconds'));
   const gcS = gcCols.reduce<number | null>((x, c) => {

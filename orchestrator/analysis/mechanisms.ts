@@ -10,7 +10,8 @@
 
 /** What the system did over the observation's tail, as measured (the caller computes it from the record). */
 export interface SustainingFigures {
-  readonly capacityPerS: number;
+  /** null: no capacity known (your own system, never calibrated), so load above it is not measured. */
+  readonly capacityPerS: number | null;
   /** Requests the service received per second (scraped); null when not scraped. */
   readonly receivedPerS: number | null;
   /** Attempts the client sent per second. */
@@ -79,16 +80,18 @@ export const MECHANISMS: readonly Rule[] = [
   // request ≥ workers × replicas, i.e. received/s ≥ μ (the capacity in use); the
   // client's attempts where the server is not scraped.
   (f) => {
+    if (f.capacityPerS === null) return null;
+    const capacityPerS = f.capacityPerS;
     const server = f.receivedPerS !== null;
     const rate = f.receivedPerS ?? f.attemptsPerS;
     const amp = server ? f.amplificationServer : f.amplification;
     return {
       name: 'load-above-capacity',
       figure: server
-        ? `the api receives ${num(rate)}/s against a capacity of ${num(f.capacityPerS)}/s${amp !== null ? ` (amplification ${num(amp, 2)})` : ''}`
-        : `the client sends ${num(rate)} attempts/s against a capacity of ${num(f.capacityPerS)}/s${amp !== null ? ` (amplification ${num(amp, 2)})` : ''} (client-side: no server metrics)`,
-      threshold: `${server ? 'requests received' : 'attempts sent'} per second ≥ the capacity (${num(f.capacityPerS)}/s)`,
-      met: rate >= f.capacityPerS,
+        ? `the api receives ${num(rate)}/s against a capacity of ${num(capacityPerS)}/s${amp !== null ? ` (amplification ${num(amp, 2)})` : ''}`
+        : `the client sends ${num(rate)} attempts/s against a capacity of ${num(capacityPerS)}/s${amp !== null ? ` (amplification ${num(amp, 2)})` : ''} (client-side: no server metrics)`,
+      threshold: `${server ? 'requests received' : 'attempts sent'} per second ≥ the capacity (${num(capacityPerS)}/s)`,
+      met: rate >= capacityPerS,
     };
   },
   // A loss of capacity that outlives the trigger: the cache stays cold and the database

@@ -49,7 +49,16 @@ export function runWarnings(x: WarningsInput): string[] {
     warnings.push(
       `the client's connection cap (${connectionCap(plan)}) made ${recorded.clientWait.samples} attempts wait for a connection (p99 ${recorded.clientWait.p99} ms, max ${recorded.clientWait.max} ms): the open loop turned partly closed`,
     );
-  if (x.server === null)
+  const system = plan.experiment.system;
+  if (system && !system.metrics)
+    warnings.push(
+      'your system declares no metrics endpoint (system.metrics): the amplification is client-side only (attempts sent per origin); what the system received, its queue and its busy workers are unmeasured',
+    );
+  else if (system && system.metrics?.received === undefined)
+    warnings.push(
+      "your system's metrics map no received counter (system.metrics.received): the amplification is client-side only (attempts sent per origin)",
+    );
+  else if (x.server === null)
     warnings.push('no server-side metrics were scraped: server-side amplification is unmeasured');
   return warnings;
 }

@@ -41,8 +41,10 @@ export function judgeDefaultSteadyState(
 ): HypothesisResult[] {
   const s = recorded.series;
   const bucketMs = recorded.bucketMs;
-  const api = plan.experiment.lab.api;
-  const workers = apiReplicaCount(api) * api.workers;
+  const api = plan.experiment.lab?.api;
+  // Your own system: its workers are not declared (0), and its capacity is known once calibrated.
+  const workers = api ? apiReplicaCount(api) * api.workers : 0;
+  const capacityPerS = plan.capacity.usedPerS ?? 0;
   const failureKinds = FAILURE_KINDS.filter((k) => k !== 'abandoned');
   const out: HypothesisResult[] = [];
   for (const w of windows) {
@@ -64,14 +66,14 @@ export function judgeDefaultSteadyState(
     out.push({ ...g, threshold: `${g.threshold} (default)`, default: true, ...where });
     if (server) {
       const share = DEFAULT_BACKLOG_CAPACITY_SHARE;
-      const tolerance = Math.max(workers, share * plan.capacity.usedPerS);
+      const tolerance = Math.max(workers, share * capacityPerS);
       out.push({
         ...judgeGrowth({
           metric: 'backlog',
           window: w.name,
           perSecond: slice(server.queueDepth),
           tolerance,
-          toleranceWhy: `max(workers × replicas = ${workers}, ${share * 100}% of a second of capacity = ${round1(share * plan.capacity.usedPerS)})`,
+          toleranceWhy: `max(workers × replicas = ${workers}, ${share * 100}% of a second of capacity = ${round1(share * capacityPerS)})`,
           unit: 'requests',
         }),
         ...where,

@@ -45,7 +45,8 @@ export function sustainingFigures(
   );
   const errorPathS = errorPathCols.reduce((x, [, arr]) => x + (sum(arr) ?? 0), 0);
   // Every replica's workers (the error-path columns are summed over the replicas).
-  const workerS = apiReplicaCount(plan.experiment.lab.api) * plan.experiment.lab.api.workers * seconds;
+  const lab = plan.experiment.lab;
+  const workerS = lab ? apiReplicaCount(lab.api) * lab.api.workers * seconds : 0;
   return {
     capacityPerS: plan.capacity.usedPerS,
     receivedPerS: received === null ? null : received / seconds,

@@ -41,7 +41,8 @@ export interface ValidityLimits {
 /** The limits of an experiment: its `validity:` section over the defaults of §2. */
 export function validityLimits(e: Experiment): ValidityLimits {
   const v = e.validity ?? {};
-  const s = meanWorkMs(e);
+  // Your own system's mean work is not declared: S/4 drops out of the limit.
+  const s = e.lab ? meanWorkMs(e) : 0;
   const timeout = e.client.timeout;
   const derived = Math.max(1, s / 4, 0.02 * timeout);
   return {
@@ -51,7 +52,9 @@ export function validityLimits(e: Experiment): ValidityLimits {
     lagP99Why:
       v.lagP99 !== undefined
         ? 'set in the experiment file (validity.lagP99)'
-        : `max(1 ms, S/4 = ${round(s / 4, 3)} ms, 2% of the ${timeout} ms attempt timeout = ${round(0.02 * timeout, 3)} ms): lateness far below the system's own time constants cannot change the phenomenon`,
+        : !e.lab
+          ? `max(1 ms, 2% of the ${timeout} ms attempt timeout = ${round(0.02 * timeout, 3)} ms; your own system's mean work S is not declared): lateness far below the system's own time constants cannot change the phenomenon`
+          : `max(1 ms, S/4 = ${round(s / 4, 3)} ms, 2% of the ${timeout} ms attempt timeout = ${round(0.02 * timeout, 3)} ms): lateness far below the system's own time constants cannot change the phenomenon`,
     lagCeilingMs: timeout,
     generatorCpu: v.generatorCpu ?? 0.9,
   };

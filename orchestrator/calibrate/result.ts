@@ -21,7 +21,8 @@ export interface CalibrationResult {
     readonly ladderPerS: readonly number[];
   };
   readonly rule: SaturationRule & { readonly definition: string };
-  readonly nominalCapacityPerS: number;
+  /** null: your own system (system:), which has none. */
+  readonly nominalCapacityPerS: number | null;
   readonly referenceP99Ms: number | null;
   readonly status: SaturationResult['status'] | 'interrupted';
   readonly reason: string;

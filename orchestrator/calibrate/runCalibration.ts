@@ -81,7 +81,8 @@ export interface CalibrationPlan {
   readonly settleMs: number;
   readonly refine: number;
   readonly rule: SaturationRule;
-  readonly nominalPerS: number;
+  /** null: your own system (system:), whose work is not declared. */
+  readonly nominalPerS: number | null;
   /** The longest the test can take: every step, refinement and the overload probe, without drains or lab start-up. */
   readonly maxWallMs: number;
 }
@@ -90,9 +91,16 @@ export function planCalibration(
   e: Experiment,
   o: Omit<CalibrationOptions, 'runtime' | 'stop'>,
 ): CalibrationPlan {
-  const nominalPerS = nominalCapacityPerS(e);
+  // Your own system has no nominal capacity to take fractions of: its steps are absolute.
+  const nominalPerS = e.lab ? nominalCapacityPerS(e) : null;
   const specs = o.steps ?? DEFAULT_LADDER.map((capacityFraction) => ({ capacityFraction }));
-  const ladderPerS = [...new Set(specs.map((r) => round(resolveRate(r, nominalPerS), 3)))].sort(
+  if (nominalPerS === null && (o.steps === undefined || specs.some((r) => !('perS' in r))))
+    throw new BenchError(
+      'E_USAGE',
+      `${e.name} declares its own system (system:), which has no nominal capacity to take % of: calibrate it with absolute steps`,
+      'give --steps with absolute rates, e.g. --steps 50/s,100/s,200/s,400/s',
+    );
+  const ladderPerS = [...new Set(specs.map((r) => round(resolveRate(r, nominalPerS ?? Number.NaN), 3)))].sort(
     (a, b) => a - b,
   );
   const stepMs = wholeSeconds((o.stepMs ?? DEFAULT_STEP_MS) * o.scale, 2);
@@ -153,7 +161,7 @@ export async function runCalibration(
   });
   const startedAt = new Date();
   status.say(
-    `metabench calibrate ${e.name}: ${cp.ladderPerS.length} steps of ${cp.stepMs / 1000} s (${cp.ladderPerS.join(', ')} req/s; nominal capacity ${round(cp.nominalPerS, 3)}/s) → ${dir}`,
+    `metabench calibrate ${e.name}: ${cp.ladderPerS.length} steps of ${cp.stepMs / 1000} s (${cp.ladderPerS.join(', ')} req/s${cp.nominalPerS === null ? '' : `; nominal capacity ${round(cp.nominalPerS, 3)}/s`}) → ${dir}`,
   );
 
   const runs: StepRun[] = [];
@@ -195,7 +203,7 @@ export async function runCalibration(
       drive: async ({ lab, clock, recorder: rec, driving }) => {
         let nextId = 0;
         const runStep = async (ratePerS: number, kind: StepKind): Promise<StepDetail> => {
-          const backlog = await drained(lab, Math.max(30_000, 3 * cp.stepMs), opts.stop);
+          const backlog = await drained(lab, Math.max(30_000, 3 * cp.stepMs), opts.stop, backlogOf(e));
           const startMs = (Math.floor(clock.now() / 1000) + 1) * 1000;
           const step: StepRun = {
             index: runs.length + 1,
@@ -380,7 +388,7 @@ function summarize(
       ladderPerS: cp.ladderPerS,
     },
     rule: { ...cp.rule, definition: RULE_DEFINITION },
-    nominalCapacityPerS: round(cp.nominalPerS, 3),
+    nominalCapacityPerS: cp.nominalPerS === null ? null : round(cp.nominalPerS, 3),
     referenceP99Ms: j.referenceP99Ms,
     status: interrupted ? 'interrupted' : j.status,
     reason: interrupted ? 'the step test was interrupted' : j.reason,
@@ -450,18 +458,33 @@ function counted(a: ArrivalProcess): ArrivalProcess & { count(): number } {
   };
 }
 
+/** Where a step's leftover backlog is read: the api's gauges, a system's mapped ones, or nowhere (then a wait). */
+type Backlog = { readonly series: readonly string[] } | { readonly waitMs: number };
+
+function backlogOf(e: Experiment): Backlog {
+  if (e.lab) return { series: ['api_queue_depth', 'api_busy_workers'] };
+  const m = e.system?.metrics;
+  const series = [m?.queue, m?.busy].filter((s): s is string => s !== undefined);
+  return series.length > 0 ? { series } : { waitMs: e.client.timeout };
+}
+
 /**
  * Waits until the api has no request queued or running (the previous step's backlog is
  * gone), polling its metrics every 100 ms; returns 0, or the backlog left when it gave
  * up after `maxMs` (or when the metrics do not answer).
  */
-async function drained(lab: Lab, maxMs: number, stop: AbortSignal): Promise<number> {
+async function drained(lab: Lab, maxMs: number, stop: AbortSignal, backlog0: Backlog): Promise<number> {
+  if ('waitMs' in backlog0) {
+    // Nothing to read the backlog from: wait until every attempt of the step has timed out.
+    await sleep(backlog0.waitMs);
+    return 0;
+  }
   const t0 = Date.now();
   for (;;) {
     let backlog = 0; // unknown when the metrics do not answer
     try {
       const m = parsePrometheusText(await lab.scrapeText('api', 1000));
-      backlog = (m.get('api_queue_depth') ?? 0) + (m.get('api_busy_workers') ?? 0);
+      backlog = backlog0.series.reduce((x, s) => x + (m.get(s) ?? 0), 0);
       if (backlog === 0) return 0;
     } catch {
       // the api did not answer its metrics: try again until maxMs

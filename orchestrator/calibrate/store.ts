@@ -51,6 +51,8 @@ export interface CalibrationEntry {
 export interface LabIdentity {
   readonly runtime: Runtime;
   readonly lab: Experiment['lab'];
+  /** Your own system (system:), when the experiment declares one instead of the lab. */
+  readonly system?: Experiment['system'];
   readonly workload: {
     readonly arrival: Experiment['load']['arrival'];
     readonly mix: Experiment['load']['mix'] | null;
@@ -58,7 +60,13 @@ export interface LabIdentity {
 }
 
 export function labIdentity(e: Experiment, runtime: Runtime): LabIdentity {
-  return { runtime, lab: e.lab, workload: { arrival: e.load.arrival, mix: e.load.mix ?? null } };
+  // The key of a built-in lab hashes exactly what it always did (no `system` field).
+  return {
+    runtime,
+    lab: e.lab,
+    ...(e.system ? { system: e.system } : {}),
+    workload: { arrival: e.load.arrival, mix: e.load.mix ?? null },
+  };
 }
 
 export function labKey(e: Experiment, runtime: Runtime): string {

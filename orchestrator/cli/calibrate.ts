@@ -117,7 +117,7 @@ export function register(program: Command): void {
         process.stdout.write(
           [
             `${e.name}: step test on the ${runtime} lab (seed ${e.seed}, scale ${o.scale})`,
-            `  nominal capacity ${+p.nominalPerS.toFixed(3)}/s; ${e.load.arrival} arrivals${e.load.mix ? `, mix ${e.load.mix.map((c) => c.name).join(', ')}` : ''}`,
+            `  ${p.nominalPerS === null ? 'no nominal capacity (your own system)' : `nominal capacity ${+p.nominalPerS.toFixed(3)}/s`}; ${e.load.arrival} arrivals${e.load.mix ? `, mix ${e.load.mix.map((c) => c.name).join(', ')}` : ''}`,
             `  steps: ${p.ladderPerS.map((r) => `${r}/s`).join(', ')}`,
             `  each ${formatDuration(p.stepMs)}, the first ${formatDuration(p.settleMs)} not measured; the api drains between steps`,
             `  then up to ${p.refine} bisection${p.refine === 1 ? '' : 's'} above the saturation step, and one step at ${OVERLOAD_FACTOR * 100}% of it`,

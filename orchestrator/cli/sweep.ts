@@ -263,7 +263,7 @@ async function sweep(
       if (sim) simS = simS && { lowS: simS.lowS + sim.lowS * repeat, highS: simS.highS + sim.highS * repeat };
       else simS = null;
       lines.push(
-        `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${sim ? formatRange(sim.lowS * repeat, sim.highS * repeat) : `${Math.round(d.totalS)} s`}; capacity ${+plan.capacity.usedPerS.toFixed(3)}/s ${plan.capacity.source}`,
+        `  point ${p.index}${p.varied ? ` (${p.varied})` : ''}: ${describePoint(p)}  ≈ ${sim ? formatRange(sim.lowS * repeat, sim.highS * repeat) : `${Math.round(d.totalS)} s`}; capacity ${plan.capacity.usedPerS === null ? 'unknown' : `${+plan.capacity.usedPerS.toFixed(3)}/s ${plan.capacity.source}`}`,
       );
     }
     lines.push(

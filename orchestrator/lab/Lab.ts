@@ -9,7 +9,7 @@ export type { Component, Target } from './target.js';
 
 export interface LabProcess {
   /** A component, or the fault proxy that carries the api's dependency links. */
-  readonly component: Component | 'faultproxy';
+  readonly component: Component | 'faultproxy' | (string & {});
   readonly pid: number;
   readonly command: string;
   /** Which api replica, 0-based: set only when the lab runs several (lab.api.replicas). */
@@ -25,7 +25,8 @@ export function processName(p: Pick<LabProcess, 'component' | 'replica'>): strin
 export interface LabTopology {
   readonly runtime: Runtime;
   readonly components: readonly {
-    name: Component;
+    /** A component of the built-in lab, or of your own system (system:). */
+    name: Component | (string & {});
     url: string;
     pid: number | null;
     /** The component's software version (Redis, Postgres), when it has one of its own. */
@@ -36,8 +37,8 @@ export interface LabTopology {
   }[];
   /** Who talks to whom: `from -> to` edges (the api's dependencies). */
   readonly links?: readonly {
-    from: Component;
-    to: Component;
+    from: Component | (string & {});
+    to: Component | (string & {});
     /** Where the api connects: the fault proxy's listen address when the link is proxied. */
     address: string;
     /** The proxy of this link, and the dependency's own address behind it. */

@@ -8,7 +8,8 @@ import type { FaultRates } from '../../services/llm-stub/faults.js';
 import type { UpstreamRetry } from '../../services/api/llmUpstream.js';
 import type { ErrorCost } from '../../services/api/workHandler.js';
 import { deriveSeed } from '../../foundation/rng.js';
-import { apiReplicaCount } from '../spec/sections/lab.js';
+import { apiReplicaCount, type LabSection } from '../spec/sections/lab.js';
+import { builtinLab } from '../spec/builtinLab.js';
 
 /** A real lab's configuration (the local runtime's processes; the docker runtime's api flags). */
 export interface LocalLabConfig {
@@ -72,19 +73,20 @@ export type LabConfig = Omit<LocalLabConfig, 'host' | 'apiPort' | 'logFile' | 'o
 
 /** The experiment's lab (the api, its cache and database, its LLM provider) for any runtime, seeded. */
 export function labConfig(e: Experiment, seed: number): LabConfig {
-  const replicas = apiReplicaCount(e.lab.api);
+  const lab = builtinLab(e, "the built-in lab's processes");
+  const replicas = apiReplicaCount(lab.api);
   return {
     ...(replicas > 1 ? { replicas } : {}),
-    workers: e.lab.api.workers,
-    work: toDurationDist(e.lab.api.work),
-    ...(e.lab.api.costs
-      ? { costs: Object.fromEntries(Object.entries(e.lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
+    workers: lab.api.workers,
+    work: toDurationDist(lab.api.work),
+    ...(lab.api.costs
+      ? { costs: Object.fromEntries(Object.entries(lab.api.costs).map(([k, d]) => [k, toDurationDist(d)])) }
       : {}),
     seed,
-    mitigations: apiMitigations(e.lab.api),
-    ...apiErrorCost(e.lab.api),
-    ...labCacheConfig(e.lab),
-    ...labLlmConfig(e.lab),
+    mitigations: apiMitigations(lab.api),
+    ...apiErrorCost(lab.api),
+    ...labCacheConfig(lab),
+    ...labLlmConfig(lab),
   };
 }
 
@@ -113,7 +115,7 @@ export function localLabConfig(
 }
 
 /** The api's mitigations as the experiment declares them (lab.api), in the api's terms. */
-export function apiMitigations(api: Experiment['lab']['api']): Mitigations {
+export function apiMitigations(api: LabSection['api']): Mitigations {
   const shed = api.shed;
   return {
     queue: api.queue,
@@ -126,13 +128,13 @@ export function apiMitigations(api: Experiment['lab']['api']): Mitigations {
 }
 
 /** The api's error cost as the experiment declares it (lab.api.errorCost), in the api's terms. */
-export function apiErrorCost(api: Experiment['lab']['api']): { errorCost?: ErrorCost } {
+export function apiErrorCost(api: LabSection['api']): { errorCost?: ErrorCost } {
   const e = api.errorCost;
   return e ? { errorCost: { work: toDurationDist(e), ...(e.onShed ? { onShed: true } : {}) } } : {};
 }
 
 /** The lab's cache and database, and the api's request timeout. */
-export function labCacheConfig(lab: Experiment['lab']): {
+export function labCacheConfig(lab: LabSection): {
   cache?: LocalCacheConfig;
   requestTimeoutMs?: number;
 } {
@@ -153,7 +155,7 @@ export function labCacheConfig(lab: Experiment['lab']): {
 }
 
 /** The stub LLM provider and the api's policy toward it; loads the profile (a SpecError names its file and field). */
-export function labLlmConfig(lab: Experiment['lab']): { llm?: LocalLlmConfig } {
+export function labLlmConfig(lab: LabSection): { llm?: LocalLlmConfig } {
   const l = lab.llm;
   if (!l) return {};
   const profileFile = l.profile === 'default' ? DEFAULT_PROFILE : resolve(l.profile);

@@ -38,5 +38,12 @@ export type UndoRecipe =
       readonly body?: Record<string, unknown>;
       readonly what: string;
     }
+  | {
+      /** The user's shell command that undoes their own fault (trigger kind `command`), run by `sh -c` in `cwd`. */
+      readonly kind: 'shell';
+      readonly command: string;
+      readonly cwd: string;
+      readonly what: string;
+    }
   /** One Docker Engine API call (unpause, start) on a container of the docker runtime. */
   | DockerUndo;

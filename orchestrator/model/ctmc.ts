@@ -21,6 +21,7 @@ import { TRIGGER_SHADE } from '../report/theme.js';
 import type { Experiment } from '../spec/schema.js';
 import { round } from '../../foundation/round.js';
 import type { BistableRange } from './fluid.js';
+import { builtinLab } from '../spec/builtinLab.js';
 
 /** `metabench model --ctmc`: the retry CTMC read over offered load. */
 export interface CtmcModel {
@@ -57,7 +58,7 @@ export function ctmcModel(
     atOffered: points.find((p) => p.offeredPerS === round(offeredPerS, 6))!,
     gap: (() => {
       const g = readChain(
-        { ...params, arrivalPerS: offeredPerS / apiReplicaCount(e.lab.api) },
+        { ...params, arrivalPerS: offeredPerS / apiReplicaCount(builtinLab(e, 'the retry chain').api) },
         { gap: true },
       ).relaxation;
       return g && g.converged ? g : null;

@@ -7,6 +7,7 @@ import type { Experiment } from '../spec/schema.js';
 import { apiReplicaCount } from '../spec/sections/lab.js';
 import { bistableRange, healthyState, type BistableRange, type FluidSystem } from './fluid.js';
 import { round } from '../../foundation/round.js';
+import { builtinLab } from '../spec/builtinLab.js';
 
 export type Region = 'stable' | 'bistable' | 'unstable';
 
@@ -33,9 +34,10 @@ export interface Prediction {
 }
 
 export function fluidSystemOf(e: Experiment): FluidSystem {
-  const work: DurationDist = toDurationDist(e.lab.api.work);
+  const api = builtinLab(e, 'the queueing model').api;
+  const work: DurationDist = toDurationDist(api.work);
   return {
-    workers: e.lab.api.workers,
+    workers: api.workers,
     work,
     timeoutMs: e.client.timeout,
     attempts: triesPerOrigin(e.client),
@@ -45,7 +47,7 @@ export function fluidSystemOf(e: Experiment): FluidSystem {
 export function predict(plan: RunPlan): Prediction {
   const e = plan.experiment;
   const system = fluidSystemOf(e);
-  const replicas = apiReplicaCount(e.lab.api);
+  const replicas = apiReplicaCount(builtinLab(e, 'the queueing model').api);
   const one = bistableRange(system);
   const range: BistableRange = {
     ...one,
@@ -72,7 +74,8 @@ export function predict(plan: RunPlan): Prediction {
 function caveatsOf(e: Experiment, plan: RunPlan): string[] {
   const out: string[] = [];
   const c = e.client;
-  const api = e.lab.api;
+  const lab = builtinLab(e, 'the queueing model');
+  const api = lab.api;
   if (plan.load.arrival.kind === 'closed') out.push('the load is a closed loop: the model is of an open one');
   else if (!e.load.rate)
     out.push(`the load is not a flat rate: the model takes its mean, ${round(plan.ratePerS, 3)}/s`);
@@ -105,7 +108,7 @@ function caveatsOf(e: Experiment, plan: RunPlan): string[] {
     out.push(
       'the api has an error cost: the model leaves out the worker time spent on errors (the capacity under errors is lower than cμ)',
     );
-  if (e.lab.cache) out.push('the api has a read-through cache: the model is of the worker pool alone');
+  if (lab.cache) out.push('the api has a read-through cache: the model is of the worker pool alone');
   if (apiReplicaCount(api) > 1 && c.balance === 'least-latency')
     out.push(
       'least-latency balancing can herd the load onto one replica (one that fails fast looks fastest): the model splits it evenly',

@@ -12,6 +12,7 @@ import { numbers, parseTimeseries, type Manifest, type Timeseries } from './load
 import { lat, topologyLine, type Section } from './markdown.js';
 import { isStepTable, type StepTable } from './tables.js';
 import type { VlSpec } from './svg.js';
+import { describeSystem } from '../spec/sections/system.js';
 import { describeWorkers } from '../spec/plan.js';
 
 /**
@@ -93,7 +94,9 @@ export function calibrationSections(c: CalibrationData, figures: readonly Figure
     ]);
 
   section('what-ran', 'What ran', [
-    `- **Lab**: api with ${describeWorkers(e)}, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(toDurationDist(e.lab.api.work))}; nominal capacity ${r.nominalCapacityPerS} req/s.`,
+    e.lab
+      ? `- **Lab**: api with ${describeWorkers(e)}, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(toDurationDist(e.lab.api.work))}; nominal capacity ${r.nominalCapacityPerS} req/s.`
+      : `- **System**: ${describeSystem(e.system!)}; no nominal capacity (its work is its own).`,
     `- **Load**: ${r.load.description}.`,
     `- **Client**: ${r.client} (the experiment's timeout and deadline; no retries, hedging, budget, breaker, throttling or abandonment: the step test measures the system against the load offered to it).`,
     `- **Steps**: ${r.plan.ladderPerS.join(', ')} req/s, each ${r.plan.stepS} s of which the first ${r.plan.settleS} s settle and are not measured; each step starts once the api has no request queued or running; then up to ${r.plan.refine} bisection${r.plan.refine === 1 ? '' : 's'} above the saturation step, then one step at 150% of the saturation point.`,

@@ -1,4 +1,5 @@
 import { describeTriggers } from '../spec/sections/schedule.js';
+import { describeSystem } from '../spec/sections/system.js';
 import { describeWorkers } from '../spec/plan.js';
 import { basename, resolve } from 'node:path';
 import { mean } from 'simple-statistics';
@@ -139,13 +140,12 @@ export function compareSections(a: Side, b: Side): Section[] {
     title: 'What ran',
     body: [
       ...head,
-      both(
-        a,
-        b,
-        'lab',
-        (d) =>
-          `api ${describeWorkers(e(d))}, ${e(d).lab.api.queue} queue, work ${e(d).lab.api.work.dist} ${formatDuration(e(d).lab.api.work.mean)}`,
-      ),
+      both(a, b, 'lab', (d) => {
+        const lab = e(d).lab;
+        return lab
+          ? `api ${describeWorkers(e(d))}, ${lab.api.queue} queue, work ${lab.api.work.dist} ${formatDuration(lab.api.work.mean)}`
+          : describeSystem(e(d).system!);
+      }),
       both(a, b, 'load', (d) => `${e(d).load.arrival}, ${d.runs[0]!.summary.offeredPerS} req/s`),
       both(a, b, 'client', (d) => {
         const c = e(d).client;

@@ -4,7 +4,6 @@ import type { LatencySummary } from '../../bench/record/histogram.js';
 import { describeDuration } from '../../foundation/distributions.js';
 import type { Distribution } from '../analysis/aggregate.js';
 import type { RunSummary, WindowSummary } from '../analysis/summary.js';
-import type { Experiment } from '../spec/schema.js';
 import { describeClient } from '../run/client.js';
 import { describeLoad } from '../spec/loadPlan.js';
 import { describeWorkers } from '../spec/plan.js';
@@ -25,6 +24,8 @@ import { pointStat } from './figures/sweep.js';
 import { sensitivityLines } from './sensitivity.js';
 import { machineLines } from './machine.js';
 import { sweepLead } from './sweepLead.js';
+import { describeSystem } from '../spec/sections/system.js';
+import type { LabSection } from '../spec/sections/lab.js';
 
 /** One section of the report: the same in report.md and report.html. */
 export interface Section {
@@ -117,7 +118,9 @@ export function reportSections(x: ResultsData, figs: ReportFigures = NO_FIGURES)
   const d = triggerWindowMs(s.triggers) * f;
   const o = s.observe * f;
   section('what-ran', 'What ran', [
-    `- **Lab**: api with ${describeWorkers(e)}, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e))}; nominal capacity ${first.capacity.nominalPerS} req/s${first.capacity.source === 'measured' ? `; \`% capacity\` used the measured ${first.capacity.usedPerS} req/s (${first.capacity.from})` : ''}.`,
+    e.lab
+      ? `- **Lab**: api with ${describeWorkers(e)}, ${e.lab.api.queue.toUpperCase()} queue, work ${describeDuration(workOf(e.lab))}; nominal capacity ${first.capacity.nominalPerS} req/s${first.capacity.source === 'measured' ? `; \`% capacity\` used the measured ${first.capacity.usedPerS} req/s (${first.capacity.from})` : ''}.`
+      : `- **System**: ${describeSystem(e.system!)}; capacity ${first.capacity.usedPerS === null ? 'unknown (not calibrated on this machine; every rate is absolute)' : `${first.capacity.usedPerS} req/s (${first.capacity.from})`}.`,
     `- **Load**: ${describeLoad(e.load)}; ${first.offeredPerS} req/s expected on average.`,
     `- **Client**: ${describeClient(e.client)}.`,
     `- **Phases**: warm-up 0–${sec(w)} s, baseline ${sec(w)}–${sec(w + b)} s, trigger ${sec(w + b)}–${sec(w + b + d)} s, observe until ${sec(w + b + d + o)} s.`,
@@ -344,8 +347,8 @@ function afterTriggerLines(runs: ResultsData['runs']): string[] {
   return out;
 }
 
-function workOf(e: Experiment) {
-  const wk = e.lab.api.work;
+function workOf(lab: LabSection) {
+  const wk = lab.api.work;
   return wk.dist === 'lognormal'
     ? { dist: wk.dist, meanMs: wk.mean, sigma: wk.sigma ?? 1 }
     : { dist: wk.dist, meanMs: wk.mean };
@@ -525,7 +528,8 @@ function sec(ms: number): string {
 function capacityCell(xs: readonly RunSummary[]): string {
   const c = xs[0]?.capacity;
   if (!c) return '–';
-  return `${+(c.usedPerS ?? c.nominalPerS).toFixed(3)}/s ${c.source ?? 'nominal'}`;
+  const perS = c.usedPerS ?? c.nominalPerS;
+  return perS === null ? 'unknown' : `${+perS.toFixed(3)}/s ${c.source ?? 'nominal'}`;
 }
 
 /**

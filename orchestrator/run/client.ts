@@ -22,7 +22,8 @@ export { worstOriginMs } from '../spec/originRules.js';
  * checked against the transport. With one, `client.balance` has nothing to do.
  */
 export function apiReplicas(e: Experiment): number {
-  return apiReplicaCount(e.lab.api);
+  // Your own system (system:) is one address.
+  return e.lab ? apiReplicaCount(e.lab.api) : 1;
 }
 
 /**

@@ -57,7 +57,7 @@ export function twinCapacity(dir: string): PlannedCapacity {
   const file = join(dir, 'run-1', 'manifest.json');
   const m = JSON.parse(readFileSync(file, 'utf8')) as { capacity?: PlannedCapacity };
   const c = m.capacity;
-  if (!c || !(c.usedPerS > 0))
+  if (!c || c.usedPerS === null || !(c.usedPerS > 0))
     throw new BenchError('E_USAGE', `${file}: capacity.usedPerS: missing (the lab run recorded no capacity)`);
   return { ...c, from: `the lab run's (${dir}): ${c.from}` };
 }

@@ -122,7 +122,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   const e = plan.experiment;
   const upstream = upstreamAmplification(x.server?.extra);
   const cpu = x.generatorCpu ? { generator_cpu: x.generatorCpu } : {};
-  const extraCols = e.lab.llm
+  const extraCols = e.lab?.llm
     ? {
         ...x.procs,
         ...cpu,

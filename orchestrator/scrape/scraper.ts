@@ -2,6 +2,7 @@ import type { Clock } from '../../foundation/clock.js';
 import type { Lab, Target } from '../lab/Lab.js';
 import { STUB_ERROR_KINDS } from '../../services/llm-stub/outcomes.js';
 import { parsePrometheusText, type Samples } from './prometheusText.js';
+import { MAPPED_COLUMNS, type SystemMetrics } from '../spec/sections/system.js';
 
 /** Counters whose per-bucket increase we keep, and gauges whose value we keep. */
 const COUNTERS = {
@@ -140,12 +141,34 @@ function increase(now: Samples, last: Samples, key: string): number {
   return Math.max(0, (now.get(key) ?? 0) - (last.get(key) ?? 0));
 }
 
-/** The api's series (its required columns and the optional ones it exports). */
+/**
+ * Which series hold the columns of a system metabench did not write (system.metrics): a
+ * column left out stays empty (null in every bucket).
+ */
+export type SeriesMapping = { readonly [K in ServerSeriesName]?: string | undefined };
+
+/** A system's metrics mapping (system.metrics) in the scraper's column names. */
+export function systemSeries(m: SystemMetrics): SeriesMapping {
+  return Object.fromEntries(
+    (Object.keys(MAPPED_COLUMNS) as (keyof typeof MAPPED_COLUMNS)[]).map((k) => [MAPPED_COLUMNS[k], m[k]]),
+  ) as SeriesMapping;
+}
+
+/**
+ * The api's series (its required columns and the optional ones it exports); or, with a
+ * mapping, a system's: each column from the series the mapping names, no optional ones.
+ */
 export class Scraper extends BucketScraper<ServerSeries> {
   private readonly out: ServerSeries;
   private readonly counterCols = new Set<string>();
 
-  constructor(lab: Lab, component: Target, clock: Clock, bucketMs = 1000) {
+  constructor(
+    lab: Lab,
+    component: Target,
+    clock: Clock,
+    bucketMs = 1000,
+    private readonly mapping?: SeriesMapping,
+  ) {
     super(lab, component, clock, bucketMs);
     this.out = {} as ServerSeries;
     for (const k of [...Object.keys(COUNTERS), ...Object.keys(GAUGES), 'span'])
@@ -153,6 +176,19 @@ export class Scraper extends BucketScraper<ServerSeries> {
   }
 
   protected override record(now: Samples, last: Samples, bucket: number, span: number): void {
+    if (this.mapping) {
+      const m = this.mapping;
+      for (const k of Object.keys(COUNTERS) as ServerSeriesName[]) {
+        const key = m[k];
+        setAt(this.out[k], bucket, key === undefined || !now.has(key) ? null : increase(now, last, key));
+      }
+      for (const k of Object.keys(GAUGES) as ServerSeriesName[]) {
+        const key = m[k];
+        setAt(this.out[k], bucket, key === undefined ? null : (now.get(key) ?? null));
+      }
+      setAt(this.out.span, bucket, span);
+      return;
+    }
     for (const [k, metric] of Object.entries(COUNTERS))
       setAt(this.out[k as ServerSeriesName], bucket, increase(now, last, metric));
     for (const [k, metric] of Object.entries(GAUGES))

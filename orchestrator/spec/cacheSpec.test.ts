@@ -13,23 +13,23 @@ test('cache-stampede declares a cache, a database, a request timeout and a flush
   assert.deepEqual(e.schedule.triggers, [
     { kind: 'flush-cache', target: 'redis', duration: 10_000, atMs: 0 },
   ]);
-  assert.deepEqual(labCacheConfig(e.lab), {
+  assert.deepEqual(labCacheConfig(e.lab!), {
     requestTimeoutMs: 400,
     cache: { ttlS: 3600, prewarm: true, keys: 300, pool: 8, queryDelay: { dist: 'constant', meanMs: 200 } },
   });
-  assert.deepEqual(apiMitigations(e.lab.api), { queue: 'fifo' });
+  assert.deepEqual(apiMitigations(e.lab!.api), { queue: 'fifo' });
   const m = parseExperiment(read('cache-stampede-mitigated.yaml'), 'm.yaml');
-  assert.deepEqual(apiMitigations(m.lab.api), { queue: 'fifo', shedQueueTimeMs: 50 });
+  assert.deepEqual(apiMitigations(m.lab!.api), { queue: 'fifo', shedQueueTimeMs: 50 });
 });
 
 test('every mitigation is off by default and maps to the api when switched on', () => {
   const base = read('retry-storm.yaml');
-  assert.deepEqual(apiMitigations(parseExperiment(base, 'x.yaml').lab.api), { queue: 'fifo' });
+  assert.deepEqual(apiMitigations(parseExperiment(base, 'x.yaml').lab!.api), { queue: 'fifo' });
   const on = base.replace(
     'queue: fifo }',
     'queue: lifo, queueLimit: 50, concurrencyLimit: 100, deadlineDrop: true, shed: { policy: codel, target: 5ms, interval: 100ms } }',
   );
-  assert.deepEqual(apiMitigations(parseExperiment(on, 'x.yaml').lab.api), {
+  assert.deepEqual(apiMitigations(parseExperiment(on, 'x.yaml').lab!.api), {
     queue: 'lifo',
     queueBound: 50,
     concurrencyLimit: 100,

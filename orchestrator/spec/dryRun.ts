@@ -71,7 +71,7 @@ export function dryRun(plan: RunPlan, repeat: number): DryRun {
 /** Which capacity `% capacity` rates use, and where it came from. */
 function capacityLines(plan: RunPlan): string[] {
   const c = plan.capacity;
-  const f = (x: number): string => `${+x.toFixed(3)}/s`;
+  const f = (x: number | null): string => (x === null ? 'unknown' : `${+x.toFixed(3)}/s`);
   const usesPercent = JSON.stringify(plan.experiment.load).includes('capacityFraction');
   return [
     `  capacity: ${f(c.nominalPerS)} nominal${c.measuredPerS === null ? '' : `, ${f(c.measuredPerS)} measured`}; ${f(c.usedPerS)} used for % capacity${usesPercent ? '' : ' (no rate here is written as % capacity)'}`,

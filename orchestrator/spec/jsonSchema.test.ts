@@ -30,7 +30,12 @@ test('the schema is strict and unit fields carry the pattern the parser accepts'
     properties: Record<string, { properties?: Record<string, { pattern?: string; description?: string }> }>;
   };
   assert.equal(s.additionalProperties, false);
-  assert.deepEqual([...s.required].sort(), ['client', 'lab', 'load', 'name', 'recovery', 'schedule']);
+  assert.deepEqual([...s.required].sort(), ['client', 'load', 'name', 'recovery', 'schedule']);
+  // The system under test: exactly one of the built-in lab and your own.
+  assert.deepEqual((s as unknown as { oneOf: unknown }).oneOf, [
+    { required: ['lab'] },
+    { required: ['system'] },
+  ]);
   const timeout = s.properties['client']!.properties!['timeout']!;
   assert.equal(timeout.pattern, UNIT_PATTERNS.duration);
   assert.match(timeout.description!, /500ms/);

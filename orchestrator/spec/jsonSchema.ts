@@ -15,10 +15,12 @@ export function jsonSchemaOf(kind: 'experiment' | 'sweep'): Record<string, unkno
   });
   return {
     ...schema,
+    // The system under test: the built-in lab or your own, exactly one (an editor can say so).
+    ...(kind === 'experiment' ? { oneOf: [{ required: ['lab'] }, { required: ['system'] }] } : {}),
     title: kind === 'experiment' ? 'metabench experiment' : 'metabench sweep',
     description:
       kind === 'experiment'
-        ? 'An experiment file of metabench: the lab, the open-loop load, the client model, the steady-state hypothesis, the schedule with its trigger, and the recovery criterion.'
+        ? 'An experiment file of metabench: the system under test (the built-in lab, or your own), the open-loop load, the client model, the steady-state hypothesis, the schedule with its trigger, and the recovery criterion.'
         : 'A sweep file of metabench: a base experiment and the factors (fields by dotted path) to vary, one at a time or factorial.',
   };
 }

@@ -5,6 +5,8 @@ import { RateProfile } from '../../bench/arrival/profile.js';
 import { planLoad, type LoadPlan } from './loadPlan.js';
 import { triggerWindowMs, type TriggerSpec } from './sections/schedule.js';
 import { apiReplicaCount } from './sections/lab.js';
+import { builtinLab } from './builtinLab.js';
+import { BenchError } from '../../foundation/errors.js';
 
 /**
  * One run's plan: the experiment with capacity resolved, rates in req/s, and every
@@ -52,11 +54,12 @@ export interface RunPlan {
  * calibrate` for this lab configuration on this machine (measured).
  */
 export interface PlannedCapacity {
-  readonly nominalPerS: number;
+  /** c / S of the built-in lab; null for a system metabench did not write (its work is not declared). */
+  readonly nominalPerS: number | null;
   readonly measuredPerS: number | null;
-  /** The capacity used for `% capacity` rates. */
-  readonly usedPerS: number;
-  readonly source: 'nominal' | 'measured';
+  /** The capacity used for `% capacity` (null: none known, a system never calibrated; its rates are absolute). */
+  readonly usedPerS: number | null;
+  readonly source: 'nominal' | 'measured' | 'unknown';
   /** Where it came from, in words. */
   readonly from: string;
   /** The calibration behind a measured capacity (null when nominal). */
@@ -93,18 +96,20 @@ export interface Span {
  * N c / S.
  */
 export function nominalCapacityPerS(e: Experiment): number {
-  return (apiReplicaCount(e.lab.api) * e.lab.api.workers) / (meanWorkMs(e) / 1000);
+  const lab = builtinLab(e, 'a nominal capacity (workers / mean work)');
+  return (apiReplicaCount(lab.api) * lab.api.workers) / (meanWorkMs(e) / 1000);
 }
 
 /** How the nominal capacity is made, in words: `8 workers`, or `3 replicas × 8 workers`. */
 export function describeWorkers(e: Experiment): string {
-  const n = apiReplicaCount(e.lab.api);
-  return `${n > 1 ? `${n} replicas × ` : ''}${e.lab.api.workers} workers`;
+  const api = builtinLab(e, 'the workers of the api').api;
+  const n = apiReplicaCount(api);
+  return `${n > 1 ? `${n} replicas × ` : ''}${api.workers} workers`;
 }
 
 /** The mean declared work per request, S (over the mix when its classes ask for cost classes). */
 export function meanWorkMs(e: Experiment): number {
-  const api = e.lab.api;
+  const api = builtinLab(e, 'the mean work per request').api;
   if (!e.load.mix) return api.work.mean;
   return e.load.mix.reduce(
     (a, c) =>
@@ -119,7 +124,8 @@ export function planCapacity(
   measured: MeasuredCapacity | null | undefined,
   nominalWhy = 'no calibration of this lab on this machine',
 ): PlannedCapacity {
-  const nominalPerS = nominalCapacityPerS(e);
+  // A system's work is its own: only a calibration knows its capacity.
+  const nominalPerS = e.lab ? nominalCapacityPerS(e) : null;
   if (measured)
     return {
       nominalPerS,
@@ -129,6 +135,22 @@ export function planCapacity(
       from: `measured by metabench calibrate on ${measured.measuredAt} (${measured.file})`,
       calibration: measured,
     };
+  if (nominalPerS === null) {
+    if (usesCapacityFraction(e))
+      throw new BenchError(
+        'E_USAGE',
+        `${e.name}: a rate written as % capacity needs the system's capacity, and this system (system:) has no calibration on this machine`,
+        'run `metabench calibrate <file>` with absolute steps (--steps 50/s,100/s,…) first, or write the rates as absolute ones (300/s)',
+      );
+    return {
+      nominalPerS: null,
+      measuredPerS: null,
+      usedPerS: null,
+      source: 'unknown',
+      from: `unknown: your own system has no calibration on this machine (${nominalWhy}); every rate is absolute`,
+      calibration: null,
+    };
+  }
   return {
     nominalPerS,
     measuredPerS: null,
@@ -145,7 +167,7 @@ export function planCapacity(
  * read from and when it was measured.
  */
 export function describeCapacity(c: PlannedCapacity, usesPercent: boolean): string {
-  const f = (x: number): string => `${+x.toFixed(3)}/s`;
+  const f = (x: number | null): string => (x === null ? 'unknown' : `${+x.toFixed(3)}/s`);
   const what =
     c.source === 'measured' && c.calibration
       ? `${f(c.usedPerS)} measured (calibration ${c.calibration.file}, measured ${c.calibration.measuredAt}; nominal ${f(c.nominalPerS)})`
@@ -193,7 +215,8 @@ export function planRun(
   const observe = { startMs: trigger.endMs, endMs: trigger.endMs + s.observe * f };
   const load = withLoadSpikes(
     planLoad(e.load, {
-      capacityPerS: capacity.usedPerS,
+      // No capacity known: planCapacity refused every % capacity rate, so none is resolved.
+      capacityPerS: capacity.usedPerS ?? Number.NaN,
       scale: f,
       totalMs: observe.endMs,
       sourceFile: opts.sourceFile,

@@ -27,11 +27,11 @@ recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
 test('lab.api.replicas: absent is one api and fills nothing in; N multiplies the nominal capacity', () => {
   const one = parseExperiment(yaml(''), 'one.yaml');
   assert.equal(
-    one.lab.api.replicas,
+    one.lab!.api.replicas,
     undefined,
     'no default written into the experiment (manifests, lab keys)',
   );
-  assert.equal('replicas' in one.lab.api, false);
+  assert.equal('replicas' in one.lab!.api, false);
   assert.equal(apiReplicas(one), 1);
   assert.equal(nominalCapacityPerS(one), 400);
   const three = parseExperiment(yaml('replicas: 3, '), 'three.yaml');

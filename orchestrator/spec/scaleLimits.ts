@@ -75,8 +75,10 @@ export const NOISE_SDS = 3;
 /** The baseline goodput the plan expects, per s: the offered rate in the baseline, at most the capacity. */
 export function plannedGoodputPerS(plan: RunPlan): number {
   const a = plan.load.arrival;
-  const cap = plan.capacity.usedPerS;
+  // A system never calibrated: no capacity bounds what the plan offers.
+  const cap = plan.capacity.usedPerS ?? Number.POSITIVE_INFINITY;
   if (a.kind === 'closed') {
+    if (!plan.experiment.lab) return Math.min(cap, a.users / (a.think.meanMs / 1000));
     // Each user cycles through a think time and a response (at least the mean work).
     const cycleS = (a.think.meanMs + meanWorkMs(plan.experiment)) / 1000;
     return Math.min(cap, a.users / cycleS);
@@ -92,7 +94,9 @@ export function plannedGoodputPerS(plan: RunPlan): number {
  * time at the same utilisation, an upper bound for c workers (Kleinrock 1975, §3.2 and
  * §3.5: M/M/c waits less than M/M/1 at the same ρ), so the relaxation limit errs long.
  */
-export function meanResponseMs(plan: RunPlan): number {
+export function meanResponseMs(plan: RunPlan): number | null {
+  // Your own system's work is not declared: no response time to bound the criterion by.
+  if (!plan.experiment.lab || plan.capacity.usedPerS === null) return null;
   const rho = Math.min(0.95, plannedGoodputPerS(plan) / plan.capacity.usedPerS);
   return meanWorkMs(plan.experiment) / (1 - rho);
 }
@@ -179,11 +183,13 @@ export function scaleLimits(plan: RunPlan): ScaleLimit[] {
   );
 
   const resp = meanResponseMs(plan);
-  const relax = RELAXATION_RESPONSES * resp;
-  const relaxWords = `${RELAXATION_RESPONSES} mean response times (S / (1 − ρ) = ${fmtMs(resp)} at the planned load)`;
   add('floor', 'recovery window', ['recovery', 'window'], r.window, GOODPUT_BUCKET_MS, 'one goodput bucket');
-  add('floor', 'recovery window', ['recovery', 'window'], r.window, relax, relaxWords);
-  if (r.hold > 0) add('floor', 'recovery hold', holdPath, r.hold, relax, relaxWords);
+  if (resp !== null) {
+    const relax = RELAXATION_RESPONSES * resp;
+    const relaxWords = `${RELAXATION_RESPONSES} mean response times (S / (1 − ρ) = ${fmtMs(resp)} at the planned load)`;
+    add('floor', 'recovery window', ['recovery', 'window'], r.window, relax, relaxWords);
+    if (r.hold > 0) add('floor', 'recovery hold', holdPath, r.hold, relax, relaxWords);
+  }
   // tolerance ≥ 3/√(G·W·f)  ⇔  W·f ≥ 9 / (G·tolerance²)
   const g = plannedGoodputPerS(plan);
   if (g > 0)

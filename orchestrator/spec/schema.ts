@@ -6,9 +6,10 @@ import { hypothesis } from './sections/hypothesis.js';
 import { apiReplicaCount, lab } from './sections/lab.js';
 import { parseTarget, replicaOutOfRange } from '../lab/target.js';
 import { load } from './sections/load.js';
+import { system } from './sections/system.js';
 import { recovery, schedule } from './sections/schedule.js';
 import { validity } from './sections/validity.js';
-import type { TriggerContext, TriggerIssue } from '../trigger/kind.js';
+import type { TargetClass, TriggerContext, TriggerIssue } from '../trigger/kind.js';
 import { triggerKind } from '../trigger/registry.js';
 
 export { HYPOTHESIS_METRICS } from './sections/hypothesis.js';
@@ -26,7 +27,10 @@ export const experimentSchema = z
       .string()
       .regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, 'use lower-case letters, digits, ".", "_" and "-" (at most 80)'),
     description: z.string().max(2000).optional(),
-    lab,
+    /** The built-in lab … */
+    lab: lab.optional(),
+    /** … or a system under test metabench did not write (exactly one of the two). */
+    system: system.optional(),
     load,
     client,
     hypothesis: hypothesis.default({}),
@@ -38,31 +42,52 @@ export const experimentSchema = z
     seed: int(0, 2 ** 32 - 1).default(1),
   })
   .superRefine((e, ctx) => {
+    if ((e.lab === undefined) === (e.system === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: e.lab === undefined ? [] : ['system'],
+        message:
+          e.lab === undefined
+            ? 'an experiment needs the system under test: lab: (the built-in lab) or system: (your own)'
+            : 'give either lab: (the built-in lab) or system: (your own system), not both',
+      });
+      return;
+    }
+    const lab = e.lab;
+    // A non-fatal issue inside the schedule (a blank command) leaves it untransformed: its own error says why.
+    if (!Array.isArray(e.schedule.triggers)) return;
     // A trigger on the cache, the database or their links needs them in the lab (any kind);
     // then each kind's own checks.
     const triggerPath = (i: number): (string | number)[] =>
       e.schedule.writtenAs === 'trigger' ? ['trigger'] : ['triggers', i];
     e.schedule.triggers.forEach((t, i) => {
       const kind = triggerKind(t.kind);
+      if (lab === undefined) {
+        // A system metabench did not write: only what acts on the load or runs on this machine.
+        const why = systemRefusal(kind.kind, kind.acts);
+        if (why)
+          ctx.addIssue({ code: 'custom', path: ['schedule', ...triggerPath(i), 'kind'], message: why });
+        return;
+      }
       const target = 'target' in t ? parseTarget(t.target) : undefined;
       const on = target && 'component' in target ? target.component : 'link' in t ? t.link : undefined;
       const field = kind.targetField ?? ('target' in t ? 'target' : 'link');
       // api[i] names a replica the lab runs.
       const outOfRange =
-        target && 'component' in target && replicaOutOfRange(target, apiReplicaCount(e.lab.api));
+        target && 'component' in target && replicaOutOfRange(target, apiReplicaCount(lab.api));
       if (outOfRange)
         ctx.addIssue({
           code: 'custom',
           path: ['schedule', ...triggerPath(i), 'target'],
           message: outOfRange,
         });
-      if ((on === 'redis' || on === 'postgres') && !e.lab.cache)
+      if ((on === 'redis' || on === 'postgres') && !lab.cache)
         ctx.addIssue({
           code: 'custom',
           path: ['schedule', ...triggerPath(i), field],
           message: `${t.kind} on ${on} needs a cache in the lab (lab.cache and lab.db)`,
         });
-      if (on === 'llm' && !('llm' in e.lab))
+      if (on === 'llm' && !('llm' in lab))
         ctx.addIssue({
           code: 'custom',
           path: ['schedule', ...triggerPath(i), field],
@@ -70,7 +95,7 @@ export const experimentSchema = z
         });
       // The kind's own checks against the lab and the load (a load spike needs a rate to multiply).
       const own = (kind.validate as ((t: unknown, c: TriggerContext) => TriggerIssue[]) | undefined)?.(t, {
-        lab: e.lab,
+        lab,
         load: e.load,
       });
       for (const issue of own ?? [])
@@ -95,14 +120,32 @@ export const experimentSchema = z
     }
     // A request class may only ask for a cost class the api declares.
     e.load.mix?.forEach((c, i) => {
-      if (c.cost !== undefined && !e.lab.api.costs?.[c.cost])
+      if (c.cost !== undefined && !lab?.api.costs?.[c.cost])
         ctx.addIssue({
           code: 'custom',
           path: ['load', 'mix', i, 'cost'],
-          message: `no cost class "${c.cost}" in lab.api.costs${e.lab.api.costs ? ` (declared: ${Object.keys(e.lab.api.costs).join(', ')})` : ''}`,
+          message: !lab
+            ? 'a cost class is a work declared by the built-in lab (lab.api.costs); your own system does its own work: give the class a path instead'
+            : `no cost class "${c.cost}" in lab.api.costs${lab.api.costs ? ` (declared: ${Object.keys(lab.api.costs).join(', ')})` : ''}`,
         });
     });
   });
+
+/**
+ * Why a trigger of this kind cannot act on a system given by its url (undefined: it can). Such
+ * a system is reached only through its load and the user's commands: metabench started none
+ * of its processes and sits on none of its links.
+ */
+function systemRefusal(kind: string, acts: TargetClass): string | undefined {
+  if (acts === 'load' || acts === 'host') return undefined;
+  const what: Partial<Record<TargetClass, string>> = {
+    process: "acts on a component's process, which metabench did not start",
+    link: 'acts on a dependency link, on which metabench has no fault proxy',
+    cache: "flushes the built-in lab's cache",
+    provider: "switches the built-in lab's LLM provider",
+  };
+  return `a ${kind} trigger ${what[acts] ?? `acts on ${acts}`}: a system given by its url takes load triggers (load-spike) and commands (kind: command, with apply and undo)`;
+}
 
 /** An experiment as validated: units already in ms, req/s and fractions. */
 export type Experiment = z.output<typeof experimentSchema>;

@@ -48,7 +48,7 @@ test('--scale multiplies every duration of the schedule and the recovery criteri
   assert.deepEqual(p.recovery, { within: 5, tolerance: 0.15, windowMs: 1000, holdMs: 2000 });
   assert.ok(Math.abs(p.ratePerS - 280) < 1e-9);
   assert.equal(p.experiment.client.timeout, 500);
-  assert.equal(p.experiment.lab.api.work.mean, 20);
+  assert.equal(p.experiment.lab!.api.work.mean, 20);
 });
 
 test('repetitions get distinct, reproducible seeds; run 1 keeps the declared seed', () => {
@@ -266,7 +266,7 @@ test('client.balance and retry.otherReplica are accepted with the one api replic
   );
   // No lab.api.replicas: one replica, and nothing invented for the lab.
   assert.equal(apiReplicas(e), 1);
-  assert.equal('replicas' in e.lab.api, false);
+  assert.equal('replicas' in e.lab!.api, false);
   const m = clientModel(e.client, apiReplicas(e));
   assert.equal(m.replicas, 1);
   assert.equal(m.balance, 'least-latency');

@@ -50,7 +50,9 @@ export function originLifeMs(e: Experiment): number {
 /** Every non-scaling time constant the experiment has, the analysis's included. */
 export function timeConstants(e: Experiment): TimeConstant[] {
   const c = e.client;
-  const api = e.lab.api;
+  // Your own system (system:) declares none of its own: only the client's and the analysis's.
+  const lab = e.lab;
+  const api = lab?.api;
   const out: TimeConstant[] = [{ name: 'client timeout', ms: c.timeout, from: 'client.timeout' }];
   if (c.deadline !== undefined)
     out.push({ name: 'client deadline', ms: c.deadline, from: 'client.deadline' });
@@ -77,22 +79,22 @@ export function timeConstants(e: Experiment): TimeConstant[] {
     out.push({ name: 'throttle window', ms: c.throttle.window, from: 'client.throttle.window' });
   if (c.abandon)
     out.push({ name: 'mean patience', ms: c.abandon.patience.mean, from: 'client.abandon.patience.mean' });
-  if (api.requestTimeout !== undefined)
+  if (api?.requestTimeout !== undefined)
     out.push({ name: 'api request timeout', ms: api.requestTimeout, from: 'lab.api.requestTimeout' });
-  if (api.shed?.policy === 'queue-time')
+  if (api?.shed?.policy === 'queue-time')
     out.push({ name: 'shed queue-time limit', ms: api.shed.limit, from: 'lab.api.shed.limit' });
-  if (api.shed?.policy === 'codel')
+  if (api?.shed?.policy === 'codel')
     out.push({ name: 'CoDel interval', ms: api.shed.interval, from: 'lab.api.shed.interval' });
-  if (e.lab.cache) out.push({ name: 'cache TTL', ms: e.lab.cache.ttl, from: 'lab.cache.ttl' });
-  if (e.lab.db)
+  if (lab?.cache) out.push({ name: 'cache TTL', ms: lab.cache.ttl, from: 'lab.cache.ttl' });
+  if (lab?.db)
     out.push({
       name: 'database pool reconnect interval',
       ms: PG_RECONNECT_MS,
       from: 'services/api/dbPool.ts PG_RECONNECT_MS',
     });
-  if (e.lab.llm) {
-    out.push({ name: 'provider timeout', ms: e.lab.llm.timeout, from: 'lab.llm.timeout' });
-    out.push({ name: 'provider backoff cap', ms: e.lab.llm.retry.cap, from: 'lab.llm.retry.cap' });
+  if (lab?.llm) {
+    out.push({ name: 'provider timeout', ms: lab.llm.timeout, from: 'lab.llm.timeout' });
+    out.push({ name: 'provider backoff cap', ms: lab.llm.retry.cap, from: 'lab.llm.retry.cap' });
   }
   out.push({ name: 'goodput bucket', ms: GOODPUT_BUCKET_MS, from: 'the analysis (whole-second buckets)' });
   out.push({

@@ -123,5 +123,5 @@ function recordedCapacity(runDir: string): PlannedCapacity | undefined {
   const file = join(runDir, 'manifest.json');
   if (!existsSync(file)) return undefined;
   const c = (JSON.parse(readFileSync(file, 'utf8')) as { capacity?: PlannedCapacity }).capacity;
-  return c && c.usedPerS > 0 ? c : undefined;
+  return c && c.usedPerS !== null && c.usedPerS > 0 ? c : undefined;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
@@ -110,4 +110,53 @@ test('a worker thread keeps a journal of its own beside the main thread’s: nei
   assert.deepEqual(whats, ['worker thread', 'main thread']);
   main.clear('a');
   assert.deepEqual(readdirSync(dir), [`${process.pid}-thread${tid}.json`], 'the worker’s entry is kept');
+});
+
+test('a command trigger’s undo is journaled as a shell recipe: after a SIGKILL the next command runs it, in the directory the run used', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-journal-shell-'));
+  const work = mkdtempSync(join(tmpdir(), 'metabench-shell-cwd-'));
+  const journalUrl = new URL('./journal.js', import.meta.url).href;
+  const kindUrl = new URL('./kinds/command.js', import.meta.url).href;
+  // An orchestrator that journals and applies a command trigger, then is killed mid-run.
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { Journal } = await import(${JSON.stringify(journalUrl)});
+       const { command } = await import(${JSON.stringify(kindUrl)});
+       const t = command.create({ kind: 'command', apply: 'echo on > fault', undo: 'rm fault && echo undone > log', duration: 1000 }, 'x');
+       const j = new Journal(${JSON.stringify(dir)});
+       j.record({ id: 'f', appliedAt: new Date().toISOString(), undo: t.undoRecipe(undefined) });
+       await t.apply(undefined);
+       process.stdout.write('applied\\n');
+       setInterval(() => undefined, 1000);`,
+    ],
+    { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [first] = (await once(child.stdout!, 'data')) as [Buffer];
+  assert.equal(first.toString().trim(), 'applied');
+  assert.ok(existsSync(join(work, 'fault')), 'the apply command ran in the run’s directory');
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+  const said = recoverOrphanedFaults(dir);
+  assert.equal(said.length, 1);
+  assert.match(said[0]!, /^command `echo on > fault`: ran `rm fault && echo undone > log` in /);
+  assert.ok(!existsSync(join(work, 'fault')), 'the fault is undone');
+  assert.equal(readFileSync(join(work, 'log'), 'utf8'), 'undone\n');
+  assert.deepEqual(readdirSync(dir), []);
+});
+
+test('a shell undo that fails says how, with its output', () => {
+  const dir = orphanJournal([
+    {
+      id: 'f',
+      undo: { kind: 'shell', command: 'echo nope >&2; exit 3', cwd: tmpdir(), what: 'command `x`' },
+    },
+  ]);
+  const said = recoverOrphanedFaults(dir);
+  assert.match(
+    said[0]!,
+    /^command `x`: could not undo \(`echo nope >&2; exit 3` exited with status 3: nope\)$/,
+  );
 });

@@ -17,6 +17,7 @@ import { threadId } from 'node:worker_threads';
 import type { UndoRecipe } from '../lab/Lab.js';
 import { isAlive, processStartTicks } from '../lab/proc/procStat.js';
 import { undoRunner } from '../lab/RuntimePlugin.js';
+import { runCommandSync } from './shellCommand.js';
 
 /**
  * The fault journal: every applied fault is written (and fsynced) here *before* it is
@@ -130,6 +131,9 @@ export function runUndo(undo: UndoRecipe): string {
       rmSync(path, { recursive: true, force: true });
       return `${undo.what}: removed ${path}`;
     }
+    case 'shell':
+      runCommandSync(undo.command, undo.cwd);
+      return `${undo.what}: ran \`${undo.command}\` in ${undo.cwd}`;
     case 'docker': {
       // Only the docker runtime knows its engine; the composition root registered it.
       const run = undoRunner('docker');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TriggerFields, TriggerKindDef } from './kind.js';
 import { bandwidth } from './kinds/bandwidth.js';
+import { command } from './kinds/command.js';
 import { flushCache } from './kinds/flushCache.js';
 import { kill } from './kinds/kill.js';
 import { latency } from './kinds/latency.js';
@@ -32,6 +33,7 @@ export const BUILTIN_TRIGGERS = [
   loadSpike,
   flushCache,
   providerOutage,
+  command,
 ] as const;
 
 type Builtin = (typeof BUILTIN_TRIGGERS)[number];

@@ -86,7 +86,7 @@ test(
   { skip },
   async () => {
     const e = parseExperiment(LAB, 'pinning.yaml');
-    const lab = runtimePlugin('local').lab!({ ...e, lab: { api: e.lab.api } }, { seed: 1, pin: false });
+    const lab = runtimePlugin('local').lab!({ ...e, lab: { api: e.lab!.api } }, { seed: 1, pin: false });
     try {
       await lab.up();
       assert.deepEqual(lab.pinning, { applied: false, reason: '--no-pin' });
@@ -106,7 +106,7 @@ test(
     const e = parseExperiment(LAB, 'pinning.yaml');
     // Two replicas from port 65535 would go past the last port: up() refuses after pinning.
     const lab = runtimePlugin('local').lab!(
-      { ...e, lab: { api: { ...e.lab.api, replicas: 2 } } } as typeof e,
+      { ...e, lab: { api: { ...e.lab!.api, replicas: 2 } } } as typeof e,
       { seed: 1, pin: true },
     );
     (lab as unknown as { cfg: { apiPort: number } }).cfg.apiPort = 65535;

@@ -3,15 +3,18 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  startReference,
-  type ReferenceOptions,
-  type ReferenceServer,
-} from '../../orchestrator/lab/local/reference.js';
-import { parsePrometheusText, type Samples } from '../../orchestrator/scrape/prometheusText.js';
-import { runLoad, type LoadOptions, type LoadReport } from '../../orchestrator/loadtest/runLoad.js';
+import { startReference, type ReferenceOptions } from '../../orchestrator/lab/local/reference.js';
+import { runLoad } from '../../orchestrator/loadtest/runLoad.js';
 import { processTree } from '../../orchestrator/lab/proc/procUsage.js';
 import { processState } from '../helpers/procState.js';
+import {
+  assertAtRest,
+  describeCapacity,
+  measureCapacity,
+  scrape,
+  SERIES,
+  within10,
+} from '../helpers/referenceCapacity.js';
 
 /**
  * The three reference labs (issue 34, point 3) as real processes on loopback: each starts,
@@ -25,93 +28,12 @@ import { processState } from '../helpers/procState.js';
 const C = 8;
 const WORK_MS = 200;
 const PREDICTED = C / (WORK_MS / 1000);
-const SERIES = [
-  'api_requests_received_total',
-  'api_requests_completed_total',
-  'api_queue_depth',
-  'api_busy_workers',
-] as const;
-
-async function scrape(s: ReferenceServer): Promise<Samples> {
-  return parsePrometheusText(await s.scrapeText(2000));
-}
 
 /** Running or stopped, not ended: a zombie whose parent was gone is reaped by init, or not, in a container. */
 const alive = (pid: number): boolean => {
   const state = processState(pid);
   return state !== null && state !== 'Z';
 };
-
-interface Capacity {
-  /** Completions per second between two scrapes while the pool was saturated (server side). */
-  readonly serverPerS: number;
-  /**
-   * Origins that succeeded / (sending time + the longest response time): the client's
-   * rougher view (it takes the slowest response for the last), reported, not asserted.
-   */
-  readonly clientPerS: number;
-  readonly load: LoadReport;
-  readonly maxQueue: number;
-  readonly maxBusy: number;
-  readonly received: number;
-}
-
-/**
- * Offers 1.5 × the predicted capacity for `durationMs` (constant arrivals, no retries, a
- * timeout long enough that every request is served): the pool is saturated from the first
- * second, so what it completes per second is its capacity. The server's completed counter
- * is read at 2 s and at the end of sending.
- */
-async function measureCapacity(s: ReferenceServer, durationMs = 8000): Promise<Capacity> {
-  const loadAt = (ratePerS: number, ms: number): LoadOptions => ({
-    url: s.url,
-    ratePerS,
-    durationMs: ms,
-    arrival: 'constant',
-    timeoutMs: 30_000,
-    retry: 'none',
-    maxAttempts: 1,
-    seed: 34,
-    connections: 1024,
-  });
-  // Warm the server first at half its capacity (a JVM compiles its hot code in its first
-  // seconds; on a busy machine that costs the pool's threads CPU), as calibrate's steps settle.
-  await runLoad({ ...loadAt(0.5 * PREDICTED, 3000), warmUp: false });
-  const before = await scrape(s);
-  let maxQueue = 0;
-  let maxBusy = 0;
-  const marks: { t: number; completed: number }[] = [];
-  const done = { v: false };
-  const t0 = performance.now() + 1200; // runLoad warms up for 1.2 s against its own sink first
-  const poll = (async () => {
-    while (!done.v) {
-      const m = await scrape(s).catch(() => undefined);
-      if (m) {
-        const t = performance.now() - t0;
-        maxQueue = Math.max(maxQueue, m.get('api_queue_depth') ?? 0);
-        maxBusy = Math.max(maxBusy, m.get('api_busy_workers') ?? 0);
-        if (t >= 2000 && t <= durationMs)
-          marks.push({ t, completed: m.get('api_requests_completed_total')! });
-      }
-      await sleep(250);
-    }
-  })();
-  const load = await runLoad(loadAt(1.5 * PREDICTED, durationMs));
-  done.v = true;
-  await poll;
-  const after = await scrape(s);
-  assert.ok(marks.length >= 2, `scrapes while saturated: ${marks.length}`);
-  const first = marks[0]!;
-  const last = marks[marks.length - 1]!;
-  const serverPerS = (last.completed - first.completed) / ((last.t - first.t) / 1000);
-  // FIFO queues: the last origin intended is about the last completed, at sending's end plus its response time.
-  const clientPerS = (load.success * load.requests) / (load.durationS + load.response.max! / 1000);
-  const received = after.get('api_requests_received_total')! - before.get('api_requests_received_total')!;
-  return { serverPerS, clientPerS, load, maxQueue, maxBusy, received };
-}
-
-const within10 = (measured: number, predicted: number): boolean =>
-  Math.abs(measured - predicted) / predicted <= 0.1;
 
 for (const kind of ['php-fpm', 'gunicorn', 'jvm'] as const) {
   test(
@@ -135,12 +57,8 @@ for (const kind of ['php-fpm', 'gunicorn', 'jvm'] as const) {
         const m = await scrape(s);
         for (const name of SERIES) assert.ok(m.has(name), `${kind} exports ${name}`);
 
-        const cap = await measureCapacity(s);
-        console.log(
-          `${kind}: predicted ${PREDICTED}/s, measured ${cap.serverPerS.toFixed(1)}/s server-side, ` +
-            `${cap.clientPerS.toFixed(1)}/s client-side (${cap.load.requests} requests, success ${cap.load.success}, ` +
-            `response max ${cap.load.response.max} ms, queue up to ${cap.maxQueue}, busy up to ${cap.maxBusy})`,
-        );
+        const cap = await measureCapacity(s, PREDICTED);
+        console.log(describeCapacity(kind, PREDICTED, cap));
         assert.equal(cap.load.success, 1, `every request served (errors ${JSON.stringify(cap.load.errors)})`);
         assert.ok(
           within10(cap.serverPerS, PREDICTED),
@@ -150,20 +68,7 @@ for (const kind of ['php-fpm', 'gunicorn', 'jvm'] as const) {
         assert.equal(cap.maxBusy, C, `busy workers reached c`);
         assert.ok(cap.maxQueue > C, `queue depth rose (${cap.maxQueue})`);
         assert.equal(cap.received, cap.load.requests, 'received counts each request once');
-        // At rest again: nothing busy or waiting (php-fpm's queue is sampled by its master
-        // about once a second, so it is read until it settles), and all received completed.
-        let end = await scrape(s);
-        for (let i = 0; i < 20 && end.get('api_queue_depth') !== 0; i++) {
-          await sleep(200);
-          end = await scrape(s);
-        }
-        assert.equal(end.get('api_queue_depth'), 0);
-        assert.equal(end.get('api_busy_workers'), 0);
-        assert.equal(
-          end.get('api_requests_completed_total'),
-          end.get('api_requests_received_total'),
-          'all received requests completed',
-        );
+        await assertAtRest(s, kind);
       } finally {
         await s.stop();
       }

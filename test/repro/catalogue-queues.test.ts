@@ -55,7 +55,7 @@ describe('reproduction suite: the catalogue, queues and load', () => {
     // returns a little before the queue is empty (once waits fall under the 1 s timeout),
     // and the api serves less than nominal on a shared machine (a longer drain): at least
     // half the nominal drain time.
-    const mu = s.capacity.usedPerS ?? s.capacity.nominalPerS;
+    const mu = (s.capacity.usedPerS ?? s.capacity.nominalPerS)!;
     const drainS = ((4 * base - mu) * (t.endS - t.startS)) / (mu - base);
     assert.ok(
       s.recoveryTimeS! >= 0.5 * drainS,

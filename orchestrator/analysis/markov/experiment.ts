@@ -3,6 +3,7 @@ import { meanWorkMs } from '../../spec/plan.js';
 import { triesPerOrigin } from '../../spec/originRules.js';
 import { apiReplicaCount } from '../../spec/sections/lab.js';
 import { METAFOR_ALPHA, readChain, type ChainReading, type RetryChainParams } from './retryChain.js';
+import { builtinLab } from '../../spec/builtinLab.js';
 
 /**
  * The retry CTMC of an experiment's api (one replica; N replicas are N copies at λ/N, as in
@@ -41,7 +42,7 @@ export function orbitWaitS(e: Experiment): number {
 }
 
 export function chainParamsOf(e: Experiment, arrivalPerS: number, k: ChainKnobs = {}): RetryChainParams {
-  const api = e.lab.api;
+  const api = builtinLab(e, 'the retry chain').api;
   const c = api.workers;
   const mu = 1000 / meanWorkMs(e);
   const tau = e.client.timeout / 1000;
@@ -92,7 +93,7 @@ export function ctmcCurve(
   const points = ratesPerS.map((r) => ({
     offeredPerS: r,
     ...readChain(
-      { ...params, arrivalPerS: r / apiReplicaCount(e.lab.api) },
+      { ...params, arrivalPerS: r / apiReplicaCount(builtinLab(e, 'the retry chain').api) },
       {
         ...(o.withinS ? { withinS: o.withinS } : {}),
         ...(o.fromJobs !== undefined ? { fromJobs: o.fromJobs } : {}),

@@ -120,7 +120,7 @@ export function calibrationTables(name: string, c: CalibrationResult): TexTable[
       'Reference p99 (lowest step)',
       c.referenceP99Ms === null ? '--' : si(c.referenceP99Ms, '\\milli\\second'),
     ],
-    ['Nominal capacity', perS(c.nominalCapacityPerS)],
+    ['Nominal capacity', c.nominalCapacityPerS === null ? '--' : perS(c.nominalCapacityPerS)],
   );
   if (c.peakGoodput)
     rows.push(
@@ -172,7 +172,7 @@ export function calibrationMethodsTex(f: CalibrationFolder): string {
         : 'and no overload probe (no saturation point).'),
     `\\paragraph{Client.} The step test measures the lab against the load offered to it, so its client (${tex(describeClient(plan.client))}) replaced the experiment's (${tex(describeClient(m.experiment.client))}).`,
     `\\paragraph{Saturation rule.} A step was sustained when its goodput was at least ${exact((1 - c.rule.tolerance) * 100, '\\percent')} of the rate it offered and its p99 at most ${c.rule.latencyFactor} times the p99 of the lowest step (${c.referenceP99Ms === null ? 'not measured' : si(c.referenceP99Ms, '\\milli\\second')}), both over the step after its settling time. The saturation point, the capacity, is the highest sustained step with no sustained step above it. Here: ${tex(c.reason)}.`,
-    `\\paragraph{Seed and scale.} The seed was ${m.seed}; the step lengths above are as scaled by ${+m.scale.toFixed(6)}. The lab's nominal capacity (api workers over the mean work) was ${perS(c.nominalCapacityPerS)}.`,
+    `\\paragraph{Seed and scale.} The seed was ${m.seed}; the step lengths above are as scaled by ${+m.scale.toFixed(6)}.${c.nominalCapacityPerS === null ? ' The system under test was your own (system:): it has no nominal capacity.' : ` The lab's nominal capacity (api workers over the mean work) was ${perS(c.nominalCapacityPerS)}.`}`,
   ];
   return `${paragraphs.join('\n\n')}\n`;
 }

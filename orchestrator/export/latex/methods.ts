@@ -5,6 +5,7 @@ import { describeTrigger } from '../../spec/sections/schedule.js';
 import type { TriggerSpec } from '../../spec/sections/schedule.js';
 import type { RunManifest } from '../manifest.js';
 import type { Experiment } from '../../spec/schema.js';
+import { describeSystem, type SystemSection } from '../../spec/sections/system.js';
 import { duration, exact, si, tex } from './tex.js';
 
 /**
@@ -58,8 +59,14 @@ export function machineParagraph(m: Provenance, what: string): string {
   }, with metabench ${tex(m.metabench)}${m.gitRevision ? ` (git revision \\texttt{${tex(m.gitRevision.slice(0, 12))}}${m.gitRevision.endsWith('-dirty') ? ', with uncommitted changes' : ''})` : ''}. The lab ran ${RUNTIMES[m.runtime] ?? `in runtime \\texttt{${tex(m.runtime)}}`}.`;
 }
 
+/** A system metabench did not write: where the load went and where its server-side figures came from. */
+function systemParagraph(s: SystemSection): string {
+  return `\\paragraph{System.} The service under test was ${tex(describeSystem(s))}; metabench knows neither its workers nor its work.`;
+}
+
 /** The lab as the resolved experiment declares it, and the components the runtime started. */
 export function labParagraph(e: Experiment, topology: RunManifest['topology']): string {
+  if (!e.lab) return systemParagraph(e.system!);
   const api = e.lab.api;
   const work = `${api.work.dist} service times with mean ${duration(api.work.mean)}${api.work.sigma !== undefined ? ` (log-space $\\sigma = ${api.work.sigma}$)` : ''}`;
   const apiExtra = settings(api as unknown as Record<string, unknown>, [
@@ -99,7 +106,7 @@ export function methodsTex(m: RunManifest, runs: number): string {
       (plan.ratePerS !== null && plan.ratePerS !== undefined
         ? ` The offered rate was ${exact(plan.ratePerS, '\\per\\second')}.`
         : '') +
-      (usesPercent
+      (usesPercent && c.usedPerS !== null
         ? ` Capacity, against which the percentage is taken, was ${exact(c.usedPerS, '\\per\\second')} (${tex(c.from)}).`
         : ''),
   );

@@ -14,6 +14,15 @@ export function refuseDockerReplicas(
   file: string | undefined,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): void {
+  if (!e.lab)
+    throw new SpecError([
+      {
+        file: file ?? `experiment ${e.name}`,
+        path: 'system',
+        message:
+          "your own system (system:) runs on the local runtime: the Docker runtimes run the built-in lab's compose file",
+      },
+    ]);
   const n = apiReplicaCount(e.lab.api);
   if (n <= 1) return;
   const base = Number(env.METABENCH_API_PORT || 8080);

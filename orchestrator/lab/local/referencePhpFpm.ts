@@ -12,6 +12,7 @@ import {
   spawnGuarded,
   stopGuarded,
   waitHealthy,
+  waitListening,
   writeTemplate,
 } from './referenceProcess.js';
 import { predictedCapacityPerS, type ReferenceOptions, type ReferenceServer } from './referenceServer.js';
@@ -42,6 +43,7 @@ export async function startPhpFpm(o: ReferenceOptions): Promise<ReferenceServer>
     const fields = {
       dir,
       host: HOST,
+      listenHost: HOST,
       port,
       fpmPort,
       workers: o.workers,
@@ -59,6 +61,7 @@ export async function startPhpFpm(o: ReferenceOptions): Promise<ReferenceServer>
         removeDir: dir,
       }),
     );
+    await waitListening('php-fpm', HOST, fpmPort, started);
     started.push(spawnGuarded('nginx', nginx, ['-e', 'stderr', '-p', dir, '-c', nginxConf], { log }));
     const url = `http://${HOST}:${port}`;
     await waitHealthy('nginx and php-fpm', `${url}/health`, started);

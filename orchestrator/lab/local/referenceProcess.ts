@@ -153,6 +153,62 @@ export async function waitHealthy(
 }
 
 /**
+ * Whether a TCP socket listens on `host:port` (IPv4), as the kernel lists it in /proc/net/tcp:
+ * found without connecting, since a connection would be one of the server's requests
+ * (php-fpm counts it in its accepted connections).
+ */
+export function listening(host: string, port: number, table = '/proc/net/tcp'): boolean {
+  const hex = (n: number, width: number) => n.toString(16).toUpperCase().padStart(width, '0');
+  // The address as the kernel prints it: the IPv4 bytes in host order (little-endian here), then the port.
+  const addr = `${hex(
+    host
+      .split('.')
+      .reverse()
+      .reduce((acc, b) => acc * 256 + Number(b), 0),
+    8,
+  )}:${hex(port, 4)}`;
+  let text: string;
+  try {
+    text = readFileSync(table, 'utf8');
+  } catch {
+    return false;
+  }
+  return text.split('\n').some((line) => {
+    const f = line.trim().split(/\s+/);
+    return f[1] === addr && f[3] === '0A'; // 0A: LISTEN
+  });
+}
+
+/**
+ * Waits until a server listens on `host:port` (without connecting: see listening); a
+ * preflight error if a child exits first or the time runs out. nginx is started only once
+ * php-fpm listens: a request it forwarded before that would be a 502 that nginx counted as
+ * received and the pool never completed (a health check's, while it waited).
+ */
+export async function waitListening(
+  what: string,
+  host: string,
+  port: number,
+  children: readonly { child: ChildProcess; tail: () => string }[],
+): Promise<void> {
+  const until = performance.now() + READY_TIMEOUT_MS;
+  while (performance.now() < until) {
+    for (const c of children)
+      if (c.child.exitCode !== null || c.child.signalCode !== null)
+        throw new BenchError(
+          'E_LAB_PREFLIGHT',
+          `${what} exited while starting (code ${c.child.exitCode}); its last output:\n${c.tail() || '(none)'}`,
+        );
+    if (listening(host, port)) return;
+    await sleep(50);
+  }
+  throw new BenchError(
+    'E_LAB_PREFLIGHT',
+    `${what} did not listen on ${host}:${port} within ${READY_TIMEOUT_MS / 1000} s`,
+  );
+}
+
+/**
  * Stops a guarded server: SIGCONT (it may be paused) and SIGTERM to the guard, which
  * passes it on; after `graceMs`, SIGKILL to whatever is left of the tree.
  */

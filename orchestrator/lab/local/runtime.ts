@@ -3,6 +3,7 @@ import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
 import { LocalLab } from './LocalLab.js';
+import { SystemLab } from './SystemLab.js';
 
 /** The local runtime: the lab as child processes on loopback. */
 export const localRuntime: RuntimePlugin = {
@@ -14,7 +15,15 @@ export const localRuntime: RuntimePlugin = {
     compose: false,
     labOnThisMachine: true,
   },
-  lab: (e, o) => new LocalLab(localLabConfig(e, o)),
+  // Your own system, or the built-in lab.
+  lab: (e, o) =>
+    e.system
+      ? new SystemLab(e.system, {
+          seed: o.seed,
+          logFile: o.logFile,
+          onProcessesChanged: o.onProcessesChanged,
+        })
+      : new LocalLab(localLabConfig(e, o)),
   run: (plan, dir, o) =>
     realRuntime(plan, () =>
       localRuntime.lab!(plan.experiment, {

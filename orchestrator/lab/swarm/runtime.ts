@@ -5,6 +5,7 @@ import type { RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
 import { refuseDockerReplicas } from '../engine/refuse.js';
 import { SwarmLab } from './SwarmLab.js';
+import { builtinLab } from '../../spec/builtinLab.js';
 
 /**
  * The swarm runtime: the docker lab deployed as a Docker Swarm stack (the stack is named as
@@ -24,7 +25,7 @@ export const swarmRuntime: RuntimePlugin = {
     new SwarmLab({
       ...localLabConfig(e, o),
       compose: o.docker ?? { project: DEFAULT_PROJECT },
-      placement: e.lab.placement,
+      placement: builtinLab(e, 'the swarm runtime').placement,
     }),
   run: (plan, dir, o) => {
     const rt = realRuntime(plan, () =>

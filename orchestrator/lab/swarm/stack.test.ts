@@ -193,7 +193,7 @@ recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
     yaml(`{ ${PLACEMENT_ROLES.map((r) => `${r}: ['node.labels.${r} == yes']`).join(', ')} }`),
     'p.yaml',
   );
-  assert.deepEqual(Object.keys(ok.lab.placement ?? {}), [...PLACEMENT_ROLES]);
+  assert.deepEqual(Object.keys(ok.lab!.placement ?? {}), [...PLACEMENT_ROLES]);
   assert.throws(
     () => parseExperiment(yaml(`{ api: ['role=api'] }`), 'p.yaml'),
     (e: Error) =>
