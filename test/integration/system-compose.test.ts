@@ -11,7 +11,7 @@ import { LinkClient } from '../../orchestrator/lab/links.js';
 import { Journal, runUndo } from '../../orchestrator/trigger/journal.js';
 import { toxicTrigger } from '../../orchestrator/trigger/link.js';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
-import { REPO, tempDir } from '../helpers/cli.js';
+import { REPO, runCli, tempDir } from '../helpers/cli.js';
 import { watchComposeEvents } from '../helpers/dockerEvents.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
 
@@ -62,9 +62,9 @@ async function times(url: string, n: number): Promise<number[]> {
 
 const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)]!;
 
-/** What is left of the project on the engine: containers, networks, volumes. */
-function leftovers(): string[] {
-  const label = `label=com.docker.compose.project=${PROJECT}`;
+/** What is left of a compose project on the engine: containers, networks, volumes. */
+function leftovers(project = PROJECT): string[] {
+  const label = `label=com.docker.compose.project=${project}`;
   const ls = (args: string[]): string[] =>
     spawnSync('docker', args, { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
   return [
@@ -163,4 +163,46 @@ test('system.compose: a fault proxy on the named link, a latency toxic and a pau
     await lab.down();
   }
   assert.deepEqual(leftovers(), [], 'nothing of the project is left');
+});
+
+test('system.compose: an experiment on the compose file runs on --runtime docker to a verdict, and removes its project', async (t) => {
+  const docker = dockerClient();
+  const why = await whyNot(docker);
+  if (why) {
+    t.diagnostic(`skipped: ${why}`);
+    t.skip(why);
+    return;
+  }
+  // test/fixtures/system-compose/experiment.yaml: a load spike on front (its own project, metabench-syscompose-run).
+  const out = tempDir('syscompose-run');
+  const r = await runCli(
+    [
+      'run',
+      join('test', 'fixtures', 'system-compose', 'experiment.yaml'),
+      '--runtime',
+      'docker',
+      '--env-file',
+      OFFLINE_ENV_FILE,
+      '--out',
+      out,
+    ],
+    { SYSTEM_COMPOSE_NODE_IMAGE: NODE_IMAGE },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+    runtime: string;
+    validity: { valid: boolean };
+    outcome: string;
+    warnings: string[];
+  };
+  t.diagnostic(`outcome ${summary.outcome}, valid ${summary.validity.valid}`);
+  assert.equal(summary.runtime, 'docker');
+  // A verdict (exit 0 says the run was valid): the spike stays under front's capacity, so it recovers.
+  assert.equal(summary.validity.valid, true);
+  assert.equal(summary.outcome, 'recovered');
+  assert.ok(summary.warnings.some((w) => /client-side only/.test(w)));
+  const log = readFileSync(join(out, 'run-1', 'lab.log'), 'utf8');
+  assert.match(log, /compose up .*compose\.yml as project metabench-syscompose-run/);
+  assert.match(log, /compose down -v: project metabench-syscompose-run removed/);
+  assert.deepEqual(leftovers('metabench-syscompose-run'), [], 'nothing of the project is left');
 });
