@@ -57,7 +57,8 @@ build() {
   local members=(-C "$PWD/$OFF" "$file")
   for m in "$@"; do members+=(-C "$(cd "${m%%:*}" && pwd)" "${m#*:}"); done
   say "build $tag"
-  tar -cf - "${members[@]}" | "${NICE[@]}" docker build --network host "${CACHE[@]}" -q -t "$tag" -f "$file" "${args[@]}" - >/dev/null
+  # --force-rm: a step that fails leaves no container behind (the legacy builder keeps it otherwise).
+  tar -cf - "${members[@]}" | "${NICE[@]}" docker build --network host --force-rm "${CACHE[@]}" -q -t "$tag" -f "$file" "${args[@]}" - >/dev/null
 }
 
 command -v docker >/dev/null || { echo "docker is not installed" >&2; exit 4; }
@@ -93,7 +94,7 @@ have "$DEPS_IMAGE" ||
   build "$DEPS_IMAGE" deps.Dockerfile --build-arg "NODE_IMAGE=$NODE_IMAGE" -- "$(dirname "$modules"):node_modules"
 say "build $API_IMAGE from docker/api/Dockerfile"
 t1=$(date +%s)
-"${NICE[@]}" docker build --network none "${CACHE[@]}" -q -t "$API_IMAGE" -f docker/api/Dockerfile \
+"${NICE[@]}" docker build --network none --force-rm "${CACHE[@]}" -q -t "$API_IMAGE" -f docker/api/Dockerfile \
   --build-arg "BASE_IMAGE=$NODE_IMAGE" --build-arg "BUILD_IMAGE=$DEPS_IMAGE" . >/dev/null
 say "api image built in $(( $(date +%s) - t1 )) s"
 # The stand-in for Toxiproxy is built on the api image (the layer cache keeps it while the api is unchanged).

@@ -33,6 +33,21 @@ export function simRefusals(e: Experiment): SimRefusal[] {
           'it declares its own system (system:), whose work metabench does not know: the simulation models the built-in lab only',
       },
     ];
+  // PHP-FPM behind nginx is a fixed FIFO pool of constant work whose queue nginx holds
+  // (its connections, then FPM's listen queue): the simulated api is one. Not gunicorn's
+  // queue, nor the JVM's heap.
+  if (e.lab.api.server === 'gunicorn')
+    out.push({
+      path: 'lab.api.server',
+      message:
+        "its api is gunicorn, whose queue is the kernel's accept queue: bounded by the listen backlog (4096, and net.core.somaxconn), beyond which a connection's SYN is dropped and retried by the client's kernel, neither queued nor refused; the simulated api's queue has no such bound (measured: a retry storm holds it at its bound, the server receiving under its capacity)",
+    });
+  if (e.lab.api.server === 'jvm')
+    out.push({
+      path: 'lab.api.server',
+      message:
+        "its api is the JVM server, whose service slows with the garbage collector's work (the live heap grows with the queue): the simulated api has no heap, so a simulation would leave out the mechanism the result rests on",
+    });
   if (e.lab.llm)
     out.push({
       path: 'lab.llm',

@@ -12,6 +12,8 @@ import { parseYamlFile } from '../foundation/yamlFile.js';
 import { formatIssue, SpecError } from '../foundation/errors.js';
 import { validateExperiment } from '../orchestrator/spec/load.js';
 import { isSweepData, loadSweep } from '../orchestrator/spec/sweep.js';
+import { firstHour, userFolder } from '../benchmarks/firstHourDocs.js';
+import { tempDir } from './helpers/cli.js';
 
 // The README is a first screen and an index; the rest lives in docs/. Text moves, so its
 // links must follow: every relative link of the documentation reaches a file, and every
@@ -190,6 +192,9 @@ test('every YAML snippet of the docs loads: a sweep or experiment as a file, a f
     .map((f) => parseYamlFile(readFileSync(join(REPO, 'experiments', f), 'utf8'), f).data);
   const problems: string[] = [];
   let checked = 0;
+  // The catalogue's folder as a user has it after the guide: with the files it asks to save
+  // (a sweep of the guide names an experiment the guide saved).
+  const folder = join(userFolder(REPO, tempDir('docs-snippets'), firstHour(REPO).saves), 'experiments');
   for (const b of fencedBlocks().filter((x) => x.lang === 'yaml' || x.lang === 'yml')) {
     const where = `${b.doc}:${b.line}`;
     if (b.text.split('\n').every((l) => /^\s*(#.*)?$/.test(l))) continue; // comments alone: an illustration
@@ -197,11 +202,14 @@ test('every YAML snippet of the docs loads: a sweep or experiment as a file, a f
     const schemaLine = b.text.split('\n').findIndex((l) => l.includes('yaml-language-server: $schema='));
     if (schemaLine > 0) problems.push(`${where}: the schema line is line ${schemaLine + 1}, not the first`);
     // Read as a file of the catalogue's folder: a sweep's `experiment:` resolves there.
-    const file = join(REPO, 'experiments', `snippet-${b.line}.yaml`);
+    const file = join(folder, `snippet-${b.line}.yaml`);
     try {
       const y = parseYamlFile(b.text, file);
       if (isSweepData(y.data)) loadSweep(y);
-      else if (['name', 'lab', 'load', 'client', 'schedule'].every((k) => k in y.data))
+      else if (
+        ['name', 'load', 'client', 'schedule'].every((k) => k in y.data) &&
+        ('lab' in y.data || 'system' in y.data)
+      )
         validateExperiment(y, [], () => {});
       else {
         // A fragment is checked inside each catalogue experiment until one takes it. What it

@@ -32,6 +32,8 @@ export interface LocalLabConfig {
   readonly cache?: LocalCacheConfig;
   /** The stub LLM provider, started by the lab and reached by the api through its `llm` link. */
   readonly llm?: LocalLlmConfig;
+  /** A reference server plays the api (lab.api.server other than builtin): the local runtime only. */
+  readonly server?: ReferenceServerConfig;
   /** Where the components' stdout/stderr go (a file in the run folder); undefined discards them. */
   readonly logFile?: string;
   /**
@@ -44,6 +46,18 @@ export interface LocalLabConfig {
    * the lab is up (local/pinning.ts); absent: pinned from 4 CPUs; true: --pin; false: --no-pin.
    */
   readonly pin?: boolean;
+}
+
+/** lab.api.server in the lab's terms: which real server, and the JVM's memory and queue. */
+export interface ReferenceServerConfig {
+  readonly kind: 'php-fpm' | 'gunicorn' | 'jvm';
+  readonly jvm?: {
+    readonly heapMb: number;
+    readonly collector: 'serial' | 'parallel' | 'g1';
+    readonly allocBytes: number;
+    /** Requests that may wait for a thread (lab.api.queueLimit); absent: unbounded. */
+    readonly queue?: number;
+  };
 }
 
 export interface LocalCacheConfig {
@@ -87,6 +101,31 @@ export function labConfig(e: Experiment, seed: number): LabConfig {
     ...apiErrorCost(lab.api),
     ...labCacheConfig(lab),
     ...labLlmConfig(lab),
+    ...labServerConfig(lab.api),
+  };
+}
+
+/** The reference server that plays the api, if the experiment names one (lab.api.server). */
+export function labServerConfig(api: NonNullable<Experiment['lab']>['api']): {
+  server?: ReferenceServerConfig;
+} {
+  const s = api.server;
+  if (s === undefined || s === 'builtin') return {};
+  const j = api.jvm;
+  return {
+    server: {
+      kind: s,
+      ...(s === 'jvm' && j
+        ? {
+            jvm: {
+              heapMb: j.heapMiB,
+              collector: j.collector,
+              allocBytes: j.holdKiB * 1024,
+              ...(api.queueLimit !== undefined ? { queue: api.queueLimit } : {}),
+            },
+          }
+        : {}),
+    },
   };
 }
 

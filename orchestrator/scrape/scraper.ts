@@ -31,6 +31,10 @@ const EXTRA_COUNTERS = {
   timed_out: 'api_timed_out_total',
   llm_calls: 'api_llm_calls_total',
   llm_attempts: 'api_llm_attempts_total',
+  // The JVM reference server (lab.api.server: jvm), from its MXBeans: GC seconds per bucket
+  // is GC time per second, the OSDI '22 mechanism's sustaining figure.
+  gc_seconds: 'jvm_gc_time_seconds_total',
+  gc_collections: 'jvm_gc_collections_total',
 } as const;
 const EXTRA_GAUGES = {
   db_pool_waiting: 'api_db_pool_waiting',
@@ -38,6 +42,7 @@ const EXTRA_GAUGES = {
   llm_streams_open: 'api_llm_streams_open',
   llm_slots_busy: 'api_llm_slots_busy',
   llm_queue_depth: 'api_llm_queue_depth',
+  heap_used_bytes: 'jvm_memory_heap_used_bytes',
 } as const;
 const LABELLED_COUNTERS = [
   { metric: 'api_rejected_total', label: 'reason', prefix: 'rejected_' },

@@ -73,6 +73,7 @@ function capacityLines(plan: RunPlan): string[] {
   const c = plan.capacity;
   const f = (x: number | null): string => (x === null ? 'unknown' : `${+x.toFixed(3)}/s`);
   const usesPercent = JSON.stringify(plan.experiment.load).includes('capacityFraction');
+  if (c.source === 'unknown') return [`  capacity: ${c.from}`];
   return [
     `  capacity: ${f(c.nominalPerS)} nominal${c.measuredPerS === null ? '' : `, ${f(c.measuredPerS)} measured`}; ${f(c.usedPerS)} used for % capacity${usesPercent ? '' : ' (no rate here is written as % capacity)'}`,
     `    from: ${c.from}`,

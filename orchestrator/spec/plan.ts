@@ -147,7 +147,7 @@ export function planCapacity(
       measuredPerS: null,
       usedPerS: null,
       source: 'unknown',
-      from: `unknown: your own system has no calibration on this machine (${nominalWhy}); every rate is absolute`,
+      from: `unknown: your own system (system:) has no calibration on this machine; every rate is absolute`,
       calibration: null,
     };
   }

@@ -6,11 +6,12 @@ import { hypothesis } from './sections/hypothesis.js';
 import { apiReplicaCount, lab } from './sections/lab.js';
 import { parseTarget, replicaOutOfRange } from '../lab/target.js';
 import { load } from './sections/load.js';
-import { system } from './sections/system.js';
+import { system, systemComponents, systemLinks, type SystemSection } from './sections/system.js';
 import { recovery, schedule } from './sections/schedule.js';
 import { validity } from './sections/validity.js';
 import type { TargetClass, TriggerContext, TriggerIssue } from '../trigger/kind.js';
 import { triggerKind } from '../trigger/registry.js';
+import { LINKS } from '../trigger/kind.js';
 
 export { HYPOTHESIS_METRICS } from './sections/hypothesis.js';
 export { TRIGGER_KINDS, TRIGGER_TARGETS } from './sections/schedule.js';
@@ -62,14 +63,22 @@ export const experimentSchema = z
       e.schedule.writtenAs === 'trigger' ? ['trigger'] : ['triggers', i];
     e.schedule.triggers.forEach((t, i) => {
       const kind = triggerKind(t.kind);
+      const at = (field: string, message: string): void =>
+        ctx.addIssue({ code: 'custom', path: ['schedule', ...triggerPath(i), field], message });
       if (lab === undefined) {
-        // A system metabench did not write: only what acts on the load or runs on this machine.
-        const why = systemRefusal(kind.kind, kind.acts);
-        if (why)
-          ctx.addIssue({ code: 'custom', path: ['schedule', ...triggerPath(i), 'kind'], message: why });
+        systemTriggerIssues(e.system!, t, kind.acts).forEach((x) => at(x.field, x.message));
         return;
       }
+      // The built-in lab's components and links, and why another name is none of them.
       const target = 'target' in t ? parseTarget(t.target) : undefined;
+      if (target && 'error' in target) return at('target', target.error);
+      if ('link' in t && !(LINKS as readonly string[]).includes(t.link)) {
+        const guess = didYouMean(t.link, LINKS);
+        return at(
+          'link',
+          `"${t.link}" is not a link of the lab: use one of ${LINKS.join(', ')}${guess ? ` (did you mean "${guess}"?)` : ''}`,
+        );
+      }
       const on = target && 'component' in target ? target.component : 'link' in t ? t.link : undefined;
       const field = kind.targetField ?? ('target' in t ? 'target' : 'link');
       // api[i] names a replica the lab runs.
@@ -132,19 +141,62 @@ export const experimentSchema = z
   });
 
 /**
- * Why a trigger of this kind cannot act on a system given by its url (undefined: it can). Such
- * a system is reached only through its load and the user's commands: metabench started none
- * of its processes and sits on none of its links.
+ * What is wrong with a trigger on your own system (empty: nothing). A system given by its url
+ * is reached only through its load and the user's commands: metabench started none of its
+ * processes and sits on none of its links. A system of processes also takes process triggers
+ * on the components it names and link toxics on the links it declares.
  */
-function systemRefusal(kind: string, acts: TargetClass): string | undefined {
-  if (acts === 'load' || acts === 'host') return undefined;
-  const what: Partial<Record<TargetClass, string>> = {
-    process: "acts on a component's process, which metabench did not start",
-    link: 'acts on a dependency link, on which metabench has no fault proxy',
-    cache: "flushes the built-in lab's cache",
-    provider: "switches the built-in lab's LLM provider",
-  };
-  return `a ${kind} trigger ${what[acts] ?? `acts on ${acts}`}: a system given by its url takes load triggers (load-spike) and commands (kind: command, with apply and undo)`;
+function systemTriggerIssues(
+  s: SystemSection,
+  t: { kind: string; target?: string; link?: string },
+  acts: TargetClass,
+): TriggerIssue[] {
+  if (acts === 'load' || acts === 'host') return [];
+  const byUrl = s.url !== undefined;
+  if (byUrl || acts === 'cache' || acts === 'provider') {
+    const what: Partial<Record<TargetClass, string>> = {
+      process: "acts on a component's process, which metabench did not start",
+      link: 'acts on a dependency link, on which metabench has no fault proxy',
+      cache: "flushes the built-in lab's cache",
+      provider: "switches the built-in lab's LLM provider",
+    };
+    return [
+      {
+        field: 'kind',
+        message: `a ${t.kind} trigger ${what[acts] ?? `acts on ${acts}`}: ${
+          byUrl
+            ? 'a system given by its url takes load triggers (load-spike) and commands (kind: command, with apply and undo)'
+            : 'your own system takes process triggers on its components, link toxics on its links, load triggers and commands'
+        }`,
+      },
+    ];
+  }
+  if (acts === 'process' && t.target !== undefined) {
+    const names = systemComponents(s);
+    if (names.includes(t.target)) return [];
+    const guess = didYouMean(t.target.replace(/\[.*$/, ''), names);
+    return [
+      {
+        field: 'target',
+        message: /\[/.test(t.target)
+          ? `${t.target}: your own system's components have no replicas; write target: ${t.target.replace(/\[.*$/, '')}`
+          : `no component "${t.target}" in ${s.compose ? `the compose file ${s.compose.file}` : 'system.processes'} (declared: ${names.join(', ')})${guess ? `; did you mean "${guess}"?` : ''}`,
+      },
+    ];
+  }
+  if (acts === 'link' && t.link !== undefined) {
+    const names = systemLinks(s);
+    if (names.includes(t.link)) return [];
+    return [
+      {
+        field: 'link',
+        message: names.length
+          ? `no link "${t.link}" in ${s.compose ? 'system.compose.links' : 'system.links'} (declared: ${names.join(', ')})`
+          : `no link "${t.link}": your own system declares no links (system.links), so metabench has no fault proxy to act through`,
+      },
+    ];
+  }
+  return [];
 }
 
 /** An experiment as validated: units already in ms, req/s and fractions. */

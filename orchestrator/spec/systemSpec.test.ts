@@ -11,6 +11,8 @@ import { planCapacity, planRun } from './plan.js';
 import { timeConstants } from './timeConstants.js';
 import { validityLimits } from '../analysis/validity.js';
 import { simRefusals } from '../../sim/refusals.js';
+import { systemUrl } from './sections/system.js';
+import { startOrder } from '../lab/local/SystemLab.js';
 
 /** An experiment on your own system: `system` as its system section's lines, `trigger` its trigger. */
 function yaml(
@@ -172,4 +174,106 @@ test('a metrics mapping names the series of each column; the unmapped stay unmap
     queueDepth: 'front_queue{pool="main"}',
     busyWorkers: undefined,
   });
+});
+
+/** A system of two processes, front depending on back through BACK_ADDR. */
+const PROCESSES = `system:
+  processes:
+    - { name: back, command: node back.js, env: { BACK_DELAY_MS: "5" }, port: 18091, health: /health }
+    - { name: front, command: node front.js, port: 18090, health: /health }
+  entry: front
+  path: /work
+  links: [{ from: front, to: back, env: BACK_ADDR }]
+`;
+
+function processes(trigger: string, system = PROCESSES): string {
+  return yaml(undefined, trigger).replace(/^system:.*\n/m, system);
+}
+
+test('system: { processes }: the entry and path make the url; process and link triggers name what it declares', () => {
+  const e = parseExperiment(processes('kind: pause, target: front, duration: 2s'), 'p.yaml');
+  assert.equal(systemUrl(e.system!), 'http://127.0.0.1:18090/work');
+  assert.deepEqual(startOrder(e.system!), ['back', 'front']);
+  parseExperiment(processes('kind: latency, link: back, latency: 100ms, duration: 2s'), 'l.yaml');
+  parseExperiment(processes('kind: kill, target: back, duration: 2s'), 'k.yaml');
+  for (const [trigger, path, why] of [
+    [
+      'kind: pause, target: api, duration: 2s',
+      'schedule.trigger.target',
+      /no component "api" in system.processes \(declared: back, front\)/,
+    ],
+    ['kind: pause, target: fornt, duration: 2s', 'schedule.trigger.target', /did you mean "front"\?/],
+    [
+      "kind: pause, target: 'front[1]', duration: 2s",
+      'schedule.trigger.target',
+      /have no replicas; write target: front/,
+    ],
+    [
+      'kind: latency, link: redis, latency: 100ms, duration: 2s',
+      'schedule.trigger.link',
+      /no link "redis" in system.links \(declared: back\)/,
+    ],
+    [
+      'kind: flush-cache, duration: 2s',
+      'schedule.trigger.kind',
+      /flushes the built-in lab's cache: your own system takes process triggers/,
+    ],
+  ] as const) {
+    const issues = specIssues(processes(trigger), 't.yaml');
+    assert.equal(issues.length, 1, trigger);
+    assert.equal(issues[0]!.path, path, trigger);
+    assert.match(issues[0]!.message, why);
+  }
+});
+
+test('the built-in lab keeps its own words for a target or a link it does not have', () => {
+  const lab = (trigger: string) => processes(trigger, LAB);
+  const t = specIssues(lab('kind: pause, target: front, duration: 2s'), 'l.yaml');
+  assert.equal(t[0]!.path, 'schedule.trigger.target');
+  assert.match(t[0]!.message, /"front" is not a target: use one of api, redis, postgres, llm/);
+  const l = specIssues(lab('kind: latency, link: redsi, latency: 1ms, duration: 2s'), 'l.yaml');
+  assert.equal(l[0]!.path, 'schedule.trigger.link');
+  assert.match(
+    l[0]!.message,
+    /"redsi" is not a link of the lab: use one of redis, postgres, llm \(did you mean "redis"\?\)/,
+  );
+});
+
+test('system.processes: names, ports, the entry and the links are checked against each other', () => {
+  const cases: [string, string, RegExp][] = [
+    [
+      PROCESSES.replace('entry: front', 'entry: api'),
+      'system.entry',
+      /no process "api" in system.processes \(declared: back, front\)/,
+    ],
+    [PROCESSES.replace('  entry: front\n', ''), 'system.entry', /name the component the load goes to/],
+    [PROCESSES.replace('port: 18090', 'port: 18091'), 'system.processes.1.port', /port 18091 is also back's/],
+    [
+      PROCESSES.replace('name: front', 'name: back')
+        .replace('entry: front', 'entry: back')
+        .replace('from: front', 'from: back'),
+      'system.processes.1.name',
+      /"back" is used twice/,
+    ],
+    [PROCESSES.replace('to: back', 'to: db'), 'system.links.0.to', /no process "db"/],
+    [
+      PROCESSES.replace(
+        '[{ from: front, to: back, env: BACK_ADDR }]',
+        '[{ from: front, to: back, env: A }, { from: back, to: front, env: B }]',
+      ),
+      'system.links',
+      /a cycle \(front -> back -> front\)/,
+    ],
+    [PROCESSES.replace('env: BACK_ADDR', 'env: 1BAD'), 'system.links.0.env', /an environment variable name/],
+    [
+      PROCESSES.replace('  path: /work\n', '  path: /work\n  url: http://127.0.0.1:1/\n'),
+      'system.processes',
+      /either url .* or processes .*, not both/,
+    ],
+  ];
+  for (const [system, path, why] of cases) {
+    const issues = specIssues(processes('kind: load-spike, factor: 2x, duration: 2s', system), 'p.yaml');
+    assert.equal(issues[0]!.path, path, system);
+    assert.match(issues[0]!.message, why);
+  }
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { duration, fraction, positiveDuration } from '../../foundation/fields.js';
-import { parseTarget, type Target } from '../lab/target.js';
+import type { Target } from '../lab/target.js';
 import type { LabSection } from '../spec/sections/lab.js';
 import type { LoadSpec } from '../spec/sections/load.js';
 import type { Trigger } from './Trigger.js';
@@ -80,29 +80,36 @@ export const timing = {
 };
 
 /**
- * A component, or one api replica `api[i]` (0-based); `api` is every replica. Whether
- * replica i exists is checked against lab.api.replicas (spec/schema.ts).
+ * A component, or one api replica `api[i]` (0-based); `api` is every replica. What it may
+ * name is the experiment's: the built-in lab's components (parseTarget says why another is
+ * refused, and replica i is checked against lab.api.replicas), or the components your own
+ * system declares (system.processes); spec/schema.ts checks it against the one declared.
  */
 export const target = z
-  // The pattern is for editors (the JSON Schema); parseTarget says why a target is refused.
   .string()
-  .meta({ pattern: '^(api|redis|postgres|llm)(\\[(0|[1-9][0-9]*)\\])?$' })
-  .transform((s, ctx): Target => {
-    const t = parseTarget(s);
-    // An issue raised in a transform stops the checks above it, which read the triggers.
-    if ('error' in t) {
-      ctx.addIssue({ code: 'custom', message: t.error });
-      return z.NEVER;
-    }
-    return s as Target;
-  });
+  .regex(
+    /^[a-z][a-z0-9_-]*(\[(0|[1-9][0-9]*)\])?$/,
+    'a component: api, redis, postgres or llm (or api[i], one api replica) in the lab; a name from system.processes in your own system',
+  )
+  .transform((s): Target => s as Target);
 
 /** The api's dependency links (each through the fault proxy), named after the dependency. */
 export const LINKS = ['redis', 'postgres', 'llm'] as const;
 
+/**
+ * A dependency link: one of LINKS in the built-in lab, or a link your own system declares
+ * (system.links); spec/schema.ts checks it against the one declared.
+ */
+export const link = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9_-]*$/,
+    'a link: redis, postgres or llm in the lab; a name from system.links in your own system',
+  );
+
 /** What a toxic on a link shares: the link, the direction, and the share of connections hit. */
 export const onLink = {
-  link: z.enum(LINKS),
+  link,
   /** downstream: the dependency's replies (the default); upstream: what the api sends */
   stream: z.enum(['downstream', 'upstream']).default('downstream'),
   /** Share of the link's connections affected (default 100%). */

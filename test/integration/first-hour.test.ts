@@ -83,7 +83,7 @@ test('every lab command of the first hour is accepted, and its dry run’s estim
   for (const c of commands.filter((x) => !simulated(x))) {
     const r = await metabench(dir, [...c.args, '--dry-run']);
     assert.equal(r.code, 0, `${c.where}: metabench ${c.args.join(' ')} --dry-run\n${r.stderr}`);
-    assert.match(r.stdout, /plan of run|points ×/, `${c.where}: the plan is printed`);
+    assert.match(r.stdout, /plan of run|points ×|step test on/, `${c.where}: the plan is printed`);
     const est = estimateS(r.stdout);
     const claim = claimedS(c.comment)!;
     assert.ok(est !== undefined, `${c.where}: the dry run prints its wall time\n${r.stdout}`);

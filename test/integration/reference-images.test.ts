@@ -104,7 +104,7 @@ async function waitHealthy(id: string, url: string): Promise<void> {
  * forward its published ports, to the lab's niceness 0, as the local runtime's servers run.
  * Why: .ci/run starts dockerd under `nice -n 19` (so image builds do not disturb the lab tests),
  * and a container's processes inherit it; on a busy machine they then get a sliver of a core
- * (measured at a load average of 14: a scrape of php-fpm's /metrics took over 2 s), and a
+ * (before this, at a load average of 14, a scrape of php-fpm's /metrics timed out at 2 s), and a
  * measurement of their capacity would measure the neighbours. Returns what it did, for the log.
  */
 async function labNiceness(id: string): Promise<string> {
@@ -154,7 +154,7 @@ test(
     }).catch((err: { stderr?: string; message: string }) =>
       assert.fail(`build-offline-images.sh: ${err.stderr ?? err.message}`),
     );
-    t.diagnostic(`images ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    console.log(`images ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     const images = parseEnvFile(readFileSync(OFFLINE_ENV_FILE, 'utf8'));
 
     try {
@@ -169,7 +169,7 @@ test(
           assert.deepEqual(config.Entrypoint, ['/usr/local/bin/reference-entrypoint.sh', kind]);
           assert.deepEqual(Object.keys(config.ExposedPorts).sort(), ['8080/tcp', '9100/tcp']);
           const size = Number(await docker('image', 'inspect', '-f', '{{.Size}}', image));
-          t.diagnostic(`${image}: ${(size / 1e6).toFixed(0)} MB`);
+          console.log(`${image}: ${(size / 1e6).toFixed(0)} MB`);
 
           // Work not declared: refused before anything starts, naming the setting.
           const refused = spawnSync('docker', ['run', '--rm', '--network', 'none', '--label', LABEL, image], {
@@ -196,7 +196,7 @@ test(
             const base = `http://127.0.0.1:${await published(id, 8080)}`;
             const metricsUrl = `http://127.0.0.1:${await published(id, 9100)}/metrics`;
             await waitHealthy(id, `${base}/health`);
-            t.diagnostic(
+            console.log(
               `${kind}: up in ${((performance.now() - started) / 1000).toFixed(1)} s; ${await labNiceness(id)}`,
             );
             const server: MeasuredServer = { url: `${base}/`, scrapeText: (ms = 800) => get(metricsUrl, ms) };
@@ -208,7 +208,7 @@ test(
               assert.ok(m.has(name), `${kind} exports ${name}`);
 
             const cap = await measureCapacity(server, PREDICTED);
-            t.diagnostic(describeCapacity(`${kind} (container)`, PREDICTED, cap));
+            console.log(describeCapacity(`${kind} (container)`, PREDICTED, cap));
             assert.equal(
               cap.load.success,
               1,
@@ -227,7 +227,7 @@ test(
             // SIGKILL's 137).
             const stopping = performance.now();
             await docker('stop', '-t', '20', id);
-            t.diagnostic(`${kind}: stopped in ${((performance.now() - stopping) / 1000).toFixed(1)} s`);
+            console.log(`${kind}: stopped in ${((performance.now() - stopping) / 1000).toFixed(1)} s`);
             const code = Number(await docker('inspect', '-f', '{{.State.ExitCode}}', id));
             assert.notEqual(code, 137, `${kind} was killed, not stopped by SIGTERM`);
           } finally {

@@ -173,8 +173,9 @@ test('system.compose: an experiment on the compose file runs on --runtime docker
     t.skip(why);
     return;
   }
-  // test/fixtures/system-compose/experiment.yaml: a load spike on front (its own project, metabench-syscompose-run).
+  // test/fixtures/system-compose/experiment.yaml: front paused for 2 s (its own project, metabench-syscompose-run).
   const out = tempDir('syscompose-run');
+  const events = await watchComposeEvents(docker, 'metabench-syscompose-run', ['pause', 'unpause'], 'front');
   const r = await runCli(
     [
       'run',
@@ -194,12 +195,22 @@ test('system.compose: an experiment on the compose file runs on --runtime docker
     validity: { valid: boolean };
     outcome: string;
     warnings: string[];
+    triggers: { kind: string; target: string; startS: number; endS: number }[];
   };
   t.diagnostic(`outcome ${summary.outcome}, valid ${summary.validity.valid}`);
   assert.equal(summary.runtime, 'docker');
-  // A verdict (exit 0 says the run was valid): the spike stays under front's capacity, so it recovers.
+  // A verdict (exit 0 says the run was valid): nothing sustains the backlog the pause left, so it recovers.
   assert.equal(summary.validity.valid, true);
   assert.equal(summary.outcome, 'recovered');
+  // The pause of the entry service, applied and undone: in the run's record and as the engine saw it.
+  assert.deepEqual(
+    summary.triggers.map((x) => [x.kind, x.target]),
+    [['pause', 'front']],
+  );
+  const window = summary.triggers[0]!.endS - summary.triggers[0]!.startS;
+  assert.ok(Math.abs(window - 2) < 0.2, `the pause lasted ${window} s`);
+  await new Promise((res) => setTimeout(res, 300));
+  assert.deepEqual(events.stop(), ['front pause', 'front unpause']);
   assert.ok(summary.warnings.some((w) => /client-side only/.test(w)));
   const log = readFileSync(join(out, 'run-1', 'lab.log'), 'utf8');
   assert.match(log, /compose up .*compose\.yml as project metabench-syscompose-run/);

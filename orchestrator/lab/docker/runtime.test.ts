@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SpecError } from '../../../foundation/errors.js';
 import { parseExperiment } from '../../spec/load.js';
-import { refuseDockerReplicas } from '../engine/refuse.js';
+import { refuseDockerReplicas, refuseOnDocker } from '../engine/refuse.js';
 import { dockerRuntime } from './runtime.js';
 
 const experiment = (api: string): string => `name: d
@@ -15,7 +15,7 @@ recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
 `;
 
 test('the docker runtime runs api replicas: it refuses only those whose ports would pass 65535', () => {
-  assert.equal(dockerRuntime.refuse, refuseDockerReplicas);
+  assert.equal(dockerRuntime.refuse, refuseOnDocker);
   const three = parseExperiment(experiment('replicas: 3, '), 'three.yaml');
   refuseDockerReplicas(three, 'three.yaml', {});
   refuseDockerReplicas(three, 'three.yaml', { METABENCH_API_PORT: '65533' });

@@ -6,7 +6,7 @@ import { DEFAULT_PROJECT } from '../engine/compose.js';
 import { ComposeSystemLab } from '../engine/ComposeSystemLab.js';
 import { DockerLab } from '../engine/DockerLab.js';
 import { composeLinkOf } from '../../spec/sections/system.js';
-import { refuseDockerReplicas } from '../engine/refuse.js';
+import { refuseOnDocker } from '../engine/refuse.js';
 import { runDockerUndo } from '../engine/undo.js';
 
 /** The docker runtime: the Docker Compose lab, driven through the Engine API. */
@@ -46,6 +46,6 @@ export const dockerRuntime: RuntimePlugin = {
         ...(o.docker ? { docker: o.docker } : {}),
       }),
     ),
-  refuse: refuseDockerReplicas,
+  refuse: refuseOnDocker,
   undo: { docker: runDockerUndo },
 };

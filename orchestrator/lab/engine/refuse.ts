@@ -1,7 +1,28 @@
 import { SpecError } from '../../../foundation/errors.js';
 import type { Experiment } from '../../spec/schema.js';
 import { apiReplicaCount } from '../../spec/sections/lab.js';
+import { isReferenceServer } from '../../spec/sections/server.js';
 import { replicaPortsProblem } from './replicas.js';
+
+/**
+ * What the Docker-based runtimes refuse (docker, swarm): a reference server in the api's
+ * place (their images are a separate step of issue 34), then replicas they cannot run.
+ */
+export function refuseOnDocker(
+  e: Experiment,
+  file: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): void {
+  if (e.lab && isReferenceServer(e.lab.api))
+    throw new SpecError([
+      {
+        file: file ?? `experiment ${e.name}`,
+        path: 'lab.api.server',
+        message: `the Docker lab runs only the built-in api: the ${e.lab.api.server} server runs on the local runtime (--runtime local); its Docker image is a separate step`,
+      },
+    ]);
+  refuseDockerReplicas(e, file, env);
+}
 
 /**
  * Refuses an experiment whose api replicas cannot all be published: replica i publishes
@@ -61,5 +82,5 @@ export function refuseSwarm(e: Experiment, file: string | undefined): void {
           'your own compose file runs on the docker runtime (--runtime docker): the swarm runtime deploys the built-in lab as a stack',
       },
     ]);
-  refuseDockerReplicas(e, file);
+  refuseOnDocker(e, file);
 }

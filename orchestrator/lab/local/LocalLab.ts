@@ -16,6 +16,7 @@ import { localTopology } from './topology.js';
 import { scrapeLabText } from '../scrapeApi.js';
 import type { Pinning } from '../proc/affinity.js';
 import { acquirePinning, releasePinning } from './pinning.js';
+import { ReferenceApi } from './referenceApi.js';
 
 /** One api process of the lab (replica i of lab.api.replicas), and the port it keeps across restarts. */
 interface ApiReplica {
@@ -46,9 +47,14 @@ export class LocalLab implements Lab {
   /** The CPU pinning of the lab's last up() (pinning.ts); held until down(). */
   private pinned: Pinning | undefined;
   private holdsPin = false;
+  /** The reference server that plays the api (lab.api.server), when the experiment names one. */
+  private readonly ref: ReferenceApi | undefined;
 
   constructor(private readonly cfg: LocalLabConfig) {
     this.apis = Array.from({ length: cfg.replicas ?? 1 }, () => ({ child: undefined, port: 0 }));
+    this.ref = cfg.server
+      ? new ReferenceApi(cfg.server, { workers: cfg.workers, workMs: cfg.work.meanMs }, this.write)
+      : undefined;
   }
 
   /** Into the lab log, while it is open. */
@@ -82,7 +88,7 @@ export class LocalLab implements Lab {
   }
 
   async up(): Promise<void> {
-    if (this.apis.some((r) => r.child)) return;
+    if (this.apis.some((r) => r.child) || this.ref?.running) return;
     if (!this.holdsPin) {
       this.pinned = acquirePinning(this.cfg.pin);
       this.holdsPin = this.pinned.applied;
@@ -99,9 +105,20 @@ export class LocalLab implements Lab {
       ...(this.cfg.cache ? { cache: await this.startDataServices(this.cfg.cache) } : {}),
       ...(this.cfg.llm ? { llm: await this.startLlmStub(this.cfg.llm) } : {}),
     };
-    await Promise.all(
-      this.apis.map((_, i) => this.spawnApi(i, this.cfg.apiPort === 0 ? 0 : this.cfg.apiPort + i)),
-    );
+    if (this.ref) await this.startRef(this.cfg.apiPort);
+    else
+      await Promise.all(
+        this.apis.map((_, i) => this.spawnApi(i, this.cfg.apiPort === 0 ? 0 : this.cfg.apiPort + i)),
+      );
+  }
+
+  /** The reference server in the api's place, on the api's port (its first start picks one if 0). */
+  private async startRef(port: number): Promise<void> {
+    try {
+      this.apis[0]!.port = await this.ref!.start(port);
+    } finally {
+      this.cfg.onProcessesChanged?.();
+    }
   }
 
   /** What the lab log and errors call replica i: `the api` when there is one. */
@@ -252,6 +269,7 @@ export class LocalLab implements Lab {
   }
 
   private async stopAll(): Promise<void> {
+    await this.ref?.stop();
     const children = this.apis.flatMap((r) => (r.child ? [r.child] : []));
     for (const r of this.apis) r.child = undefined;
     await Promise.all(children.map((child) => stopChild(child, 'SIGTERM', 3000)));
@@ -306,12 +324,22 @@ export class LocalLab implements Lab {
   }
 
   async kill(t: Target): Promise<void> {
+    if (this.ref && targetOf(t).component === 'api') return this.haltRef(() => this.ref!.kill());
     await this.halt(t, 'SIGKILL', 0, () => 'SIGKILL');
   }
 
   async stop(t: Target): Promise<void> {
+    if (this.ref && targetOf(t).component === 'api') return this.haltRef(() => this.ref!.stop());
     // Postgres's fast shutdown is SIGINT; Redis and the node services stop on SIGTERM.
     await this.halt(t, 'SIGTERM', 5000, (c) => (c === 'postgres' ? 'SIGINT' : 'SIGTERM'));
+  }
+
+  /** Kills or stops the reference server (every process of it), which is then not paused either. */
+  private async haltRef(how: () => Promise<void>): Promise<void> {
+    this.replicasOf(targetOf('api'));
+    this.paused.forget('api[0]');
+    await how();
+    this.cfg.onProcessesChanged?.();
   }
 
   /** Stops what `t` names: node children (each api replica, the stub) with `signal` and `graceMs`, a data service with its own signal. */
@@ -340,7 +368,10 @@ export class LocalLab implements Lab {
   async start(t: Target): Promise<void> {
     const p = targetOf(t);
     const c = p.component;
-    if (c === 'api') {
+    if (c === 'api' && this.ref) {
+      this.replicasOf(p);
+      await this.startRef(this.apis[0]!.port);
+    } else if (c === 'api') {
       await Promise.all(
         this.replicasOf(p).map(async (i) => {
           const child = this.nodeChild('api', i);
@@ -359,7 +390,9 @@ export class LocalLab implements Lab {
   }
 
   teardownRecipe(): UndoRecipe {
-    return teardownRecipe(this.processes(), this.postgres?.dataDir);
+    // A reference server is a tree of processes (guard, master, workers): every one of them.
+    const trees = this.ref?.running ? this.ref.tree() : [];
+    return teardownRecipe(this.processes(), this.postgres?.dataDir, trees);
   }
 
   /** Locally a killed component dies with the lab, which `lab reset` stops: nothing to start. */
@@ -386,7 +419,12 @@ export class LocalLab implements Lab {
   /** Each api replica is frozen and continued on its own (`api[i]`), whether the trigger named it or all. */
   async pause(t: Target): Promise<void> {
     const p = targetOf(t);
-    if (p.component === 'api')
+    if (p.component === 'api' && this.ref) {
+      this.replicasOf(p);
+      const root = this.ref.rootPid;
+      if (root === undefined) throw new BenchError('E_LAB', 'component "api" is not running in this lab');
+      this.paused.pause('api[0]', root, () => this.ref!.tree());
+    } else if (p.component === 'api')
       for (const i of this.replicasOf(p)) {
         const pid = this.apiPid(i);
         this.paused.pause(`api[${i}]`, pid, () => [pid]);
@@ -406,6 +444,7 @@ export class LocalLab implements Lab {
   /** Continues exactly the processes pause(t) freezes: each replica it names, or the component's tree. */
   pauseUndoRecipe(t: Target): UndoRecipe {
     const p = targetOf(t);
+    if (p.component === 'api' && this.ref) return resumeRecipe(t, this.ref.tree());
     return resumeRecipe(
       t,
       p.component === 'api' ? this.replicasOf(p).map((i) => this.apiPid(i)) : this.pauseTargets(p.component),
@@ -413,12 +452,17 @@ export class LocalLab implements Lab {
   }
 
   scrapeText(t: Target, timeoutMs: number): Promise<string> {
+    // The reference server's series in the bench's names (referenceMetrics.ts and its /metrics).
+    if (this.ref && targetOf(t).component === 'api') return this.ref.scrapeText(timeoutMs);
     return scrapeLabText(this, t, timeoutMs);
   }
 
   processes(): readonly LabProcess[] {
     const out: LabProcess[] = [];
     const several = this.apis.length > 1;
+    const root = this.ref?.rootPid;
+    if (this.ref && root !== undefined)
+      out.push({ component: 'api', pid: root, command: `${this.cfg.server!.kind} (reference server)` });
     this.apis.forEach((r, i) => {
       if (r.child?.pid)
         out.push({
@@ -445,7 +489,7 @@ export class LocalLab implements Lab {
     return localTopology({
       cfg: this.cfg,
       apiUrl: this.apiUrl,
-      apiPid: this.apis[0]!.child?.pid,
+      apiPid: this.ref ? this.ref.rootPid : this.apis[0]!.child?.pid,
       ...(this.apis.length > 1
         ? { replicas: this.apis.map((r, i) => ({ url: this.urlOf(i), pid: r.child?.pid ?? null })) }
         : {}),

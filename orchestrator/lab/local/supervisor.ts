@@ -132,13 +132,14 @@ export class PausedTrees {
 export function teardownRecipe(
   processes: readonly LabProcess[],
   postgresDataDir: string | undefined,
+  /** Further pids to stop with them (a reference server's whole tree). */
+  more: readonly number[] = [],
 ): UndoRecipe {
-  const targets = processes.flatMap((p) =>
-    (p.component === 'postgres' ? processTree(p.pid) : [p.pid]).map((pid) => ({
-      pid,
-      startTicks: processStartTicks(pid),
-    })),
-  );
+  const pids = processes.flatMap((p) => (p.component === 'postgres' ? processTree(p.pid) : [p.pid]));
+  const targets = [...new Set([...pids, ...more])].map((pid) => ({
+    pid,
+    startTicks: processStartTicks(pid),
+  }));
   if (targets.length === 0) return { kind: 'none', what: 'the lab (nothing running)' };
   return {
     kind: 'steps',

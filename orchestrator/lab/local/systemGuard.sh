@@ -9,17 +9,19 @@ exec 3<&0
 setsid sh -c "$1" </dev/null 3<&- &
 pid=$!
 echo "metabench-group $pid"
+killer=
 stop_group() {
-  kill -CONT -- "-$pid" 2>/dev/null
-  kill -TERM -- "-$pid" 2>/dev/null
-  (sleep 5; kill -KILL -- "-$pid" 2>/dev/null) &
+  kill -CONT "-$pid" 2>/dev/null
+  kill -TERM "-$pid" 2>/dev/null
+  (sleep 5; kill -KILL "-$pid" 2>/dev/null) &
+  killer=$!
 }
 (
   while read -r _line; do :; done
-  kill -CONT -- "-$pid" 2>/dev/null
-  kill -TERM -- "-$pid" 2>/dev/null
+  kill -CONT "-$pid" 2>/dev/null
+  kill -TERM "-$pid" 2>/dev/null
   sleep 5
-  kill -KILL -- "-$pid" 2>/dev/null
+  kill -KILL "-$pid" 2>/dev/null
 ) <&3 &
 watcher=$!
 exec 3<&-
@@ -29,5 +31,6 @@ while kill -0 "$pid" 2>/dev/null; do
   wait "$pid"
   code=$?
 done
-kill "$watcher" 2>/dev/null
+# Nothing of the group is left to kill later (its id could be another's by then).
+kill "$watcher" $killer 2>/dev/null
 exit "$code"

@@ -45,6 +45,7 @@ export function localTopology(s: LocalLabState): LabTopology {
                 ),
               }
             : {}),
+          ...(s.cfg.server ? { server: s.cfg.server } : {}),
           workers: s.cfg.workers,
           work: formatDurationDist(s.cfg.work),
           queue: s.cfg.mitigations?.queue ?? 'fifo',

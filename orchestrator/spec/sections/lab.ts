@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { durationDist, fraction, int, positiveDuration } from '../../../foundation/fields.js';
 import { MAX_REPLICAS } from '../../lab/target.js';
+import { API_SERVERS, jvmSection, serverIssues } from './server.js';
 
 /** lab: the system under test. */
 const work = z.strictObject({
@@ -11,6 +12,14 @@ const work = z.strictObject({
 });
 
 const api = z.strictObject({
+  /**
+   * The program that plays the api: the bench's own (builtin, the default) or a reference
+   * server from Debian's packages (php-fpm behind nginx, gunicorn, jvm), local runtime only.
+   * No default is filled in, so a file without it resolves and hashes as before.
+   */
+  server: z.enum(API_SERVERS).optional(),
+  /** server: jvm only: its heap bound, what each request holds, its collector. */
+  jvm: jvmSection.optional(),
   /**
    * Identical api instances (processes, simulated servers), each with these workers and
    * queue; the client balances over them (client.balance). Absent: one api. No default
@@ -166,6 +175,8 @@ export const lab = z
     placement: placement.optional(),
   })
   .superRefine((l, ctx) => {
+    // What a reference server cannot honour (server.ts).
+    for (const issue of serverIssues(l.api, l)) ctx.addIssue({ code: 'custom', ...issue });
     if ((l.cache === undefined) !== (l.db === undefined))
       ctx.addIssue({
         code: 'custom',

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { assertClaimed, experimentPath } from '../helpers/catalogue.js';
+import { runRealServerRow } from '../helpers/realServer.js';
+import { assertTwinAgrees } from '../helpers/twin.js';
+
+// The catalogue's rows on real servers (issue 34, point 4), on the local runtime, each at its
+// smallest accepted scale. php-fpm-retry-storm is the CI share's row (real-server-ci.test.ts);
+// this file has the others.
+
+/** The run's timeseries.csv rows. */
+function series(out: string): Record<string, string>[] {
+  return parse(readFileSync(join(out, 'run-1', 'timeseries.csv')), { columns: true }) as Record<
+    string,
+    string
+  >[];
+}
+
+test('php-fpm-no-retry recovers: amplification 1', async () => {
+  const { s } = await runRealServerRow('php-fpm-no-retry');
+  assertClaimed('php-fpm-no-retry', s);
+  assert.ok(s.afterTrigger.amplification! <= 1.01, `amplification ${s.afterTrigger.amplification}`);
+  await assertTwinAgrees(experimentPath('php-fpm-no-retry'), s);
+});
+
+test("gunicorn-retry-storm is not-recovered: goodput collapsed, but the kernel's accept queue held at its bound and the server receiving under its capacity", async () => {
+  const { s, out } = await runRealServerRow('gunicorn-retry-storm');
+  assertClaimed('gunicorn-retry-storm', s);
+  assert.ok(
+    s.afterTrigger.goodputPerS! < 0.1 * s.baseline.goodputPerS!,
+    `goodput ${s.afterTrigger.goodputPerS} vs baseline ${s.baseline.goodputPerS}`,
+  );
+  assert.ok(s.afterTrigger.amplification! >= 2, `client amplification ${s.afterTrigger.amplification}`);
+  assert.match(
+    s.outcomeReason ?? '',
+    /no sustaining effect found: the api receives [\d.,]+\/s against a capacity of 160\/s/,
+  );
+  // The accept queue over the last third of the observation: at its bound (the listen
+  // backlog, 4096, capped by net.core.somaxconn).
+  const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+  const bound = Math.min(4096, somaxconn);
+  const observe = series(out).filter((r) => r['phase'] === 'observe');
+  const tail = observe.slice(Math.floor((observe.length * 2) / 3));
+  const queue = tail
+    .map((r) => Number(r['server_queue_depth']))
+    .filter((q) => Number.isFinite(q))
+    .sort((a, b) => a - b);
+  const median = queue[Math.floor(queue.length / 2)]!;
+  assert.ok(median >= 0.95 * bound, `accept queue median ${median} in the tail (bound ${bound})`);
+});
+
+test('gunicorn-no-retry recovers: amplification 1', async () => {
+  const { s } = await runRealServerRow('gunicorn-no-retry');
+  assertClaimed('gunicorn-no-retry', s);
+  assert.ok(s.afterTrigger.amplification! <= 1.01, `amplification ${s.afterTrigger.amplification}`);
+});
