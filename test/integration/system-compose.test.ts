@@ -103,6 +103,7 @@ test('system.compose: a fault proxy on the named link, a latency toxic and a pau
     envFile: OFFLINE_ENV_FILE,
     logFile: join(tempDir('syscompose-log'), 'lab.log'),
   });
+  let stopEvents: (() => void) | undefined;
   try {
     await lab.up();
     // The proxy sits on the link: front reads its address, the proxy forwards to back.
@@ -142,6 +143,7 @@ test('system.compose: a fault proxy on the named link, a latency toxic and a pau
 
     // A pause of front, applied and undone, as the engine saw it; then once more, undone by the journal's recipe alone.
     const events = await watchComposeEvents(docker, PROJECT, ['pause', 'unpause'], 'front');
+    stopEvents = () => events.stop();
     journal.record({ id: 'pause', appliedAt: new Date().toISOString(), undo: lab.pauseUndoRecipe('front') });
     await lab.pause('front');
     assert.deepEqual(journaled(), ['docker']);
@@ -160,6 +162,7 @@ test('system.compose: a fault proxy on the named link, a latency toxic and a pau
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(events.stop(), ['front pause', 'front unpause', 'front pause', 'front unpause']);
   } finally {
+    stopEvents?.();
     await lab.down();
   }
   assert.deepEqual(leftovers(), [], 'nothing of the project is left');
@@ -176,42 +179,48 @@ test('system.compose: an experiment on the compose file runs on --runtime docker
   // test/fixtures/system-compose/experiment.yaml: front paused for 2 s (its own project, metabench-syscompose-run).
   const out = tempDir('syscompose-run');
   const events = await watchComposeEvents(docker, 'metabench-syscompose-run', ['pause', 'unpause'], 'front');
-  const r = await runCli(
-    [
-      'run',
-      join('test', 'fixtures', 'system-compose', 'experiment.yaml'),
-      '--runtime',
-      'docker',
-      '--env-file',
-      OFFLINE_ENV_FILE,
-      '--out',
-      out,
-    ],
-    { SYSTEM_COMPOSE_NODE_IMAGE: NODE_IMAGE },
-  );
-  assert.equal(r.code, 0, r.stderr);
-  const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
-    runtime: string;
-    validity: { valid: boolean };
-    outcome: string;
-    warnings: string[];
-    triggers: { kind: string; target: string; startS: number; endS: number }[];
-  };
-  t.diagnostic(`outcome ${summary.outcome}, valid ${summary.validity.valid}`);
-  assert.equal(summary.runtime, 'docker');
-  // A verdict (exit 0 says the run was valid): nothing sustains the backlog the pause left, so it recovers.
-  assert.equal(summary.validity.valid, true);
-  assert.equal(summary.outcome, 'recovered');
-  // The pause of the entry service, applied and undone: in the run's record and as the engine saw it.
-  assert.deepEqual(
-    summary.triggers.map((x) => [x.kind, x.target]),
-    [['pause', 'front']],
-  );
-  const window = summary.triggers[0]!.endS - summary.triggers[0]!.startS;
-  assert.ok(Math.abs(window - 2) < 0.2, `the pause lasted ${window} s`);
-  await new Promise((res) => setTimeout(res, 300));
-  assert.deepEqual(events.stop(), ['front pause', 'front unpause']);
-  assert.ok(summary.warnings.some((w) => /client-side only/.test(w)));
+  // The event stream is closed on every path (an open one would keep the test process alive).
+  let seen: string[] = [];
+  try {
+    const r = await runCli(
+      [
+        'run',
+        join('test', 'fixtures', 'system-compose', 'experiment.yaml'),
+        '--runtime',
+        'docker',
+        '--env-file',
+        OFFLINE_ENV_FILE,
+        '--out',
+        out,
+      ],
+      { SYSTEM_COMPOSE_NODE_IMAGE: NODE_IMAGE },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      runtime: string;
+      validity: { valid: boolean };
+      outcome: string;
+      warnings: string[];
+      triggers: { kind: string; target: string; startS: number; endS: number }[];
+    };
+    t.diagnostic(`outcome ${summary.outcome}, valid ${summary.validity.valid}`);
+    assert.equal(summary.runtime, 'docker');
+    // A verdict (exit 0 says the run was valid): nothing sustains the backlog the pause left, so it recovers.
+    assert.equal(summary.validity.valid, true);
+    assert.equal(summary.outcome, 'recovered');
+    // The pause of the entry service, applied and undone: in the run's record and as the engine saw it.
+    assert.deepEqual(
+      summary.triggers.map((x) => [x.kind, x.target]),
+      [['pause', 'front']],
+    );
+    const window = summary.triggers[0]!.endS - summary.triggers[0]!.startS;
+    assert.ok(Math.abs(window - 2) < 0.2, `the pause lasted ${window} s`);
+    assert.ok(summary.warnings.some((w) => /client-side only/.test(w)));
+    await new Promise((res) => setTimeout(res, 300));
+  } finally {
+    seen = events.stop();
+  }
+  assert.deepEqual(seen, ['front pause', 'front unpause']);
   const log = readFileSync(join(out, 'run-1', 'lab.log'), 'utf8');
   assert.match(log, /compose up .*compose\.yml as project metabench-syscompose-run/);
   assert.match(log, /compose down -v: project metabench-syscompose-run removed/);
