@@ -180,7 +180,7 @@ test('system.compose: an experiment on the compose file runs on --runtime docker
   const out = tempDir('syscompose-run');
   const events = await watchComposeEvents(docker, 'metabench-syscompose-run', ['pause', 'unpause'], 'front');
   // The event stream is closed on every path (an open one would keep the test process alive).
-  let seen: string[] = [];
+  let seen: string[];
   try {
     const r = await runCli(
       [
