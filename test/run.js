@@ -4,6 +4,7 @@
 //                              but for the Docker engine's (DOCKER below)
 //   node test/run.js --unit    only the fast, pure ones (no lab processes)
 //   node test/run.js --docker  only the Docker engine's end-to-end tests (npm run test:docker)
+//   node test/run.js --long    only the long lab integration files (LONG_LAB below; npm run test:long)
 //   node test/run.js --repro   only the reproduction suite (test/repro: each catalogue
 //                              experiment, scaled, asserting its claimed outcome)
 //   node test/run.js --repro-ci  the reproduction suite's CI share (CI_SHARE below; .ci/run)
@@ -26,9 +27,11 @@ const reproShare = process.argv.includes('--repro-ci');
 const reproOnly = process.argv.includes('--repro') || reproShare;
 const labOnly = process.argv.includes('--lab');
 const dockerOnly = process.argv.includes('--docker');
+const longOnly = process.argv.includes('--long');
 const all = process.argv.includes('--all');
 const withRepro = reproOnly || labOnly || all;
 const withDocker = dockerOnly || labOnly || all;
+const withLong = longOnly || labOnly || all;
 const isIntegration = (f) => f.startsWith(join('dist', 'test', 'integration'));
 const isRepro = (f) => f.startsWith(join('dist', 'test', 'repro'));
 const isLab = (f) => isIntegration(f) || isRepro(f);
@@ -101,6 +104,22 @@ const DOCKER = [
 ];
 const isDocker = (f) => DOCKER.includes(stem(f));
 
+// The local lab's integration files of over about 40 s each (CI, seconds), which together put
+// `npm test` past its 20 minutes (26.6 with the system and reference-server tests): their own
+// command (`npm run test:long`), which .ci/run runs right after `npm test`. What each checks
+// stays in CI; `npm test` keeps a lab run of every kind of thing (a trigger on the real lab in
+// trigger-plugin, crash, replicas, the system tests; a run's validity in validity-starved).
+const LONG_LAB = [
+  'sweep', // 144: a lab sweep of two points, resumed
+  'background-load', // 109: retry-storm beside a half-core process
+  'server-lab', // 96: each reference server run from an experiment file
+  'triggers', // 86: every trigger kind on the real lab
+  'sweep-twin', // 65: a lab sweep with its simulated twins
+  'pinning', // 49: --pin and --priority on real processes
+  'calibrate', // 44: a step test on the real lab
+];
+const isLong = (f) => LONG_LAB.includes(stem(f));
+
 // Integration files that start no lab in real time (simulated runs, exports, pdflatex,
 // Chromium on a fixture, config checks): they run beside the unit tests, two at a time,
 // since nothing in them can be disturbed by a neighbour.
@@ -121,13 +140,13 @@ const BESIDE_UNIT = [
 ];
 
 const besideRank = (f) => (isIntegration(f) ? BESIDE_UNIT.indexOf(stem(f)) : BESIDE_UNIT.length);
-for (const name of [...DOCKER, ...BESIDE_UNIT])
+for (const name of [...DOCKER, ...LONG_LAB, ...BESIDE_UNIT])
   if (!files.some((f) => isIntegration(f) && stem(f) === name)) {
     console.error(`test/run.js names test/integration/${name}.test.ts, which does not exist`);
     process.exit(1);
   }
 const unit =
-  reproOnly || labOnly || dockerOnly
+  reproOnly || labOnly || dockerOnly || longOnly
     ? []
     : files
         .filter((f) => !isLab(f) || (!unitOnly && isIntegration(f) && BESIDE_UNIT.includes(stem(f))))
@@ -138,9 +157,13 @@ const lab = unitOnly
   : files.filter((f) =>
       dockerOnly
         ? isIntegration(f) && isDocker(f)
-        : reproOnly
-          ? isRepro(f)
-          : (withRepro ? isLab(f) : isIntegration(f)) && (withDocker || !isDocker(f)),
+        : longOnly
+          ? isIntegration(f) && isLong(f)
+          : reproOnly
+            ? isRepro(f)
+            : (withRepro ? isLab(f) : isIntegration(f)) &&
+              (withDocker || !isDocker(f)) &&
+              (withLong || !isLong(f)),
     );
 const integration = lab.filter((f) => isIntegration(f) && !unit.includes(f)).sort(byName);
 const repro = lab

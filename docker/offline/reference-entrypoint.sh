@@ -178,6 +178,8 @@ group = www-data")
   # server would answer wrongly. A TERM (docker stop) stops all three.
   code=0
   wait -n "${pids[@]}" || code=$?
+  [ "$stopping" = 1 ] ||
+    echo "reference-entrypoint ($kind): php-fpm, nginx or the metrics server exited (code $code): stopping the others" >&2
   stop_all
   wait || true
   [ "$stopping" = 0 ] || code=0 # asked to stop: not a failure

@@ -92,6 +92,10 @@ test('error paths count from a fifth of the workers’ time; replicas down and G
   );
   assert.deepEqual(met({ ...base, replicaCompleted: [900, 12, 880] }), []);
   assert.deepEqual(met({ ...base, gcShare: 0.35 }), ['gc-time']);
+  assert.equal(
+    measureMechanisms({ ...base, gcShare: 0.35 }).at(-1)!.figure,
+    'GC time per second 350 ms (garbage collection takes 35% of the time)',
+  );
   // Not measured: no entry at all.
   assert.deepEqual(
     measureMechanisms(base).map((m) => m.name),

@@ -151,7 +151,8 @@ export const MECHANISMS: readonly Rule[] = [
     if (share === null) return null;
     return {
       name: 'gc-time',
-      figure: `garbage collection takes ${pct(Math.min(1, share))} of the time`,
+      // GC seconds per wall second (per replica), in ms: the JVM's gc_seconds column per second.
+      figure: `GC time per second ${num(share * 1000, 0)} ms (garbage collection takes ${pct(Math.min(1, share))} of the time)`,
       threshold: `≥ ${GC_SHARE * 100}% of the wall time`,
       met: share >= GC_SHARE,
     };

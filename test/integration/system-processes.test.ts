@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
+import { runtimePlugin } from '../../orchestrator/lab/RuntimePlugin.js';
+import type { Target } from '../../orchestrator/lab/Lab.js';
 import { runExperiment } from '../../orchestrator/run/runExperiment.js';
 import { parseExperiment } from '../../orchestrator/spec/load.js';
 import { runCli, startCli, tempDir, waitFor } from '../helpers/cli.js';
@@ -203,4 +205,51 @@ recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
   assert.match(r.stdout, /undid resume front/);
   assert.match(r.stdout, /undid stop your system \(back, front, faultproxy\)/);
   assert.deepEqual(readdirSync(join(state, 'journal')), []);
+});
+
+test('kill, stop and start of a component of your own system: its group goes, its command runs again on its port, behind the same link', async () => {
+  const dir = tempDir('system-processes-kill-stop');
+  const [frontPort, backPort] = [await freePort(), await freePort()];
+  const e = parseExperiment(
+    `name: system-kill-stop
+system:
+  processes:
+    - { name: back, command: 'node ${BACK}', env: { PORT: "${backPort}" }, port: ${backPort}, health: /health }
+    - { name: front, command: 'node ${FRONT}', env: { PORT: "${frontPort}" }, port: ${frontPort}, health: /health }
+  entry: front
+  path: /work
+  links: [{ from: front, to: back, env: BACK_ADDR }]
+load: { arrival: constant, rate: 20/s }
+client: { timeout: 1s, retry: { policy: none } }
+schedule: { warmup: 0s, baseline: 2s, trigger: { kind: kill, target: back, duration: 2s }, observe: 5s }
+recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
+`,
+    join(dir, 'k.yaml'),
+  );
+  const lab = runtimePlugin('local').lab!(e, { seed: 1, logFile: join(dir, 'lab.log') });
+  const work = async () => (await fetch(`http://127.0.0.1:${frontPort}/work`)).status;
+  const group = (name: string) => lab.topology().components.find((c) => c.name === name)!.pid!;
+  try {
+    await lab.up();
+    assert.equal(await work(), 200, 'the front reaches the back through the link');
+    for (const [how, name] of [
+      ['kill', 'back'],
+      ['stop', 'front'],
+    ] as const) {
+      const before = group(name);
+      await (how === 'kill' ? lab.kill(name as Target) : lab.stop(name as Target));
+      await waitFor(`${how} ${name}: its process group gone`, () => !liveGroups().has(before), 5000);
+      if (name === 'back') assert.equal(await work(), 502, 'the front answers 502 without its back');
+      await lab.start(name as Target);
+      assert.notEqual(group(name), before, `${name} runs again, a new process group`);
+      assert.equal(await work(), 200, `after ${how} and start of ${name}, the front works through the link`);
+    }
+  } finally {
+    await lab.down();
+  }
+  assert.deepEqual(
+    lab.processes().map((p) => p.component),
+    [],
+    'nothing runs after down',
+  );
 });

@@ -324,19 +324,20 @@ export class LocalLab implements Lab {
   }
 
   async kill(t: Target): Promise<void> {
-    if (this.ref && targetOf(t).component === 'api') return this.haltRef(() => this.ref!.kill());
+    if (this.ref && targetOf(t).component === 'api') return this.haltRef(t, () => this.ref!.kill());
     await this.halt(t, 'SIGKILL', 0, () => 'SIGKILL');
   }
 
   async stop(t: Target): Promise<void> {
-    if (this.ref && targetOf(t).component === 'api') return this.haltRef(() => this.ref!.stop());
+    if (this.ref && targetOf(t).component === 'api') return this.haltRef(t, () => this.ref!.stop());
     // Postgres's fast shutdown is SIGINT; Redis and the node services stop on SIGTERM.
     await this.halt(t, 'SIGTERM', 5000, (c) => (c === 'postgres' ? 'SIGINT' : 'SIGTERM'));
   }
 
   /** Kills or stops the reference server (every process of it), which is then not paused either. */
-  private async haltRef(how: () => Promise<void>): Promise<void> {
-    this.replicasOf(targetOf('api'));
+  private async haltRef(t: Target, how: () => Promise<void>): Promise<void> {
+    // `api` or `api[0]`: the one instance it runs (another replica index is an error).
+    this.replicasOf(targetOf(t));
     this.paused.forget('api[0]');
     await how();
     this.cfg.onProcessesChanged?.();
