@@ -96,6 +96,7 @@ const rank = (f) => {
 // (`npm run test:docker`, run by .ci/run after `npm test`).
 const DOCKER = [
   'docker-lab',
+  'system-compose',
   'lab-conformance-docker',
   'lab-conformance-swarm',
   'reference-images',

@@ -180,7 +180,7 @@ function systemTriggerIssues(
         field: 'target',
         message: /\[/.test(t.target)
           ? `${t.target}: your own system's components have no replicas; write target: ${t.target.replace(/\[.*$/, '')}`
-          : `no component "${t.target}" in system.processes (declared: ${names.join(', ')})${guess ? `; did you mean "${guess}"?` : ''}`,
+          : `no component "${t.target}" in ${s.compose ? `the compose file ${s.compose.file}` : 'system.processes'} (declared: ${names.join(', ')})${guess ? `; did you mean "${guess}"?` : ''}`,
       },
     ];
   }
@@ -191,7 +191,7 @@ function systemTriggerIssues(
       {
         field: 'link',
         message: names.length
-          ? `no link "${t.link}" in system.links (declared: ${names.join(', ')})`
+          ? `no link "${t.link}" in ${s.compose ? 'system.compose.links' : 'system.links'} (declared: ${names.join(', ')})`
           : `no link "${t.link}": your own system declares no links (system.links), so metabench has no fault proxy to act through`,
       },
     ];

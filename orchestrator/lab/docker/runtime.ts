@@ -3,7 +3,9 @@ import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
+import { ComposeSystemLab } from '../engine/ComposeSystemLab.js';
 import { DockerLab } from '../engine/DockerLab.js';
+import { composeLinkOf } from '../../spec/sections/system.js';
 import { refuseOnDocker } from '../engine/refuse.js';
 import { runDockerUndo } from '../engine/undo.js';
 
@@ -17,11 +19,24 @@ export const dockerRuntime: RuntimePlugin = {
     compose: true,
     labOnThisMachine: true,
   },
+  // Your own compose file (system.compose), or the built-in lab's.
   lab: (e, o) =>
-    new DockerLab({
-      ...localLabConfig(e, o),
-      compose: o.docker ?? { project: DEFAULT_PROJECT },
-    }),
+    e.system?.compose
+      ? new ComposeSystemLab({
+          file: e.system.compose.file,
+          // Never the built-in lab's project: its down removes every container of the project.
+          project:
+            e.system.compose.project ??
+            (o.docker && o.docker.project !== DEFAULT_PROJECT ? o.docker.project : 'metabench-system'),
+          entry: e.system.compose.entry,
+          links: e.system.compose.links.map(composeLinkOf),
+          envFile: o.docker?.envFile,
+          ...(o.logFile ? { logFile: o.logFile } : {}),
+        })
+      : new DockerLab({
+          ...localLabConfig(e, o),
+          compose: o.docker ?? { project: DEFAULT_PROJECT },
+        }),
   run: (plan, dir, o) =>
     realRuntime(plan, () =>
       dockerRuntime.lab!(plan.experiment, {

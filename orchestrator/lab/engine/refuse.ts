@@ -35,15 +35,18 @@ export function refuseDockerReplicas(
   file: string | undefined,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): void {
-  if (!e.lab)
+  if (!e.lab) {
+    // Your own compose file runs on the docker runtime (ComposeSystemLab); url and processes on the local one.
+    if (e.system?.compose) return;
     throw new SpecError([
       {
         file: file ?? `experiment ${e.name}`,
         path: 'system',
         message:
-          "your own system (system:) runs on the local runtime: the Docker runtimes run the built-in lab's compose file",
+          "your own system given by its url or processes runs on the local runtime: the Docker runtime runs the built-in lab's compose file, or yours (system.compose)",
       },
     ]);
+  }
   const n = apiReplicaCount(e.lab.api);
   if (n <= 1) return;
   const base = Number(env.METABENCH_API_PORT || 8080);
@@ -67,3 +70,17 @@ export function refuseDockerReplicas(
 
 /** The connections the api replicas may open to the Docker lab's Postgres (docker-compose.yml). */
 const POSTGRES_CONNECTIONS = 97;
+
+/** The swarm runtime deploys the built-in lab's stack: your own compose file runs on the docker runtime. */
+export function refuseSwarm(e: Experiment, file: string | undefined): void {
+  if (e.system?.compose)
+    throw new SpecError([
+      {
+        file: file ?? `experiment ${e.name}`,
+        path: 'system.compose',
+        message:
+          'your own compose file runs on the docker runtime (--runtime docker): the swarm runtime deploys the built-in lab as a stack',
+      },
+    ]);
+  refuseOnDocker(e, file);
+}

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { SpecError } from '../../../foundation/errors.js';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
@@ -24,6 +25,18 @@ export const localRuntime: RuntimePlugin = {
           onProcessesChanged: o.onProcessesChanged,
         })
       : new LocalLab(localLabConfig(e, o)),
+  // Your own compose file needs a Docker engine: the docker runtime runs it.
+  refuse: (e, file) => {
+    if (e.system?.compose)
+      throw new SpecError([
+        {
+          file: file ?? `experiment ${e.name}`,
+          path: 'system.compose',
+          message:
+            'your own compose file runs on the docker runtime (--runtime docker); on the local runtime give its components as system.processes',
+        },
+      ]);
+  },
   run: (plan, dir, o) =>
     realRuntime(plan, () =>
       localRuntime.lab!(plan.experiment, {

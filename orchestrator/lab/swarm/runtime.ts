@@ -3,7 +3,7 @@ import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
 import type { RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
-import { refuseOnDocker } from '../engine/refuse.js';
+import { refuseSwarm } from '../engine/refuse.js';
 import { SwarmLab } from './SwarmLab.js';
 import { builtinLab } from '../../spec/builtinLab.js';
 
@@ -41,5 +41,5 @@ export const swarmRuntime: RuntimePlugin = {
     return { ...rt, watch: (clock, note) => lab.watchTasks(clock, note) };
   },
   // The same images and the same Postgres: the same limits on replicas.
-  refuse: refuseOnDocker,
+  refuse: refuseSwarm,
 };

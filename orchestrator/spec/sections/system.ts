@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { int } from '../../../foundation/fields.js';
+import { composeSystemProblems, readComposeServices, type ComposeFileServices } from '../composeFile.js';
 
 /**
  * system: a system under test that metabench did not write, instead of the built-in `lab:`.
@@ -79,8 +80,57 @@ const systemLink = z.strictObject({
   env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'),
 });
 
+/** A compose service's name (compose allows upper case, digits, ".", "_" and "-"). */
+const serviceName = z
+  .string()
+  .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/, 'a compose service name (letters, digits, ".", "_", "-")');
+
+/** A dependency of a compose system: `from` reaches `service:port` at the address in its variable `env`. */
+const composeLink = z.strictObject({
+  /** The link's name, what link toxics name (default: `service`). */
+  name: componentName.optional(),
+  /** The dependency's service and the port it listens on inside the compose network. */
+  service: serviceName,
+  port: int(1, 65535),
+  /** The dependent's environment variable that holds the dependency's address (it must name service:port). */
+  env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'),
+  /** The dependent service. */
+  from: serviceName,
+});
+
+/**
+ * Your own compose file, run by metabench on the Docker runtime with an override that puts each
+ * link behind the fault proxy (lab/engine/composeSystem.ts). The file is read relative to the
+ * directory metabench runs in.
+ */
+const systemCompose = z.strictObject({
+  file: z.string().min(1),
+  /** The compose project (default: metabench-system; never the built-in lab's). */
+  project: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'a compose project name (lower-case letters, digits, "_", "-")')
+    .optional(),
+  /** The service the load goes to, the port it listens on in its container, and the path that answers 2xx once it is up. */
+  entry: z.strictObject({
+    service: serviceName,
+    port: int(1, 65535),
+    health: z
+      .string()
+      .regex(/^\/\S*$/, 'a path starting with /')
+      .optional(),
+  }),
+  /** The path the load asks the entry for (a mix class's path replaces it; default /). */
+  path: z
+    .string()
+    .regex(/^\/\S*$/, 'a path starting with /')
+    .optional(),
+  links: z.array(composeLink).max(50).default([]),
+});
+
 export const system = z
   .strictObject({
+    /** … or your own compose file, on the Docker runtime. */
+    compose: systemCompose.optional(),
     /** A system already running: the load goes to this http URL with its path. */
     url: httpUrl.optional(),
     /** The URL that answers 2xx when the system is up (url only; default: `url`). */
@@ -101,11 +151,21 @@ export const system = z
   .superRefine((s, ctx) => {
     const issue = (path: (string | number)[], message: string): void =>
       ctx.addIssue({ code: 'custom', path, message });
+    if (s.compose !== undefined) {
+      for (const k of ['url', 'health', 'processes', 'entry', 'path', 'links'] as const)
+        if (s[k] !== undefined)
+          issue(
+            [k],
+            `${k} does not go with compose: a compose system names its entry, path and links under system.compose`,
+          );
+      for (const p of composeIssues(s.compose)) issue(['compose', ...p.path], p.message);
+      return;
+    }
     if ((s.url === undefined) === (s.processes === undefined)) {
       issue(
         s.url === undefined ? [] : ['processes'],
         s.url === undefined
-          ? 'a system is given by its url (one already running) or by its processes (metabench starts them)'
+          ? 'a system is given by its url (one already running), by its processes (metabench starts them) or by its compose file (compose)'
           : 'give either url (a system already running) or processes (metabench starts them), not both',
       );
       return;
@@ -147,6 +207,31 @@ export const system = z
       );
   });
 
+/** What is wrong with a compose system against its file: the file missing or unreadable, or what composeSystemProblems finds. */
+function composeIssues(c: SystemCompose): { path: (string | number)[]; message: string }[] {
+  let file: ComposeFileServices;
+  try {
+    file = readComposeServices(c.file);
+  } catch (err) {
+    return [{ path: ['file'], message: (err as Error).message }];
+  }
+  return composeSystemProblems({ entry: c.entry, links: c.links.map(composeLinkOf) }, file).map((p) => ({
+    path: [...p.path],
+    message: `${p.message} (in ${c.file})`,
+  }));
+}
+
+/** A compose link with its name resolved (default: the dependency's service). */
+export function composeLinkOf(l: SystemCompose['links'][number]): {
+  name: string;
+  service: string;
+  port: number;
+  env: string;
+  from: string;
+} {
+  return { name: l.name ?? l.service, service: l.service, port: l.port, env: l.env, from: l.from };
+}
+
 /** A cycle among the links (from depends on to), as the names along it; undefined when there is none. */
 function dependencyCycle(links: readonly { from: string; to: string }[]): string[] | undefined {
   const next = (n: string) => links.filter((l) => l.from === n).map((l) => l.to);
@@ -173,23 +258,35 @@ export function linkName(l: { readonly name?: string | undefined; readonly to: s
 
 /** The components a system names (its processes'), none for a system given by its url. */
 export function systemComponents(s: SystemSection): string[] {
+  if (s.compose) {
+    // The services of the file (validation has read it; unreadable later: none).
+    try {
+      return Object.keys(readComposeServices(s.compose.file).services);
+    } catch {
+      return [];
+    }
+  }
   return (s.processes ?? []).map((p) => p.name);
 }
 
 /** The links a system declares, by name. */
 export function systemLinks(s: SystemSection): string[] {
+  if (s.compose) return s.compose.links.map((l) => composeLinkOf(l).name);
   return (s.links ?? []).map(linkName);
 }
 
 /** Where the load goes: the url, or the entry component's port and path on 127.0.0.1. */
 export function systemUrl(s: SystemSection): string {
   if (s.url !== undefined) return s.url;
+  // A compose entry is published on a free loopback port when it comes up: its address on the compose network.
+  if (s.compose) return `http://${s.compose.entry.service}:${s.compose.entry.port}${s.compose.path ?? '/'}`;
   const entry = s.processes!.find((p) => p.name === s.entry)!;
   return `http://127.0.0.1:${entry.port}${s.path ?? '/'}`;
 }
 
 export type SystemSection = z.output<typeof system>;
 export type SystemMetrics = z.output<typeof systemMetrics>;
+export type SystemCompose = z.output<typeof systemCompose>;
 
 /** The bench's server-side columns a metrics mapping can fill, by the mapping's field. */
 export const MAPPED_COLUMNS = {
@@ -202,13 +299,19 @@ export const MAPPED_COLUMNS = {
 /** The system in one line, for reports: where the load went and where its server-side figures came from. */
 export function describeSystem(s: SystemSection): string {
   const health = s.health !== undefined && s.health !== s.url ? ` (health ${s.health})` : '';
-  const started = s.processes
-    ? ` (started by metabench: ${s.processes.map((p) => `${p.name} on port ${p.port}`).join(', ')}${
-        s.links?.length
-          ? `; links ${s.links.map((l) => `${l.from} -> ${l.to}`).join(', ')}, each through the fault proxy`
+  const started = s.compose
+    ? ` (compose file ${s.compose.file}, run by metabench on the Docker runtime${
+        s.compose.links.length
+          ? `; links ${s.compose.links.map((l) => `${l.from} -> ${l.service}`).join(', ')}, each through the fault proxy`
           : ''
       })`
-    : '';
+    : s.processes
+      ? ` (started by metabench: ${s.processes.map((p) => `${p.name} on port ${p.port}`).join(', ')}${
+          s.links?.length
+            ? `; links ${s.links.map((l) => `${l.from} -> ${l.to}`).join(', ')}, each through the fault proxy`
+            : ''
+        })`
+      : '';
   const m = s.metrics;
   const mapped = m
     ? (Object.keys(MAPPED_COLUMNS) as (keyof typeof MAPPED_COLUMNS)[]).filter((k) => m[k] !== undefined)
