@@ -152,6 +152,30 @@ export const SERIES = {
   },
 } as const satisfies Record<string, Series>;
 
+/** The units of the series only the report draws (no dashboard panel, so no Grafana unit). */
+export type ReportUnit = 'ms/s' | 'collections/s' | 'MiB';
+
+/** A series only the report draws: one timeseries.csv column, in a unit of its own. */
+export interface ReportSeries {
+  readonly name: string;
+  readonly unit: ReportUnit;
+  readonly columns: readonly [string];
+}
+
+/**
+ * The JVM reference server's garbage collection (lab.api.server: jvm; the scraper's
+ * jvm_gc_time_seconds_total, jvm_gc_collections_total and jvm_memory_heap_used_bytes). The
+ * report alone draws them, in the `gc` figure: the dashboard's Prometheus scrapes the Docker
+ * lab, whose api is always the bench's own (a reference server runs on the local runtime
+ * only), so no jvm_* series ever reaches it and a panel would stay empty.
+ */
+export const JVM_SERIES = {
+  // A counter's increase per one-second bucket is seconds per second: ×1000 is ms/s.
+  gcTime: { name: 'GC time', unit: 'ms/s', columns: ['gc_seconds'] },
+  gcCollections: { name: 'collections', unit: 'collections/s', columns: ['gc_collections'] },
+  heapUsed: { name: 'heap used', unit: 'MiB', columns: ['heap_used_bytes'] },
+} as const satisfies Record<string, ReportSeries>;
+
 /** The dashboard's panels, in order (two a row); their ids are their positions from 1. */
 export const PANELS: readonly Panel[] = [
   {
@@ -254,7 +278,7 @@ export const PANELS: readonly Panel[] = [
 ];
 
 /** A value axis's title, as the report prints it: `requests per second (req/s)`. */
-export function axisTitle(axis: string, unit: Unit, note?: string): string {
+export function axisTitle(axis: string, unit: Unit | ReportUnit, note?: string): string {
   return `${axis} (${note ? `${unit}, ${note}` : unit})`;
 }
 

@@ -4,12 +4,13 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { csv, results, runData } from '../../../test/helpers/reportData.js';
 import { renderSvg } from '../svg.js';
 import type { StepTable, SweepTable } from '../tables.js';
-import { reportFigures, allFigures } from '../writeReport.js';
+import { reportFigures, allFigures, reportFiles } from '../writeReport.js';
 import type { Figure } from './common.js';
 import { runFigures } from './run.js';
 import { stepFigures } from './step.js';
 import { sweepFigures } from './sweep.js';
 import { CATEGORY_COLORS, FONT } from '../theme.js';
+import { JVM_SERIES } from '../panels.js';
 
 /** Every text of an SVG document (legend labels, axis titles, tick labels). */
 function svgTexts(svg: string): string[] {
@@ -134,6 +135,77 @@ test('optional figures light up when their columns are present, and only then', 
   }
   const plain = runFigures(runData(1, csv(12)), '').map((f) => f.id);
   for (const id of ['rejections', 'cache', 'db', 'breaker']) assert.ok(!plain.includes(id), id);
+});
+
+/** A seeded uniform [0, 1) generator (mulberry32): the same synthetic run every time. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+test('a JVM run gets the gc figure: GC time in ms/s, collections/s and heap in MiB, the phases shaded; other runs none', async () => {
+  const r = seeded(34);
+  const n = 12;
+  // GC seconds per bucket: 20–30 ms/s before the trigger, 600–700 ms/s after; no scrape while paused (4, 5).
+  const gcS = Array.from({ length: n }, (_, i) => (i < 4 ? 0.02 : 0.6) + r() / 10);
+  const colls = Array.from({ length: n }, (_, i) => (i < 4 ? 2 : 40) + Math.floor(r() * 5));
+  const heap = Array.from({ length: n }, (_, i) => (i < 4 ? 32 : 60) * 2 ** 20 + Math.floor(r() * 2 ** 20));
+  const paused = (i: number): boolean => i === 4 || i === 5;
+  const jvm = csv(n, {
+    gc_seconds: (i) => (paused(i) ? '' : gcS[i]!),
+    gc_collections: (i) => (paused(i) ? '' : colls[i]!),
+    heap_used_bytes: (i) => (paused(i) ? '' : heap[i]!),
+  });
+  const figs = runFigures(runData(1, jvm), '');
+  const f = figs.find((x) => x.id === 'gc');
+  assert.ok(f, `figures: ${figs.map((x) => x.id).join(' ')}`);
+  assert.deepEqual(f.series, [
+    JVM_SERIES.gcTime.name,
+    JVM_SERIES.gcCollections.name,
+    JVM_SERIES.heapUsed.name,
+  ]);
+  const of = (series: string): (number | null)[] =>
+    f.data.filter((d) => d['series'] === series).map((d) => d['value'] as number | null);
+  const near = (got: (number | null)[], want: (number | null)[], what: string): void =>
+    got.forEach((g, i) => {
+      const w = want[i] ?? null;
+      assert.ok(g === null ? w === null : w !== null && Math.abs(g - w) < 0.01, `${what}[${i}]: ${g} ≠ ${w}`);
+    });
+  near(
+    of('GC time'),
+    gcS.map((v, i) => (paused(i) ? null : v * 1000)),
+    'GC time (ms/s)',
+  );
+  near(
+    of('collections'),
+    colls.map((v, i) => (paused(i) ? null : v)),
+    'collections/s',
+  );
+  near(
+    of('heap used'),
+    heap.map((v, i) => (paused(i) ? null : v / 2 ** 20)),
+    'heap (MiB)',
+  );
+  const svg = await assertSvg(f);
+  assertUnits(f);
+  const texts = svgTexts(svg);
+  for (const t of ['GC time per second (ms/s)', 'collections (collections/s)', 'heap used (MiB)', 'trigger'])
+    assert.ok(texts.includes(t), `${t} not in the SVG`);
+  // Without GC columns (every api but the JVM's): no gc figure.
+  assert.ok(!runFigures(runData(1, csv(n)), '').some((x) => x.id === 'gc'));
+  // The report lists it: figures/gc.svg, referenced by report.md and report.html.
+  const files = await reportFiles(results([runData(1, jvm)]), { pdf: 'none' });
+  const file = (path: string): string => String(files.find((x) => x.path === path)?.content ?? '');
+  assert.ok(file('figures/gc.svg').includes('<svg'), 'figures/gc.svg written');
+  assert.ok(file('report.md').includes('![Garbage collection](figures/gc.svg)'), 'report.md lists gc.svg');
+  assert.ok(file('report.html').includes('data-figure="gc"'), 'report.html draws gc');
+  const plain = await reportFiles(results([runData(1, csv(n))]), { pdf: 'none' });
+  assert.ok(!plain.some((x) => x.path.startsWith('figures/gc.')), 'no gc figure without GC columns');
 });
 
 test('repetitions: each run overlaid with the mean and a ±1 sd band', async () => {

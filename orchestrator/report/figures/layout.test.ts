@@ -88,6 +88,10 @@ const optional = {
   breaker_state: (i: number) => (i < 95 ? 'closed' : i < 150 ? 'open' : 'half-open'),
   proc_api_cpu: () => 0.6,
   proc_api_rss_bytes: () => 8e7,
+  // The JVM reference server's GC (the gc figure): seconds per bucket, collections, heap bytes.
+  gc_seconds: (i: number) => (i < 90 ? 0.03 : 0.65) + ((i * 7) % 10) / 100,
+  gc_collections: (i: number) => (i < 90 ? 3 : 45) + ((i * 3) % 5),
+  heap_used_bytes: (i: number) => (i < 90 ? 34 : 63) * 2 ** 20 + ((i * 5) % 7) * 2 ** 18,
 };
 
 const integerSweep: SweepTable = {
@@ -500,4 +504,13 @@ test('the PDF page is the width asked, the whole drawing scaled onto it, its tex
         );
     }
   assert.deepEqual(failures, []);
+});
+
+test('the figures laid out include the optional run figures, the JVM gc figure among them', () => {
+  const ids = everyFigure().map((f) => f.figure.id);
+  for (const id of ['rejections', 'cache', 'db', 'breaker', 'processes', 'gc'])
+    assert.ok(
+      ids.some((x) => x.split(' ')[0] === id),
+      `${id} not laid out: ${ids.join(', ')}`,
+    );
 });

@@ -1,7 +1,8 @@
 import type { RunSummary } from '../../analysis/summary.js';
 import { columnsWithPrefix, hasData, numbers, type RunData, type Timeseries } from '../load.js';
 import type { VlSpec } from '../svg.js';
-import { axisTitle, columnPrefix, SERIES, unitOf, type Series } from '../panels.js';
+import { GC_SHARE } from '../../analysis/mechanisms.js';
+import { axisTitle, columnPrefix, JVM_SERIES, SERIES, unitOf, type Series } from '../panels.js';
 import {
   annotationLayers,
   document,
@@ -39,6 +40,7 @@ import {
  *                  replica's api<i>_queue_depth, api<i>_busy_workers, and server_received,
  *                  server_completed with each replica's api<i>_received, api<i>_completed)
  *   cache          cache_hit_ratio, or cache_hit* / cache_miss* counts
+ *   gc             gc_seconds, gc_collections, heap_used_bytes (the JVM reference server)
  *   db             db_pool_waiting* (requests waiting for a DB connection)
  *   breaker        breaker_* (state as a number or a name, and breaker counters)
  *   llm            open_connections, llm_streams_open, amplification_llm (an LLM lab)
@@ -88,6 +90,7 @@ export function runFigures(run: RunData, prefix: string): Figure[] {
       axisTitle('rejected requests', unitOf(SERIES.rejected)),
     ),
     server(ctx),
+    gc(ctx),
     cache(ctx),
     db(ctx),
     breaker(ctx),
@@ -460,6 +463,32 @@ function server(c: Ctx): Figure | null {
             { defs: withReplicas('server_completed', 'completed', 'completed'), yTitle: 'completed (req/s)' },
           ]
         : []),
+    ],
+  );
+}
+
+/**
+ * The JVM reference server's garbage collection: the time it spent collecting in each
+ * second (the counter's increase per one-second bucket, seconds per second, drawn as ms/s),
+ * its collections per second, and the heap in use at each scrape. No such column (every
+ * other api): no figure.
+ */
+function gc(c: Ctx): Figure | null {
+  const col = (s: { readonly columns: readonly [string] }): string => s.columns[0];
+  const scaled = (s: { readonly columns: readonly [string] }, k: number): (number | null)[] =>
+    numbers(c.ts, col(s)).map((v) => (v === null ? null : v * k));
+  const one = (s: (typeof JVM_SERIES)[keyof typeof JVM_SERIES], k: number): SeriesDef[] =>
+    hasData(c.ts, col(s)) ? [{ label: s.name, values: scaled(s, k) }] : [];
+  const { gcTime, gcCollections, heapUsed } = JVM_SERIES;
+  return panelsFigure(
+    c,
+    'gc',
+    'Garbage collection',
+    `The JVM's time in garbage collection in each second (1000 ms/s: it did nothing else; the report names GC as the sustaining effect when it takes ${GC_SHARE * 100}% or more of the observation's tail, ${GC_SHARE * 1000} ms/s), its collections per second, and the heap in use when scraped; gaps: the server did not answer.`,
+    [
+      { defs: one(gcTime, 1000), yTitle: axisTitle('GC time per second', gcTime.unit) },
+      { defs: one(gcCollections, 1), yTitle: axisTitle('collections', gcCollections.unit), step: true },
+      { defs: one(heapUsed, 1 / 2 ** 20), yTitle: axisTitle('heap used', heapUsed.unit) },
     ],
   );
 }
