@@ -106,7 +106,7 @@ test('a reference server refuses what it cannot honour, each by field and line',
   }
 });
 
-test('the Docker and swarm runtimes refuse a reference server (its image is a separate step); local runs it', () => {
+test("the Docker and swarm runtimes refuse a reference server in the api's place; local runs it", () => {
   const e = parseExperiment(yaml(`server: php-fpm, ${POOL}`), 'p.yaml');
   for (const name of ['docker', 'swarm'] as const)
     assert.throws(

@@ -6,7 +6,7 @@ import { replicaPortsProblem } from './replicas.js';
 
 /**
  * What the Docker-based runtimes refuse (docker, swarm): a reference server in the api's
- * place (their images are a separate step of issue 34), then replicas they cannot run.
+ * place (their images run as services of a compose file of one's own), then replicas they cannot run.
  */
 export function refuseOnDocker(
   e: Experiment,
@@ -18,7 +18,7 @@ export function refuseOnDocker(
       {
         file: file ?? `experiment ${e.name}`,
         path: 'lab.api.server',
-        message: `the Docker lab runs only the built-in api: the ${e.lab.api.server} server runs on the local runtime (--runtime local); its Docker image is a separate step`,
+        message: `the Docker lab runs only the built-in api: the ${e.lab.api.server} server runs on the local runtime (--runtime local); its image (docs/docker-lab.md) can be a service of your own compose file (system: { compose })`,
       },
     ]);
   refuseDockerReplicas(e, file, env);
