@@ -10,7 +10,7 @@ import { describeTrigger } from '../spec/sections/schedule.js';
 import type { LabSweep } from './labSweep.js';
 import { invalidCells, mapTable, MAP_FACTORS } from './map.js';
 import { describeJoin, labOverlay, sameCoordinate, type JoinedPoint, type LabJoin } from './over.js';
-import { describePrediction, type Prediction } from './predict.js';
+import { describeModelCapacity, describePrediction, type Prediction } from './predict.js';
 import { ctmcAtLabLines, ctmcFigure, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from './ctmc.js';
 
 /**
@@ -55,7 +55,8 @@ export async function writeModel(
   ];
   const files: OutFile[] = [];
   if (x.ctmc) {
-    const fig = ctmcFigure(x.ctmc, p.range);
+    const fig0 = ctmcFigure(x.ctmc, p.range);
+    const fig = { ...fig0, caption: `${fig0.caption} Model capacity: ${describeModelCapacity(p)}.` };
     lines.push(
       '',
       ...ctmcSection(x.ctmc, p.range),
@@ -67,7 +68,11 @@ export async function writeModel(
     files.push({ path: `figures/${fig.id}.vl.json`, content: JSON.stringify(fig.spec, null, 2) + '\n' });
   }
   if (x.map) {
-    const figs = sweepFigures(x.map, lab ? labOverlay(x.map, lab.join) : undefined);
+    // Each figure says which capacity the model (and the simulated api) took.
+    const figs = sweepFigures(x.map, lab ? labOverlay(x.map, lab.join) : undefined).map((f) => ({
+      ...f,
+      caption: `${f.caption} Model capacity: ${describeModelCapacity(p)}.`,
+    }));
     lines.push(
       '',
       '## Simulated map of the metastable region',
@@ -149,6 +154,7 @@ export async function writeModel(
       region: p.region,
       healthy: p.healthy,
       caveats: p.caveats,
+      capacity: { ...p.capacity, workScale: p.workScale },
     },
     map: x.map,
     ...(x.ctmc ? { ctmc: { ...x.ctmc, ...(lab && x.ctmcLab ? { lab: x.ctmcLab } : {}) } } : {}),
