@@ -8,7 +8,8 @@ import { planRun } from '../spec/plan.js';
 import { parseDuration, parseRate } from '../../foundation/units.js';
 import { nominalCapacityPerS } from '../spec/plan.js';
 import { BenchError } from '../../foundation/errors.js';
-import { readLabSweep, type LabSweep } from '../model/labSweep.js';
+import type { LabSweep } from '../model/labSweep.js';
+import { readOver } from '../model/labRun.js';
 import { simulatedMap, mapTable } from '../model/map.js';
 import { describeJoin, distinctValues, joinLab, type LabJoin } from '../model/over.js';
 import { describePrediction, predict } from '../model/predict.js';
@@ -115,7 +116,7 @@ export function register(program: Command): void {
     )
     .option(
       '--over <DIR>',
-      "a lab sweep's results folder (metabench sweep --out DIR) of this experiment over load.rate and/or schedule.trigger.duration, drawn over the map: each cell model / lab (repeatable)",
+      "a lab sweep's results folder (metabench sweep --out DIR) of this experiment over load.rate and/or schedule.trigger.duration, or one run's (metabench run --out DIR: its runs one point at their load and trigger), drawn over the map: each cell model / lab (repeatable)",
       (v: string, prev: string[]) => [...prev, v],
       [] as string[],
     )
@@ -152,7 +153,7 @@ export function register(program: Command): void {
           'E_USAGE',
           '--over draws a lab sweep over the simulated map: it cannot go with --no-map',
         );
-      const over: LabSweep[] = o.over.map((d) => readLabSweep(d, file, o.set));
+      const over: LabSweep[] = o.over.map((d) => readOver(d, file, o.set));
       const scale = o.scale ?? sweepScale(over);
       const runtime = o.runtime ?? sweepRuntime(over);
       const plan = planRun(e, { scale, run: 1, sourceFile: file, ...capacityFor(e, runtime, o.capacity) });
@@ -164,7 +165,9 @@ export function register(program: Command): void {
         prediction.workScale === 1 ? o.set : [...o.set, ...stretchedWork(e, prediction.workScale)];
       for (const s of over) {
         say(
-          `${e.name}: lab sweep ${s.name} (${s.dir}, runtime ${s.runtime}, --scale ${s.scale}): ${s.points.length} point${s.points.length === 1 ? '' : 's'} over ${s.factors.join(' and ')}`,
+          s.kind === 'run'
+            ? `${e.name}: lab run ${s.dir} (runtime ${s.runtime}, --scale ${s.scale}): ${s.points[0]?.runs ?? 0} run${s.points[0]?.runs === 1 ? '' : 's'} at ${s.points[0]?.offeredPerS}/s, ${s.points[0]?.verdict}`
+            : `${e.name}: lab sweep ${s.name} (${s.dir}, runtime ${s.runtime}, --scale ${s.scale}): ${s.points.length} point${s.points.length === 1 ? '' : 's'} over ${s.factors.join(' and ')}`,
         );
         for (const n of s.notes) say(`  note: ${n}`);
       }
