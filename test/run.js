@@ -133,6 +133,7 @@ const BESIDE_UNIT = [
   'export-latex-sweep', // 19
   'sweep-factorial', // 15
   'report-html', // 14
+  'model-over-run', // 9 at load 10 (two one-cell maps of the PHP-FPM rows)
   'export-latex', // 8
   'docker-config', // 6
   'entrypoints', // 4

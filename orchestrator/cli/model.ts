@@ -8,7 +8,8 @@ import { planRun } from '../spec/plan.js';
 import { parseDuration, parseRate } from '../../foundation/units.js';
 import { nominalCapacityPerS } from '../spec/plan.js';
 import { BenchError } from '../../foundation/errors.js';
-import { readLabSweep, type LabSweep } from '../model/labSweep.js';
+import type { LabSweep } from '../model/labSweep.js';
+import { readOver } from '../model/labRun.js';
 import { simulatedMap, mapTable } from '../model/map.js';
 import { describeJoin, distinctValues, joinLab, type LabJoin } from '../model/over.js';
 import { describePrediction, predict } from '../model/predict.js';
@@ -19,6 +20,9 @@ import { positiveNumber, wholeNumber } from './options.js';
 import { availableParallelism } from 'node:os';
 import { round } from '../../foundation/round.js';
 import { addSetOption, describeOverrides } from './setOption.js';
+import { capacityFor, parseCapacityMode, type CapacityMode } from '../calibrate/capacity.js';
+import { RUNTIMES, type Runtime } from '../lab/runtimes.js';
+import { Option } from 'commander';
 
 function list<T>(flag: string, parse: (s: string) => T | undefined) {
   return (v: string): T[] =>
@@ -72,6 +76,18 @@ export function register(program: Command): void {
         return r.ok ? r.value : undefined;
       }),
     )
+    .option(
+      '--capacity <MODE>',
+      "the model's capacity cμ: auto (the one metabench calibrate measured for this lab on this machine, else the nominal c/S), nominal, or measured (an error without a calibration); a measured one stretches the declared work to c / measured, in the prediction and in the simulated map",
+      parseCapacityMode,
+      'auto' as CapacityMode,
+    )
+    .addOption(
+      new Option(
+        '--runtime <RUNTIME>',
+        "the runtime whose calibration --capacity reads (default: the lab sweeps' with --over, else local)",
+      ).choices([...RUNTIMES]),
+    )
     .option('--no-map', 'only the fluid prediction (no simulation)')
     .option(
       '--jobs <N>',
@@ -100,7 +116,7 @@ export function register(program: Command): void {
     )
     .option(
       '--over <DIR>',
-      "a lab sweep's results folder (metabench sweep --out DIR) of this experiment over load.rate and/or schedule.trigger.duration, drawn over the map: each cell model / lab (repeatable)",
+      "a lab sweep's results folder (metabench sweep --out DIR) of this experiment over load.rate and/or schedule.trigger.duration, or one run's (metabench run --out DIR: its runs one point at their load and trigger), drawn over the map: each cell model / lab (repeatable)",
       (v: string, prev: string[]) => [...prev, v],
       [] as string[],
     )
@@ -127,6 +143,8 @@ export function register(program: Command): void {
         orbitBound?: number;
         alpha?: number;
         granularity?: number;
+        capacity: CapacityMode;
+        runtime?: Runtime;
       },
     ) => {
       const e = loadExperimentFile(file, o.set);
@@ -135,14 +153,21 @@ export function register(program: Command): void {
           'E_USAGE',
           '--over draws a lab sweep over the simulated map: it cannot go with --no-map',
         );
-      const over: LabSweep[] = o.over.map((d) => readLabSweep(d, file, o.set));
+      const over: LabSweep[] = o.over.map((d) => readOver(d, file, o.set));
       const scale = o.scale ?? sweepScale(over);
-      const plan = planRun(e, { scale, run: 1, sourceFile: file });
+      const runtime = o.runtime ?? sweepRuntime(over);
+      const plan = planRun(e, { scale, run: 1, sourceFile: file, ...capacityFor(e, runtime, o.capacity) });
       const prediction = predict(plan);
       const say = (l: string): void => void (o.quiet ? undefined : process.stderr.write(`${l}\n`));
+      // The simulated map runs the api with the work the model takes: the declared one
+      // stretched to the measured capacity (1 × with the nominal one).
+      const mapSets: Override[] =
+        prediction.workScale === 1 ? o.set : [...o.set, ...stretchedWork(e, prediction.workScale)];
       for (const s of over) {
         say(
-          `${e.name}: lab sweep ${s.name} (${s.dir}, runtime ${s.runtime}, --scale ${s.scale}): ${s.points.length} point${s.points.length === 1 ? '' : 's'} over ${s.factors.join(' and ')}`,
+          s.kind === 'run'
+            ? `${e.name}: lab run ${s.dir} (runtime ${s.runtime}, --scale ${s.scale}): ${s.points[0]?.runs ?? 0} run${s.points[0]?.runs === 1 ? '' : 's'} at ${s.points[0]?.offeredPerS}/s, ${s.points[0]?.verdict}`
+            : `${e.name}: lab sweep ${s.name} (${s.dir}, runtime ${s.runtime}, --scale ${s.scale}): ${s.points.length} point${s.points.length === 1 ? '' : 's'} over ${s.factors.join(' and ')}`,
         );
         for (const n of s.notes) say(`  note: ${n}`);
       }
@@ -159,7 +184,7 @@ export function register(program: Command): void {
       let wallS: number | null = null;
       let join: LabJoin | null = null;
       if (o.map) {
-        const capacity = nominalCapacityPerS(e);
+        const capacity = plan.capacity.usedPerS ?? nominalCapacityPerS(e);
         const readRate = (s: string): number => {
           const pct = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(s);
           if (pct) return Math.round(capacity * Number(pct[1])) / 100;
@@ -194,7 +219,7 @@ export function register(program: Command): void {
           rates,
           durationsMs,
           scale,
-          overrides: o.set,
+          overrides: mapSets,
           onPoint: (i, n, row, ms) => say(mapProgressLine(i, n, row, ms)),
           jobs: o.jobs ?? availableParallelism(),
           worker: new URL('./simWorker.js', import.meta.url),
@@ -215,13 +240,15 @@ export function register(program: Command): void {
           ...(o.alpha !== undefined ? { alpha: o.alpha } : {}),
           ...(o.granularity !== undefined ? { granularity: o.granularity } : {}),
         };
-        const capacity = nominalCapacityPerS(e);
+        const capacity = plan.capacity.usedPerS ?? nominalCapacityPerS(e);
         const rates = map
           ? distinctValues(map.rows.map((r) => Number(r.factors['offered load'])))
           : [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((f) => round(capacity * f, 3));
         const t0 = performance.now();
-        ctmc = ctmcModel(e, prediction.offeredPerS, rates, knobs);
-        if (join) ctmcLab = ctmcAtLab(e, join.points, knobs);
+        // The Markov model of the same api the fluid model took (its work stretched to a measured capacity).
+        const eModel = prediction.workScale === 1 ? e : loadExperimentFile(file, mapSets);
+        ctmc = ctmcModel(eModel, prediction.offeredPerS, rates, knobs);
+        if (join) ctmcLab = ctmcAtLab(eModel, join.points, knobs);
         say(
           `${e.name}: CTMC over ${ctmc.points.length} loads in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
         );
@@ -256,6 +283,34 @@ export function register(program: Command): void {
       process.stdout.write(`${dir}\n`);
     },
   );
+}
+
+/** The runtime of the lab sweeps drawn over the map (their calibration is the one that applies); local without any. */
+function sweepRuntime(over: readonly LabSweep[]): Runtime {
+  const rs = [...new Set(over.map((s) => s.runtime))];
+  if (rs.length > 1)
+    throw new BenchError(
+      'E_USAGE',
+      `the lab sweeps ran on different runtimes (${over.map((s) => `${s.dir}: ${s.runtime}`).join(', ')}); say whose calibration the model uses with --runtime`,
+    );
+  const r = rs[0] ?? 'local';
+  return (RUNTIMES as readonly string[]).includes(r) ? (r as Runtime) : 'local';
+}
+
+/** --set overrides that stretch the api's declared work (its default and every cost class) by `k`. */
+function stretchedWork(e: Parameters<typeof nominalCapacityPerS>[0], k: number): Override[] {
+  const api = e.lab?.api;
+  if (!api) return [];
+  const ms = (x: number): string => `${+(x * k).toFixed(6)}ms`;
+  const source = `the work stretched × ${+k.toFixed(6)} to the measured capacity (--capacity)`;
+  return [
+    { path: ['lab', 'api', 'work', 'mean'], value: ms(api.work.mean), source },
+    ...Object.entries(api.costs ?? {}).map(([name, c]) => ({
+      path: ['lab', 'api', 'costs', name, 'mean'],
+      value: ms(c.mean),
+      source,
+    })),
+  ];
 }
 
 /** The scale the lab sweeps ran at (the map's default with --over); 1 without any. */

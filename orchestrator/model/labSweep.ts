@@ -20,6 +20,8 @@ const IGNORED = new Set(['repeat', 'seed', 'description']);
 export interface LabSweep {
   /** The folder, as given. */
   readonly dir: string;
+  /** sweep (the default): a sweep's results folder; run: one experiment's (labRun.ts), a single point. */
+  readonly kind?: 'sweep' | 'run';
   readonly name: string;
   readonly runtime: string;
   /** The schedule scale the sweep ran at. */

@@ -15,6 +15,8 @@ export interface LabPoint {
   readonly sweep: string;
   /** The point's index in the sweep (its folder is point-<point>/). */
   readonly point: number;
+  /** The point is one experiment's results folder (its runs), not a sweep's point: named by the folder alone. */
+  readonly single?: boolean;
   /** The sweep's factor values at this point, as the sweep file wrote them. */
   readonly factors: Readonly<Record<string, string | number>>;
   /** The rate the point's runs offered, origins per second. */
@@ -106,6 +108,11 @@ export function describeJoin(j: LabJoin): string {
   return `lab vs model: ${n} lab point${n === 1 ? '' : 's'}; ${parts.join(', ')}`;
 }
 
+/** A lab point as the report names it: the sweep folder and its point, or a run's folder. */
+export function pointName(p: Pick<LabPoint, 'sweep' | 'point' | 'single'>): string {
+  return p.single ? p.sweep : `${p.sweep} point-${p.point}`;
+}
+
 /** M metastable (bold, as in the map), R recovered, ? unmeasured, I invalid (no valid run: no verdict). */
 export function verdictLetter(v: SweepVerdict): string {
   return v === 'metastable' ? '**M**' : v === 'recovered' ? 'R' : v === 'invalid' ? 'I' : '?';
@@ -169,7 +176,7 @@ export function labOverlay(map: SweepTable, j: LabJoin): MapOverlay {
       y: snap(triggers, p.triggerS),
       verdict: p.verdict,
       agree: p.agree,
-      source: `${p.sweep} point-${p.point}${p.runs !== undefined && p.runs > 1 ? ` (metastable ${p.metastableRuns ?? '?'}/${p.runs})` : ''}`,
+      source: `${pointName(p)}${p.runs !== undefined && p.runs > 1 ? ` (metastable ${p.metastableRuns ?? '?'}/${p.runs})` : ''}`,
     })),
   };
 }

@@ -8,6 +8,7 @@ import { apiReplicaCount } from '../spec/sections/lab.js';
 import { bistableRange, healthyState, type BistableRange, type FluidSystem } from './fluid.js';
 import { round } from '../../foundation/round.js';
 import { builtinLab } from '../spec/builtinLab.js';
+import type { PlannedCapacity } from '../spec/plan.js';
 
 export type Region = 'stable' | 'bistable' | 'unstable';
 
@@ -31,11 +32,29 @@ export interface Prediction {
   readonly healthy: { readonly attemptsPerS: number; readonly timeoutProbability: number } | null;
   /** What the experiment has that the model leaves out. */
   readonly caveats: readonly string[];
+  /**
+   * The capacity the model's cμ is (the run plan's: nominal c/S, or the one `metabench
+   * calibrate` measured for this lab on this machine), and where it came from.
+   */
+  readonly capacity: PlannedCapacity;
+  /**
+   * The declared work's time scale the model used: measured capacity / nominal one is
+   * 1 / workScale (1 for the nominal capacity).
+   */
+  readonly workScale: number;
 }
 
-export function fluidSystemOf(e: Experiment): FluidSystem {
+/**
+ * The api as the fluid model sees it. `workScale` stretches the declared work (every
+ * distribution here is parameterised by its mean, so scaling the mean scales the whole
+ * law): with a measured capacity the model keeps the c workers and takes the work that
+ * gives that capacity, S' = c / measured, since a real server's work per request is its
+ * own code's and not only the declared sleep.
+ */
+export function fluidSystemOf(e: Experiment, workScale = 1): FluidSystem {
   const api = builtinLab(e, 'the queueing model').api;
-  const work: DurationDist = toDurationDist(api.work);
+  const declared: DurationDist = toDurationDist(api.work);
+  const work: DurationDist = { ...declared, meanMs: declared.meanMs * workScale };
   return {
     workers: api.workers,
     work,
@@ -46,7 +65,10 @@ export function fluidSystemOf(e: Experiment): FluidSystem {
 
 export function predict(plan: RunPlan): Prediction {
   const e = plan.experiment;
-  const system = fluidSystemOf(e);
+  const c = plan.capacity;
+  const workScale =
+    c.source === 'measured' && c.nominalPerS !== null && c.usedPerS !== null ? c.nominalPerS / c.usedPerS : 1;
+  const system = fluidSystemOf(e, workScale);
   const replicas = apiReplicaCount(builtinLab(e, 'the queueing model').api);
   const one = bistableRange(system);
   const range: BistableRange = {
@@ -68,7 +90,18 @@ export function predict(plan: RunPlan): Prediction {
     region,
     healthy: healthy && { ...healthy, attemptsPerS: healthy.attemptsPerS * replicas },
     caveats: caveatsOf(e, plan),
+    capacity: c,
+    workScale,
   };
+}
+
+/** Where the model's capacity came from, in one line (as `metabench run` says it for `% capacity`). */
+export function describeModelCapacity(p: Prediction): string {
+  const c = p.capacity;
+  const f = (x: number | null): string => (x === null ? 'unknown' : `${round(x, 3)}/s`);
+  return c.source === 'measured' && c.calibration
+    ? `measured ${f(c.usedPerS)} (calibration ${c.calibration.file}, measured ${c.calibration.measuredAt}; nominal ${f(c.nominalPerS)}: the model's work per request is ${round(p.workScale, 4)} × the declared)`
+    : `${f(c.usedPerS)} ${c.from}`;
 }
 
 function caveatsOf(e: Experiment, plan: RunPlan): string[] {
@@ -137,6 +170,7 @@ export function describePrediction(p: Prediction): string[] {
     `| workers c | ${p.replicas > 1 ? `${s.workers} per replica` : s.workers} |`,
     `| work S | ${describeDuration(s.work)} |`,
     `| capacity ${p.replicas > 1 ? 'Ncμ' : 'cμ'} | ${round(r.capacityPerS, 3)} req/s |`,
+    `| capacity source | ${describeModelCapacity(p)} |`,
     `| attempt timeout τ | ${s.timeoutMs} ms |`,
     `| attempts m | ${s.attempts} |`,
     `| lower edge cμ/m | ${round(r.lowerPerS, 3)} origins/s |`,

@@ -9,8 +9,15 @@ import type { Experiment } from '../spec/schema.js';
 import { describeTrigger } from '../spec/sections/schedule.js';
 import type { LabSweep } from './labSweep.js';
 import { invalidCells, mapTable, MAP_FACTORS } from './map.js';
-import { describeJoin, labOverlay, sameCoordinate, type JoinedPoint, type LabJoin } from './over.js';
-import { describePrediction, type Prediction } from './predict.js';
+import {
+  describeJoin,
+  labOverlay,
+  pointName,
+  sameCoordinate,
+  type JoinedPoint,
+  type LabJoin,
+} from './over.js';
+import { describeModelCapacity, describePrediction, type Prediction } from './predict.js';
 import { ctmcAtLabLines, ctmcFigure, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from './ctmc.js';
 
 /**
@@ -55,7 +62,8 @@ export async function writeModel(
   ];
   const files: OutFile[] = [];
   if (x.ctmc) {
-    const fig = ctmcFigure(x.ctmc, p.range);
+    const fig0 = ctmcFigure(x.ctmc, p.range);
+    const fig = { ...fig0, caption: `${fig0.caption} Model capacity: ${describeModelCapacity(p)}.` };
     lines.push(
       '',
       ...ctmcSection(x.ctmc, p.range),
@@ -67,7 +75,11 @@ export async function writeModel(
     files.push({ path: `figures/${fig.id}.vl.json`, content: JSON.stringify(fig.spec, null, 2) + '\n' });
   }
   if (x.map) {
-    const figs = sweepFigures(x.map, lab ? labOverlay(x.map, lab.join) : undefined);
+    // Each figure says which capacity the model (and the simulated api) took.
+    const figs = sweepFigures(x.map, lab ? labOverlay(x.map, lab.join) : undefined).map((f) => ({
+      ...f,
+      caption: `${f.caption} Model capacity: ${describeModelCapacity(p)}.`,
+    }));
     lines.push(
       '',
       '## Simulated map of the metastable region',
@@ -149,6 +161,7 @@ export async function writeModel(
       region: p.region,
       healthy: p.healthy,
       caveats: p.caveats,
+      capacity: { ...p.capacity, workScale: p.workScale },
     },
     map: x.map,
     ...(x.ctmc ? { ctmc: { ...x.ctmc, ...(lab && x.ctmcLab ? { lab: x.ctmcLab } : {}) } } : {}),
@@ -157,6 +170,7 @@ export async function writeModel(
           lab: {
             sweeps: lab.sweeps.map((s) => ({
               dir: s.dir,
+              kind: s.kind ?? 'sweep',
               name: s.name,
               runtime: s.runtime,
               scale: s.scale,
@@ -197,17 +211,19 @@ function labAtCell(
 /** model.md's account of the lab sweeps drawn over the map, and of every point where they disagree. */
 function labSection(sweeps: readonly LabSweep[], j: LabJoin): string[] {
   const at = (q: JoinedPoint): string =>
-    `${q.sweep} point-${q.point} (${Object.entries(q.factors)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(', ')}: ${q.offeredPerS} origins/s, trigger ${q.triggerS} s)`;
+    `${pointName(q)} (${[
+      ...Object.entries(q.factors).map(([k, v]) => `${k}=${v}`),
+      `${q.offeredPerS} origins/s, trigger ${q.triggerS} s`,
+    ].join(': ')})`;
   const disagree = j.points.filter((q) => q.agree === false);
   const notCompared = j.points.filter((q) => q.agree === null);
   return [
     '### The lab over the map',
     '',
-    ...sweeps.map(
-      (s) =>
-        `- ${s.dir}: sweep ${s.name} of ${s.experimentFile}, runtime ${s.runtime}, --scale ${s.scale}${s.overrides.length ? `, ${s.overrides.map((o) => `--set ${o}`).join(' ')}` : ''}; ${s.points.length} point${s.points.length === 1 ? '' : 's'} varying ${s.factors.join(' and ')}${s.notes.length ? ` (${s.notes.join('; ')})` : ''}`,
+    ...sweeps.map((s) =>
+      s.kind === 'run'
+        ? `- ${s.dir}: ${s.points[0]?.runs ?? 0} run${s.points[0]?.runs === 1 ? '' : 's'} of ${s.name} (${s.experimentFile}), runtime ${s.runtime}, --scale ${s.scale}: one lab point${s.notes.length ? ` (${s.notes.join('; ')})` : ''}`
+        : `- ${s.dir}: sweep ${s.name} of ${s.experimentFile}, runtime ${s.runtime}, --scale ${s.scale}${s.overrides.length ? `, ${s.overrides.map((o) => `--set ${o}`).join(' ')}` : ''}; ${s.points.length} point${s.points.length === 1 ? '' : 's'} varying ${s.factors.join(' and ')}${s.notes.length ? ` (${s.notes.join('; ')})` : ''}`,
     ),
     '',
     ...(disagree.length

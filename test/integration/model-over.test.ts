@@ -219,9 +219,11 @@ test('model --over: a lab sweep drawn over the simulated map (table, model.json,
     await runCli(['model', file, '--over', join(dir, 'nope'), '--quiet'], env),
     /^metabench: --over .*nope: no such folder$/m,
   );
+  // A sweep's point is one experiment's results folder: read as a single lab point, and
+  // refused because its experiment is FILE moved in load.rate and the trigger's duration.
   assertRefused(
     await runCli(['model', file, '--over', join(grid, 'point-1'), '--quiet'], env),
-    /^metabench: --over .*point-1: no sweep\.json: not the results folder of a sweep$/m,
+    /^metabench: .*point-1\/run-1\/manifest\.json: the run's experiment differs from .*over-small\.yaml in load\.rate\..*schedule\.triggers\.0\.duration$/m,
   );
   assertRefused(
     await runCli(['model', 'experiments/retry-storm.yaml', '--over', grid, '--quiet'], env),
