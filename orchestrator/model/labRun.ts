@@ -10,7 +10,7 @@ import { runFolders } from '../report/reanalyse.js';
 import { hasRunRecord, readRunRecord } from '../results/record.js';
 import { loadExperimentFile } from '../spec/load.js';
 import { pointVerdict } from '../sweep/table.js';
-import { differingPaths, readLabSweep, type LabSweep } from './labSweep.js';
+import { experimentDifference, readLabSweep, type LabSweep } from './labSweep.js';
 import { triggerSeconds } from './map.js';
 
 /**
@@ -21,9 +21,6 @@ import { triggerSeconds } from './map.js';
  * kept only its record (record.json.gz, as the agreement store keeps them) is analysed
  * from it by the code `metabench report` re-analyses with.
  */
-
-/** Fields of a run's experiment that may differ from FILE's without changing the system. */
-const IGNORED = new Set(['repeat', 'seed', 'description']);
 
 const ManifestSchema = z.looseObject({
   runtime: z.string(),
@@ -100,13 +97,10 @@ export function readLabRun(dir: string, file: string, sets: readonly Override[])
           ? `draw a run over the map of its own experiment: metabench model ${manifest.experimentFile} --over ${dir}`
           : undefined,
       );
-    const differ = differingPaths(
-      JSON.parse(JSON.stringify(manifest.experiment)),
-      JSON.parse(JSON.stringify(expected)),
-    ).filter((path) => !IGNORED.has(path.split('.')[0]!));
-    if (differ.length)
+    const differ = experimentDifference(manifest.experiment, expected);
+    if (differ)
       throw usage(
-        `${manifestFile}: the run's experiment differs from ${file}${sets.length ? ` with ${sets.map((s) => s.source).join(' ')}` : ''} in ${differ.slice(0, 4).join(', ')}${differ.length > 4 ? ` and ${differ.length - 4} more` : ''}`,
+        `${manifestFile}: the run's experiment differs from ${file}${sets.length ? ` with ${sets.map((s) => s.source).join(' ')}` : ''} ${differ}`,
         'give model the --set the run was made with',
       );
     if (manifest.plan.triggers.length !== 1)

@@ -82,6 +82,19 @@ function asWritten(v: unknown): string | number {
 }
 
 /** The dotted paths at which two JSON values differ. */
+/**
+ * The fields in which a lab run's recorded experiment differs from FILE's (with model's --set),
+ * but for those that do not change a point (IGNORED), as a sentence's tail: "in a, b and 2 more".
+ */
+export function experimentDifference(recorded: unknown, expected: unknown): string | null {
+  const differ = differingPaths(
+    JSON.parse(JSON.stringify(recorded)),
+    JSON.parse(JSON.stringify(expected)),
+  ).filter((path) => !IGNORED.has(path.split('.')[0]!));
+  if (differ.length === 0) return null;
+  return `in ${differ.slice(0, 4).join(', ')}${differ.length > 4 ? ` and ${differ.length - 4} more` : ''}`;
+}
+
 export function differingPaths(a: unknown, b: unknown, prefix = ''): string[] {
   if (isDeepStrictEqual(a, b)) return [];
   const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
@@ -166,13 +179,10 @@ export function readLabSweep(dir: string, file: string, sets: readonly Override[
         `draw a sweep over the map of its own experiment: metabench model ${plan.experimentFile} --over ${dir}`,
       );
     if (manifest) {
-      const differ = differingPaths(
-        JSON.parse(JSON.stringify(manifest.experiment)),
-        JSON.parse(JSON.stringify(expected)),
-      ).filter((path) => !IGNORED.has(path.split('.')[0]!));
-      if (differ.length)
+      const differ = experimentDifference(manifest.experiment, expected);
+      if (differ)
         throw usage(
-          `${manifestFile}: the point's experiment differs from ${file}${sets.length ? ` with ${sets.map((s) => s.source).join(' ')}` : ''} in ${differ.slice(0, 4).join(', ')}${differ.length > 4 ? ` and ${differ.length - 4} more` : ''}`,
+          `${manifestFile}: the point's experiment differs from ${file}${sets.length ? ` with ${sets.map((s) => s.source).join(' ')}` : ''} ${differ}`,
           plan.overrides.length
             ? `the sweep ran with ${plan.overrides.map((s) => `--set ${s}`).join(' ')}: give model the same --set`
             : 'the lab points must be the experiment of FILE, moved only in load.rate and schedule.trigger.duration',
