@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { RunPlan } from '../spec/plan.js';
 import { seededRng } from '../../foundation/rng.js';
 import { synth } from '../../test/helpers/outcomeSynth.js';
+import { trendOf } from './trend.js';
 
 const endS = (plan: RunPlan): number => plan.phases.trigger.endMs / 1000;
 
@@ -110,6 +111,36 @@ test('a draining queue with goodput not yet rising: not-recovered, the backlog p
   const p = s.projection!;
   assert.equal(p.basis, 'backlog');
   assert.ok(p.lowS <= 200 && (p.highS === null || p.highS >= 200), JSON.stringify(p));
+});
+
+test('a queue held at its bound, wandering under it: not shown to shrink, so a collapse with amplification stays metastable', () => {
+  // A listen backlog of 4096 full, as PHP-FPM's was in a CI run: each second at the bound
+  // or a few under it. The one-sided test alone calls some such tails falling; their Sen
+  // interval reaches 0. Take the first seed whose tail does, and check the verdict.
+  const bounded = (seed: number) => {
+    const rng = seededRng(seed);
+    const ys = Array.from({ length: 200 }, () =>
+      rng.next() < 0.7 ? 4097 : 4097 - Math.ceil(rng.next() * 12),
+    );
+    return (t: number) => (t < 40 ? 0 : ys[t]!);
+  };
+  const probe = synth({ good: (t) => (t < 40 ? 1 : 0), amp: (t) => (t < 40 ? 1 : 4), backlog: bounded(1) }).s;
+  const { fromS, toS } = probe.trend!;
+  let seed = 1;
+  for (; seed < 500; seed++) {
+    const f = bounded(seed);
+    const t = trendOf(Array.from({ length: toS - fromS }, (_, i) => f(fromS + i)))!;
+    if (t.falling && t.slopeHigh >= 0) break;
+  }
+  assert.ok(seed < 500, 'a tail the one-sided test calls falling');
+  const { s } = synth({
+    good: (t) => (t < 40 ? 1 : 0),
+    amp: (t) => (t < 40 ? 1 : 4),
+    backlog: bounded(seed),
+  });
+  assert.equal(s.outcome, 'metastable', s.outcomeReason);
+  assert.equal(s.trend?.backlogShrinking, false);
+  assert.match(s.outcomeReason, /backlog is not shown to shrink .* reaches 0: it may never empty/);
 });
 
 test('recovered after k × D: recovered-late, not metastable', () => {

@@ -126,6 +126,14 @@ export function classifyOutcome(x: OutcomeInput): OutcomeResult {
 
   const g = trendOf(x.goodputPerS.slice(tail.fromS, tail.toS)) as Trend;
   const b = x.backlog ? trendOf(x.backlog.slice(tail.fromS, tail.toS)) : null;
+  // The backlog shrinks when it falls at 95% (one-sided, as goodput's rise is tested) and
+  // Sen's 95% interval of its slope lies wholly below 0, i.e. the projection of an empty
+  // queue has a finite far end. A queue held at its bound (a listen backlog of 4096, say)
+  // only wanders under it as the bound refuses the excess; on such a series the one-sided
+  // test alone calls a "drain" that its own interval says may never empty the queue, and a
+  // self-sustained collapse would be reported as recovering.
+  const shrinking = b !== null && b.falling && b.slopeHigh < 0;
+  const fallUnsure = b !== null && b.falling && !shrinking;
   const trend: TrendSummary = {
     ...tail,
     test: 'Mann-Kendall with the Hamed-Rao correction for autocorrelation, one-sided at 95%; Sen slopes',
@@ -136,7 +144,7 @@ export function classifyOutcome(x: OutcomeInput): OutcomeResult {
     goodputRising: g.rising,
     backlogSlope: b ? round(b.slope, 3) : null,
     backlogZ: b ? round(b.z, 3) : null,
-    backlogShrinking: b ? b.falling : null,
+    backlogShrinking: b ? shrinking : null,
   };
   const mechanisms = x.sustaining ? measureMechanisms(x.sustaining) : [];
   const effect = describeMet(mechanisms);
@@ -144,11 +152,17 @@ export function classifyOutcome(x: OutcomeInput): OutcomeResult {
   const over = `over the last ${tail.toS - tail.fromS} s`;
   const goodputWords = `goodput ${g.rising ? 'rises' : 'shows no upward trend'} (Sen slope ${fmt(g.slope)}/s per s, 95% interval ${fmt(g.slopeLow)} to ${fmt(g.slopeHigh)}; Mann-Kendall z ${fmt(g.z, 2)}, corrected for autocorrelation)`;
   const backlogWords = b
-    ? ` and the backlog ${b.falling ? `drains ${fmt(-b.slope)} per s` : `is not shrinking (slope ${fmt(b.slope)} per s)`}`
+    ? ` and the backlog ${
+        shrinking
+          ? `drains ${fmt(-b.slope)} per s`
+          : fallUnsure
+            ? `is not shown to shrink (slope ${fmt(b.slope)} per s, but its 95% interval ${fmt(b.slopeLow)} to ${fmt(b.slopeHigh)} reaches 0: it may never empty)`
+            : `is not shrinking (slope ${fmt(b.slope)} per s)`
+      }`
     : '';
   const base = { mechanisms, trend, sustainingEffect: effect };
 
-  if (g.rising || b?.falling) {
+  if (g.rising || shrinking) {
     // Still recovering: when would goodput get back to the threshold at this pace?
     const toAfter = (idx: number): number => tail.fromS + idx - x.triggerEndS;
     const project = (t: Trend, target: number): number[] | null => {

@@ -483,3 +483,21 @@ test('nulls are skipped and keep their times; fewer than 3 values give no trend'
   assert.equal(t.n, 3);
   assert.equal(t.slope, 1);
 });
+
+test('a stationary queue clipped at its bound: the one-sided test alone calls some tails falling, none with its Sen interval below 0', () => {
+  // 24 s tails of a full listen backlog (4097) that dips a few under it 30% of the time:
+  // no trend at all. The outcome counts a backlog as shrinking only when both agree.
+  let falling = 0;
+  let shrinking = 0;
+  for (let seed = 1; seed < 2000; seed++) {
+    const rng = seededRng(seed);
+    const ys = Array.from({ length: 24 }, () =>
+      rng.next() < 0.7 ? 4097 : 4097 - Math.ceil(rng.next() * 12),
+    );
+    const t = trendOf(ys)!;
+    if (t.falling) falling++;
+    if (t.falling && t.slopeHigh < 0) shrinking++;
+  }
+  assert.ok(falling > 20, `one-sided falls: ${falling} of 1999`);
+  assert.equal(shrinking, 0);
+});
