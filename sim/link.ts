@@ -11,7 +11,7 @@ export type Stream = 'upstream' | 'downstream';
  * adding one is refused by name (and a spec that needs one is refused before it runs,
  * agreement.ts's simRefusals), never silently ignored.
  */
-export const SIM_TOXICS = ['latency', 'bandwidth', 'timeout', 'reset_peer'] as const;
+export const SIM_TOXICS = ['latency', 'bandwidth', 'timeout', 'reset_peer', 'loss'] as const;
 
 /** A toxic the simulated link cannot model. */
 export class ToxicNotModelled extends Error {}
@@ -27,6 +27,8 @@ export class LinkConn {
   lastOut = { upstream: 0, downstream: 0 };
   /** Per toxic (by name), whether this connection's toxicity roll said it is affected. */
   readonly affected = new Map<string, boolean>();
+  /** Loss toxics (by name) that lost a message of this connection: its stream is stalled behind the hole. */
+  readonly stalled = new Set<string>();
   /** Bumped when the connection closes: deliveries of an older generation are dropped. */
   gen = 0;
   constructor(
@@ -58,6 +60,9 @@ interface Held {
  *   timeout     a black hole: chunks are dropped, the connection stays open and silent;
  *               removing the toxic closes every connection it sat on
  *   reset_peer  the first chunk is dropped and the connection reset `timeout` ms later
+ *   loss        each chunk (a whole request or reply here) is lost with `probability`; the
+ *               connection's direction then stalls (every later chunk dropped) and stays
+ *               open; removing the toxic closes the connections it stalled
  *   disabled    (partition) every connection is closed and new ones are refused
  *
  * Any other toxic type is refused (ToxicNotModelled).
@@ -128,6 +133,12 @@ export class SimLink {
         }
         case 'timeout':
           return; // dropped
+        case 'loss':
+          if (c.stalled.has(x.name) || this.rng.next() < (a['probability'] ?? 0)) {
+            c.stalled.add(x.name);
+            return; // lost, and so is everything behind it
+          }
+          break;
         case 'reset_peer': {
           const gen = c.gen;
           this.clock.timer(t + (a['timeout'] ?? 0), () => {
@@ -185,7 +196,13 @@ export class SimLink {
     // A black hole's connections are closed when it goes (the dropped bytes broke their streams).
     if (t!.type === 'timeout')
       for (const c of [...this.conns]) if (c.affected.get(name)) this.close(c, 'timeout-removed');
-    for (const c of this.conns) c.affected.delete(name);
+    // So are the connections a loss toxic stalled.
+    if (t!.type === 'loss')
+      for (const c of [...this.conns]) if (c.stalled.has(name)) this.close(c, 'timeout-removed');
+    for (const c of this.conns) {
+      c.affected.delete(name);
+      c.stalled.delete(name);
+    }
     // Data a toxic held (bandwidth 0) moves on through the rest of the chain.
     // Data it held (bandwidth 0) moves on through the rest of the chain, which now starts at i.
     const released = this.held.filter((h) => h.by === name);

@@ -32,7 +32,8 @@ export type Stream = 'upstream' | 'downstream';
 export interface ToxicSpec {
   /** Default `<type>_<stream>`. */
   readonly name?: string;
-  readonly type: Exclude<ToxicType, 'down'>;
+  /** Toxiproxy's types, and `loss`, metabench's fault proxy's own (services/faultproxy/toxics/loss.ts). */
+  readonly type: Exclude<ToxicType, 'down'> | 'loss';
   /** upstream = client → dependency bytes, downstream = the replies (default). */
   readonly stream?: Stream;
   /** Share of connections affected, 0..1 (default 1). */
@@ -109,7 +110,8 @@ export class LinkClient implements LinkControl {
     const stream = spec.stream ?? 'downstream';
     const body = {
       name: spec.name ?? `${spec.type}_${stream}`,
-      type: spec.type,
+      // toxiproxy-node-client types only Toxiproxy's own toxics; the API takes any name.
+      type: spec.type as ToxicType,
       stream,
       toxicity: spec.toxicity ?? 1,
       attributes: { ...spec.attributes },

@@ -107,7 +107,7 @@ test('runtimes declare which trigger kinds they apply; validation asks them, not
     const trigger =
       d.kind === 'partition'
         ? `{ kind: partition, link: redis, duration: 2s }`
-        : `{ kind: ${d.kind}, link: redis, ${d.kind === 'latency' ? 'latency: 10ms, ' : d.kind === 'bandwidth' ? 'rate: 10, ' : d.kind === 'slow-close' ? 'delay: 10ms, ' : ''}duration: 2s }`;
+        : `{ kind: ${d.kind}, link: redis, ${d.kind === 'latency' ? 'latency: 10ms, ' : d.kind === 'bandwidth' ? 'rate: 10, ' : d.kind === 'slow-close' ? 'delay: 10ms, ' : d.kind === 'loss' ? 'probability: 5%, ' : ''}duration: 2s }`;
     const withCache = experiment(trigger).replace(
       'lab: { api: { workers: 4, work: { dist: constant, mean: 10ms } } }',
       'lab:\n  api: { workers: 4, work: { dist: constant, mean: 10ms } }\n  cache: { ttl: 1h }\n  db: { keys: 10, pool: 4, query: { dist: constant, mean: 1ms } }',

@@ -6,6 +6,7 @@ import { flushCache } from './kinds/flushCache.js';
 import { kill } from './kinds/kill.js';
 import { latency } from './kinds/latency.js';
 import { loadSpike } from './kinds/loadSpike.js';
+import { loss } from './kinds/loss.js';
 import { partition } from './kinds/partition.js';
 import { pause } from './kinds/pause.js';
 import { providerOutage } from './kinds/providerOutage.js';
@@ -30,6 +31,7 @@ export const BUILTIN_TRIGGERS = [
   bandwidth,
   resetPeer,
   slowClose,
+  loss,
   loadSpike,
   flushCache,
   providerOutage,

@@ -82,7 +82,8 @@ export function parseBody(body: string): JsonNode {
 export function toxicJson(w: ToxicWrapper): string {
   const kind = toxicKind(w.type);
   const attrs = (kind?.attributes.fields ?? []).map(
-    (f) => `${goJsonString(f.json)}:${w.attributes[f.json] ?? 0}`,
+    (f) =>
+      `${goJsonString(f.json)}:${f.type.kind === 'float32' ? goFloat32String(w.attributes[f.json] ?? 0) : (w.attributes[f.json] ?? 0)}`,
   );
   return (
     `{"attributes":{${attrs.join(',')}},"name":${goJsonString(w.name)},"type":${goJsonString(w.type)},` +

@@ -366,6 +366,28 @@ export function labConformance(runtime: Runtime, o: ConformanceOptions): void {
       },
     );
 
+    test('a loss toxic (every message) on the redis link stalls a cache hit into the client’s timeout; removing it closes the stalled connection, and hits are fast again', async () => {
+      const links = d.links();
+      await links.addToxic('redis', {
+        name: 'conformance-loss',
+        type: 'loss',
+        stream: 'upstream',
+        attributes: { probability: 1 },
+      });
+      assert.deepEqual(
+        (await links.listToxics('redis')).map((t) => [t.name, t.type, t.attributes['probability']]),
+        [['conformance-loss', 'loss', 1]],
+      );
+      const lost = await d.ask(`/work?key=${KEY}`, 1500);
+      assert.equal(lost.kind, 'timeout', `a hit through a link that loses every lookup: ${lost.kind}`);
+      await links.removeToxic('redis', 'conformance-loss');
+      assert.deepEqual(await links.listToxics('redis'), []);
+      await d.askUntilOk(`/work?key=${KEY}`, 15_000);
+      const fast = await d.ask(`/work?key=${KEY}`);
+      assert.equal(fast.kind, 'ok');
+      assert.ok(fast.ms < HIT_MS, `a hit once the toxic is gone: ${fast.ms.toFixed(0)} ms`);
+    });
+
     test(
       named(
         'down(): no process of the lab is left; down() again does not throw',

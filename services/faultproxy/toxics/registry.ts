@@ -1,6 +1,7 @@
 import { bandwidthKind } from './bandwidth.js';
 import { latencyKind } from './latency.js';
 import { limitDataKind } from './limitData.js';
+import { lossKind } from './loss.js';
 import { noopKind } from './noop.js';
 import { resetPeerKind } from './resetPeer.js';
 import { slicerKind } from './slicer.js';
@@ -18,6 +19,7 @@ export const toxicKinds: Readonly<Record<string, ToxicKind>> = {
   reset_peer: resetPeerKind as ToxicKind,
   slicer: slicerKind as ToxicKind,
   limit_data: limitDataKind as ToxicKind,
+  loss: lossKind as ToxicKind,
 };
 
 export function toxicKind(type: string): ToxicKind | undefined {

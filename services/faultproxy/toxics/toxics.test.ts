@@ -5,6 +5,7 @@ import { toxicHarness } from '../../../test/helpers/toxicHarness.js';
 import { bandwidthKind } from './bandwidth.js';
 import { latencyKind, LatencyToxic } from './latency.js';
 import { limitDataKind } from './limitData.js';
+import { lossKind, LossToxic } from './loss.js';
 import { resetPeerKind } from './resetPeer.js';
 import { slicerKind, SlicerToxic } from './slicer.js';
 import { slowCloseKind } from './slowClose.js';
@@ -186,11 +187,12 @@ test('limit_data forwards up to `bytes`, then closes; the count survives an upda
   assert.equal(h.endedAtMs, 2);
 });
 
-test('the registry has exactly the toxics of Toxiproxy 2.12, and nothing from the prototype chain', () => {
+test('the registry has exactly the toxics of Toxiproxy 2.12 and metabench’s loss, and nothing from the prototype chain', () => {
   assert.deepEqual(Object.keys(toxicKinds).sort(), [
     'bandwidth',
     'latency',
     'limit_data',
+    'loss',
     'noop',
     'reset_peer',
     'slicer',
@@ -199,4 +201,57 @@ test('the registry has exactly the toxics of Toxiproxy 2.12, and nothing from th
   ]);
   assert.equal(toxicKind('down'), undefined);
   assert.equal(toxicKind('constructor'), undefined);
+});
+
+test('loss: a lost message stalls its direction, the connection stays open, and later messages are never delivered', async () => {
+  const always = toxicHarness(k(lossKind), { probability: 1 });
+  await always.send('request 1', 0);
+  await always.send('request 2', 10);
+  await always.clock.advanceTo(3_600_000);
+  assert.deepEqual(always.out, []);
+  assert.equal(always.endedAtMs, undefined, 'kept open: the client sees only its own timeout');
+  await always.end(3_600_001);
+  assert.equal(always.endedAtMs, 3_600_001, "the client's close goes through");
+
+  const never = toxicHarness(k(lossKind), { probability: 0 });
+  for (let i = 0; i < 50; i++) await never.send(String(i), i);
+  assert.equal(never.out.length, 50);
+});
+
+test('loss: each message is lost with its probability, and the loss outlives a change of the chain', async () => {
+  // 4,000 connections of one message each at 5%: 200 expected, SD sqrt(4000 × 0.05 × 0.95) = 13.8.
+  let lost = 0;
+  for (let seed = 1; seed <= 4000; seed++) {
+    const h = toxicHarness(k(lossKind), { probability: 0.05 }, { seed });
+    await h.send('m', 0);
+    if (h.out.length === 0) lost++;
+  }
+  assert.ok(Math.abs(lost - 200) <= 3 * 13.8, `lost ${lost} of 4000`);
+
+  // A connection that lost a message stays stalled after the toxic is re-run (an update).
+  let seed = 1;
+  for (; seed < 1000; seed++) {
+    const h = toxicHarness(k(lossKind), { probability: 0.5 }, { seed });
+    await h.send('first', 0);
+    if (h.out.length > 0) continue;
+    assert.equal(await h.rerun(5), true);
+    for (let i = 0; i < 20; i++) await h.send(`after ${i}`, 10 + i);
+    assert.deepEqual(h.out, [], 'nothing after the hole is delivered');
+    break;
+  }
+  assert.ok(seed < 1000);
+});
+
+test('loss: removing the toxic closes the connections it stalled and leaves the others open', async () => {
+  const stalled = toxicHarness(k(lossKind), { probability: 1 });
+  await stalled.send('lost', 0);
+  const healthy = toxicHarness(k(lossKind), { probability: 0 });
+  await healthy.send('fine', 0);
+  const t = new LossToxic({ probability: 1 });
+  for (const h of [stalled, healthy]) {
+    await h.stub.interrupt();
+    t.cleanup(h.stub);
+  }
+  assert.equal(stalled.endedAtMs, 0);
+  assert.equal(healthy.endedAtMs, undefined);
 });
