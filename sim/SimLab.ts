@@ -1,3 +1,4 @@
+import type { ApiState } from '../services/api/apiState.js';
 import { seededRng } from '../foundation/rng.js';
 import { errorCostConfig, formatDurationDist } from '../services/api/config.js';
 import { BenchError } from '../foundation/errors.js';
@@ -40,6 +41,14 @@ export class SimLab implements Lab {
   readonly postgres: SimPostgresServer | undefined;
   private readonly links = new Map<string, SimLink>();
   readonly linkControl: LinkControl | undefined;
+  readonly apiControl = {
+    setState: async (replica: number, state: ApiState): Promise<void> => {
+      const api = this.apis[replica];
+      if (!api) throw new BenchError('E_LAB', `no api replica ${replica} in this lab`);
+      const problem = api.setState(state);
+      if (problem) throw new BenchError('E_LAB', `the api refused its state: ${problem}`);
+    },
+  };
 
   constructor(
     clock: SimClock,

@@ -1,3 +1,4 @@
+import { applyApiState, type ApiState } from '../services/api/apiState.js';
 import type { DurationDist } from '../foundation/distributions.js';
 import { seededRng } from '../foundation/rng.js';
 import { CONNECT_TIMEOUT_MS } from '../bench/transport/http.js';
@@ -189,6 +190,15 @@ export class SimApi {
   ) {
     this.proc = new SimProcess('api', clock);
     this.boot();
+  }
+
+  /**
+   * The capacity triggers' switch, as the api's /_api/state: what is wrong with `state`, or
+   * undefined once applied. A restart (boot) brings the pool and work back as declared, as a
+   * restarted api process would.
+   */
+  setState(state: ApiState): string | undefined {
+    return applyApiState(state, this.handler, this.pool, this.cfg.workers);
   }
 
   /** A fresh process: a new pool, new connections to its dependencies, its seeded streams from the start. */

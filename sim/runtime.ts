@@ -87,6 +87,7 @@ export const simPlugin: RuntimePlugin = {
   capabilities: {
     triggers: {
       process: 'all',
+      capacity: 'all',
       // Its links model some toxics (link.ts) and a partition; it has no LLM provider, and no host to act on in virtual time.
       link: [...SIM_TOXICS.map((t) => t.replace('_', '-')), 'partition'],
       load: 'all',

@@ -5,6 +5,7 @@ import type { Component, Target } from './target.js';
 import type { Pinning } from './proc/affinity.js';
 
 export type { UndoRecipe } from './undoRecipe.js';
+import type { ApiState } from '../../services/api/apiState.js';
 export type { Component, Target } from './target.js';
 
 export interface LabProcess {
@@ -100,6 +101,11 @@ export interface Lab {
    * absent, the triggers drive `faultProxyApi` over the Toxiproxy HTTP API.
    */
   readonly linkControl?: LinkControl | undefined;
+  /**
+   * The api's run-time capacity switch where the lab has no HTTP to it (the simulation):
+   * sets replica `replica`'s state. Absent: the triggers use each replica's /_api/state.
+   */
+  readonly apiControl?: { setState(replica: number, state: ApiState): Promise<void> } | undefined;
   /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
   flushCache(): Promise<void>;
   /**

@@ -181,6 +181,7 @@ export function refuseOn(p: RuntimePlugin, e: Experiment, file: string | undefin
 /** A target class in words. */
 const ACTS: { readonly [C in TargetClass]: string } = {
   process: "a component's process",
+  capacity: "the api's run-time capacity switch",
   link: 'a dependency link',
   load: 'the offered load',
   cache: "the cache's content",

@@ -185,3 +185,44 @@ test('provider-outage needs the LLM provider in the lab, and slowFactor exactly 
   assert.equal(trigger.target, 'llm');
   assert.match(trigger.describe(), /take the LLM provider down \(every call answered 503\)/);
 });
+
+test('slowdown and workers: capacity degradation with a magnitude, refused where it can never work, by line and field', () => {
+  const e = parseExperiment(
+    withTriggers(
+      '    - { kind: slowdown, factor: 3x, duration: 10s }\n    - { kind: workers, to: 2, duration: 10s }',
+    ),
+    'x.yaml',
+  );
+  assert.equal(
+    describeTriggers(e.schedule.triggers),
+    "slow api's work down 3x for 10 s (from +0 s); shrink api's pool to 2 workers for 10 s (from +10 s)",
+  );
+  assert.deepEqual(
+    e.schedule.triggers.map((t) => createTrigger(t).target),
+    ['api', 'api'],
+  );
+  const where = (text: string) => specIssues(withTriggers(text)).map((i) => [i.path, i.line, i.message]);
+  // A pool no smaller than the api's declared 8 workers is no loss of capacity.
+  const noLoss = where('    - { kind: workers, to: 8, duration: 10s }');
+  assert.equal(noLoss[0]![0], 'schedule.triggers.0.to');
+  assert.equal(noLoss[0]![1], 25);
+  assert.match(String(noLoss[0]![2]), /below lab.api.workers \(8\)/);
+  assert.match(String(where('    - { kind: slowdown, factor: 1x, duration: 10s }')[0]![2]), /above 1x/);
+  assert.match(
+    String(where('    - { kind: slowdown, target: redis, factor: 2x, duration: 10s }')[0]![2]),
+    /acts on the api/,
+  );
+  // A reference server has no run-time switch.
+  const phpFpm = readFileSync(
+    new URL('../../../experiments/php-fpm-retry-storm.yaml', import.meta.url),
+    'utf8',
+  );
+  const onServer = specIssues(withTriggers('    - { kind: slowdown, factor: 3x, duration: 10s }', phpFpm));
+  assert.ok(
+    onServer.some(
+      (i) =>
+        i.path === 'schedule.triggers.0.kind' && /php-fpm reference server does not have/.test(i.message),
+    ),
+    JSON.stringify(onServer),
+  );
+});

@@ -14,6 +14,7 @@ export const TABLE_END = '<!-- end of trigger kinds -->';
 
 const ACTS_ON: { readonly [C in TargetClass]: string } = {
   process: "a component's process",
+  capacity: "the api's capacity",
   link: 'a dependency link',
   load: 'the offered load',
   cache: "the cache's content",

@@ -12,8 +12,10 @@ import { pause } from './kinds/pause.js';
 import { providerOutage } from './kinds/providerOutage.js';
 import { resetPeer } from './kinds/resetPeer.js';
 import { slowClose } from './kinds/slowClose.js';
+import { slowdown } from './kinds/slowdown.js';
 import { stop } from './kinds/stop.js';
 import { timeout } from './kinds/timeout.js';
+import { workers } from './kinds/workers.js';
 import type { Trigger } from './Trigger.js';
 
 /**
@@ -25,6 +27,8 @@ export const BUILTIN_TRIGGERS = [
   pause,
   kill,
   stop,
+  slowdown,
+  workers,
   latency,
   timeout,
   partition,

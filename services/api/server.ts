@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
 import type { DurationDist } from '../../foundation/distributions.js';
 import { seededRng } from '../../foundation/rng.js';
+import { applyApiState } from './apiState.js';
 import { WorkerPool, type WorkerPoolOptions } from './workerPool.js';
 import { CodelShedder, QueueTimeShedder } from './shedding.js';
 import type { QueueDiscipline } from './queue.js';
@@ -123,6 +124,7 @@ export interface ApiService {
  *                 is looked up first (read-through: Redis, then Postgres on a miss)
  *   GET /health   answered at once (not queued): liveness only
  *   GET /metrics  Prometheus text
+ *   GET|PUT|POST /_api/state  the capacity triggers' switch: { workFactor, workers }
  */
 export async function startApi(
   cfg: ApiConfig,
@@ -168,6 +170,24 @@ export async function startApi(
           .send(ANSWERS[status] ?? `unknown cost class "${w.cost}"\n`);
     },
   );
+
+  // The capacity triggers' run-time switch (slowdown, workers), as the LLM stub's /_stub/state
+  // is the provider's: the orchestrator sets it for a trigger's window and back after it.
+  const state = () => ({
+    workFactor: handler.workFactor,
+    workers: pool.workers,
+    nominalWorkers: cfg.workers,
+  });
+  app.get('/_api/state', (_req, res) => {
+    res.json(state());
+  });
+  const setState = (req: express.Request, res: express.Response): void => {
+    const problem = applyApiState(req.body as unknown, handler, pool, cfg.workers);
+    if (problem) res.status(400).type('text/plain').send(`${problem}\n`);
+    else res.json(state());
+  };
+  app.put('/_api/state', express.json(), setState);
+  app.post('/_api/state', express.json(), setState);
 
   app.all('/work', (req, res) => {
     const costName = typeof req.query['cost'] === 'string' ? req.query['cost'] : undefined;

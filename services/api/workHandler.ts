@@ -105,6 +105,11 @@ export interface QueuedWork {
 export class WorkHandler<R extends WorkRequest> {
   /** The shared jobs that stand in for abandoned requests, by their work. */
   private readonly standIns = new Map<DurationDist, Job>();
+  /**
+   * Work time multiplied by this (the `slowdown` trigger's run-time switch; 1 outside it).
+   * Drawn work is scaled after its draw, so the draws themselves stay as they were.
+   */
+  workFactor = 1;
 
   constructor(
     private readonly cfg: WorkHandlerConfig,
@@ -204,7 +209,7 @@ export class WorkHandler<R extends WorkRequest> {
       // at the client: a settled-at-once thenable instead of a promise, so no microtask
       // comes between (in the simulator the client is the same process).
       const done = new WorkDone();
-      this.clock.timer(t0 + sampleDuration(work, this.workRng(req)), () => {
+      this.clock.timer(t0 + sampleDuration(work, this.workRng(req)) * this.workFactor, () => {
         try {
           this.worked(req, t0);
         } finally {
@@ -230,7 +235,7 @@ export class WorkHandler<R extends WorkRequest> {
       });
       return;
     }
-    const ms = sampleDuration(work, this.workRng(req));
+    const ms = sampleDuration(work, this.workRng(req)) * this.workFactor;
     await new Promise<void>((resolve) => this.clock.timer(this.clock.now() + ms, resolve));
     this.worked(req, t0);
   }

@@ -217,3 +217,23 @@ test('an abandoned waiting job costs the same: a shared stand-in is served in it
   assert.equal(whole.objects, 39);
   assert.equal(compact.objects, 19 + 1, 'the 19 waiting even jobs (j0 runs) and the one stand-in');
 });
+
+test('resize: shrinking takes no job from a busy worker, and the pool is down to n once they finish; growing serves the queue at once', async () => {
+  const h = harness(4);
+  for (let i = 0; i < 8; i++) h.submit(i);
+  assert.deepEqual(h.started, [0, 1, 2, 3]);
+  h.pool.resize(1);
+  assert.equal(h.pool.workers, 1);
+  assert.equal(h.pool.busyWorkers, 4, 'the four running jobs go on');
+  await h.finish(0);
+  await h.finish(1);
+  await h.finish(2);
+  assert.deepEqual(h.started, [0, 1, 2, 3], 'no job starts while more than n are busy');
+  await h.finish(3);
+  assert.deepEqual(h.started, [0, 1, 2, 3, 4], 'one worker left');
+  assert.equal(h.pool.busyWorkers, 1);
+  h.pool.resize(3);
+  assert.deepEqual(h.started, [0, 1, 2, 3, 4, 5, 6], 'the new workers take waiting jobs at once');
+  assert.throws(() => h.pool.resize(0), /whole number >= 1/);
+  assert.throws(() => h.pool.resize(1.5), /whole number >= 1/);
+});

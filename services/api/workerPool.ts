@@ -58,15 +58,39 @@ export class WorkerPool {
   private readonly queue: WaitingJobs<Job>;
   private readonly now: () => number;
 
+  private size: number;
+
   constructor(
-    readonly workers: number,
+    workers: number,
     private readonly opts: WorkerPoolOptions = {},
   ) {
     if (!(workers >= 1)) throw new RangeError(`workers must be >= 1 (got ${workers})`);
+    this.size = workers;
     if (opts.concurrencyLimit !== undefined && !(opts.concurrencyLimit >= 1))
       throw new RangeError(`concurrency limit must be >= 1 (got ${opts.concurrencyLimit})`);
     this.queue = new WaitingJobs<Job>(opts.queue ?? 'fifo', opts.queueBound);
     this.now = opts.now ?? (() => performance.now());
+  }
+
+  /** Workers in the pool now (the `workers` trigger changes it for its window). */
+  get workers(): number {
+    return this.size;
+  }
+
+  /**
+   * Changes the pool to `n` workers. Shrinking takes no job from a busy worker: the pool
+   * is down to `n` once that many finish. Growing puts the new workers on waiting jobs.
+   */
+  resize(n: number): void {
+    if (!(Number.isInteger(n) && n >= 1))
+      throw new RangeError(`workers must be a whole number >= 1 (got ${n})`);
+    this.size = n;
+    while (this.busy < this.size) {
+      const next = this.dequeue();
+      if (!next) return;
+      const q = this.queue;
+      this.pickup(next, q.poppedEnqueuedMs, q.poppedTimeoutAtMs, q.poppedDeadlineMs);
+    }
   }
 
   get busyWorkers(): number {
@@ -89,7 +113,7 @@ export class WorkerPool {
     }
     const timeoutAtMs = job.timeoutAtMs ?? NaN;
     const deadlineMs = job.deadlineMs ?? NaN;
-    if (this.busy < this.workers) {
+    if (this.busy < this.size) {
       this.pickup(job, job.enqueuedMs, timeoutAtMs, deadlineMs);
       return undefined;
     }
@@ -162,6 +186,7 @@ export class WorkerPool {
     // both handlers: the simulator runs millions of jobs, and every promise counts.)
     const free = (): void => {
       this.busy--;
+      if (this.busy >= this.size) return; // the pool was shrunk: this worker goes
       const next = this.dequeue();
       const q = this.queue;
       if (next) this.pickup(next, q.poppedEnqueuedMs, q.poppedTimeoutAtMs, q.poppedDeadlineMs);

@@ -12,6 +12,8 @@ import { processTree } from '../../orchestrator/lab/proc/procUsage.js';
 import { runtimePlugin, type RunRuntime } from '../../orchestrator/lab/RuntimePlugin.js';
 import type { Runtime } from '../../orchestrator/lab/runtimes.js';
 import { runUndo } from '../../orchestrator/trigger/journal.js';
+import { triggerKind } from '../../orchestrator/trigger/registry.js';
+import type { Trigger } from '../../orchestrator/trigger/Trigger.js';
 import { tempDir } from './cli.js';
 import { planOf } from './plan.js';
 import { processState } from './procState.js';
@@ -146,6 +148,18 @@ class Driver {
   within<T>(p: Promise<T>, ms: number): Promise<T | typeof PENDING> {
     const late = this.clock.sleepUntil(this.clock.now() + ms).then((): typeof PENDING => PENDING);
     return this.rt.settle(Promise.race([p, late]));
+  }
+
+  /** Several requests sent together, waited for. */
+  settleAll(ps: Promise<Answer>[]): Promise<Answer[]> {
+    return this.rt.settle(Promise.all(ps));
+  }
+
+  /** A trigger's undo as an interrupted run's would be: its journal recipe where the lab has one, else undo(). */
+  async undo(t: Trigger): Promise<void> {
+    const recipe = t.undoRecipe(this.lab);
+    if (recipe.kind === 'none') await this.rt.settle(t.undo(this.lab));
+    else runUndo(recipe);
   }
 
   /** A request, waited for. */
@@ -365,6 +379,49 @@ export function labConformance(runtime: Runtime, o: ConformanceOptions): void {
         assert.ok(fast.ms < HIT_MS, `a hit once the toxic is gone: ${fast.ms.toFixed(0)} ms`);
       },
     );
+
+    test('slowdown 400x: /work takes 400 times its 1 ms; the undo (the journal’s recipe where the lab has one) brings it back', async () => {
+      const slowdown = triggerKind('slowdown').create(
+        { kind: 'slowdown', target: 'api', factor: 400, duration: 1000 },
+        'conformance',
+      );
+      await slowdown.apply(d.lab);
+      const slow = await d.ask('/work');
+      assert.equal(slow.kind, 'ok');
+      assert.ok(slow.ms >= 390, `a request's work slowed 400x: ${slow.ms.toFixed(0)} ms`);
+      await d.undo(slowdown);
+      const fast = await d.ask('/work');
+      assert.ok(fast.ms < HIT_MS, `its work once undone: ${fast.ms.toFixed(0)} ms`);
+    });
+
+    test('workers to 1: two requests at once are served one after the other; the undo gives the pool back', async () => {
+      const slowdown = triggerKind('slowdown').create(
+        { kind: 'slowdown', target: 'api', factor: 300, duration: 1000 },
+        'conformance-slow',
+      );
+      const shrink = triggerKind('workers').create(
+        { kind: 'workers', target: 'api', to: 1, duration: 1000 },
+        'conformance-workers',
+      );
+      await slowdown.apply(d.lab);
+      await shrink.apply(d.lab);
+      const serial = await d.settleAll([d.send('/work'), d.send('/work')]);
+      assert.deepEqual(
+        serial.map((a) => a.kind),
+        ['ok', 'ok'],
+      );
+      assert.ok(
+        Math.max(...serial.map((a) => a.ms)) >= 580,
+        `one worker: ${serial.map((a) => a.ms.toFixed(0))} ms`,
+      );
+      await d.undo(shrink);
+      const parallel = await d.settleAll([d.send('/work'), d.send('/work')]);
+      assert.ok(
+        Math.max(...parallel.map((a) => a.ms)) < 580,
+        `four workers again: ${parallel.map((a) => a.ms.toFixed(0))} ms`,
+      );
+      await d.undo(slowdown);
+    });
 
     test('a loss toxic (every message) on the redis link stalls a cache hit into the client’s timeout; removing it closes the stalled connection, and hits are fast again', async () => {
       const links = d.links();

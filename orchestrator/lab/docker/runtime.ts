@@ -14,7 +14,15 @@ export const dockerRuntime: RuntimePlugin = {
   name: 'docker',
   capabilities: {
     // Every kind through the Lab interface, and kinds that act on this machine (a file, a command).
-    triggers: { process: 'all', link: 'all', load: 'all', cache: 'all', provider: 'all', host: 'all' },
+    triggers: {
+      process: 'all',
+      capacity: 'all',
+      link: 'all',
+      load: 'all',
+      cache: 'all',
+      provider: 'all',
+      host: 'all',
+    },
     virtualTime: false,
     compose: true,
     labOnThisMachine: true,

@@ -11,7 +11,15 @@ export const localRuntime: RuntimePlugin = {
   name: 'local',
   capabilities: {
     // Every kind through the Lab interface, and kinds that act on this machine (a file, a command).
-    triggers: { process: 'all', link: 'all', load: 'all', cache: 'all', provider: 'all', host: 'all' },
+    triggers: {
+      process: 'all',
+      capacity: 'all',
+      link: 'all',
+      load: 'all',
+      cache: 'all',
+      provider: 'all',
+      host: 'all',
+    },
     virtualTime: false,
     compose: false,
     labOnThisMachine: true,

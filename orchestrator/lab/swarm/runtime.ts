@@ -16,7 +16,15 @@ export const swarmRuntime: RuntimePlugin = {
   name: 'swarm',
   capabilities: {
     // Every kind through the Lab interface, and kinds that act on the orchestrator's machine (a file, a command).
-    triggers: { process: 'all', link: 'all', load: 'all', cache: 'all', provider: 'all', host: 'all' },
+    triggers: {
+      process: 'all',
+      capacity: 'all',
+      link: 'all',
+      load: 'all',
+      cache: 'all',
+      provider: 'all',
+      host: 'all',
+    },
     virtualTime: false,
     compose: true,
     labOnThisMachine: false,
