@@ -68,6 +68,7 @@ const LONG = [
   'real-servers',
   'error-path-mitigated',
   'cache-stampede-mitigated',
+  'slowdown',
 ];
 const stem = (f) => f.replace(/^.*[/\\]/, '').replace(/\.test\.js$/, '');
 
