@@ -107,6 +107,12 @@ export interface Lab {
    */
   readonly apiControl?: { setState(replica: number, state: ApiState): Promise<void> } | undefined;
   /** Empties the cache (Redis FLUSHALL); throws BenchError when the lab has none. */
+  /** A CPU quota of `cpus` cores on what `t` names (cpu-limit); absent where the runtime has none. */
+  limitCpu?(t: Target, cpus: number): Promise<void>;
+  /** Lifts the quota limitCpu(t) set. */
+  unlimitCpu?(t: Target): Promise<void>;
+  /** How to lift it without this object (journaled before limitCpu). */
+  cpuLimitUndoRecipe?(t: Target): UndoRecipe;
   flushCache(): Promise<void>;
   /**
    * Prometheus text of a component's /metrics (`api[i]`: that replica's; `api`: replica

@@ -182,6 +182,7 @@ export function refuseOn(p: RuntimePlugin, e: Experiment, file: string | undefin
 const ACTS: { readonly [C in TargetClass]: string } = {
   process: "a component's process",
   capacity: "the api's run-time capacity switch",
+  cpu: "a component's CPU quota",
   link: 'a dependency link',
   load: 'the offered load',
   cache: "the cache's content",

@@ -15,6 +15,7 @@ export const TABLE_END = '<!-- end of trigger kinds -->';
 const ACTS_ON: { readonly [C in TargetClass]: string } = {
   process: "a component's process",
   capacity: "the api's capacity",
+  cpu: "a component's CPU quota",
   link: 'a dependency link',
   load: 'the offered load',
   cache: "the cache's content",

@@ -19,9 +19,19 @@ import type { Trigger } from './Trigger.js';
  * (RuntimePlugin.capabilities): a component's process (or container, or simulated server),
  * a dependency link (through the fault proxy), the offered load, the cache's content, the
  * LLM provider's run-time switch, or the machine the orchestrator runs on (a file, a command);
- * `capacity` is the built-in api's run-time switch (its work time and its pool's size).
+ * `capacity` is the built-in api's run-time switch (its work time and its pool's size); `cpu`
+ * a real CPU quota on a component.
  */
-export const TARGET_CLASSES = ['process', 'capacity', 'link', 'load', 'cache', 'provider', 'host'] as const;
+export const TARGET_CLASSES = [
+  'process',
+  'capacity',
+  'cpu',
+  'link',
+  'load',
+  'cache',
+  'provider',
+  'host',
+] as const;
 export type TargetClass = (typeof TARGET_CLASSES)[number];
 
 /** The trigger's entry as the schema outputs it: every kind has `kind` and `duration`. */

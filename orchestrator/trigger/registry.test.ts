@@ -122,3 +122,21 @@ test('runtimes declare which trigger kinds they apply; validation asks them, not
     assert.equal(appliesTrigger(runtimePlugin('sim'), d.kind), simRefusals(x).length === 0, d.kind);
   }
 });
+
+test('cpu-limit: the local runtime declares a CPU quota; docker, swarm and the simulation refuse it by file and field', () => {
+  const e = parseExperiment(
+    experiment('{ kind: cpu-limit, target: api, cpus: 0.5, duration: 2s }'),
+    'c.yaml',
+  );
+  assert.equal(describeTriggers(e.schedule.triggers), 'limit api to 0.5 CPU for 2 s');
+  assert.doesNotThrow(() => refuseOn(runtimePlugin('local'), e, 'c.yaml'));
+  for (const name of ['docker', 'swarm', 'sim'] as const)
+    assert.throws(
+      () => refuseOn(runtimePlugin(name), e, 'c.yaml'),
+      (err: unknown) =>
+        err instanceof SpecError &&
+        err.issues[0]!.path === 'schedule.trigger.kind' &&
+        new RegExp(`${name} runtime cannot apply a cpu-limit trigger`).test(err.issues[0]!.message),
+      name,
+    );
+});

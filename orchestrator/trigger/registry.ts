@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { TriggerFields, TriggerKindDef } from './kind.js';
 import { bandwidth } from './kinds/bandwidth.js';
 import { command } from './kinds/command.js';
+import { cpuLimit } from './kinds/cpuLimit.js';
 import { flushCache } from './kinds/flushCache.js';
 import { kill } from './kinds/kill.js';
 import { latency } from './kinds/latency.js';
@@ -29,6 +30,7 @@ export const BUILTIN_TRIGGERS = [
   stop,
   slowdown,
   workers,
+  cpuLimit,
   latency,
   timeout,
   partition,

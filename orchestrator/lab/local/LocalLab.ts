@@ -17,6 +17,7 @@ import { scrapeLabText } from '../scrapeApi.js';
 import type { Pinning } from '../proc/affinity.js';
 import { acquirePinning, releasePinning } from './pinning.js';
 import { ReferenceApi } from './referenceApi.js';
+import { cgroupDirOf, cpuCgroups, limitCpu, quotaDir, unlimitCpu, unlimitRecipe } from './cpuQuota.js';
 
 /** One api process of the lab (replica i of lab.api.replicas), and the port it keeps across restarts. */
 interface ApiReplica {
@@ -31,6 +32,8 @@ interface ApiReplica {
  * N processes, each on its own port, each reaching the same dependency links.
  */
 export class LocalLab implements Lab {
+  /** CPU quotas set (cgroup directory → the cgroup its processes came from). */
+  private readonly cpuQuotas = new Map<string, string>();
   readonly runtime = 'local' as const;
   private readonly apis: ApiReplica[];
   private log: WriteStream | undefined;
@@ -440,6 +443,54 @@ export class LocalLab implements Lab {
     const p = targetOf(t);
     if (p.component === 'api') for (const i of this.replicasOf(p)) this.paused.resume(`api[${i}]`);
     else this.paused.resume(p.component);
+  }
+
+  /** The process trees a CPU quota on `t` covers: each named api replica's (or the reference server's), or the component's. */
+  private cpuTrees(t: Target): { name: string; pids: number[] }[] {
+    const p = targetOf(t);
+    if (p.component === 'api' && this.ref) {
+      this.replicasOf(p);
+      return [{ name: 'api', pids: this.ref.tree() }];
+    }
+    if (p.component === 'api')
+      return this.replicasOf(p).map((i) => ({ name: `api-${i}`, pids: processTree(this.apiPid(i)) }));
+    return [{ name: p.component, pids: processTree(this.pidOf(p.component)) }];
+  }
+
+  private cgroups() {
+    const c = cpuCgroups();
+    if ('refused' in c) throw new BenchError('E_LAB', `cpu-limit: ${c.refused}`);
+    return c;
+  }
+
+  /** A real CPU quota (cpu-limit): the component's tree in a cgroup of its own (cpuQuota.ts). */
+  async limitCpu(t: Target, cpus: number): Promise<void> {
+    const c = this.cgroups();
+    for (const { name, pids } of this.cpuTrees(t)) {
+      const back = cgroupDirOf(c, pids[0]!);
+      const dir = quotaDir(c, name, pids[0]!);
+      this.cpuQuotas.set(dir, back);
+      limitCpu(c, dir, pids, cpus);
+    }
+  }
+
+  async unlimitCpu(t: Target): Promise<void> {
+    const c = this.cgroups();
+    for (const { name, pids } of this.cpuTrees(t)) {
+      const dir = quotaDir(c, name, pids[0]!);
+      const back = this.cpuQuotas.get(dir);
+      if (back === undefined) continue;
+      unlimitCpu(c, dir, back);
+      this.cpuQuotas.delete(dir);
+    }
+  }
+
+  cpuLimitUndoRecipe(t: Target): UndoRecipe {
+    const c = this.cgroups();
+    const steps = this.cpuTrees(t).map(({ name, pids }) =>
+      unlimitRecipe(c, quotaDir(c, name, pids[0]!), pids, `lift the CPU quota on ${name}`),
+    );
+    return steps.length === 1 ? steps[0]! : { kind: 'steps', steps, what: `lift the CPU quota on ${t}` };
   }
 
   /** Continues exactly the processes pause(t) freezes: each replica it names, or the component's tree. */

@@ -14,6 +14,7 @@ export const localRuntime: RuntimePlugin = {
     triggers: {
       process: 'all',
       capacity: 'all',
+      cpu: 'all',
       link: 'all',
       load: 'all',
       cache: 'all',
