@@ -38,7 +38,9 @@ export interface ComposeOptions {
 /** A fault-journal recipe that undoes a Docker action through the Engine API. */
 export interface DockerUndo {
   readonly kind: 'docker';
-  readonly action: 'unpause' | 'start';
+  /** update: the container's resources (body), e.g. { NanoCpus: 0 } to lift a CPU quota. */
+  readonly action: 'unpause' | 'start' | 'update';
+  readonly body?: Readonly<Record<string, number>>;
   readonly container: string;
   readonly engine: EngineAddress;
   readonly what: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import type { Attempt, OutcomeKind } from '../../bench/outcome.js';
 import type { Transport } from '../../bench/transport/Transport.js';
@@ -9,7 +9,7 @@ import type { ComposeOptions } from '../../orchestrator/lab/dockerData.js';
 import type { Lab, UndoRecipe } from '../../orchestrator/lab/Lab.js';
 import { LinkClient, type LinkControl } from '../../orchestrator/lab/links.js';
 import { processTree } from '../../orchestrator/lab/proc/procUsage.js';
-import { runtimePlugin, type RunRuntime } from '../../orchestrator/lab/RuntimePlugin.js';
+import { appliesTrigger, runtimePlugin, type RunRuntime } from '../../orchestrator/lab/RuntimePlugin.js';
 import type { Runtime } from '../../orchestrator/lab/runtimes.js';
 import { runUndo } from '../../orchestrator/trigger/journal.js';
 import { triggerKind } from '../../orchestrator/trigger/registry.js';
@@ -423,6 +423,31 @@ export function labConformance(runtime: Runtime, o: ConformanceOptions): void {
       await d.undo(slowdown);
     });
 
+    test(
+      appliesTrigger(runtimePlugin(runtime), 'cpu-limit')
+        ? 'cpu-limit 0.5 on redis: its process runs under a CFS quota of half a core and still answers; the journal’s recipe lifts it'
+        : `cpu-limit: none (by design: the ${runtime} runtime declares no CPU quota)`,
+      async () => {
+        if (!appliesTrigger(runtimePlugin(runtime), 'cpu-limit')) {
+          assert.equal(d.lab.limitCpu, undefined);
+          return;
+        }
+        const limit = triggerKind('cpu-limit').create(
+          { kind: 'cpu-limit', target: 'redis', cpus: 0.5, duration: 1000 },
+          'conformance-cpu',
+        );
+        const undo = limit.undoRecipe(d.lab);
+        await limit.apply(d.lab);
+        const redis = d.lab.processes().find((p) => p.component === 'redis')!;
+        assert.deepEqual(cfsQuota(redis.pid), { quotaUs: 50_000, periodUs: 100_000 });
+        const hit = await d.ask(`/work?key=${KEY}`);
+        assert.equal(hit.kind, 'ok');
+        assert.notEqual(undo.kind, 'none');
+        runUndo(undo);
+        assert.equal(cfsQuota(redis.pid)?.quotaUs ?? -1, -1, 'no quota once the recipe ran');
+      },
+    );
+
     test('a loss toxic (every message) on the redis link stalls a cache hit into the client’s timeout; removing it closes the stalled connection, and hits are fast again', async () => {
       const links = d.links();
       await links.addToxic('redis', {
@@ -502,4 +527,18 @@ export function labConformance(runtime: Runtime, o: ConformanceOptions): void {
       },
     );
   });
+}
+
+/** The CFS quota of the cgroup v1 cpu controller `pid` is in (null where there is none to read). */
+function cfsQuota(pid: number): { quotaUs: number; periodUs: number } | null {
+  const line = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+    .split('\n')
+    .find((l) => l.split(':')[1]?.split(',').includes('cpu'));
+  if (!line) return null;
+  const dir = `/sys/fs/cgroup/cpu${line.split(':')[2]}`;
+  if (!existsSync(`${dir}/cpu.cfs_quota_us`)) return null;
+  return {
+    quotaUs: Number(readFileSync(`${dir}/cpu.cfs_quota_us`, 'utf8')),
+    periodUs: Number(readFileSync(`${dir}/cpu.cfs_period_us`, 'utf8')),
+  };
 }

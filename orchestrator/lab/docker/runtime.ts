@@ -17,6 +17,7 @@ export const dockerRuntime: RuntimePlugin = {
     triggers: {
       process: 'all',
       capacity: 'all',
+      cpu: 'all',
       link: 'all',
       load: 'all',
       cache: 'all',

@@ -301,6 +301,38 @@ export class DockerLab implements Lab {
     return this.recipe(t, 'unpause');
   }
 
+  /**
+   * A real CPU quota (cpu-limit): `docker update --cpus` on each container `t` names (the
+   * engine's CFS quota). On swarm it is the running task's container that is capped, not the
+   * service's spec: changing the spec would replace the task, a restart rather than a quota.
+   */
+  async limitCpu(t: Target, cpus: number): Promise<void> {
+    await this.each(t, async (s) => {
+      await this.dockerOf(s)
+        .getContainer(this.container(s).id)
+        .update({ NanoCpus: Math.round(cpus * 1e9) });
+      this.note(`limited ${s} to ${cpus} CPU`);
+    });
+  }
+
+  async unlimitCpu(t: Target): Promise<void> {
+    await this.each(t, async (s) => {
+      await this.dockerOf(s).getContainer(this.container(s).id).update({ NanoCpus: 0 });
+      this.note(`lifted the CPU quota on ${s}`);
+    });
+  }
+
+  cpuLimitUndoRecipe(t: Target): UndoRecipe {
+    return undoRecipe(
+      t,
+      'update',
+      this.replicas,
+      (s) => this.container(s),
+      (s) => this.engineOf(s),
+      { NanoCpus: 0 },
+    );
+  }
+
   async kill(t: Target): Promise<void> {
     await this.each(t, async (s) => {
       this.paused.delete(s);

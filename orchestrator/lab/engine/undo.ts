@@ -15,7 +15,7 @@ export function runDockerUndo(undo: DockerUndo): string {
     const say = (o) => process.stdout.write(JSON.stringify(o));
     import(r.module).then(async ({ dockerClient }) => {
       try {
-        await dockerClient(r.engine).getContainer(r.container)[r.action]();
+        await dockerClient(r.engine).getContainer(r.container)[r.action](r.body);
         say({ status: 204 });
       } catch (e) {
         if (typeof e.statusCode === 'number') say({ status: e.statusCode, text: JSON.stringify(e.json ?? { message: e.reason ?? e.message }) });

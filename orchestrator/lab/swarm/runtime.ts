@@ -19,6 +19,7 @@ export const swarmRuntime: RuntimePlugin = {
     triggers: {
       process: 'all',
       capacity: 'all',
+      cpu: 'all',
       link: 'all',
       load: 'all',
       cache: 'all',
