@@ -35,12 +35,12 @@ export function simRefusals(e: Experiment): SimRefusal[] {
     ];
   // PHP-FPM behind nginx is a fixed FIFO pool of constant work whose queue nginx holds
   // (its connections, then FPM's listen queue): the simulated api is one. Not gunicorn's
-  // queue, nor the JVM's heap.
+  // accept queue (nginx in front of it too), nor the JVM's heap.
   if (e.lab.api.server === 'gunicorn')
     out.push({
       path: 'lab.api.server',
       message:
-        "its api is gunicorn, whose queue is the kernel's accept queue: bounded by the listen backlog (4096, and net.core.somaxconn), beyond which a connection's SYN is dropped and retried by the client's kernel, neither queued nor refused; the simulated api's queue has no such bound (measured: a retry storm holds it at its bound, the server receiving under its capacity)",
+        "its api is gunicorn (behind nginx), whose queue is the kernel's accept queue: bounded by the listen backlog (4096, and net.core.somaxconn), beyond which nginx's connection's SYN is dropped and retried by the kernel with backoff, neither queued in order nor refused; the simulated api's queue has no such bound (measured: a retry storm holds the accept queue at its bound)",
     });
   if (e.lab.api.server === 'jvm')
     out.push({

@@ -12,7 +12,7 @@ import { processState } from '../helpers/procState.js';
 // Issue 34, point 4: each reference server (lab.api.server) started by `metabench run` from
 // an experiment file on the local runtime, in the api's place: the load reaches it, its
 // series are scraped into timeseries.csv, a pause of `api` freezes every process of it
-// (guard, master, workers; nginx with php-fpm) and is undone, the run gets its verdict, and
+// (guards, master, workers; nginx with php-fpm and gunicorn) and is undone, the run gets its verdict, and
 // nothing of the server is left once the command has ended.
 
 const SERVERS = {
@@ -21,8 +21,8 @@ const SERVERS = {
   jvm: ', jvm: { heapMiB: 64, holdKiB: 64 }',
 } as const;
 
-/** Each server's processes with 4 workers: its guards, php-fpm's master and 4 children with nginx's master and worker; gunicorn's master and 4 workers; one JVM (its pool is threads). */
-const PROCESSES = { 'php-fpm': 2 + 5 + 2, gunicorn: 1 + 5, jvm: 1 + 1 } as const;
+/** Each server's processes with 4 workers: its guards, its master and 4 workers (php-fpm's children, gunicorn's sync workers) with nginx's master and worker in front; one JVM (its pool is threads). */
+const PROCESSES = { 'php-fpm': 2 + 5 + 2, gunicorn: 2 + 5 + 2, jvm: 1 + 1 } as const;
 
 function experiment(server: keyof typeof SERVERS): string {
   return `name: server-lab-${server}
@@ -76,7 +76,7 @@ for (const server of Object.keys(SERVERS) as (keyof typeof SERVERS)[])
     // A verdict; on a loaded machine the verdict may be "invalid" (the generator's lag), exit 11.
     assert.equal(r.code, s.outcome === 'invalid' ? 11 : 0, r.stderr);
 
-    // Its process group: the guard, the master and its workers (plus nginx's for php-fpm).
+    // Its process group: the guards, the master and its workers (plus nginx's for php-fpm and gunicorn).
     assert.ok(
       mostSeen >= PROCESSES[server],
       `${server}: at most ${mostSeen} processes of the server seen (${PROCESSES[server]} expected)`,
