@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { checkPythonModule, findReferenceBinary, GUNICORN } from './binaries.js';
 import { freePort } from './dataServices.js';
 import { gunicornBehindNginx } from './referenceMetrics.js';
-import { NginxReceived, spawnNginx } from './referenceNginx.js';
+import { NginxReceived, spawnNginx, writeNginxConf } from './referenceNginx.js';
 import {
   httpGet,
   referenceTempDir,
@@ -13,7 +13,6 @@ import {
   stopGuarded,
   waitHealthy,
   waitListening,
-  writeTemplate,
 } from './referenceProcess.js';
 import { predictedCapacityPerS, type ReferenceOptions, type ReferenceServer } from './referenceServer.js';
 
@@ -21,7 +20,8 @@ const HOST = '127.0.0.1';
 
 /**
  * gunicorn with c sync workers running services/reference/gunicorn/app.py, behind nginx
- * (services/reference/gunicorn/nginx.conf), as gunicorn's deployment documentation
+ * (services/reference/nginx/front.conf with gunicorn/nginx-locations.conf), as gunicorn's
+ * deployment documentation
  * recommends: both on loopback, nginx on the load's port, gunicorn on a port of its own.
  * gunicorn's metrics (prometheus_client's multiprocess mode, files in the temporary
  * directory) are served by its master on a port of their own, so a scrape answers while
@@ -93,7 +93,7 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
     await waitListening('gunicorn', HOST, upstreamPort, started);
     const metricsUrl = `http://${HOST}:${metricsPort}/metrics`;
     await waitHealthy('gunicorn metrics', metricsUrl, started);
-    const nginxConf = writeTemplate('gunicorn/nginx.conf', dir, 'nginx.conf', {
+    const nginxConf = writeNginxConf('gunicorn', dir, {
       dir,
       host: HOST,
       listenHost: HOST,

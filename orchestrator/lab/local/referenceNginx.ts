@@ -1,13 +1,38 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { findReferenceBinary, NGINX } from './binaries.js';
 import { parseNginxRequests } from './referenceMetrics.js';
-import { httpGet, spawnGuarded, type Log } from './referenceProcess.js';
+import {
+  fillTemplate,
+  httpGet,
+  REFERENCE_DIR,
+  spawnGuarded,
+  writeTemplate,
+  type Log,
+} from './referenceProcess.js';
 
 /**
  * nginx in front of a reference server (PHP-FPM over FastCGI, gunicorn over HTTP), as both
  * are deployed: started from a configuration written in the lab's temporary directory, its
  * error log on stderr, and its stub_status read for what the lab received.
  */
+
+/**
+ * nginx's configuration for `server`: services/reference/nginx/front.conf (what every nginx
+ * of the labs has: its one worker, its temporary paths in `dir`, the listen socket, stub_status)
+ * with the server's own locations (`SERVER/nginx-locations.conf`), both filled in from
+ * `fields`, written to `dir`/nginx.conf. Returns its path.
+ */
+export function writeNginxConf(
+  server: 'php-fpm' | 'gunicorn',
+  dir: string,
+  fields: Readonly<Record<string, string | number>>,
+): string {
+  const text = readFileSync(join(REFERENCE_DIR, server, 'nginx-locations.conf'), 'utf8');
+  const locations = fillTemplate(text, fields).trimEnd();
+  return writeTemplate('nginx/front.conf', dir, 'nginx.conf', { ...fields, locations });
+}
 
 /** nginx on `conf` (a template already written to `dir`), under the guard. */
 export function spawnNginx(dir: string, conf: string, log: Log): { child: ChildProcess; tail: () => string } {

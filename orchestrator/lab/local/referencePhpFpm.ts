@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { findReferenceBinary, PHP_FPM } from './binaries.js';
 import { freePort } from './dataServices.js';
 import { fpmStatusAsPrometheus, parseFpmStatus } from './referenceMetrics.js';
-import { NginxReceived, spawnNginx } from './referenceNginx.js';
+import { NginxReceived, spawnNginx, writeNginxConf } from './referenceNginx.js';
 import {
   referenceTempDir,
   REFERENCE_DIR,
@@ -20,7 +20,8 @@ import { predictedCapacityPerS, type ReferenceOptions, type ReferenceServer } fr
 const HOST = '127.0.0.1';
 
 /**
- * nginx in front of php-fpm with a static pool of c children (services/reference/php-fpm/):
+ * nginx in front of php-fpm with a static pool of c children (services/reference/php-fpm/,
+ * nginx's configuration from nginx/front.conf with php-fpm/nginx-locations.conf):
  * both on loopback, configured in a temporary directory (nothing system-wide read or
  * written: php-fpm without php.ini, nginx with its error log on stderr). As root, the pool
  * runs as www-data (php-fpm refuses a root pool) and nginx's worker as nobody.
@@ -52,7 +53,7 @@ export async function startPhpFpm(o: ReferenceOptions): Promise<ReferenceServer>
       user: poolUser(),
     };
     const fpmConf = writeTemplate('php-fpm/php-fpm.conf', dir, 'php-fpm.conf', fields);
-    const nginxConf = writeTemplate('php-fpm/nginx.conf', dir, 'nginx.conf', fields);
+    const nginxConf = writeNginxConf('php-fpm', dir, fields);
     started.push(
       spawnGuarded('php-fpm', fpm, ['-n', '-F', '-O', '-y', fpmConf], {
         log,
