@@ -53,10 +53,13 @@ test("gunicorn-retry-storm is metastable on gunicorn behind nginx: amplification
     .sort((a, b) => a - b);
   const median = queue[Math.floor(queue.length / 2)]!;
   assert.ok(median >= 0.95 * bound, `accept queue median ${median} in the tail (bound ${bound})`);
+  // The simulation models gunicorn behind nginx as the api's fixed FIFO pool, as PHP-FPM: the same class.
+  await assertTwinAgrees(experimentPath('gunicorn-retry-storm'), s);
 });
 
 test('gunicorn-no-retry recovers: amplification 1', async () => {
   const { s } = await runRealServerRow('gunicorn-no-retry');
   assertClaimed('gunicorn-no-retry', s);
   assert.ok(s.afterTrigger.amplification! <= 1.01, `amplification ${s.afterTrigger.amplification}`);
+  await assertTwinAgrees(experimentPath('gunicorn-no-retry'), s);
 });
