@@ -107,7 +107,7 @@ build "$PREFIX/prometheus:$SUITE" prometheus.Dockerfile --build-arg "BASE=$BASE"
 # services/reference/ as on the local runtime.
 t2=$(date +%s)
 build "$PREFIX/ref-php-fpm:$SUITE" ref-php-fpm.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \
-  "$OFF:reference-fpm-metrics.php" services/reference:php-fpm
+  "$OFF:reference-fpm-metrics.php" services/reference:php-fpm services/reference:nginx
 build "$PREFIX/ref-gunicorn:$SUITE" ref-gunicorn.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \
   services/reference:gunicorn
 build "$PREFIX/ref-jvm:$SUITE" ref-jvm.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \

@@ -14,6 +14,7 @@ RUN printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin
     && apt-get clean && rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/man /etc/nginx/sites-enabled/* \
     && rm /usr/sbin/policy-rc.d && nginx -v && php-fpm8.2 -v >/dev/null
 COPY php-fpm /opt/metabench/reference/php-fpm
+COPY nginx /opt/metabench/reference/nginx
 COPY reference-fpm-metrics.php /opt/metabench/reference/php-fpm/fpm-metrics.php
 COPY reference-entrypoint.sh /usr/local/bin/reference-entrypoint.sh
 EXPOSE 8080 9100

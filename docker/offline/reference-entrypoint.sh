@@ -139,7 +139,10 @@ php-fpm)
     "workers=$workers" "workMs=$work_ms" "cpuMs=$cpu_ms" "scripts=$RUN" "user=user = www-data
 group = www-data")
   fill "$REF/php-fpm/php-fpm.conf" "$RUN/php-fpm.conf" "${fields[@]}"
-  fill "$REF/php-fpm/nginx.conf" "$RUN/nginx.conf" "${fields[@]}"
+  # nginx's configuration as the local runtime writes it (referenceNginx.ts): the frame every
+  # nginx of the labs shares, with PHP-FPM's locations, filled in first.
+  fill "$REF/php-fpm/nginx-locations.conf" "$RUN/nginx-locations.conf" "${fields[@]}"
+  fill "$REF/nginx/front.conf" "$RUN/nginx.conf" "locations=$(<"$RUN/nginx-locations.conf")" "${fields[@]}"
   fpm=(php-fpm8.2 -n -F -O -y "$RUN/php-fpm.conf")
   nginx=(nginx -e stderr -p "$RUN" -c "$RUN/nginx.conf")
   # /metrics: FPM's and nginx's status pages as the bench's series (fpm-metrics.php), served by

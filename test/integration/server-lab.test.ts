@@ -12,7 +12,7 @@ import { processState } from '../helpers/procState.js';
 // Issue 34, point 4: each reference server (lab.api.server) started by `metabench run` from
 // an experiment file on the local runtime, in the api's place: the load reaches it, its
 // series are scraped into timeseries.csv, a pause of `api` freezes every process of it
-// (guard, master, workers; nginx with php-fpm) and is undone, the run gets its verdict, and
+// (guards, master, workers; nginx with php-fpm and gunicorn) and is undone, the run gets its verdict, and
 // nothing of the server is left once the command has ended.
 
 const SERVERS = {
@@ -21,8 +21,8 @@ const SERVERS = {
   jvm: ', jvm: { heapMiB: 64, holdKiB: 64 }',
 } as const;
 
-/** Each server's processes with 4 workers: its guards, php-fpm's master and 4 children with nginx's master and worker; gunicorn's master and 4 workers; one JVM (its pool is threads). */
-const PROCESSES = { 'php-fpm': 2 + 5 + 2, gunicorn: 1 + 5, jvm: 1 + 1 } as const;
+/** Each server's processes with 4 workers: its guards, its master and 4 workers (php-fpm's children, gunicorn's sync workers) with nginx's master and worker in front; one JVM (its pool is threads). */
+const PROCESSES = { 'php-fpm': 2 + 5 + 2, gunicorn: 2 + 5 + 2, jvm: 1 + 1 } as const;
 
 function experiment(server: keyof typeof SERVERS): string {
   return `name: server-lab-${server}
@@ -76,7 +76,7 @@ for (const server of Object.keys(SERVERS) as (keyof typeof SERVERS)[])
     // A verdict; on a loaded machine the verdict may be "invalid" (the generator's lag), exit 11.
     assert.equal(r.code, s.outcome === 'invalid' ? 11 : 0, r.stderr);
 
-    // Its process group: the guard, the master and its workers (plus nginx's for php-fpm).
+    // Its process group: the guards, the master and its workers (plus nginx's for php-fpm and gunicorn).
     assert.ok(
       mostSeen >= PROCESSES[server],
       `${server}: at most ${mostSeen} processes of the server seen (${PROCESSES[server]} expected)`,
@@ -129,30 +129,32 @@ for (const server of Object.keys(SERVERS) as (keyof typeof SERVERS)[])
     }
   });
 
-test('a kill of the php-fpm server kills its whole group; it starts again on the same port and serves', async () => {
-  const dir = tempDir('server-lab-kill');
-  const file = join(dir, 'server-lab-kill.yaml');
-  writeFileSync(
-    file,
-    experiment('php-fpm').replace(
-      '{ kind: pause, target: api, duration: 2s }',
-      '{ kind: kill, target: api, duration: 2s }',
-    ),
-  );
-  const out = join(dir, 'out');
-  const cli = startCli(['run', file, '--out', out, '--quiet', '--runtime', 'local']);
-  const seen = new Set<number>();
-  const timer = setInterval(() => {
-    for (const p of serverPids(cli.child.pid!)) seen.add(p);
-  }, 100);
-  const r = await cli.done.finally(() => clearInterval(timer));
-  assert.equal(r.code, 0, r.stderr);
-  const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
-  // Served again after the restart, where the load goes (the same port).
-  assert.ok(s.afterTrigger.goodputPerS! > 30, `goodput after the restart: ${s.afterTrigger.goodputPerS}`);
-  assert.equal(s.validity.checks.find((c) => c.check === 'trigger')?.ok, true);
-  // Two generations of processes (killed, then started again), none left.
-  assert.ok(seen.size >= 2 * PROCESSES['php-fpm'], `${seen.size} processes seen`);
-  const left = [...seen].filter((p) => processState(p) !== null && processState(p) !== 'Z');
-  assert.deepEqual(left, []);
-});
+for (const server of ['php-fpm', 'gunicorn'] as const)
+  test(`a kill of the ${server} server kills its whole group, nginx included; it starts again on the same port and serves`, async () => {
+    const dir = tempDir(`server-lab-kill-${server}`);
+    const file = join(dir, `server-lab-kill-${server}.yaml`);
+    writeFileSync(
+      file,
+      experiment(server).replace(
+        '{ kind: pause, target: api, duration: 2s }',
+        '{ kind: kill, target: api, duration: 2s }',
+      ),
+    );
+    const out = join(dir, 'out');
+    const cli = startCli(['run', file, '--out', out, '--quiet', '--runtime', 'local']);
+    const seen = new Set<number>();
+    const timer = setInterval(() => {
+      for (const p of serverPids(cli.child.pid!)) seen.add(p);
+    }, 100);
+    const r = await cli.done.finally(() => clearInterval(timer));
+    const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+    // A verdict; on a loaded machine the verdict may be "invalid" (the generator's lag), exit 11.
+    assert.equal(r.code, s.outcome === 'invalid' ? 11 : 0, r.stderr);
+    // Served again after the restart, where the load goes (the same port).
+    assert.ok(s.afterTrigger.goodputPerS! > 30, `goodput after the restart: ${s.afterTrigger.goodputPerS}`);
+    assert.equal(s.validity.checks.find((c) => c.check === 'trigger')?.ok, true);
+    // Two generations of processes (killed, then started again), none left.
+    assert.ok(seen.size >= 2 * PROCESSES[server], `${seen.size} processes seen`);
+    const left = [...seen].filter((p) => processState(p) !== null && processState(p) !== 'Z');
+    assert.deepEqual(left, []);
+  });

@@ -88,7 +88,7 @@ export const NGINX: ReferenceBinary = {
   names: ['nginx'],
   env: 'METABENCH_NGINX',
   pkg: 'nginx',
-  why: 'the PHP-FPM reference lab puts nginx in front of the pool',
+  why: 'the PHP-FPM and gunicorn reference labs put nginx in front of their pools',
 };
 export const PHP_FPM: ReferenceBinary = {
   program: 'php-fpm',

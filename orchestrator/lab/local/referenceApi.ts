@@ -11,7 +11,7 @@ const HOST = '127.0.0.1';
  * A reference server playing the api in the local lab (lab.api.server, issue 34 point 4).
  * Its ports are chosen once and kept, so a restart after a kill or a stop answers where the
  * load goes. A process trigger on `api` acts on the server's whole process group (the
- * guard, the master, its workers; nginx too for php-fpm), as `docker pause` freezes a
+ * guards, the master, its workers; nginx too for php-fpm and gunicorn), as `docker pause` freezes a
  * container's cgroup.
  */
 export class ReferenceApi {
@@ -48,7 +48,7 @@ export class ReferenceApi {
     return this.server !== undefined;
   }
 
-  /** The first guard's pid: a root of the server's process trees (php-fpm has two, nginx's and FPM's). */
+  /** The first guard's pid: a root of the server's process trees (php-fpm and gunicorn have two: the pool's and nginx's). */
   get rootPid(): number | undefined {
     return this.server?.pids[0];
   }

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkPythonModule, findReferenceBinary, GUNICORN } from './binaries.js';
 import { freePort } from './dataServices.js';
+import { gunicornBehindNginx } from './referenceMetrics.js';
+import { NginxReceived, spawnNginx, writeNginxConf } from './referenceNginx.js';
 import {
   httpGet,
   referenceTempDir,
@@ -10,17 +12,23 @@ import {
   spawnGuarded,
   stopGuarded,
   waitHealthy,
+  waitListening,
 } from './referenceProcess.js';
 import { predictedCapacityPerS, type ReferenceOptions, type ReferenceServer } from './referenceServer.js';
 
 const HOST = '127.0.0.1';
 
 /**
- * gunicorn with c sync workers running services/reference/gunicorn/app.py on loopback.
- * Its metrics (prometheus_client's multiprocess mode, files in the temporary directory)
- * are served by the master on a port of their own, so a scrape answers while every
- * worker is busy; the accept queue comes from the kernel (/proc/net/tcp), see
- * gunicorn_conf.py.
+ * gunicorn with c sync workers running services/reference/gunicorn/app.py, behind nginx
+ * (services/reference/nginx/front.conf with gunicorn/nginx-locations.conf), as gunicorn's
+ * deployment documentation
+ * recommends: both on loopback, nginx on the load's port, gunicorn on a port of its own.
+ * gunicorn's metrics (prometheus_client's multiprocess mode, files in the temporary
+ * directory) are served by its master on a port of their own, so a scrape answers while
+ * every worker is busy; busy workers and completions are its workers', the queue its accept
+ * queue's (the kernel's /proc/net/tcp, see gunicorn_conf.py), and received is nginx's
+ * requests (stub_status), as for PHP-FPM: the connections past a full accept queue are
+ * dropped before gunicorn could count them, but nginx has read their requests.
  */
 export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServer> {
   const gunicorn = findReferenceBinary(GUNICORN);
@@ -29,12 +37,14 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
   const dir = referenceTempDir('gunicorn');
   const started: { child: import('node:child_process').ChildProcess; tail: () => string }[] = [];
   const stop = async (): Promise<void> => {
-    for (const s of started) await stopGuarded(s.child);
+    // nginx first: no new request reaches gunicorn while it stops.
+    for (const s of [...started].reverse()) await stopGuarded(s.child);
     removeDir(dir);
   };
   try {
     const port = o.port || (await freePort(HOST));
     const metricsPort = o.metricsPort || (await freePort(HOST));
+    const upstreamPort = await freePort(HOST);
     const prom = join(dir, 'prometheus');
     mkdirSync(prom);
     const app = join(REFERENCE_DIR, 'gunicorn');
@@ -42,7 +52,8 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
       ...process.env,
       PROMETHEUS_MULTIPROC_DIR: prom,
       METABENCH_HOST: HOST,
-      METABENCH_PORT: String(port),
+      // gunicorn's own port: its accept queue is read for this one (gunicorn_conf.py).
+      METABENCH_PORT: String(upstreamPort),
       METABENCH_METRICS_PORT: String(metricsPort),
       METABENCH_WORK_MS: String(o.workMs),
       METABENCH_CPU_MS: String(o.cpuMs ?? 0),
@@ -63,7 +74,7 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
           '--worker-class',
           'sync',
           '--bind',
-          `${HOST}:${port}`,
+          `${HOST}:${upstreamPort}`,
           '--backlog',
           '4096',
           // No worker killed for a long request: the work is declared, its length is the experiment's.
@@ -73,13 +84,31 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
           dir,
           'app:application',
         ],
+        // gunicorn stops last: its guard removes the directory, even if metabench was killed.
         { env, log, removeDir: dir },
       ),
     );
-    const url = `http://${HOST}:${port}`;
-    await waitHealthy('gunicorn', `${url}/health`, started);
+    // nginx only once gunicorn listens: a request it forwarded before that would be a 502
+    // that nginx counted as received and no worker completed.
+    await waitListening('gunicorn', HOST, upstreamPort, started);
     const metricsUrl = `http://${HOST}:${metricsPort}/metrics`;
     await waitHealthy('gunicorn metrics', metricsUrl, started);
+    const nginxConf = writeNginxConf('gunicorn', dir, {
+      dir,
+      host: HOST,
+      listenHost: HOST,
+      port,
+      upstreamPort,
+    });
+    started.push(spawnNginx(dir, nginxConf, log));
+    const url = `http://${HOST}:${port}`;
+    await waitHealthy('nginx and gunicorn', `${url}/health`, started);
+    const nginxStatus = new NginxReceived(`${url}/nginx-status`);
+    // gunicorn's figures first, then nginx's count: received read last is never behind completed.
+    const scrapeText = async (timeoutMs = 800): Promise<string> => {
+      const text = await httpGet(metricsUrl, timeoutMs);
+      return gunicornBehindNginx(text, await nginxStatus.received(timeoutMs));
+    };
     return {
       kind: 'gunicorn',
       url: `${url}/`,
@@ -88,7 +117,7 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
       predictedCapacityPerS: predictedCapacityPerS(o.workers, o.workMs, o.cpuMs),
       pids: started.map((s) => s.child.pid!),
       tempDir: dir,
-      scrapeText: (timeoutMs = 800) => httpGet(metricsUrl, timeoutMs),
+      scrapeText,
       stop,
     };
   } catch (err) {

@@ -1,11 +1,11 @@
 import { copyFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { findReferenceBinary, NGINX, PHP_FPM } from './binaries.js';
+import { findReferenceBinary, PHP_FPM } from './binaries.js';
 import { freePort } from './dataServices.js';
-import { fpmStatusAsPrometheus, parseFpmStatus, parseNginxRequests } from './referenceMetrics.js';
+import { fpmStatusAsPrometheus, parseFpmStatus } from './referenceMetrics.js';
+import { NginxReceived, spawnNginx, writeNginxConf } from './referenceNginx.js';
 import {
-  httpGet,
   referenceTempDir,
   REFERENCE_DIR,
   removeDir,
@@ -20,13 +20,13 @@ import { predictedCapacityPerS, type ReferenceOptions, type ReferenceServer } fr
 const HOST = '127.0.0.1';
 
 /**
- * nginx in front of php-fpm with a static pool of c children (services/reference/php-fpm/):
+ * nginx in front of php-fpm with a static pool of c children (services/reference/php-fpm/,
+ * nginx's configuration from nginx/front.conf with php-fpm/nginx-locations.conf):
  * both on loopback, configured in a temporary directory (nothing system-wide read or
  * written: php-fpm without php.ini, nginx with its error log on stderr). As root, the pool
  * runs as www-data (php-fpm refuses a root pool) and nginx's worker as nobody.
  */
 export async function startPhpFpm(o: ReferenceOptions): Promise<ReferenceServer> {
-  const nginx = findReferenceBinary(NGINX);
   const fpm = findReferenceBinary(PHP_FPM);
   const log = o.log ?? (() => undefined);
   const dir = referenceTempDir('php-fpm');
@@ -53,7 +53,7 @@ export async function startPhpFpm(o: ReferenceOptions): Promise<ReferenceServer>
       user: poolUser(),
     };
     const fpmConf = writeTemplate('php-fpm/php-fpm.conf', dir, 'php-fpm.conf', fields);
-    const nginxConf = writeTemplate('php-fpm/nginx.conf', dir, 'nginx.conf', fields);
+    const nginxConf = writeNginxConf('php-fpm', dir, fields);
     started.push(
       spawnGuarded('php-fpm', fpm, ['-n', '-F', '-O', '-y', fpmConf], {
         log,
@@ -62,19 +62,14 @@ export async function startPhpFpm(o: ReferenceOptions): Promise<ReferenceServer>
       }),
     );
     await waitListening('php-fpm', HOST, fpmPort, started);
-    started.push(spawnGuarded('nginx', nginx, ['-e', 'stderr', '-p', dir, '-c', nginxConf], { log }));
+    started.push(spawnNginx(dir, nginxConf, log));
     const url = `http://${HOST}:${port}`;
     await waitHealthy('nginx and php-fpm', `${url}/health`, started);
     const metricsUrl = `${url}/fpm-status`;
-    const nginxStatusUrl = `${url}/nginx-status`;
-    // Status requests this handle made (each is one of nginx's requests, none is load).
-    let own = 0;
+    const nginxStatus = new NginxReceived(`${url}/nginx-status`);
     const scrapeText = async (timeoutMs = 800): Promise<string> => {
-      own++;
-      const fpmStatus = parseFpmStatus(await httpGet(metricsUrl, timeoutMs));
-      own++;
-      const requests = parseNginxRequests(await httpGet(nginxStatusUrl, timeoutMs));
-      return fpmStatusAsPrometheus(fpmStatus, requests - own);
+      const fpmStatus = parseFpmStatus(await nginxStatus.get(metricsUrl, timeoutMs));
+      return fpmStatusAsPrometheus(fpmStatus, await nginxStatus.received(timeoutMs));
     };
     return {
       kind: 'php-fpm',

@@ -1,6 +1,8 @@
 """The gunicorn reference lab's WSGI app: every path is one request of declared work
 (METABENCH_WORK_MS of sleep, after METABENCH_CPU_MS of CPU), so c sync workers serve
-c / S requests per second. /health does no work.
+c / S requests per second. /health does no work, but is counted like any request (received
+and completed): behind nginx, whose count of requests is what the lab received, a health
+check through nginx is one more request it read, which a worker answered.
 
 Server-side figures (prometheus_client's multiprocess mode: each worker writes its
 counters to files in PROMETHEUS_MULTIPROC_DIR, the master serves their sum; see
@@ -21,10 +23,11 @@ BUSY = Gauge("api_busy_workers", "Workers serving a request", multiprocess_mode=
 
 
 def application(environ, start_response):
+    RECEIVED.inc()
     if environ.get("PATH_INFO") == "/health":
+        COMPLETED.inc()
         start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "3")])
         return [b"ok\n"]
-    RECEIVED.inc()
     BUSY.inc()
     try:
         if CPU_S > 0:
