@@ -51,6 +51,7 @@ public final class RefServer {
     double workMs = Double.parseDouble(a.getOrDefault("workMs", "0"));
     double cpuMs = Double.parseDouble(a.getOrDefault("cpuMs", "0"));
     long allocBytes = Long.parseLong(a.getOrDefault("allocBytes", "0"));
+    long churnBytes = Long.parseLong(a.getOrDefault("churnBytes", "0"));
     int queue = Integer.parseInt(a.getOrDefault("queue", "0"));
     int backlog = Integer.parseInt(a.getOrDefault("backlog", "4096"));
 
@@ -71,7 +72,19 @@ public final class RefServer {
         ex -> {
           received.incrementAndGet();
           boolean health = "/health".equals(ex.getRequestURI().getPath());
-          pool.execute(new Held(ex, health ? 0 : allocBytes, health ? 0 : workMs, health ? 0 : cpuMs));
+          // A full queue refuses before the request's bytes are allocated: a bounded queue
+          // sheds load at the door, where it costs nothing.
+          if (queue > 0 && q.remainingCapacity() == 0) {
+            refuse(ex);
+            return;
+          }
+          pool.execute(
+              new Held(
+                  ex,
+                  health ? 0 : allocBytes,
+                  health ? 0 : churnBytes,
+                  health ? 0 : workMs,
+                  health ? 0 : cpuMs));
         });
     server.setExecutor(null);
 
@@ -94,15 +107,17 @@ public final class RefServer {
     System.out.println("{\"event\":\"listening\",\"port\":" + port + "}");
   }
 
-  /** A received request: its bytes, held until it is answered (or refused). */
+  /** A received request: its bytes, held until it is answered. */
   private static final class Held implements Runnable {
     private final HttpExchange ex;
+    private final long churnBytes;
     private final double workMs;
     private final double cpuMs;
     private byte[][] bytes;
 
-    Held(HttpExchange ex, long allocBytes, double workMs, double cpuMs) {
+    Held(HttpExchange ex, long allocBytes, long churnBytes, double workMs, double cpuMs) {
       this.ex = ex;
+      this.churnBytes = churnBytes;
       this.workMs = workMs;
       this.cpuMs = cpuMs;
       int n = (int) ((allocBytes + CHUNK - 1) / CHUNK);
@@ -120,35 +135,61 @@ public final class RefServer {
     @Override
     public void run() {
       try {
+        churn(churnBytes);
         work(workMs, cpuMs);
         respond(ex, 200, "ok\n");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        quietly(500, "interrupted\n");
+        quietly(ex, 500, "interrupted\n");
       } catch (IOException e) {
         ex.close(); // the client went away
+      } catch (OutOfMemoryError e) {
+        // The heap ran out: this request fails, but its connection is closed, not leaked.
+        bytes = null;
+        ex.close();
       } finally {
         bytes = null;
         completed.incrementAndGet();
       }
     }
 
-    /** The queue is full: 503 at once, on the server's thread. */
+    /** The queue is full: 503 at once (the executor's refusal, should a check race). */
     void refuse() {
-      rejected.incrementAndGet();
       bytes = null;
-      quietly(503, "queue full\n");
-      completed.incrementAndGet();
-    }
-
-    private void quietly(int status, String body) {
-      try {
-        respond(ex, status, body);
-      } catch (IOException e) {
-        ex.close();
-      }
+      RefServer.refuse(ex);
     }
   }
+
+  /** 503 at once, on the server's thread: the queue is full. */
+  private static void refuse(HttpExchange ex) {
+    rejected.incrementAndGet();
+    quietly(ex, 503, "queue full\n");
+    completed.incrementAndGet();
+  }
+
+  private static void quietly(HttpExchange ex, int status, String body) {
+    try {
+      respond(ex, status, body);
+    } catch (IOException e) {
+      ex.close();
+    }
+  }
+
+  /** The request's short-lived garbage (parsing, building the answer): allocated, touched, dropped. */
+  private static void churn(long churnBytes) {
+    long left = churnBytes;
+    while (left > 0) {
+      int size = (int) Math.min(CHUNK, left);
+      byte[] b = new byte[size];
+      b[size - 1] = 1;
+      sink = b; // escapes, so the JIT cannot elide the allocation
+      left -= size;
+    }
+    sink = null;
+  }
+
+  /** Where churn's chunks escape to. */
+  private static volatile byte[] sink;
 
   private static void work(double workMs, double cpuMs) throws InterruptedException {
     if (cpuMs > 0) {
