@@ -78,13 +78,22 @@ public final class RefServer {
             refuse(ex);
             return;
           }
-          pool.execute(
-              new Held(
-                  ex,
-                  health ? 0 : allocBytes,
-                  health ? 0 : churnBytes,
-                  health ? 0 : workMs,
-                  health ? 0 : cpuMs));
+          Held h;
+          try {
+            h =
+                new Held(
+                    ex,
+                    health ? 0 : allocBytes,
+                    health ? 0 : churnBytes,
+                    health ? 0 : workMs,
+                    health ? 0 : cpuMs);
+          } catch (OutOfMemoryError e) {
+            // No room for the request's bytes: it fails, and this thread (the server's only
+            // reader of requests) lives on, as a server's error handler keeps it.
+            failed(ex);
+            return;
+          }
+          pool.execute(h);
         });
     server.setExecutor(null);
 
@@ -146,7 +155,7 @@ public final class RefServer {
       } catch (OutOfMemoryError e) {
         // The heap ran out: this request fails, but its connection is closed, not leaked.
         bytes = null;
-        ex.close();
+        closeQuietly(ex);
       } finally {
         bytes = null;
         completed.incrementAndGet();
@@ -157,6 +166,21 @@ public final class RefServer {
     void refuse() {
       bytes = null;
       RefServer.refuse(ex);
+    }
+  }
+
+  /** A request that could not be allocated: counted as received and completed, its connection closed. */
+  private static void failed(HttpExchange ex) {
+    closeQuietly(ex);
+    completed.incrementAndGet();
+  }
+
+  /** Closes the exchange; a close that fails too (the heap still full) is let go. */
+  private static void closeQuietly(HttpExchange ex) {
+    try {
+      ex.close();
+    } catch (Throwable t) {
+      // nothing more to free: the connection goes when its client closes it
     }
   }
 
