@@ -82,7 +82,8 @@ const stem = (f) => f.replace(/^.*[/\\]/, '').replace(/\.test\.js$/, '');
 // local lab (test/integration/replicas.test.ts) and the balancers in simulation (sim/replicas.test.ts).
 // Issue 34: one row on a real server, the retry storm on PHP-FPM behind nginx
 // (real-server-ci: about 2 minutes at its smallest accepted scale, 0.41); the other real-server
-// rows (real-servers: gunicorn's and the no-retry twins, about 6.5 minutes) run in the whole suite.
+// rows (real-servers: gunicorn's, the no-retry twins and the JVM's GC pair, about 11.5 minutes)
+// run in the whole suite.
 const CI_SHARE = ['retry-storm', 'cache-stampede', 'error-path', 'real-server-ci'];
 const rank = (f) => {
   const i = LONG.indexOf(stem(f));
