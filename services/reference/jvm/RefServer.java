@@ -19,15 +19,16 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * metabench's JVM reference server: the JDK's HttpServer on a fixed pool of c threads, a
  * FIFO queue in front (unbounded, or bounded with 503 when full), each request holding a
- * declared number of bytes from the moment it is received until it is answered, and doing
- * workMs of sleep (after cpuMs of CPU). Capacity is c / S while the collector keeps up;
- * under a long queue the live heap is queue x bytes, and with a bounded heap GC time grows
- * (the OSDI '22 GC mechanism). /metrics, on a port of its own (answered by its own thread,
+ * declared number of bytes from the moment it is received until it is answered, and, when
+ * served, allocating churnBytes of short-lived garbage and doing workMs of sleep (after
+ * cpuMs of CPU). Capacity is c / S while the collector keeps up; under a long queue the
+ * live heap grows with the requests held, and near a full heap every allocation waits for
+ * a full collection (the OSDI '22 GC mechanism). /metrics, on a port of its own (answered by its own thread,
  * not the pool), reports it from the JVM's own MXBeans in Prometheus text, with the bench's
  * series names.
  *
- * Arguments: key=value (port, metricsPort, host, workers, workMs, cpuMs, allocBytes, queue,
- * backlog); queue=0 means unbounded.
+ * Arguments: key=value (port, metricsPort, host, workers, workMs, cpuMs, allocBytes,
+ * churnBytes, queue, backlog); queue=0 means unbounded.
  */
 public final class RefServer {
   /** The held bytes are split in chunks of this size: ordinary objects, not humongous ones. */
