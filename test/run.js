@@ -85,7 +85,8 @@ const stem = (f) => f.replace(/^.*[/\\]/, '').replace(/\.test\.js$/, '');
 // local lab (test/integration/replicas.test.ts) and the balancers in simulation (sim/replicas.test.ts).
 // Issue 34: one row on a real server, the retry storm on PHP-FPM behind nginx
 // (real-server-ci: about 2 minutes at its smallest accepted scale, 0.41); the other real-server
-// rows (real-servers: gunicorn's and the no-retry twins, about 6.5 minutes) run in the whole suite.
+// rows (real-servers: gunicorn's, the no-retry twins and the JVM's GC pair, about 11.5 minutes)
+// run in the whole suite.
 // The cold cache's and the error path's mitigated twins (cache-stampede-mitigated,
 // error-path-mitigated: 4.5 minutes) left the share when CI's whole run reached 49 minutes
 // (2957 s, 2026-12-06): the share keeps the spine's pair (retry-storm and its no-retry twin)

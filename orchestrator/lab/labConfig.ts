@@ -55,6 +55,8 @@ export interface ReferenceServerConfig {
     readonly heapMb: number;
     readonly collector: 'serial' | 'parallel' | 'g1';
     readonly allocBytes: number;
+    /** Bytes each request allocates while served and drops at once (lab.api.jvm.churnKiB). */
+    readonly churnBytes: number;
     /** Requests that may wait for a thread (lab.api.queueLimit); absent: unbounded. */
     readonly queue?: number;
   };
@@ -121,6 +123,7 @@ export function labServerConfig(api: NonNullable<Experiment['lab']>['api']): {
               heapMb: j.heapMiB,
               collector: j.collector,
               allocBytes: j.holdKiB * 1024,
+              churnBytes: j.churnKiB * 1024,
               ...(api.queueLimit !== undefined ? { queue: api.queueLimit } : {}),
             },
           }

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from '../../foundation/clock.js';
 import type { Lab } from '../lab/Lab.js';
+import { PartialScrapeError } from '../lab/partialScrape.js';
 import { PROVIDER_COLUMNS, ProviderScraper, Scraper } from './scraper.js';
 
 /** A lab whose /metrics answers the next scripted text (or fails on null). */
@@ -45,6 +46,41 @@ test('the scraper turns rejections by reason, cache and DB pool metrics into the
   // A reason's column appears with its first rejection; answered buckets before it are 0.
   assert.deepEqual(x['rejected_queue_full'], [0, 30, null, 20]);
   assert.deepEqual(x['rejected_queue_time'], [0, 0, null, 5]);
+});
+
+test('a partial answer (the JVM collecting, its GC log read) records its GC series and leaves the rest unanswered', async () => {
+  const clock = new VirtualClock();
+  const gc = (s: number) => `jvm_gc_time_seconds_total ${s}\njvm_gc_collections_total ${s * 10}`;
+  const texts = [
+    `${text({ received: 0, rejected: { queue_full: 0 } })}\n${gc(0)}`,
+    `${text({ received: 80, rejected: { queue_full: 0 } })}\n${gc(0.01)}`,
+    new PartialScrapeError(gc(0.9), new Error('timeout')),
+    new PartialScrapeError(gc(1.8), new Error('timeout')),
+    `${text({ received: 110, rejected: { queue_full: 40 } })}\n${gc(2.5)}`,
+  ];
+  let i = 0;
+  const lab = {
+    scrapeText: async () => {
+      const t = texts[Math.min(i++, texts.length - 1)]!;
+      if (t instanceof Error) throw t;
+      return t;
+    },
+  } as unknown as Lab;
+  const s = new Scraper(lab, 'api', clock);
+  s.start();
+  await clock.advanceTo(4000);
+  const series = await s.stop();
+  // The request series: unanswered while partial, then the whole increase over 3 buckets.
+  assert.deepEqual(series.received, [80, null, null, 30]);
+  assert.deepEqual(series.span, [1, null, null, 3]);
+  assert.deepEqual(series.extra!['rejected_queue_full'], [0, null, null, 40]);
+  // GC time per bucket from every answer, partial or not: nothing lost, nothing counted twice.
+  const g = series.extra!['gc_seconds']!.map((v) => (v === null ? null : Math.round(v * 100) / 100));
+  assert.deepEqual(g, [0.01, 0.89, 0.9, 0.7]);
+  assert.deepEqual(
+    series.extra!['gc_collections'],
+    [0.1, 8.9, 9, 7].map((v) => v),
+  );
 });
 
 test('the error-path seconds by kind become their own columns, in seconds per bucket', async () => {

@@ -1,5 +1,6 @@
 import type { Clock } from '../../foundation/clock.js';
 import type { Lab, Target } from '../lab/Lab.js';
+import { PartialScrapeError } from '../lab/partialScrape.js';
 import { STUB_ERROR_KINDS } from '../../services/llm-stub/outcomes.js';
 import { parsePrometheusText, type Samples } from './prometheusText.js';
 import { MAPPED_COLUMNS, type SystemMetrics } from '../spec/sections/system.js';
@@ -117,8 +118,9 @@ abstract class BucketScraper<S> {
     let text: string;
     try {
       text = await this.lab.scrapeText(this.component, Math.min(this.bucketMs * 0.8, 800));
-    } catch {
+    } catch (err) {
       this.failures++;
+      if (err instanceof PartialScrapeError) this.partial(parsePrometheusText(err.text), bucket);
       return;
     }
     this.scrapes++;
@@ -127,6 +129,20 @@ abstract class BucketScraper<S> {
     this.last = now;
     this.lastBucket = bucket;
   }
+
+  /**
+   * Part of the series answered (PartialScrapeError): those present are recorded against
+   * their own last values and remembered; the bucket stays unanswered otherwise (no span),
+   * so the next full answer carries the others' whole increase, as after a failure.
+   */
+  private partial(now: Samples, bucket: number): void {
+    if (!this.last) return;
+    if (bucket >= 0) this.recordPartial(now, this.last, bucket);
+    this.last = new Map([...this.last, ...now]);
+  }
+
+  /** A partial answer's series, where the subclass keeps any (default: none). */
+  protected recordPartial(_now: Samples, _last: Samples, _bucket: number): void {}
 
   /** Bucket `bucket`'s values from this scrape and the previous answered one, `span` buckets before. */
   protected abstract record(now: Samples, last: Samples, bucket: number, span: number): void;
@@ -211,6 +227,17 @@ export class Scraper extends BucketScraper<ServerSeries> {
     }
     for (const [col, metric] of Object.entries(EXTRA_GAUGES))
       if (now.has(metric)) setAt((extra[col] ??= []), bucket, now.get(metric) ?? null);
+  }
+
+  /** Only the optional counters a partial answer holds (the JVM's GC series from its log). */
+  protected override recordPartial(now: Samples, last: Samples, bucket: number): void {
+    if (this.mapping) return;
+    const extra = (this.out.extra ??= {});
+    for (const [col, metric] of Object.entries(EXTRA_COUNTERS))
+      if (now.has(metric)) {
+        if (!extra[col]) this.counterCols.add(col);
+        setAt((extra[col] ??= []), bucket, increase(now, last, metric));
+      }
   }
 
   protected override series(): ServerSeries {

@@ -42,7 +42,7 @@ test('lab.api.server: absent fills nothing in (files resolve as before); builtin
     });
 });
 
-test('the jvm server needs lab.api.jvm; its heap, hold and collector, and queueLimit as its bounded queue, reach the lab', () => {
+test('the jvm server needs lab.api.jvm; its heap, hold, churn and collector, and queueLimit as its bounded queue, reach the lab', () => {
   const issues = specIssues(yaml(`server: jvm, ${POOL}`), 'j.yaml');
   assert.equal(issues[0]!.path, 'lab.api.server');
   assert.equal(issues[0]!.line, 3);
@@ -53,8 +53,18 @@ test('the jvm server needs lab.api.jvm; its heap, hold and collector, and queueL
   );
   assert.deepEqual(labConfig(e, 1).server, {
     kind: 'jvm',
-    jvm: { heapMb: 64, collector: 'serial', allocBytes: 256 * 1024, queue: 20 },
+    jvm: { heapMb: 64, collector: 'serial', allocBytes: 256 * 1024, churnBytes: 0, queue: 20 },
   });
+  const churn = parseExperiment(
+    yaml(`server: jvm, ${POOL}, jvm: { heapMiB: 64, holdKiB: 24, churnKiB: 1024 }`),
+    'c.yaml',
+  );
+  assert.equal(labConfig(churn, 1).server?.jvm?.churnBytes, 1024 * 1024);
+  const negative = specIssues(
+    yaml(`server: jvm, ${POOL}, jvm: { heapMiB: 64, holdKiB: 24, churnKiB: -1 }`),
+    'n.yaml',
+  );
+  assert.equal(negative[0]!.path, 'lab.api.jvm.churnKiB');
   const j = specIssues(yaml(`server: php-fpm, ${POOL}, jvm: { heapMiB: 64, holdKiB: 256 }`), 'p.yaml');
   assert.equal(j[0]!.path, 'lab.api.jvm');
   assert.match(j[0]!.message, /only to server: jvm/);

@@ -4,8 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchError } from '../../../foundation/errors.js';
+import { PartialScrapeError } from '../partialScrape.js';
 import { findReferenceBinary, JAVA, JAVAC } from './binaries.js';
 import { freePort } from './dataServices.js';
+import { GcLog, withoutGcCounters } from './jvmGcLog.js';
 import { httpGet, REFERENCE_DIR, spawnGuarded, stopGuarded, waitHealthy } from './referenceProcess.js';
 import {
   predictedCapacityPerS,
@@ -57,7 +59,9 @@ export function compiledRefServer(javac = findReferenceBinary(JAVAC)): string {
  * services/reference/jvm/RefServer.java on the JDK's HttpServer: a fixed pool of c
  * threads, requests that hold `allocBytes` from receipt to answer, a heap bounded by
  * -Xmx and the collector chosen. Its /metrics (own port, own thread) comes from the JVM's
- * MXBeans.
+ * MXBeans; its GC figures from its GC log, read from outside: a JVM that collects all the
+ * time (the state it is here to reproduce) answers /metrics late or not at all, while the
+ * VM still writes each pause to the log. A scrape whose /metrics fails is then partial.
  */
 export async function startJvm(o: ReferenceOptions): Promise<ReferenceServer> {
   const j = o.jvm!;
@@ -66,6 +70,8 @@ export async function startJvm(o: ReferenceOptions): Promise<ReferenceServer> {
   const log = o.log ?? (() => undefined);
   const port = o.port || (await freePort(HOST));
   const metricsPort = o.metricsPort || (await freePort(HOST));
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-jvm-run-'));
+  const gcLog = new GcLog(join(dir, 'gc.log'));
   const args = [
     `-Xmx${j.heapMb}m`,
     `-Xms${j.heapMb}m`,
@@ -73,6 +79,8 @@ export async function startJvm(o: ReferenceOptions): Promise<ReferenceServer> {
     // No hs_err or heap dump files left behind in the working directory.
     '-XX:ErrorFile=/dev/null',
     '-XX:-UsePerfData',
+    // One line per pause, never rotated (GcLog reads the one file as it grows).
+    `-Xlog:gc:file=${join(dir, 'gc.log')}:uptime,level,tags:filecount=0`,
     // The JDK's HttpServer writes a response's headers and body apart; without TCP_NODELAY
     // the client's delayed ACK holds the body back 40 ms (measured: 143 ms for 100 ms of work).
     '-Dsun.net.httpserver.nodelay=true',
@@ -86,11 +94,13 @@ export async function startJvm(o: ReferenceOptions): Promise<ReferenceServer> {
     `workMs=${o.workMs}`,
     `cpuMs=${o.cpuMs ?? 0}`,
     `allocBytes=${j.allocBytes}`,
+    `churnBytes=${j.churnBytes ?? 0}`,
     `queue=${j.queue ?? 0}`,
   ];
   const started = [spawnGuarded('jvm', java, args, { log, cwd: tmpdir() })];
   const stop = async (): Promise<void> => {
     for (const s of started) await stopGuarded(s.child);
+    rmSync(dir, { recursive: true, force: true });
   };
   try {
     const url = `http://${HOST}:${port}`;
@@ -103,7 +113,18 @@ export async function startJvm(o: ReferenceOptions): Promise<ReferenceServer> {
       metricsUrl,
       predictedCapacityPerS: predictedCapacityPerS(o.workers, o.workMs, o.cpuMs),
       pids: started.map((s) => s.child.pid!),
-      scrapeText: (timeoutMs = 800) => httpGet(metricsUrl, timeoutMs),
+      tempDir: dir,
+      scrapeText: async (timeoutMs = 800) => {
+        let text: string;
+        try {
+          text = await httpGet(metricsUrl, timeoutMs);
+        } catch (err) {
+          gcLog.poll();
+          throw new PartialScrapeError(gcLog.text(), err);
+        }
+        gcLog.poll();
+        return withoutGcCounters(text) + gcLog.text();
+      },
       stop,
     };
   } catch (err) {

@@ -15,6 +15,8 @@ export interface JvmOptions {
   readonly collector: JvmCollector;
   /** Bytes each request allocates when it is received and keeps until it is answered. */
   readonly allocBytes: number;
+  /** Bytes each request allocates while it is served and drops at once (short-lived garbage); absent: 0. */
+  readonly churnBytes?: number;
   /** Requests that may wait for a thread; beyond it, 503 at once. Absent: unbounded. */
   readonly queue?: number;
 }
@@ -98,6 +100,9 @@ export function checkReferenceOptions(o: ReferenceOptions): void {
         'jvm.allocBytes',
         `× workers (${j.allocBytes * o.workers} bytes) exceeds the heap (${j.heapMb} MiB): the pool could never run full`,
       );
+    const churn = j.churnBytes ?? 0;
+    if (!(Number.isInteger(churn) && churn >= 0))
+      bad('jvm.churnBytes', `must be a whole number of bytes (got ${churn})`);
     if (j.queue !== undefined && !(Number.isInteger(j.queue) && j.queue >= 1))
       bad('jvm.queue', `must be a whole number of at least 1, or absent for unbounded (got ${j.queue})`);
   } else if (o.jvm) bad('jvm', 'applies only to the jvm server');

@@ -17,6 +17,11 @@ export const jvmSection = z.strictObject({
   heapMiB: int(16, 65_536),
   /** What each request allocates on receipt and holds until it is answered, in KiB. */
   holdKiB: int(0, 1_048_576),
+  /**
+   * What each request allocates while it is served and drops at once (parsing, building its
+   * answer), in KiB: short-lived garbage, the allocation rate the collector must keep up with.
+   */
+  churnKiB: int(0, 1_048_576).default(0),
   /** The collector (serial: one thread, all of its time is pause time). */
   collector: z.enum(JVM_COLLECTORS).default('serial'),
 });
@@ -64,7 +69,7 @@ export function serverIssues(
   if (s === 'jvm' && api.jvm === undefined)
     out.push({
       path: ['api', 'server'],
-      message: 'the jvm server needs lab.api.jvm: { heapMiB, holdKiB, collector }',
+      message: 'the jvm server needs lab.api.jvm: { heapMiB, holdKiB, churnKiB, collector }',
     });
   if (api.jvm !== undefined && s !== 'jvm')
     out.push({ path: ['api', 'jvm'], message: `applies only to server: jvm (server is ${s ?? 'builtin'})` });

@@ -19,15 +19,16 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * metabench's JVM reference server: the JDK's HttpServer on a fixed pool of c threads, a
  * FIFO queue in front (unbounded, or bounded with 503 when full), each request holding a
- * declared number of bytes from the moment it is received until it is answered, and doing
- * workMs of sleep (after cpuMs of CPU). Capacity is c / S while the collector keeps up;
- * under a long queue the live heap is queue x bytes, and with a bounded heap GC time grows
- * (the OSDI '22 GC mechanism). /metrics, on a port of its own (answered by its own thread,
+ * declared number of bytes from the moment it is received until it is answered, and, when
+ * served, allocating churnBytes of short-lived garbage and doing workMs of sleep (after
+ * cpuMs of CPU). Capacity is c / S while the collector keeps up; under a long queue the
+ * live heap grows with the requests held, and near a full heap every allocation waits for
+ * a full collection (the OSDI '22 GC mechanism). /metrics, on a port of its own (answered by its own thread,
  * not the pool), reports it from the JVM's own MXBeans in Prometheus text, with the bench's
  * series names.
  *
- * Arguments: key=value (port, metricsPort, host, workers, workMs, cpuMs, allocBytes, queue,
- * backlog); queue=0 means unbounded.
+ * Arguments: key=value (port, metricsPort, host, workers, workMs, cpuMs, allocBytes,
+ * churnBytes, queue, backlog); queue=0 means unbounded.
  */
 public final class RefServer {
   /** The held bytes are split in chunks of this size: ordinary objects, not humongous ones. */
@@ -51,6 +52,7 @@ public final class RefServer {
     double workMs = Double.parseDouble(a.getOrDefault("workMs", "0"));
     double cpuMs = Double.parseDouble(a.getOrDefault("cpuMs", "0"));
     long allocBytes = Long.parseLong(a.getOrDefault("allocBytes", "0"));
+    long churnBytes = Long.parseLong(a.getOrDefault("churnBytes", "0"));
     int queue = Integer.parseInt(a.getOrDefault("queue", "0"));
     int backlog = Integer.parseInt(a.getOrDefault("backlog", "4096"));
 
@@ -71,7 +73,28 @@ public final class RefServer {
         ex -> {
           received.incrementAndGet();
           boolean health = "/health".equals(ex.getRequestURI().getPath());
-          pool.execute(new Held(ex, health ? 0 : allocBytes, health ? 0 : workMs, health ? 0 : cpuMs));
+          // A full queue refuses before the request's bytes are allocated: a bounded queue
+          // sheds load at the door, where it costs nothing.
+          if (queue > 0 && q.remainingCapacity() == 0) {
+            refuse(ex);
+            return;
+          }
+          Held h;
+          try {
+            h =
+                new Held(
+                    ex,
+                    health ? 0 : allocBytes,
+                    health ? 0 : churnBytes,
+                    health ? 0 : workMs,
+                    health ? 0 : cpuMs);
+          } catch (OutOfMemoryError e) {
+            // No room for the request's bytes: it fails, and this thread (the server's only
+            // reader of requests) lives on, as a server's error handler keeps it.
+            failed(ex);
+            return;
+          }
+          pool.execute(h);
         });
     server.setExecutor(null);
 
@@ -94,15 +117,17 @@ public final class RefServer {
     System.out.println("{\"event\":\"listening\",\"port\":" + port + "}");
   }
 
-  /** A received request: its bytes, held until it is answered (or refused). */
+  /** A received request: its bytes, held until it is answered. */
   private static final class Held implements Runnable {
     private final HttpExchange ex;
+    private final long churnBytes;
     private final double workMs;
     private final double cpuMs;
     private byte[][] bytes;
 
-    Held(HttpExchange ex, long allocBytes, double workMs, double cpuMs) {
+    Held(HttpExchange ex, long allocBytes, long churnBytes, double workMs, double cpuMs) {
       this.ex = ex;
+      this.churnBytes = churnBytes;
       this.workMs = workMs;
       this.cpuMs = cpuMs;
       int n = (int) ((allocBytes + CHUNK - 1) / CHUNK);
@@ -120,35 +145,76 @@ public final class RefServer {
     @Override
     public void run() {
       try {
+        churn(churnBytes);
         work(workMs, cpuMs);
         respond(ex, 200, "ok\n");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        quietly(500, "interrupted\n");
+        quietly(ex, 500, "interrupted\n");
       } catch (IOException e) {
         ex.close(); // the client went away
+      } catch (OutOfMemoryError e) {
+        // The heap ran out: this request fails, but its connection is closed, not leaked.
+        bytes = null;
+        closeQuietly(ex);
       } finally {
         bytes = null;
         completed.incrementAndGet();
       }
     }
 
-    /** The queue is full: 503 at once, on the server's thread. */
+    /** The queue is full: 503 at once (the executor's refusal, should a check race). */
     void refuse() {
-      rejected.incrementAndGet();
       bytes = null;
-      quietly(503, "queue full\n");
-      completed.incrementAndGet();
-    }
-
-    private void quietly(int status, String body) {
-      try {
-        respond(ex, status, body);
-      } catch (IOException e) {
-        ex.close();
-      }
+      RefServer.refuse(ex);
     }
   }
+
+  /** A request that could not be allocated: counted as received and completed, its connection closed. */
+  private static void failed(HttpExchange ex) {
+    closeQuietly(ex);
+    completed.incrementAndGet();
+  }
+
+  /** Closes the exchange; a close that fails too (the heap still full) is let go. */
+  private static void closeQuietly(HttpExchange ex) {
+    try {
+      ex.close();
+    } catch (Throwable t) {
+      // nothing more to free: the connection goes when its client closes it
+    }
+  }
+
+  /** 503 at once, on the server's thread: the queue is full. */
+  private static void refuse(HttpExchange ex) {
+    rejected.incrementAndGet();
+    quietly(ex, 503, "queue full\n");
+    completed.incrementAndGet();
+  }
+
+  private static void quietly(HttpExchange ex, int status, String body) {
+    try {
+      respond(ex, status, body);
+    } catch (IOException e) {
+      ex.close();
+    }
+  }
+
+  /** The request's short-lived garbage (parsing, building the answer): allocated, touched, dropped. */
+  private static void churn(long churnBytes) {
+    long left = churnBytes;
+    while (left > 0) {
+      int size = (int) Math.min(CHUNK, left);
+      byte[] b = new byte[size];
+      b[size - 1] = 1;
+      sink = b; // escapes, so the JIT cannot elide the allocation
+      left -= size;
+    }
+    sink = null;
+  }
+
+  /** Where churn's chunks escape to. */
+  private static volatile byte[] sink;
 
   private static void work(double workMs, double cpuMs) throws InterruptedException {
     if (cpuMs > 0) {
