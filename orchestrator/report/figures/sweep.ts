@@ -28,11 +28,11 @@ function axisTitle(name: string, unit: string): string {
  *    coloured by verdict, labelled with metastable runs / runs when repeated), and each
  *    figure of merit against the first factor, one line per value of the second.
  */
-export function sweepFigures(t: SweepTable, overlay?: MapOverlay): Figure[] {
+export function sweepFigures(t: SweepTable, overlay?: MapOverlay, predicted?: PredictedRegion): Figure[] {
   if (t.design === 'grid' && t.factors.length === 2)
     // Main effects where the table has runs to pool (a sweep's; a simulated map has one run a cell).
     return [
-      metastableMap(t, overlay),
+      metastableMap(t, overlay, predicted),
       ...gridLines(t),
       ...(t.rows.some((r) => r.perRun) ? mainEffects(t) : []),
     ];
@@ -58,6 +58,18 @@ export interface MapOverlay {
     /** Where the point comes from (its sweep folder and point), for the tooltip. */
     readonly source: string;
   }[];
+}
+
+/**
+ * A model's predicted metastable region over a grid's map (`metabench model --magnitudes`):
+ * the cells it predicts metastable, outlined dashed, so the outline's edge is its boundary.
+ */
+export interface PredictedRegion {
+  /** Whose prediction (e.g. "fluid model"). */
+  readonly name: string;
+  readonly cells: readonly { readonly x: number | string; readonly y: number | string }[];
+  /** The boundary in words, for the caption (e.g. "280/s: 1.51"). */
+  readonly boundary: string;
 }
 
 const AGREEMENT = ['agrees', 'disagrees', 'not compared'];
@@ -328,10 +340,10 @@ function invalidAt(rows: SweepTable['rows'], factor: string): (string | number)[
   return rows.filter((r) => r.verdict === 'invalid').flatMap((r) => r.factors[factor] ?? []);
 }
 
-function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
+function metastableMap(t: SweepTable, overlay?: MapOverlay, predicted?: PredictedRegion): Figure {
   const [fx, fy] = [t.factors[0]!, t.factors[1]!];
   const cells: Row[] = t.rows.map((r) => ({
-    ...(overlay ? { layer: 'cell' } : {}),
+    ...(overlay || predicted ? { layer: 'cell' } : {}),
     x: r.factors[fx.name] ?? null,
     y: r.factors[fy.name] ?? null,
     verdict: r.verdict,
@@ -364,7 +376,13 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
       dx: (i - ((count.get(key(p)) ?? 1) - 1) / 2) * 12,
     };
   });
-  const data = [...cells, ...marks];
+  const outline: Row[] = (predicted?.cells ?? []).map((c) => ({
+    layer: 'predicted',
+    x: c.x,
+    y: c.y,
+    predicted: `${predicted!.name}: metastable`,
+  }));
+  const data = [...cells, ...marks, ...outline];
   // Numerically where the levels read as numbers ("20% capacity" < "100% capacity").
   const sortOf = (vals: (string | number)[]) => sortedLevels(vals);
   const defined = (v: Row[string] | undefined): v is string | number => v !== undefined && v !== null;
@@ -385,7 +403,7 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     scale: { domain: VERDICTS, range: VERDICT_COLORS },
   };
   const only = (layer: string) =>
-    overlay ? { transform: [{ filter: { field: 'layer', equal: layer } }] } : {};
+    overlay || predicted ? { transform: [{ filter: { field: 'layer', equal: layer } }] } : {};
   const layers: Record<string, unknown>[] = [
     {
       ...only('cell'),
@@ -407,6 +425,19 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
       encoding: { ...enc, text: { field: 'label' } },
     },
   ];
+  if (predicted && outline.length)
+    layers.push({
+      ...only('predicted'),
+      mark: { type: 'rect', fillOpacity: 0, stroke: PALETTE.black, strokeWidth: 2.5, strokeDash: [6, 3] },
+      encoding: {
+        ...enc,
+        tooltip: [
+          { field: 'x', title: fx.name },
+          { field: 'y', title: fy.name },
+          { field: 'predicted', type: 'nominal', title: 'predicted' },
+        ],
+      },
+    });
   if (overlay)
     layers.push({
       ...only(overlay.name),
@@ -444,7 +475,10 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     caption: overlay
       ? `Cells: the ${overlay.cells}'s verdict for every combination of ${fx.name} and ${fy.name}, metastable (vermillion), recovered (green), unmeasured (grey). ` +
         `Dots: the ${overlay.name}'s points, coloured by their own verdict, a circle where it agrees with the ${overlay.cells}'s cell, a cross where it disagrees, a square where there is no cell to compare with (or either is unmeasured).`
-      : `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey), invalid (black: no valid run); labels give metastable runs / valid runs where repeated, and the invalid runs (M metastable, R recovered, I invalid otherwise).`,
+      : `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey), invalid (black: no valid run); labels give metastable runs / valid runs where repeated, and the invalid runs (M metastable, R recovered, I invalid otherwise).` +
+        (predicted
+          ? ` Dashed outline: the cells the ${predicted.name} predicts metastable; its edge is the predicted boundary (${predicted.boundary}).`
+          : ''),
     data,
     series: [
       ...VERDICTS.filter((v) => data.some((r) => r['verdict'] === v)),
