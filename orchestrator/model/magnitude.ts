@@ -137,7 +137,8 @@ export function boundaryAt(
     if (tips(mid)) hi = mid;
     else lo = mid;
   }
-  return { value: Math.round(hi * 1000) / 1000, region };
+  // Rounded up, so the value given still tips.
+  return { value: Math.ceil(hi * 1000) / 1000, region };
 }
 
 function round1(x: number): number {

@@ -93,7 +93,7 @@ export async function writeModel(
       '## Simulated map of the metastable region',
       '',
       ...(mag ? magnitudeSection(x.experiment, x.map, mag, x.scale) : []),
-      `Each cell is one simulated run of the experiment (trigger: ${describeTrigger(x.experiment.schedule.triggers[0]!, x.scale)} as written; its duration varied) at that offered load: **M** metastable (not recovered within ${x.experiment.recovery.within} × the trigger’s duration), R recovered, ? unmeasured, I invalid (the simulated run failed a validity check: each such cell is listed below the table with the checks it failed). ` +
+      `Each cell is one simulated run of the experiment (trigger: ${describeTrigger(x.experiment.schedule.triggers[0]!, x.scale)} as written; its ${mag ? x.map.factors[1]!.name : 'duration'} varied) at that offered load: **M** metastable (not recovered within ${x.experiment.recovery.within} × the trigger’s duration), R recovered, ? unmeasured, I invalid (the simulated run failed a validity check: each such cell is listed below the table with the checks it failed). ` +
         `Loads below cμ/m are marked (stable), above λ* (unstable). The observation is cut to what each verdict needs.${x.mapWallS !== null ? ` ${x.map.rows.length} runs simulated in ${x.mapWallS.toFixed(1)} s.` : ''}`,
       '',
       ...(lab
