@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { REPO } from '../../test/helpers/cli.js';
 import { BenchError } from '../../foundation/errors.js';
+import { parseSet } from '../../foundation/overrides.js';
 import type { FluidSystem } from './fluid.js';
 import { healthyState } from './fluid.js';
 import { backlogAtEnd, boundaryAt, magnitudeModel, predictCell, predictedAt } from './magnitude.js';
@@ -113,4 +114,42 @@ test('the boundary against the simulated cells (seeded): storm-slowdown at half 
     assert.equal(at(load, k), expected, `model at ${load}/s × ${k}x`);
     assert.equal(verdict(load, k), expected, `simulation at ${load}/s × ${k}x`);
   }
+});
+
+test('where the boundary errs (docs/queueing-model.md): one grid step either side, in simulation (seeded)', async () => {
+  // The model's slowdown boundary for a 5 s trigger, as the docs give it (to the hundredth).
+  for (const [load, doc] of [
+    [150, 2.95],
+    [200, 2.21],
+    [280, 1.57],
+    [350, 1.26],
+  ] as const) {
+    const b = boundaryAt(STORM, load, 'slowdown', 5)!.value!;
+    assert.ok(Math.abs(b - doc) < 0.01, `${load}/s: ${b}`);
+  }
+  const cell = async (set: string[], load: number, written: string): Promise<string> => {
+    const overrides = set.map((s) => {
+      const r = parseSet(s);
+      assert.ok(r.ok);
+      return r.value;
+    });
+    const axis = magnitudeAxis(FIXTURE, overrides, [written]);
+    const map = await simulatedMap(FIXTURE, {
+      rates: [load],
+      durationsMs: [10_000],
+      scale: 0.5,
+      magnitudes: axis,
+      overrides,
+    });
+    return map.rows[0]!.verdict;
+  };
+  // Slowdown: at 200/s 2.2x collapses (the model: 2.21x), at 280/s 1.6x recovers (the model: 1.58x).
+  assert.equal(predictCell(STORM, 200, { kind: 'slowdown', factor: 2.2 }, 5).verdict, 'recovered');
+  assert.equal(await cell([], 200, '2.2x'), 'metastable');
+  assert.equal(predictCell(STORM, 280, { kind: 'slowdown', factor: 1.6 }, 5).verdict, 'metastable');
+  assert.equal(await cell([], 280, '1.6x'), 'recovered');
+  // A pool of 5 for 5 s at 280/s: the model tips, the simulation recovers (and tips at 4).
+  const workers = ['schedule.trigger={kind: workers, to: 4, duration: 10s}'];
+  assert.equal(await cell(workers, 280, '5'), 'recovered');
+  assert.equal(await cell(workers, 280, '4'), 'metastable');
 });
