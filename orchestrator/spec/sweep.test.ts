@@ -134,4 +134,23 @@ test("a trigger's magnitude as a factor: checked against the trigger's kind, eac
   );
   assert.match(bad[0]!.message, /"0\.5x" is not a slowdown factor: must be above 1x/);
   assert.match(bad[1]!.message, /"fast" is not a slowdown factor/);
+  // The kind's checks against the lab too: a pool as large as the api's (the trigger made a
+  // workers one by --set).
+  const set = parseSet('schedule.trigger={kind: workers, to: 4, duration: 10s}');
+  assert.ok(set.ok);
+  const pool = write(
+    'pool.yaml',
+    'name: s\nexperiment: storm-slowdown.yaml\nfactors:\n  - { path: schedule.trigger.to, values: [2, 8] }\n',
+  );
+  try {
+    loadSweepFile(pool, [set.value]);
+    assert.fail('expected the sweep to be refused');
+  } catch (err) {
+    assert.ok(err instanceof SpecError, String(err));
+    assert.deepEqual(
+      err.issues.map((i) => [i.line, i.path]),
+      [[4, 'factors.0.values.1']],
+    );
+    assert.match(err.issues[0]!.message, /8 is not a workers to: must be below lab\.api\.workers \(8\)/);
+  }
 });
