@@ -83,7 +83,7 @@ export async function writeModel(
     const figs = sweepFigures(
       x.map,
       lab ? labOverlay(x.map, lab.join) : undefined,
-      mag ? predictedOutline(x.map, mag) : undefined,
+      mag ? predictedCells(x.map, mag) : undefined,
     ).map((f) => ({
       ...f,
       caption: `${f.caption} Model capacity: ${describeModelCapacity(p)}.`,
@@ -281,8 +281,8 @@ function ctmcLabCells(
   };
 }
 
-/** The cells the fluid model predicts metastable, as the map figure's dashed outline. */
-function predictedOutline(map: SweepTable, m: MagnitudeModel): Parameters<typeof sweepFigures>[2] {
+/** The fluid model's verdict at every cell, for the map figure's boundary line. */
+function predictedCells(map: SweepTable, m: MagnitudeModel): Parameters<typeof sweepFigures>[2] {
   if (m.notPredicted) return undefined;
   const y = map.factors[1]!.name;
   const at = predictedAt(m);
@@ -290,7 +290,9 @@ function predictedOutline(map: SweepTable, m: MagnitudeModel): Parameters<typeof
     name: 'fluid model',
     cells: map.rows.flatMap((r) => {
       const v = at(Number(r.factors[MAP_FACTORS[0].name]), Number(r.factors[y]));
-      return v === 'metastable' ? [{ x: r.factors[MAP_FACTORS[0].name]!, y: r.factors[y]! }] : [];
+      return v === null
+        ? []
+        : [{ x: r.factors[MAP_FACTORS[0].name]!, y: r.factors[y]!, metastable: v === 'metastable' }];
     }),
     boundary: m.loads
       .map((l) => `${l.load}/s: ${l.boundary ?? (l.region === 'bistable' ? 'none' : l.region)}`)
@@ -306,7 +308,7 @@ function magnitudeSection(e: Experiment, map: SweepTable, m: MagnitudeModel, sca
       (m.notPredicted
         ? `No predicted boundary: ${m.notPredicted}.`
         : 'The fluid model’s boundary: during the trigger the backlog grows at Λ_h − cμ′ (cμ′ the degraded capacity: cμ/k for a slowdown by k, n·μ for a pool of n; for a load spike ×f the offered f·Λ_h against cμ), and at m·λ − cμ′ once its wait passes τ; the api tips into the collapsed state when the backlog left at the trigger’s end is at least cμ·τ (its wait then exceeds the timeout), and stays there for λ ≥ cμ/m. ' +
-          'A cell reads the simulated verdict, with (model X) where the model predicts otherwise; the figure outlines (dashed) the cells the model predicts metastable (derivation and limits in orchestrator/model/magnitude.ts and docs/queueing-model.md).'),
+          'A cell reads the simulated verdict, with (model X) where the model predicts otherwise; the figure draws the model’s boundary as a dashed step line between the cells it predicts metastable and those it predicts recovered (derivation and limits in orchestrator/model/magnitude.ts and docs/queueing-model.md).'),
     '',
   ];
 }

@@ -94,28 +94,20 @@ test('model --magnitudes: the map over the slowdown factor with the predicted bo
     assert.match(c['model verdict']!, /^(metastable|recovered)$/);
   }
 
-  // The figure: the cells, and the boundary as the dashed outline of the predicted metastable
-  // cells (3 of them: 200/s × 3x, 280/s × 2x and 3x).
+  // The figure: the cells, and the boundary as a dashed step line along the cell edges where
+  // the prediction changes (3x over 2x at 200/s, 2x over 1.3x at 280/s, and the riser between).
   const spec = JSON.parse(readFileSync(join(out, 'figures/sweep-map.vl.json'), 'utf8')) as {
     data: { values: { layer?: string; x: number; y: number }[] };
     layer: { mark: { strokeDash?: number[] } }[];
   };
-  const outlined = spec.data.values.filter((v) => v.layer === 'predicted').map((v) => [v.x, v.y]);
-  assert.deepEqual(
-    outlined.sort(),
-    [
-      [200, 3],
-      [280, 2],
-      [280, 3],
-    ].sort(),
-  );
-  assert.ok(spec.layer.some((l) => l.mark.strokeDash));
+  const edges = spec.data.values
+    .filter((v) => v.layer?.startsWith('boundary'))
+    .map((v) => [v.layer, v.x, v.y].join(' '));
+  assert.deepEqual(edges.sort(), ['boundary-h 200 3', 'boundary-h 280 2', 'boundary-v 200 2']);
+  assert.equal(spec.layer.filter((l) => l.mark.strokeDash).length, 2);
   const svg = readFileSync(join(out, 'figures/sweep-map.svg'), 'utf8');
   assert.equal(svg.match(/stroke-dasharray="6,3"/g)?.length, 3);
-  assert.match(
-    md,
-    /Dashed outline: the cells the fluid model predicts metastable; its edge is the predicted boundary/,
-  );
+  assert.match(md, /Dashed line: the fluid model's predicted boundary \(200\/s: 2\.2\d*, 280\/s: 1\.57\d*\)/);
 });
 
 test('model --magnitudes refuses: a trigger with no magnitude, a value its kind refuses, two second axes, --over, --no-map', async () => {

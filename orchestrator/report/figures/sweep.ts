@@ -61,13 +61,18 @@ export interface MapOverlay {
 }
 
 /**
- * A model's predicted metastable region over a grid's map (`metabench model --magnitudes`):
- * the cells it predicts metastable, outlined dashed, so the outline's edge is its boundary.
+ * A model's prediction over a grid's map (`metabench model --magnitudes`): whether it
+ * predicts each cell metastable; its boundary is drawn as a dashed step line along the cell
+ * edges that part a predicted-metastable cell from a predicted-recovered one.
  */
 export interface PredictedRegion {
   /** Whose prediction (e.g. "fluid model"). */
   readonly name: string;
-  readonly cells: readonly { readonly x: number | string; readonly y: number | string }[];
+  readonly cells: readonly {
+    readonly x: number | string;
+    readonly y: number | string;
+    readonly metastable: boolean;
+  }[];
   /** The boundary in words, for the caption (e.g. "280/s: 1.51"). */
   readonly boundary: string;
 }
@@ -376,18 +381,15 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay, predicted?: Predicte
       dx: (i - ((count.get(key(p)) ?? 1) - 1) / 2) * 12,
     };
   });
-  const outline: Row[] = (predicted?.cells ?? []).map((c) => ({
-    layer: 'predicted',
-    x: c.x,
-    y: c.y,
-    predicted: `${predicted!.name}: metastable`,
-  }));
-  const data = [...cells, ...marks, ...outline];
+  const data = [...cells, ...marks];
   // Numerically where the levels read as numbers ("20% capacity" < "100% capacity").
   const sortOf = (vals: (string | number)[]) => sortedLevels(vals);
   const defined = (v: Row[string] | undefined): v is string | number => v !== undefined && v !== null;
   const xs = sortOf(data.map((r) => r['x']).filter(defined));
   const ys = sortOf(data.map((r) => r['y']).filter(defined)).reverse();
+  // The predicted boundary's segments, on the edges between cells it predicts differently.
+  const boundary = predicted ? boundaryEdges(predicted, xs, ys) : [];
+  data.push(...boundary);
   const title = overlay
     ? `Metastable region: the ${overlay.name} over the ${overlay.cells}`
     : 'Metastable region';
@@ -425,19 +427,30 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay, predicted?: Predicte
       encoding: { ...enc, text: { field: 'label' } },
     },
   ];
-  if (predicted && outline.length)
-    layers.push({
-      ...only('predicted'),
-      mark: { type: 'rect', fillOpacity: 0, stroke: PALETTE.black, strokeWidth: 2.5, strokeDash: [6, 3] },
-      encoding: {
-        ...enc,
-        tooltip: [
-          { field: 'x', title: fx.name },
-          { field: 'y', title: fy.name },
-          { field: 'predicted', type: 'nominal', title: 'predicted' },
-        ],
-      },
+  if (boundary.length) {
+    // A rule along one edge of its cell: the bottom edge (h) or the right edge (v).
+    const line = { type: 'rule', stroke: PALETTE.black, strokeWidth: 2.5, strokeDash: [6, 3] };
+    const edge = (side: 'h' | 'v') => ({
+      transform: [{ filter: { field: 'layer', equal: `boundary-${side}` } }],
+      mark: line,
+      encoding:
+        side === 'h'
+          ? {
+              x: { ...enc.x, bandPosition: 0 },
+              x2: { field: 'x', bandPosition: 1 },
+              y: { ...enc.y, bandPosition: 1 },
+            }
+          : {
+              x: { ...enc.x, bandPosition: 1 },
+              y: { ...enc.y, bandPosition: 0 },
+              y2: { field: 'y', bandPosition: 1 },
+            },
     });
+    layers.push(
+      ...(boundary.some((b) => b['layer'] === 'boundary-h') ? [edge('h')] : []),
+      ...(boundary.some((b) => b['layer'] === 'boundary-v') ? [edge('v')] : []),
+    );
+  }
   if (overlay)
     layers.push({
       ...only(overlay.name),
@@ -477,7 +490,7 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay, predicted?: Predicte
         `Dots: the ${overlay.name}'s points, coloured by their own verdict, a circle where it agrees with the ${overlay.cells}'s cell, a cross where it disagrees, a square where there is no cell to compare with (or either is unmeasured).`
       : `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey), invalid (black: no valid run); labels give metastable runs / valid runs where repeated, and the invalid runs (M metastable, R recovered, I invalid otherwise).` +
         (predicted
-          ? ` Dashed outline: the cells the ${predicted.name} predicts metastable; its edge is the predicted boundary (${predicted.boundary}).`
+          ? ` Dashed line: the ${predicted.name}'s predicted boundary (${predicted.boundary}), between the cells it predicts metastable and those it predicts recovered.`
           : ''),
     data,
     series: [
@@ -492,6 +505,32 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay, predicted?: Predicte
       layer: layers,
     }),
   };
+}
+
+/**
+ * The edges of the map's cells where a prediction changes: for each cell, its bottom edge
+ * (h) when the cell below is predicted otherwise, and its right edge (v) when the cell to its
+ * right is; `xs` left to right, `ys` top to bottom, as drawn. Together: a step line.
+ */
+export function boundaryEdges(
+  p: PredictedRegion,
+  xs: readonly (string | number)[],
+  ys: readonly (string | number)[],
+): Row[] {
+  const at = (x: string | number, y: string | number): boolean | undefined =>
+    p.cells.find((c) => c.x === x && c.y === y)?.metastable;
+  const out: Row[] = [];
+  xs.forEach((x, i) =>
+    ys.forEach((y, j) => {
+      const here = at(x, y);
+      if (here === undefined) return;
+      const below = j + 1 < ys.length ? at(x, ys[j + 1]!) : undefined;
+      const right = i + 1 < xs.length ? at(xs[i + 1]!, y) : undefined;
+      if (below !== undefined && below !== here) out.push({ layer: 'boundary-h', x, y });
+      if (right !== undefined && right !== here) out.push({ layer: 'boundary-v', x, y });
+    }),
+  );
+  return out;
 }
 
 /**
