@@ -57,7 +57,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('model')
     .description(
-      "the experiment's queueing model: the fluid prediction of its bistable range, and a simulated map of the metastable region over offered load × trigger duration",
+      "the experiment's queueing model: the fluid prediction of its bistable range, and a simulated map of the metastable region over offered load × trigger duration (or × its magnitude, with the predicted boundary)",
     )
     .argument('<file>', 'experiment file (YAML)')
     .option(
