@@ -24,6 +24,7 @@ import { round } from '../../foundation/round.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { capacityFor, parseCapacityMode, type CapacityMode } from '../calibrate/capacity.js';
 import { RUNTIMES, type Runtime } from '../lab/runtimes.js';
+import { refuseOn, runtimePlugin } from '../lab/RuntimePlugin.js';
 import { Option } from 'commander';
 
 function list<T>(flag: string, parse: (s: string) => T | undefined) {
@@ -180,6 +181,9 @@ export function register(program: Command): void {
           );
       }
       const axis = o.magnitudes ? magnitudeAxis(file, o.set, o.magnitudes) : undefined;
+      // The map is simulated: a trigger the simulation cannot apply (cpu-limit) is refused
+      // here, with the runtime's words, not by a crash in a cell.
+      if (o.map) refuseOn(runtimePlugin('sim'), e, file);
       const over: LabSweep[] = o.over.map((d) => readOver(d, file, o.set));
       const scale = o.scale ?? sweepScale(over);
       const runtime = o.runtime ?? sweepRuntime(over);

@@ -153,4 +153,32 @@ test("a trigger's magnitude as a factor: checked against the trigger's kind, eac
     );
     assert.match(err.issues[0]!.message, /8 is not a workers to: must be below lab\.api\.workers \(8\)/);
   }
+  // cpu-limit's cpus, likewise.
+  const cpuSet = parseSet('schedule.trigger={kind: cpu-limit, target: api, cpus: 1, duration: 10s}');
+  assert.ok(cpuSet.ok);
+  const cpusOk = write(
+    'cpus-ok.yaml',
+    'name: s\nexperiment: storm-slowdown.yaml\ndesign: factorial\nfactors:\n  - { path: schedule.trigger.cpus, values: [0.5, 2] }\n',
+  );
+  assert.deepEqual(
+    loadSweepFile(cpusOk, [cpuSet.value]).experiments.map(
+      (e) => (e.schedule.triggers[0] as { cpus?: number }).cpus,
+    ),
+    [0.5, 2],
+  );
+  const cpus = write(
+    'cpus.yaml',
+    'name: s\nexperiment: storm-slowdown.yaml\nfactors:\n  - { path: schedule.trigger.cpus, values: [0.5, -1] }\n',
+  );
+  try {
+    loadSweepFile(cpus, [cpuSet.value]);
+    assert.fail('expected the sweep to be refused');
+  } catch (err) {
+    assert.ok(err instanceof SpecError, String(err));
+    assert.deepEqual(
+      err.issues.map((i) => [i.line, i.path]),
+      [[4, 'factors.0.values.1']],
+    );
+    assert.match(err.issues[0]!.message, /-1 is not a cpu-limit cpus/);
+  }
 });

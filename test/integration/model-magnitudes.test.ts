@@ -144,4 +144,17 @@ test('model --magnitudes refuses: a trigger with no magnitude, a value its kind 
     await runCli(['model', FIXTURE, '--magnitudes', '2x', '--no-map']),
     /cannot go with --no-map/,
   );
+  // cpu-limit has a magnitude (cpus) but the simulation cannot apply it: refused before any cell
+  // runs, with the runtime's words, exit 3 (a spec error) and no stack trace.
+  const cpu = await runCli([
+    'model',
+    FIXTURE,
+    '--set',
+    'schedule.trigger={kind: cpu-limit, target: api, cpus: 0.5, duration: 10s}',
+    '--magnitudes',
+    '0.5,0.25',
+  ]);
+  assert.equal(cpu.code, 3, cpu.stderr);
+  assert.match(cpu.stderr, /schedule\.trigger\.kind: the sim runtime cannot apply a cpu-limit trigger/);
+  assert.doesNotMatch(cpu.stderr, /\n\s+at /);
 });
