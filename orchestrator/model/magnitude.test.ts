@@ -152,4 +152,9 @@ test('where the boundary errs (docs/queueing-model.md): one grid step either sid
   const workers = ['schedule.trigger={kind: workers, to: 4, duration: 10s}'];
   assert.equal(await cell(workers, 280, '5'), 'recovered');
   assert.equal(await cell(workers, 280, '4'), 'metastable');
+  // A load spike at 280/s: the model tips from 1.572x, the simulation between 1.6x and 1.8x.
+  assert.ok(Math.abs(boundaryAt(STORM, 280, 'load-spike', 5)!.value! - 1.572) < 0.001);
+  const spike = ['schedule.trigger={kind: load-spike, factor: 2x, duration: 10s}'];
+  assert.equal(await cell(spike, 280, '1.6x'), 'recovered');
+  assert.equal(await cell(spike, 280, '1.8x'), 'metastable');
 });
