@@ -14,6 +14,8 @@ import { simulatedMap, mapTable } from '../model/map.js';
 import { describeJoin, distinctValues, joinLab, type LabJoin } from '../model/over.js';
 import { describePrediction, predict } from '../model/predict.js';
 import { writeModel } from '../model/report.js';
+import { magnitudeAxis } from '../model/magnitudeAxis.js';
+import { boundaryLines, magnitudeModel, predictedAt, type MagnitudeModel } from '../model/magnitude.js';
 import { ctmcAtLab, ctmcModel, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from '../model/ctmc.js';
 import type { ChainKnobs } from '../analysis/markov/experiment.js';
 import { positiveNumber, wholeNumber } from './options.js';
@@ -22,6 +24,7 @@ import { round } from '../../foundation/round.js';
 import { addSetOption, describeOverrides } from './setOption.js';
 import { capacityFor, parseCapacityMode, type CapacityMode } from '../calibrate/capacity.js';
 import { RUNTIMES, type Runtime } from '../lab/runtimes.js';
+import { refuseOn, runtimePlugin } from '../lab/RuntimePlugin.js';
 import { Option } from 'commander';
 
 function list<T>(flag: string, parse: (s: string) => T | undefined) {
@@ -55,7 +58,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('model')
     .description(
-      "the experiment's queueing model: the fluid prediction of its bistable range, and a simulated map of the metastable region over offered load × trigger duration",
+      "the experiment's queueing model: the fluid prediction of its bistable range, and a simulated map of the metastable region over offered load × trigger duration (or × its magnitude, with the predicted boundary)",
     )
     .argument('<file>', 'experiment file (YAML)')
     .option(
@@ -75,6 +78,11 @@ export function register(program: Command): void {
         const r = parseDuration(s);
         return r.ok ? r.value : undefined;
       }),
+    )
+    .option(
+      '--magnitudes <LIST>',
+      "the map over the trigger's magnitude instead of its duration (which stays the file's): slowdown or load-spike factors (1.2x,2x,3x), workers' pool sizes (6,4,2) or loss probabilities (1%,5%,20%), as the file would write them; the fluid model's predicted boundary is drawn over the cells",
+      list('--magnitudes', (s) => (s === '' ? undefined : s)),
     )
     .option(
       '--capacity <MODE>',
@@ -132,6 +140,7 @@ export function register(program: Command): void {
         scale?: number;
         rates?: string[];
         durations?: number[];
+        magnitudes?: string[];
         map: boolean;
         jobs?: number;
         over: string[];
@@ -153,6 +162,28 @@ export function register(program: Command): void {
           'E_USAGE',
           '--over draws a lab sweep over the simulated map: it cannot go with --no-map',
         );
+      if (o.magnitudes) {
+        // One second axis at a time: a map over duration × magnitude is a sweep's factorial.
+        if (o.durations)
+          throw new BenchError(
+            'E_USAGE',
+            '--magnitudes and --durations are both the map’s second axis: give one (the magnitude map keeps the file’s duration; set it with --set schedule.trigger.duration=…)',
+          );
+        if (o.over.length)
+          throw new BenchError(
+            'E_USAGE',
+            '--over places lab points by their trigger duration: it cannot go with --magnitudes',
+          );
+        if (!o.map)
+          throw new BenchError(
+            'E_USAGE',
+            '--magnitudes is the simulated map’s axis: it cannot go with --no-map',
+          );
+      }
+      const axis = o.magnitudes ? magnitudeAxis(file, o.set, o.magnitudes) : undefined;
+      // The map is simulated: a trigger the simulation cannot apply (cpu-limit) is refused
+      // here, with the runtime's words, not by a crash in a cell.
+      if (o.map) refuseOn(runtimePlugin('sim'), e, file);
       const over: LabSweep[] = o.over.map((d) => readOver(d, file, o.set));
       const scale = o.scale ?? sweepScale(over);
       const runtime = o.runtime ?? sweepRuntime(over);
@@ -183,6 +214,7 @@ export function register(program: Command): void {
       let map = null;
       let wallS: number | null = null;
       let join: LabJoin | null = null;
+      let magnitudes: MagnitudeModel | null = null;
       if (o.map) {
         const capacity = plan.capacity.usedPerS ?? nominalCapacityPerS(e);
         const readRate = (s: string): number => {
@@ -203,6 +235,7 @@ export function register(program: Command): void {
         // map's axis is the duration after the scale, so each lab point has its cell).
         const durationsMs =
           o.durations ??
+          (axis ? [d] : undefined) ??
           (labPoints.length
             ? distinctValues(labPoints.map((p) => p.triggerS)).map((s) => (s * 1000) / scale)
             : [0.1, 0.25, 0.5, 1].map((f) => Math.round(d * f)));
@@ -213,12 +246,17 @@ export function register(program: Command): void {
           say(
             `${e.name}: note: with trigger durations of ${tooShort.map((ms) => `${(ms * scale) / 1000} s`).join(', ')} the recovery deadline (${e.recovery.within} × D) is under 2 s, shorter than the verdict's one-second resolution`,
           );
-        say(`${e.name}: simulating ${rates.length} loads × ${durationsMs.length} trigger durations`);
+        say(
+          axis
+            ? `${e.name}: simulating ${rates.length} loads × ${axis.values.length} ${axis.name}s (trigger ${(d * scale) / 1000} s)`
+            : `${e.name}: simulating ${rates.length} loads × ${durationsMs.length} trigger durations`,
+        );
         const t0 = performance.now();
         map = await simulatedMap(file, {
           rates,
           durationsMs,
           scale,
+          ...(axis ? { magnitudes: axis } : {}),
           overrides: mapSets,
           onPoint: (i, n, row, ms) => say(mapProgressLine(i, n, row, ms)),
           jobs: o.jobs ?? availableParallelism(),
@@ -226,9 +264,20 @@ export function register(program: Command): void {
         });
         wallS = (performance.now() - t0) / 1000;
         join = labPoints.length ? joinLab(map, labPoints) : null;
+        if (axis)
+          magnitudes = magnitudeModel(
+            prediction.system,
+            prediction.replicas,
+            axis.kind,
+            axis.field,
+            distinctValues(map.rows.map((r) => Number(r.factors['offered load']))),
+            axis.values.map((v) => v.value),
+            (d * scale) / 1000,
+          );
         process.stdout.write(
-          `\nsimulated map (M metastable, R recovered${join ? '; model / lab, ✗ where they disagree' : ''}):\n${plainLines(mapTable(map, prediction.range, join)).join('\n')}\n`,
+          `\nsimulated map (M metastable, R recovered${join ? '; model / lab, ✗ where they disagree' : ''}${magnitudes && !magnitudes.notPredicted ? "; (model X) where the fluid model's prediction differs" : ''}):\n${plainLines(mapTable(map, prediction.range, join, magnitudes ? predictedAt(magnitudes) : undefined)).join('\n')}\n`,
         );
+        if (magnitudes) process.stdout.write(`${plainLines(boundaryLines(magnitudes)).join('\n')}\n`);
         if (join) process.stdout.write(`${plainLines(describeJoin(join).split('\n')).join('\n')}\n`);
       }
       let ctmc: CtmcModel | null = null;
@@ -276,6 +325,7 @@ export function register(program: Command): void {
         prediction,
         map,
         mapWallS: wallS,
+        magnitudes,
         lab: join ? { sweeps: over, join } : null,
         ctmc,
         ctmcLab,

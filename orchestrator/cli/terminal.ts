@@ -64,5 +64,11 @@ export function mapProgressLine(
     row.verdict === 'recovered' && recovery !== null && recovery !== undefined
       ? `recovered ${recovery} s after the trigger`
       : `${row.verdict}${f['goodput after'] !== null && f['goodput after'] !== undefined ? `, goodput after the trigger ${f['goodput after']}/s` : ''}`;
-  return `  point ${done}/${total}: offered load ${row.factors['offered load']}/s, trigger ${row.factors['trigger duration']} s → ${after} (simulated in ${(wallMs / 1000).toFixed(1)} s of wall time)`;
+  // The second axis: the trigger's duration, or (model --magnitudes) its magnitude.
+  const [, y] = Object.entries(row.factors).filter(([k]) => k !== 'offered load')[0] ?? [];
+  const second =
+    'trigger duration' in row.factors
+      ? `trigger ${row.factors['trigger duration']} s`
+      : `${Object.keys(row.factors).find((k) => k !== 'offered load') ?? 'magnitude'} ${y}`;
+  return `  point ${done}/${total}: offered load ${row.factors['offered load']}/s, ${second} → ${after} (simulated in ${(wallMs / 1000).toFixed(1)} s of wall time)`;
 }

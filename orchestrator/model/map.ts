@@ -6,7 +6,7 @@ import { planRun } from '../spec/plan.js';
 import { BenchError } from '../../foundation/errors.js';
 import { simulate } from './simulate.js';
 import { describeFailed } from '../analysis/validity.js';
-import { cellText, overAxes, type LabJoin } from './over.js';
+import { cellText, distinctValues, overAxes, sameCoordinate, verdictLetter, type LabJoin } from './over.js';
 import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js';
 
 export const MAP_FACTORS = [
@@ -29,6 +29,12 @@ export interface MapOptions {
   /** Trigger durations, ms, as the file would declare them (before --scale). */
   readonly durationsMs: readonly number[];
   readonly scale: number;
+  /**
+   * The map over the trigger's magnitude instead (model --magnitudes): its values as the
+   * file would write them (`3x`, 4, `5%`) with their numbers on the axis; the duration is
+   * then the one `durationsMs` holds (the file's).
+   */
+  readonly magnitudes?: MagnitudeAxis;
   /** The user's --set overrides, applied first. */
   readonly overrides: readonly Override[];
   readonly onPoint?: (done: number, total: number, row: SweepTable['rows'][number], wallMs: number) => void;
@@ -36,6 +42,16 @@ export interface MapOptions {
   readonly jobs?: number;
   readonly worker?: URL;
   readonly stop?: AbortSignal;
+}
+
+/** The second axis of a map over a trigger's magnitude: the field it sets and its values. */
+export interface MagnitudeAxis {
+  /** The trigger's field (factor, to, probability). */
+  readonly field: string;
+  /** The axis: e.g. "slowdown factor", in "x". */
+  readonly name: string;
+  readonly unit: string;
+  readonly values: readonly { readonly written: string | number; readonly value: number }[];
 }
 
 /**
@@ -55,13 +71,18 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
     );
   if (!base.load.rate)
     throw new BenchError('E_USAGE', 'the map varies a flat offered rate: the experiment needs `load.rate`');
-  const cells = o.durationsMs.flatMap((durationMs) => o.rates.map((rate) => ({ rate, durationMs })));
+  // Over the magnitude: one duration (the file's), each magnitude; over the duration: no magnitude.
+  const sizes = o.magnitudes ? o.magnitudes.values : [undefined];
+  const cells = o.durationsMs.flatMap((durationMs) =>
+    sizes.flatMap((magnitude) => o.rates.map((rate) => ({ rate, durationMs, magnitude }))),
+  );
+  const second = o.magnitudes ? { name: o.magnitudes.name, unit: o.magnitudes.unit } : MAP_FACTORS[1];
   const observeMs = (durationMs: number): number =>
     Math.min(
       base.schedule.observe,
       base.recovery.within * durationMs + base.recovery.window + base.recovery.hold + 10_000,
     );
-  const jobOf = (c: { rate: number; durationMs: number }): MapCellJob => ({
+  const jobOf = (c: (typeof cells)[number]): MapCellJob => ({
     kind: 'map-cell',
     file,
     overrides: o.overrides,
@@ -69,13 +90,19 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
     durationMs: c.durationMs,
     observeMs: observeMs(c.durationMs),
     scale: o.scale,
+    ...(c.magnitude && o.magnitudes
+      ? { magnitude: { field: o.magnitudes.field, written: c.magnitude.written } }
+      : {}),
   });
   const rows: (SweepTable['rows'][number] | undefined)[] = cells.map(() => undefined);
   let done = 0;
   const keep = (i: number, r: MapCellResult): void => {
-    const { rate, durationMs } = cells[i]!;
+    const { rate, durationMs, magnitude } = cells[i]!;
     const row = {
-      factors: { [MAP_FACTORS[0].name]: rate, [MAP_FACTORS[1].name]: triggerSeconds(durationMs, o.scale) },
+      factors: {
+        [MAP_FACTORS[0].name]: rate,
+        [second.name]: magnitude ? magnitude.value : triggerSeconds(durationMs, o.scale),
+      },
       figures: Object.fromEntries(FIGURES.map((f) => [f.name, f.of(r.summary)])),
       verdict: mapVerdict(r.summary),
       ...invalidReason(r.summary),
@@ -100,9 +127,9 @@ export async function simulatedMap(file: string, o: MapOptions): Promise<SweepTa
   else for (const i of cells.keys()) keep(i, await runMapCell(jobOf(cells[i]!)));
   return {
     design: 'grid',
-    factors: MAP_FACTORS.map((f) => ({ ...f })),
+    factors: [{ ...MAP_FACTORS[0] }, { ...second }],
     figures: FIGURES.map((f) => ({ name: f.name, unit: f.unit })),
-    // In the grid's order (durations, then loads), whichever thread finished first.
+    // In the grid's order (durations or magnitudes, then loads), whichever thread finished first.
     rows: rows.filter((r) => r !== undefined),
   };
 }
@@ -132,11 +159,12 @@ export function invalidReason(s: RunSummary): { invalidBecause?: Record<string, 
 
 /** The invalid cells of a map, one line each with what its run failed, for below the map's table. */
 export function invalidCells(t: SweepTable): string[] {
+  const [x, y] = [t.factors[0] ?? MAP_FACTORS[0], t.factors[1] ?? MAP_FACTORS[1]];
   return t.rows
     .filter((r) => r.verdict === 'invalid')
     .map(
       (r) =>
-        `- ${MAP_FACTORS[0].name} ${r.factors[MAP_FACTORS[0].name]} ${MAP_FACTORS[0].unit}, ${MAP_FACTORS[1].name} ${r.factors[MAP_FACTORS[1].name]} ${MAP_FACTORS[1].unit}: ${r.outcomes ?? 'invalid (the reason was not recorded)'}`,
+        `- ${x.name} ${r.factors[x.name]} ${x.unit}, ${y.name} ${r.factors[y.name]} ${y.unit}: ${r.outcomes ?? 'invalid (the reason was not recorded)'}`,
     );
 }
 
@@ -150,6 +178,8 @@ export interface MapCellJob {
   readonly durationMs: number;
   readonly observeMs: number;
   readonly scale: number;
+  /** The trigger's magnitude at this cell (model --magnitudes), as the file would write it. */
+  readonly magnitude?: { readonly field: string; readonly written: string | number };
 }
 
 export interface MapCellResult {
@@ -165,6 +195,7 @@ export async function runMapCell(job: MapCellJob): Promise<MapCellResult> {
       `load.rate=${job.rate}/s`,
       `schedule.trigger.duration=${job.durationMs}ms`,
       `schedule.observe=${job.observeMs}ms`,
+      ...(job.magnitude ? [`schedule.trigger.${job.magnitude.field}=${job.magnitude.written}`] : []),
     ].map(set),
   ]);
   const r = await simulate(planRun(e, { scale: job.scale, run: 1, sourceFile: job.file }));
@@ -195,14 +226,50 @@ export function mapTable(
   t: SweepTable,
   edges?: { lowerPerS: number; upperPerS: number },
   lab?: LabJoin | null,
+  /** Over a magnitude: the model's predicted verdict at a cell, shown beside the simulated one. */
+  predicted?: (load: number, magnitude: number) => SweepVerdict | null,
 ): string[] {
-  const { loads: xs, triggers } = overAxes(t, lab ?? null);
-  const ys = [...triggers].reverse();
   const mark = (x: number): string =>
     edges ? (x < edges.lowerPerS ? ' (stable)' : x < edges.upperPerS ? '' : ' (unstable)') : '';
+  const y = t.factors[1];
+  if (y && y.name !== MAP_FACTORS[1].name) return magnitudeTable(t, y, mark, predicted);
+  const { loads: xs, triggers } = overAxes(t, lab ?? null);
+  const ys = [...triggers].reverse();
   return [
     `| trigger (s) \\ load (origins/s) | ${xs.map((x) => `${x}${mark(x)}`).join(' | ')} |`,
     `|---|${xs.map(() => '---').join('|')}|`,
     ...ys.map((y) => `| ${y} | ${xs.map((x) => cellText(t, lab ?? null, x, y)).join(' | ')} |`),
+  ];
+}
+
+/**
+ * The map over a magnitude as a markdown table: one row per magnitude (largest first), one
+ * column per load; a cell reads the simulated verdict, then the model's where it has one
+ * ("M (model R)" where they differ).
+ */
+function magnitudeTable(
+  t: SweepTable,
+  y: SweepTable['factors'][number],
+  mark: (x: number) => string,
+  predicted?: (load: number, magnitude: number) => SweepVerdict | null,
+): string[] {
+  const xs = distinctValues(t.rows.map((r) => Number(r.factors[MAP_FACTORS[0].name])));
+  const ys = distinctValues(t.rows.map((r) => Number(r.factors[y.name]))).reverse();
+  const cell = (x: number, v: number): string => {
+    const row = t.rows.find(
+      (r) =>
+        sameCoordinate(Number(r.factors[MAP_FACTORS[0].name]), x) &&
+        sameCoordinate(Number(r.factors[y.name]), v),
+    );
+    if (!row) return '';
+    const p = predicted?.(x, v) ?? null;
+    return p === null || p === row.verdict
+      ? verdictLetter(row.verdict)
+      : `${verdictLetter(row.verdict)} (model ${verdictLetter(p)})`;
+  };
+  return [
+    `| ${y.name} (${y.unit}) \\ load (origins/s) | ${xs.map((x) => `${x}${mark(x)}`).join(' | ')} |`,
+    `|---|${xs.map(() => '---').join('|')}|`,
+    ...ys.map((v) => `| ${v} | ${xs.map((x) => cell(x, v)).join(' | ')} |`),
   ];
 }

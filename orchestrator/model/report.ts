@@ -18,6 +18,7 @@ import {
   type LabJoin,
 } from './over.js';
 import { describeModelCapacity, describePrediction, type Prediction } from './predict.js';
+import { boundaryLines, predictedAt, type MagnitudeModel } from './magnitude.js';
 import { ctmcAtLabLines, ctmcFigure, ctmcSection, type CtmcAtLabPoint, type CtmcModel } from './ctmc.js';
 
 /**
@@ -36,6 +37,8 @@ export async function writeModel(
     readonly prediction: Prediction;
     readonly map: SweepTable | null;
     readonly mapWallS: number | null;
+    /** The map is over the trigger's magnitude (--magnitudes): the fluid model's boundary over it. */
+    readonly magnitudes?: MagnitudeModel | null;
     /** Lab sweeps drawn over the map, and their points joined to its cells. */
     readonly lab?: { readonly sweeps: readonly LabSweep[]; readonly join: LabJoin } | null;
     /** The Markov model over offered load (--ctmc). */
@@ -76,7 +79,12 @@ export async function writeModel(
   }
   if (x.map) {
     // Each figure says which capacity the model (and the simulated api) took.
-    const figs = sweepFigures(x.map, lab ? labOverlay(x.map, lab.join) : undefined).map((f) => ({
+    const mag = x.magnitudes ?? null;
+    const figs = sweepFigures(
+      x.map,
+      lab ? labOverlay(x.map, lab.join) : undefined,
+      mag ? predictedCells(x.map, mag) : undefined,
+    ).map((f) => ({
       ...f,
       caption: `${f.caption} Model capacity: ${describeModelCapacity(p)}.`,
     }));
@@ -84,7 +92,8 @@ export async function writeModel(
       '',
       '## Simulated map of the metastable region',
       '',
-      `Each cell is one simulated run of the experiment (trigger: ${describeTrigger(x.experiment.schedule.triggers[0]!, x.scale)} as written; its duration varied) at that offered load: **M** metastable (not recovered within ${x.experiment.recovery.within} × the trigger’s duration), R recovered, ? unmeasured, I invalid (the simulated run failed a validity check: each such cell is listed below the table with the checks it failed). ` +
+      ...(mag ? magnitudeSection(x.experiment, x.map, mag, x.scale) : []),
+      `Each cell is one simulated run of the experiment (trigger: ${describeTrigger(x.experiment.schedule.triggers[0]!, x.scale)} as written; its ${mag ? x.map.factors[1]!.name : 'duration'} varied) at that offered load: **M** metastable (not recovered within ${x.experiment.recovery.within} × the trigger’s duration), R recovered, ? unmeasured, I invalid (the simulated run failed a validity check: each such cell is listed below the table with the checks it failed). ` +
         `Loads below cμ/m are marked (stable), above λ* (unstable). The observation is cut to what each verdict needs.${x.mapWallS !== null ? ` ${x.map.rows.length} runs simulated in ${x.mapWallS.toFixed(1)} s.` : ''}`,
       '',
       ...(lab
@@ -93,7 +102,8 @@ export async function writeModel(
             '',
           ]
         : []),
-      ...mapTable(x.map, p.range, lab?.join),
+      ...mapTable(x.map, p.range, lab?.join, mag ? predictedAt(mag) : undefined),
+      ...(mag ? ['', ...boundaryLines(mag)] : []),
       '',
       ...(invalidCells(x.map).length
         ? [
@@ -112,13 +122,21 @@ export async function writeModel(
       files.push({ path: `figures/${f.id}.csv`, content: rowsToCsv(f.data) });
       files.push({ path: `figures/${f.id}.vl.json`, content: JSON.stringify(f.spec, null, 2) + '\n' });
     }
+    const axisY = x.map.factors[1] ?? MAP_FACTORS[1];
     files.push({
       path: 'map.csv',
       content: rowsToCsv(
         x.map.rows.map((r) => ({
           [`${MAP_FACTORS[0].name} (${MAP_FACTORS[0].unit})`]: r.factors[MAP_FACTORS[0].name] ?? null,
-          [`${MAP_FACTORS[1].name} (${MAP_FACTORS[1].unit})`]: r.factors[MAP_FACTORS[1].name] ?? null,
+          [`${axisY.name} (${axisY.unit})`]: r.factors[axisY.name] ?? null,
           verdict: r.verdict,
+          ...(mag
+            ? {
+                'model verdict':
+                  predictedAt(mag)(Number(r.factors[MAP_FACTORS[0].name]), Number(r.factors[axisY.name])) ??
+                  null,
+              }
+            : {}),
           'invalid because': r.verdict === 'invalid' ? (r.outcomes ?? 'not recorded') : null,
           ...(lab ? labAtCell(lab.join.points, r.factors) : {}),
           ...Object.fromEntries(
@@ -164,6 +182,7 @@ export async function writeModel(
       capacity: { ...p.capacity, workScale: p.workScale },
     },
     map: x.map,
+    ...(x.magnitudes ? { magnitudes: x.magnitudes } : {}),
     ...(x.ctmc ? { ctmc: { ...x.ctmc, ...(lab && x.ctmcLab ? { lab: x.ctmcLab } : {}) } } : {}),
     ...(lab
       ? {
@@ -260,4 +279,36 @@ function ctmcLabCells(
     'CTMC P(recovered within deadline)': r?.ctmc.pRecoveredWithin ?? null,
     'CTMC verdict': r?.ctmcVerdict ?? null,
   };
+}
+
+/** The fluid model's verdict at every cell, for the map figure's boundary line. */
+function predictedCells(map: SweepTable, m: MagnitudeModel): Parameters<typeof sweepFigures>[2] {
+  if (m.notPredicted) return undefined;
+  const y = map.factors[1]!.name;
+  const at = predictedAt(m);
+  return {
+    name: 'fluid model',
+    cells: map.rows.flatMap((r) => {
+      const v = at(Number(r.factors[MAP_FACTORS[0].name]), Number(r.factors[y]));
+      return v === null
+        ? []
+        : [{ x: r.factors[MAP_FACTORS[0].name]!, y: r.factors[y]!, metastable: v === 'metastable' }];
+    }),
+    boundary: m.loads
+      .map((l) => `${l.load}/s: ${l.boundary ?? (l.region === 'bistable' ? 'none' : l.region)}`)
+      .join(', '),
+  };
+}
+
+/** model.md's account of a map over the trigger's magnitude: what varies, and the model's boundary. */
+function magnitudeSection(e: Experiment, map: SweepTable, m: MagnitudeModel, scale: number): string[] {
+  const y = map.factors[1]!;
+  return [
+    `Over the trigger's magnitude: ${y.name} (${y.unit}) varied, the trigger otherwise as written (${describeTrigger(e.schedule.triggers[0]!, scale)}). ` +
+      (m.notPredicted
+        ? `No predicted boundary: ${m.notPredicted}.`
+        : 'The fluid model’s boundary: during the trigger the backlog grows at Λ_h − cμ′ (cμ′ the degraded capacity: cμ/k for a slowdown by k, n·μ for a pool of n; for a load spike ×f the offered f·Λ_h against cμ), and at m·λ − cμ′ once its wait passes τ; the api tips into the collapsed state when the backlog left at the trigger’s end is at least cμ·τ (its wait then exceeds the timeout), and stays there for λ ≥ cμ/m. ' +
+          'A cell reads the simulated verdict, with (model X) where the model predicts otherwise; the figure draws the model’s boundary as a dashed step line between the cells it predicts metastable and those it predicts recovered (derivation and limits in orchestrator/model/magnitude.ts and docs/queueing-model.md).'),
+    '',
+  ];
 }

@@ -84,3 +84,101 @@ test('bad sweeps: unknown keys, bad factor values (all of them, once each), miss
   );
   assert.match(noRef[0]!.message, /give the reference value/);
 });
+
+test("a trigger's magnitude as a factor: checked against the trigger's kind, each value refused at its line", () => {
+  const dir = tempDir('sweepspec');
+  copyFileSync(join(REPO, 'experiments/retry-storm.yaml'), join(dir, 'retry-storm.yaml'));
+  copyFileSync(join(REPO, 'test/fixtures/experiments/storm-slowdown.yaml'), join(dir, 'storm-slowdown.yaml'));
+  const write = (name: string, text: string): string => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const ok = loadSweepFile(
+    write(
+      'ok.yaml',
+      'name: s\nexperiment: storm-slowdown.yaml\nfactors:\n  - { path: schedule.trigger.factor, values: [1.5x, 5x] }\n',
+    ),
+  );
+  assert.deepEqual(
+    ok.experiments.map((e) => (e.schedule.triggers[0] as { factor?: number }).factor),
+    [3, 1.5, 5],
+  );
+  // A pause has no factor: said at the factor's path, with the kinds that have one.
+  const pause = issues(
+    write(
+      'pause.yaml',
+      'name: s\nexperiment: retry-storm.yaml\ndesign: factorial\nfactors:\n  - { path: schedule.trigger.factor, values: [2x] }\n',
+    ),
+  );
+  assert.deepEqual(
+    pause.map((i) => [i.line, i.path]),
+    [[5, 'factors.0.path']],
+  );
+  assert.match(
+    pause[0]!.message,
+    /trigger is a pause, which has no factor .*factor is a field of slowdown, load-spike/,
+  );
+  // Each bad value at its own line (the values on lines of their own).
+  const bad = issues(
+    write(
+      'bad.yaml',
+      'name: s\nexperiment: storm-slowdown.yaml\nfactors:\n  - path: schedule.trigger.factor\n    values:\n      - 2x\n      - 0.5x\n      - fast\n',
+    ),
+  );
+  assert.deepEqual(
+    bad.map((i) => [i.file, i.line, i.path]),
+    [
+      [join(dir, 'bad.yaml'), 7, 'factors.0.values.1'],
+      [join(dir, 'bad.yaml'), 8, 'factors.0.values.2'],
+    ],
+  );
+  assert.match(bad[0]!.message, /"0\.5x" is not a slowdown factor: must be above 1x/);
+  assert.match(bad[1]!.message, /"fast" is not a slowdown factor/);
+  // The kind's checks against the lab too: a pool as large as the api's (the trigger made a
+  // workers one by --set).
+  const set = parseSet('schedule.trigger={kind: workers, to: 4, duration: 10s}');
+  assert.ok(set.ok);
+  const pool = write(
+    'pool.yaml',
+    'name: s\nexperiment: storm-slowdown.yaml\nfactors:\n  - { path: schedule.trigger.to, values: [2, 8] }\n',
+  );
+  try {
+    loadSweepFile(pool, [set.value]);
+    assert.fail('expected the sweep to be refused');
+  } catch (err) {
+    assert.ok(err instanceof SpecError, String(err));
+    assert.deepEqual(
+      err.issues.map((i) => [i.line, i.path]),
+      [[4, 'factors.0.values.1']],
+    );
+    assert.match(err.issues[0]!.message, /8 is not a workers to: must be below lab\.api\.workers \(8\)/);
+  }
+  // cpu-limit's cpus, likewise.
+  const cpuSet = parseSet('schedule.trigger={kind: cpu-limit, target: api, cpus: 1, duration: 10s}');
+  assert.ok(cpuSet.ok);
+  const cpusOk = write(
+    'cpus-ok.yaml',
+    'name: s\nexperiment: storm-slowdown.yaml\ndesign: factorial\nfactors:\n  - { path: schedule.trigger.cpus, values: [0.5, 2] }\n',
+  );
+  assert.deepEqual(
+    loadSweepFile(cpusOk, [cpuSet.value]).experiments.map(
+      (e) => (e.schedule.triggers[0] as { cpus?: number }).cpus,
+    ),
+    [0.5, 2],
+  );
+  const cpus = write(
+    'cpus.yaml',
+    'name: s\nexperiment: storm-slowdown.yaml\nfactors:\n  - { path: schedule.trigger.cpus, values: [0.5, -1] }\n',
+  );
+  try {
+    loadSweepFile(cpus, [cpuSet.value]);
+    assert.fail('expected the sweep to be refused');
+  } catch (err) {
+    assert.ok(err instanceof SpecError, String(err));
+    assert.deepEqual(
+      err.issues.map((i) => [i.line, i.path]),
+      [[4, 'factors.0.values.1']],
+    );
+    assert.match(err.issues[0]!.message, /-1 is not a cpu-limit cpus/);
+  }
+});

@@ -8,6 +8,7 @@ import { validateExperiment } from './load.js';
 import { parseYamlFile, readSpecFile, toSpecIssues, type ParsedYaml } from '../../foundation/yamlFile.js';
 import { parsePath, type Override } from '../../foundation/overrides.js';
 import type { Experiment } from './schema.js';
+import { triggerKind, triggerKinds } from '../trigger/registry.js';
 
 /** Runtimes a sweep can run its points on (the lab's runtimes, orchestrator/lab/runtimes.ts). */
 export const SWEEP_RUNTIMES = RUNTIMES;
@@ -130,9 +131,15 @@ export function loadSweep(y: ParsedYaml, sets: readonly Override[] = []): Loaded
     : resolve(dirname(file), sweep.experiment);
   const base = parseYamlFile(readSpecFile(experimentFile), experimentFile);
   // The base as the command line changed it: a factor's default reference comes from it.
-  validateExperiment(base, sets);
+  const baseExperiment = validateExperiment(base, sets);
 
-  const issues: SpecIssue[] = [];
+  // A trigger's own field (its magnitude: factor, to, probability) is checked against the
+  // trigger's kind first, each value at its line in this file.
+  const issues: SpecIssue[] = sweep.factors.flatMap((f, i) =>
+    triggerFieldIssues(y, i, f.path, f.values, base, sets, baseExperiment),
+  );
+  if (issues.length) throw new SpecError(issues);
+
   const factors: Factor[] = sweep.factors.map((f, i) => {
     let reference = f.reference;
     if (reference === undefined) {
@@ -177,6 +184,73 @@ export function loadSweep(y: ParsedYaml, sets: readonly Override[] = []): Loaded
   }
   if (issues.length) throw new SpecError(issues);
   return { file, sweep, experimentFile, factors, points, experiments, overrides };
+}
+
+/**
+ * A factor `schedule.trigger.<field>` (a field of the experiment's single trigger): the
+ * trigger's kind must have that field (a pause has no factor), and each value must be one the
+ * kind accepts there (its schema and its checks against the lab), each refusal at the value's
+ * line in the sweep file. Other paths: none (their points are validated as experiments).
+ */
+function triggerFieldIssues(
+  y: ParsedYaml,
+  i: number,
+  path: string,
+  values: readonly unknown[],
+  base: ParsedYaml,
+  sets: readonly Override[],
+  e: Experiment,
+): SpecIssue[] {
+  const segs = path.split('.');
+  const field = segs[2];
+  if (segs.length !== 3 || segs[0] !== 'schedule' || segs[1] !== 'trigger' || !field) return [];
+  const t = e.schedule.triggers[0];
+  if (e.schedule.writtenAs !== 'trigger' || !t) return [];
+  if (field === 'kind')
+    return [
+      {
+        file: y.file,
+        ...lineOf(y, ['factors', i, 'path']),
+        path: `factors.${i}.path`,
+        message: `${path}: a sweep varies a trigger's fields, not its kind (write one experiment per kind)`,
+      },
+    ];
+  const shape = (triggerKind(t.kind).schema as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+  if (!(field in shape)) {
+    const others = triggerKinds()
+      .filter((k) => field in ((k.schema as unknown as { shape?: Record<string, unknown> }).shape ?? {}))
+      .map((k) => k.kind);
+    return [
+      {
+        file: y.file,
+        ...lineOf(y, ['factors', i, 'path']),
+        path: `factors.${i}.path`,
+        message: `${path}: the experiment's trigger is a ${t.kind}, which has no ${field} (its fields: ${Object.keys(
+          shape,
+        )
+          .filter((k) => k !== 'kind')
+          .join(', ')})${others.length ? `; ${field} is a field of ${others.join(', ')}` : ''}`,
+      },
+    ];
+  }
+  return values.flatMap((value, j) => {
+    try {
+      validateExperiment(base, [...sets, { path: segs, value, source: `factor ${path}` }], () => undefined);
+      return [];
+    } catch (err) {
+      if (!(err instanceof SpecError)) throw err;
+      return [
+        {
+          file: y.file,
+          ...lineOf(y, ['factors', i, 'values', j]),
+          path: `factors.${i}.values.${j}`,
+          message: `${path} = ${JSON.stringify(value)} is not a ${t.kind} ${field}: ${err.issues
+            .map((x) => x.message.replace(/ \(from factor [^)]*\)$/, ''))
+            .join('; ')}`,
+        },
+      ];
+    }
+  });
 }
 
 function valueAt(data: unknown, path: readonly string[]): unknown {

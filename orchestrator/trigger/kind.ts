@@ -71,6 +71,11 @@ export interface TriggerKindDef<K extends string = string, S extends z.ZodType =
   describe(t: z.output<S>, duration: string): string;
   /** An instant fault (a flush): its duration only sets the recovery deadline, so no scale limit applies. */
   readonly instant?: boolean;
+  /**
+   * The field that sets how large the fault is (slowdown's `factor`, workers' `to`), which
+   * `metabench model --magnitudes` varies; absent for a kind that has none (pause, kill).
+   */
+  readonly magnitude?: string;
   /** The trigger of an entry; `name` is unique in the run (a toxic's name on its link). */
   create(t: z.output<S>, name: string): Trigger;
 }

@@ -28,11 +28,11 @@ function axisTitle(name: string, unit: string): string {
  *    coloured by verdict, labelled with metastable runs / runs when repeated), and each
  *    figure of merit against the first factor, one line per value of the second.
  */
-export function sweepFigures(t: SweepTable, overlay?: MapOverlay): Figure[] {
+export function sweepFigures(t: SweepTable, overlay?: MapOverlay, predicted?: PredictedRegion): Figure[] {
   if (t.design === 'grid' && t.factors.length === 2)
     // Main effects where the table has runs to pool (a sweep's; a simulated map has one run a cell).
     return [
-      metastableMap(t, overlay),
+      metastableMap(t, overlay, predicted),
       ...gridLines(t),
       ...(t.rows.some((r) => r.perRun) ? mainEffects(t) : []),
     ];
@@ -58,6 +58,23 @@ export interface MapOverlay {
     /** Where the point comes from (its sweep folder and point), for the tooltip. */
     readonly source: string;
   }[];
+}
+
+/**
+ * A model's prediction over a grid's map (`metabench model --magnitudes`): whether it
+ * predicts each cell metastable; its boundary is drawn as a dashed step line along the cell
+ * edges that part a predicted-metastable cell from a predicted-recovered one.
+ */
+export interface PredictedRegion {
+  /** Whose prediction (e.g. "fluid model"). */
+  readonly name: string;
+  readonly cells: readonly {
+    readonly x: number | string;
+    readonly y: number | string;
+    readonly metastable: boolean;
+  }[];
+  /** The boundary in words, for the caption (e.g. "280/s: 1.51"). */
+  readonly boundary: string;
 }
 
 const AGREEMENT = ['agrees', 'disagrees', 'not compared'];
@@ -328,10 +345,10 @@ function invalidAt(rows: SweepTable['rows'], factor: string): (string | number)[
   return rows.filter((r) => r.verdict === 'invalid').flatMap((r) => r.factors[factor] ?? []);
 }
 
-function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
+function metastableMap(t: SweepTable, overlay?: MapOverlay, predicted?: PredictedRegion): Figure {
   const [fx, fy] = [t.factors[0]!, t.factors[1]!];
   const cells: Row[] = t.rows.map((r) => ({
-    ...(overlay ? { layer: 'cell' } : {}),
+    ...(overlay || predicted ? { layer: 'cell' } : {}),
     x: r.factors[fx.name] ?? null,
     y: r.factors[fy.name] ?? null,
     verdict: r.verdict,
@@ -370,6 +387,9 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
   const defined = (v: Row[string] | undefined): v is string | number => v !== undefined && v !== null;
   const xs = sortOf(data.map((r) => r['x']).filter(defined));
   const ys = sortOf(data.map((r) => r['y']).filter(defined)).reverse();
+  // The predicted boundary's segments, on the edges between cells it predicts differently.
+  const boundary = predicted ? boundaryEdges(predicted, xs, ys) : [];
+  data.push(...boundary);
   const title = overlay
     ? `Metastable region: the ${overlay.name} over the ${overlay.cells}`
     : 'Metastable region';
@@ -385,7 +405,7 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     scale: { domain: VERDICTS, range: VERDICT_COLORS },
   };
   const only = (layer: string) =>
-    overlay ? { transform: [{ filter: { field: 'layer', equal: layer } }] } : {};
+    overlay || predicted ? { transform: [{ filter: { field: 'layer', equal: layer } }] } : {};
   const layers: Record<string, unknown>[] = [
     {
       ...only('cell'),
@@ -407,6 +427,30 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
       encoding: { ...enc, text: { field: 'label' } },
     },
   ];
+  if (boundary.length) {
+    // A rule along one edge of its cell: the bottom edge (h) or the right edge (v).
+    const line = { type: 'rule', stroke: PALETTE.black, strokeWidth: 2.5, strokeDash: [6, 3] };
+    const edge = (side: 'h' | 'v') => ({
+      transform: [{ filter: { field: 'layer', equal: `boundary-${side}` } }],
+      mark: line,
+      encoding:
+        side === 'h'
+          ? {
+              x: { ...enc.x, bandPosition: 0 },
+              x2: { field: 'x', bandPosition: 1 },
+              y: { ...enc.y, bandPosition: 1 },
+            }
+          : {
+              x: { ...enc.x, bandPosition: 1 },
+              y: { ...enc.y, bandPosition: 0 },
+              y2: { field: 'y', bandPosition: 1 },
+            },
+    });
+    layers.push(
+      ...(boundary.some((b) => b['layer'] === 'boundary-h') ? [edge('h')] : []),
+      ...(boundary.some((b) => b['layer'] === 'boundary-v') ? [edge('v')] : []),
+    );
+  }
   if (overlay)
     layers.push({
       ...only(overlay.name),
@@ -444,7 +488,10 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
     caption: overlay
       ? `Cells: the ${overlay.cells}'s verdict for every combination of ${fx.name} and ${fy.name}, metastable (vermillion), recovered (green), unmeasured (grey). ` +
         `Dots: the ${overlay.name}'s points, coloured by their own verdict, a circle where it agrees with the ${overlay.cells}'s cell, a cross where it disagrees, a square where there is no cell to compare with (or either is unmeasured).`
-      : `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey), invalid (black: no valid run); labels give metastable runs / valid runs where repeated, and the invalid runs (M metastable, R recovered, I invalid otherwise).`,
+      : `The verdict for every combination of ${fx.name} and ${fy.name}: metastable (vermillion), recovered (green), unmeasured (grey), invalid (black: no valid run); labels give metastable runs / valid runs where repeated, and the invalid runs (M metastable, R recovered, I invalid otherwise).` +
+        (predicted
+          ? ` Dashed line: the ${predicted.name}'s predicted boundary (${predicted.boundary}), between the cells it predicts metastable and those it predicts recovered.`
+          : ''),
     data,
     series: [
       ...VERDICTS.filter((v) => data.some((r) => r['verdict'] === v)),
@@ -458,6 +505,32 @@ function metastableMap(t: SweepTable, overlay?: MapOverlay): Figure {
       layer: layers,
     }),
   };
+}
+
+/**
+ * The edges of the map's cells where a prediction changes: for each cell, its bottom edge
+ * (h) when the cell below is predicted otherwise, and its right edge (v) when the cell to its
+ * right is; `xs` left to right, `ys` top to bottom, as drawn. Together: a step line.
+ */
+export function boundaryEdges(
+  p: PredictedRegion,
+  xs: readonly (string | number)[],
+  ys: readonly (string | number)[],
+): Row[] {
+  const at = (x: string | number, y: string | number): boolean | undefined =>
+    p.cells.find((c) => c.x === x && c.y === y)?.metastable;
+  const out: Row[] = [];
+  xs.forEach((x, i) =>
+    ys.forEach((y, j) => {
+      const here = at(x, y);
+      if (here === undefined) return;
+      const below = j + 1 < ys.length ? at(x, ys[j + 1]!) : undefined;
+      const right = i + 1 < xs.length ? at(xs[i + 1]!, y) : undefined;
+      if (below !== undefined && below !== here) out.push({ layer: 'boundary-h', x, y });
+      if (right !== undefined && right !== here) out.push({ layer: 'boundary-v', x, y });
+    }),
+  );
+  return out;
 }
 
 /**

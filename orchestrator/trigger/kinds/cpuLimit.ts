@@ -27,6 +27,7 @@ export const cpuLimit = defineTrigger({
   summary:
     "A real CPU quota of `cpus` cores on the component (its own cgroup: cpu.cfs_quota_us or cpu.max); it bites on servers that compute, not on the api's timer work.",
   acts: 'cpu',
+  magnitude: 'cpus',
   target: (t) => t.target,
   describe: (t, d) => `limit ${t.target} to ${t.cpus} CPU for ${d}`,
   create: (t) => ({

@@ -13,6 +13,7 @@ export const loadSpike = defineTrigger({
   schema: z.strictObject({ kind: z.literal('load-spike'), factor: multiple, ...timing }),
   summary: "The offered rate times `factor` for the duration (the open loop's rate; not for a closed loop).",
   acts: 'load',
+  magnitude: 'factor',
   target: () => 'load',
   targetField: 'kind',
   validate: (_t, { load }) => {

@@ -20,6 +20,7 @@ export const loss = defineTrigger({
   summary:
     'Loses each message with a probability; the connection stalls behind the hole and stays open, so the sender sees only its timeout.',
   acts: 'link',
+  magnitude: 'probability',
   target: (t) => `link:${t.link}`,
   describe: (t, d) =>
     `${+(t.probability * 100).toFixed(3)}% message loss (${t.stream}) on link ${t.link} for ${d}`,

@@ -16,6 +16,7 @@ export const slowdown = defineTrigger({
   summary:
     "The api's work takes `factor` times as long (its run-time switch), so its capacity falls to 1/factor; queued and running work keep their times.",
   acts: 'capacity',
+  magnitude: 'factor',
   target: (t) => t.target,
   validate: (_t, ctx) => apiStateIssues('slowdown', ctx),
   describe: (t, d) => `slow ${t.target}'s work down ${t.factor}x for ${d}`,

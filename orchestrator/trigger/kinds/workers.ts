@@ -18,6 +18,7 @@ export const workers = defineTrigger({
   summary:
     "The api's pool shrinks to `to` workers (its run-time switch): a busy worker finishes its job first; the pool grows back when the trigger ends.",
   acts: 'capacity',
+  magnitude: 'to',
   target: (t) => t.target,
   validate: (t, ctx) => [
     ...apiStateIssues('workers', ctx),
