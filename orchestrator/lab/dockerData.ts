@@ -45,3 +45,16 @@ export interface DockerUndo {
   readonly engine: EngineAddress;
   readonly what: string;
 }
+
+/**
+ * A fault-journal recipe that takes a compose project down through the Engine API, as `compose
+ * down -v --remove-orphans` does: every container, network and volume with its project label.
+ * Journaled while a run's own compose file (system.compose) is up, so a killed orchestrator
+ * leaves none of it running; it needs neither the compose files nor the compose CLI.
+ */
+export interface ComposeDownUndo {
+  readonly kind: 'compose-down';
+  readonly project: string;
+  readonly engine: EngineAddress;
+  readonly what: string;
+}

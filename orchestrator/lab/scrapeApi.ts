@@ -25,3 +25,14 @@ export async function scrapeLabText(
   const res = await request(`${base}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
   return res.body.text();
 }
+
+/**
+ * The Prometheus text at a system's declared endpoint (system.metrics), for the runtimes that
+ * run a system metabench did not write: rejects when it does not answer 2xx within `timeoutMs`.
+ */
+export async function scrapeEndpoint(url: string, timeoutMs: number): Promise<string> {
+  const res = await request(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const body = await res.body.text();
+  if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`${url} answered ${res.statusCode}`);
+  return body;
+}

@@ -1,4 +1,4 @@
-import type { DockerUndo } from './dockerData.js';
+import type { ComposeDownUndo, DockerUndo } from './dockerData.js';
 
 /** How to undo an action without the Lab object that applied it (after a crash). */
 export type UndoRecipe =
@@ -46,4 +46,6 @@ export type UndoRecipe =
       readonly what: string;
     }
   /** One Docker Engine API call (unpause, start) on a container of the docker runtime. */
-  | DockerUndo;
+  | DockerUndo
+  /** A compose project removed through the Engine API (your own compose file, after a crash). */
+  | ComposeDownUndo;

@@ -24,10 +24,18 @@ export interface ComposeLink {
   readonly from: string;
 }
 
-/** The entry and links of a compose system, as composeSystemProblems checks them. */
+/** A metrics endpoint inside the compose project: the service, the port in its container, the path. */
+export interface ComposeMetricsEndpoint {
+  readonly service: string;
+  readonly port: number;
+  readonly path: string;
+}
+
+/** The entry, links and metrics endpoint of a compose system, as composeSystemProblems checks them. */
 export interface ComposeShape {
   readonly entry: { readonly service: string; readonly port: number };
   readonly links: readonly ComposeLink[];
+  readonly metrics?: ComposeMetricsEndpoint | undefined;
 }
 
 type ServiceDef = Record<string, unknown>;
@@ -78,7 +86,7 @@ export function serviceEnvironment(def: ServiceDef): Record<string, string | und
   return {};
 }
 
-/** One problem with the system against its compose file: the field (under system.compose) and why. */
+/** One problem with the system against its compose file: the field (under system:, `compose.entry.service`) and why. */
 export interface ComposeProblem {
   readonly path: readonly (string | number)[];
   readonly message: string;
@@ -93,47 +101,48 @@ export function addressOf(l: Pick<ComposeLink, 'service' | 'port'>): string {
  * What the compose file makes impossible (empty: none): the entry, every link's service and
  * dependent must be services of the file; each link's variable must be set in the dependent's
  * environment to a value that names `service:port` (that is the address metabench rewrites);
- * the override's own service name must be free; link names unique.
+ * the override's own service name must be free; link names unique; the metrics endpoint's
+ * service one of the file's.
  */
 export function composeSystemProblems(cfg: ComposeShape, file: ComposeFileServices): ComposeProblem[] {
   const names = Object.keys(file.services);
   const declared = `the file's services: ${names.join(', ')}`;
   const out: ComposeProblem[] = [];
+  const push = (path: readonly (string | number)[], message: string): void => {
+    out.push({ path: ['compose', ...path], message });
+  };
   if (!file.services[cfg.entry.service])
-    out.push({ path: ['entry', 'service'], message: `no service "${cfg.entry.service}" (${declared})` });
+    push(['entry', 'service'], `no service "${cfg.entry.service}" (${declared})`);
+  if (cfg.metrics && !file.services[cfg.metrics.service])
+    out.push({ path: ['metrics', 'service'], message: `no service "${cfg.metrics.service}" (${declared})` });
   if (file.services[PROXY_SERVICE])
     out.push({
-      path: [],
+      path: ['compose'],
       message: `the file has a service named ${PROXY_SERVICE}, the name of the fault proxy metabench adds: rename it`,
     });
   const seen = new Set<string>();
   cfg.links.forEach((l, i) => {
     if (seen.has(l.name))
-      out.push({
-        path: ['links', i, 'name'],
-        message: `two links are named "${l.name}": give each its own name`,
-      });
+      push(['links', i, 'name'], `two links are named "${l.name}": give each its own name`);
     seen.add(l.name);
     for (const k of ['service', 'from'] as const)
-      if (!file.services[l[k]])
-        out.push({ path: ['links', i, k], message: `no service "${l[k]}" (${declared})` });
-    if (l.service === l.from)
-      out.push({ path: ['links', i, 'from'], message: 'a service does not depend on itself' });
+      if (!file.services[l[k]]) push(['links', i, k], `no service "${l[k]}" (${declared})`);
+    if (l.service === l.from) push(['links', i, 'from'], 'a service does not depend on itself');
     const from = file.services[l.from];
     if (!from) return;
     const env = serviceEnvironment(from);
     const value = env[l.env];
     const at = file.lines[l.from] ? ` (line ${file.lines[l.from]})` : '';
     if (!(l.env in env))
-      out.push({
-        path: ['links', i, 'env'],
-        message: `service ${l.from}${at} sets no ${l.env} in its environment: declare ${l.env}: http://${addressOf(l)} there, so metabench can point it at the fault proxy`,
-      });
+      push(
+        ['links', i, 'env'],
+        `service ${l.from}${at} sets no ${l.env} in its environment: declare ${l.env}: http://${addressOf(l)} there, so metabench can point it at the fault proxy`,
+      );
     else if (value === undefined || !value.includes(addressOf(l)))
-      out.push({
-        path: ['links', i, 'env'],
-        message: `${l.env} of service ${l.from}${at} is ${value === undefined ? 'unset' : `"${value}"`}, which does not name ${addressOf(l)}: metabench rewrites that address to the fault proxy's`,
-      });
+      push(
+        ['links', i, 'env'],
+        `${l.env} of service ${l.from}${at} is ${value === undefined ? 'unset' : `"${value}"`}, which does not name ${addressOf(l)}: metabench rewrites that address to the fault proxy's`,
+      );
   });
   return out;
 }

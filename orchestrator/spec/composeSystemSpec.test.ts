@@ -6,7 +6,7 @@ import { specIssues } from '../../test/helpers/specIssues.js';
 import { RUNTIME_PLUGINS } from '../cli/runtimes.js';
 import { refuseOn } from '../lab/RuntimePlugin.js';
 import { parseExperiment } from './load.js';
-import { describeSystem, systemComponents, systemLinks } from './sections/system.js';
+import { composeMetricsEndpoint, describeSystem, systemComponents, systemLinks } from './sections/system.js';
 
 // The integration test's own compose file: front (entry, BACK_URL: http://back:9000) and back.
 const FILE = fileURLToPath(new URL('../../../test/fixtures/system-compose/compose.yml', import.meta.url));
@@ -89,4 +89,62 @@ test('only the docker runtime runs a compose system: local and swarm refuse it w
       p.name,
     );
   }
+});
+
+test('system.metrics on a compose system: a service and port of the file (or a url), refused otherwise with the field', () => {
+  const mapped = `\n  metrics: { service: front, port: 9100, received: front_requests_received_total }`;
+  const e = parseExperiment(yaml(OK, mapped), 'c.yaml');
+  assert.deepEqual(composeMetricsEndpoint(e.system!.metrics), {
+    service: 'front',
+    port: 9100,
+    path: '/metrics',
+  });
+  assert.match(
+    describeSystem(e.system!),
+    /server metrics from \/metrics on port 9100 of service front \(received = front_requests_received_total\)/,
+  );
+  // A url the file publishes itself is an endpoint too (then nothing is published for it).
+  const byUrl = parseExperiment(yaml(OK, `\n  metrics: { url: http://127.0.0.1:9100/metrics }`), 'c.yaml');
+  assert.equal(composeMetricsEndpoint(byUrl.system!.metrics), undefined);
+
+  const issue = (extra: string) => {
+    const found = specIssues(yaml(OK, extra), 'c.yaml');
+    assert.equal(found.length, 1, JSON.stringify(found));
+    return found[0]!;
+  };
+  const nowhere = issue(`\n  metrics: { received: x_total }`);
+  assert.equal(nowhere.path, 'system.metrics');
+  assert.match(nowhere.message, /give the endpoint: service and port/);
+  const noPort = issue(`\n  metrics: { service: front }`);
+  assert.equal(noPort.path, 'system.metrics.port');
+  const both = specIssues(
+    yaml(OK, `\n  metrics: { url: http://127.0.0.1:1/metrics, service: front, port: 9100 }`),
+    'c.yaml',
+  );
+  assert.deepEqual(
+    both.map((i) => i.path),
+    ['system.metrics.service', 'system.metrics.port'],
+  );
+  assert.match(both[0]!.message, /either url or service and port, not both/);
+  const unknown = issue(`\n  metrics: { service: frontend, port: 9100 }`);
+  assert.equal(unknown.path, 'system.metrics.service');
+  assert.equal(unknown.line, 4);
+  assert.match(unknown.message, /no service "frontend" \(the file's services: front, back\)/);
+});
+
+test('system.metrics off compose: url is required, service and port are refused', () => {
+  const url = (metrics: string) => `name: u
+system: { url: http://127.0.0.1:1/work, metrics: ${metrics} }
+load: { arrival: constant, rate: 100/s }
+client: { timeout: 1s, retry: { policy: none } }
+schedule: { warmup: 1s, baseline: 4s, trigger: { kind: load-spike, factor: 2x, duration: 2s }, observe: 4s }
+recovery: { within: 5x, tolerance: 30%, window: 2s, hold: 1s }
+`;
+  const paths = specIssues(url('{ service: front, port: 9100 }'), 'u.yaml').map((i) => [i.path, i.message]);
+  assert.deepEqual(
+    paths.map(([p]) => p),
+    ['system.metrics.url', 'system.metrics.service', 'system.metrics.port'],
+  );
+  assert.match(paths[1]![1]!, /service goes with compose/);
+  assert.doesNotThrow(() => parseExperiment(url('{ url: http://127.0.0.1:1/metrics }'), 'u.yaml'));
 });

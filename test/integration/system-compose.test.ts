@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type Docker from 'dockerode';
+import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { ComposeSystemLab } from '../../orchestrator/lab/engine/ComposeSystemLab.js';
 import { PROXY_SERVICE } from '../../orchestrator/lab/engine/composeSystem.js';
 import { dockerClient, inspectContainer } from '../../orchestrator/lab/engine/engine.js';
@@ -11,7 +12,7 @@ import { LinkClient } from '../../orchestrator/lab/links.js';
 import { Journal, runUndo } from '../../orchestrator/trigger/journal.js';
 import { toxicTrigger } from '../../orchestrator/trigger/link.js';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
-import { REPO, runCli, tempDir } from '../helpers/cli.js';
+import { REPO, runCli, startCli, tempDir, waitFor } from '../helpers/cli.js';
 import { watchComposeEvents } from '../helpers/dockerEvents.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
 
@@ -100,6 +101,7 @@ test('system.compose: a fault proxy on the named link, a latency toxic and a pau
     project: PROJECT,
     entry: { service: 'front', port: 8080, health: '/health' },
     links: [{ name: 'back', service: 'back', port: 9000, env: 'BACK_URL', from: 'front' }],
+    metrics: { service: 'front', port: 9100, path: '/metrics' },
     envFile: OFFLINE_ENV_FILE,
     logFile: join(tempDir('syscompose-log'), 'lab.log'),
   });
@@ -115,8 +117,13 @@ test('system.compose: a fault proxy on the named link, a latency toxic and a pau
     assert.deepEqual([link.upstream, link.enabled], ['back:9000', true]);
     assert.match(lab.apiUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
 
-    // A latency toxic of 200 ms on the link: each answer of front waits for back's, so it slows by about that.
+    // The metrics endpoint inside the project (front's port 9100), published and scraped from here.
     await times(lab.apiUrl, 5); // connections and JIT warm
+    const text = await lab.scrapeText('api', 2000);
+    assert.match(text, /^front_work_received_total 5$/m, text);
+    assert.match(text, /^front_work_completed_total 5$/m, text);
+
+    // A latency toxic of 200 ms on the link: each answer of front waits for back's, so it slows by about that.
     const base = median(await times(lab.apiUrl, 15));
     const toxic = toxicTrigger('latency', 'back', {
       name: 'latency_test',
@@ -216,6 +223,11 @@ test('system.compose: an experiment on the compose file runs on --runtime docker
     const window = summary.triggers[0]!.endS - summary.triggers[0]!.startS;
     assert.ok(Math.abs(window - 2) < 0.2, `the pause lasted ${window} s`);
     assert.ok(summary.warnings.some((w) => /client-side only/.test(w)));
+    // Without a mapping the report says so, and has no server-side figure.
+    const report = readFileSync(join(out, 'report.md'), 'utf8');
+    assert.ok(report.includes('the amplification is client-side only'), 'the warning is in report.md');
+    const row = report.split('\n').find((l) => l.startsWith('| 1 | 5 |'))!;
+    assert.equal(row.split('|')[6]!.trim(), 'unmeasured', row);
     await new Promise((res) => setTimeout(res, 300));
   } finally {
     seen = events.stop();
@@ -225,4 +237,156 @@ test('system.compose: an experiment on the compose file runs on --runtime docker
   assert.match(log, /compose up .*compose\.yml as project metabench-syscompose-run/);
   assert.match(log, /compose down -v: project metabench-syscompose-run removed/);
   assert.deepEqual(leftovers('metabench-syscompose-run'), [], 'nothing of the project is left');
+});
+
+test('system.compose with system.metrics: the server columns come from a service’s own endpoint inside the project, and the report gives the server-side amplification', async (t) => {
+  const docker = dockerClient();
+  const why = await whyNot(docker);
+  if (why) {
+    t.diagnostic(`skipped: ${why}`);
+    t.skip(why);
+    return;
+  }
+  // test/fixtures/system-compose/experiment-metrics.yaml: experiment.yaml with front's /metrics on 9100 mapped.
+  const out = tempDir('syscompose-metrics');
+  const r = await runCli(
+    [
+      'run',
+      join('test', 'fixtures', 'system-compose', 'experiment-metrics.yaml'),
+      '--runtime',
+      'docker',
+      '--env-file',
+      OFFLINE_ENV_FILE,
+      '--out',
+      out,
+    ],
+    { SYSTEM_COMPOSE_NODE_IMAGE: NODE_IMAGE },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(readFileSync(join(out, 'run-1', 'summary.json'), 'utf8')) as RunSummary;
+  assert.equal(s.validity.valid, true, s.warnings.join('; '));
+  assert.equal(s.outcome, 'recovered', `${s.outcome}: ${s.outcomeReason}`);
+  assert.ok(
+    !s.warnings.some((w) => /client-side only|no server-side metrics/.test(w)),
+    s.warnings.join('; '),
+  );
+  const csv = readFileSync(join(out, 'run-1', 'timeseries.csv'), 'utf8')
+    .trim()
+    .split('\n');
+  const head = csv[0]!.split(',');
+  const col = (name: string): string[] => {
+    assert.ok(head.includes(name), `${name} in ${head.join(',')}`);
+    return csv.slice(1).map((l) => l.split(',')[head.indexOf(name)]!);
+  };
+  // Seconds 2–6 are the baseline: front received what the client sent (no retries), 100 a second.
+  const received = col('server_received').slice(2, 7).map(Number);
+  const completed = col('server_completed').slice(2, 7).map(Number);
+  t.diagnostic(`baseline received ${received.join(',')}; completed ${completed.join(',')}`);
+  for (const xs of [received, completed])
+    assert.ok(
+      xs.every((x) => x >= 80 && x <= 120),
+      xs.join(','),
+    );
+  // The gauges are mapped: a value each baseline second, the busy workers within the pool of 4.
+  // (The queue is not asserted to grow: a paused front reads nothing, so the ~200 requests sent
+  // meanwhile wait in the kernel, and on resume it drains them at ~800/s in about 0.25 s, between
+  // two 1-second samples; one run measured a largest sample of 33.)
+  for (const v of col('server_queue_depth').slice(2, 7)) assert.match(v, /^\d+$/);
+  const busy = col('server_busy_workers').slice(2, 7).map(Number);
+  assert.ok(
+    busy.every((b) => b >= 0 && b <= 4),
+    busy.join(','),
+  );
+  // Paused from 7 s to 9 s: the scrape at 8 s finds front frozen (an empty bucket); on resume its
+  // counter carries what it read at once, the requests of the pause with that second's, and over
+  // the pause and the 2 s after front received what the client sent.
+  const raw = col('server_received');
+  assert.equal(raw[7], '', raw.join(','));
+  const resumed = Math.max(...raw.slice(8, 11).map(Number));
+  assert.ok(resumed > 150, raw.join(','));
+  const sent = col('attempts')
+    .slice(7, 12)
+    .reduce((a, v) => a + Number(v), 0);
+  const got = raw.slice(7, 12).reduce((a, v) => a + Number(v), 0);
+  t.diagnostic(`received per second ${raw.join(',')}; seconds 7-11: ${got} received, ${sent} sent`);
+  assert.ok(Math.abs(got - sent) <= 0.05 * sent, `${got} received, ${sent} sent`);
+  // A_s: requests the service received per origin intended, 1 at rest, as the client's A_c.
+  t.diagnostic(
+    `amplification in the baseline: client ${s.baseline.amplification}, server ${s.baseline.amplificationServer}; after the trigger: client ${s.afterTrigger.amplification}, server ${s.afterTrigger.amplificationServer}`,
+  );
+  assert.ok(
+    s.baseline.amplificationServer !== null && Math.abs(s.baseline.amplificationServer - 1) < 0.1,
+    String(s.baseline.amplificationServer),
+  );
+  assert.ok(s.afterTrigger.amplificationServer !== null);
+  const report = readFileSync(join(out, 'report.md'), 'utf8');
+  assert.match(
+    report,
+    /server metrics from \/metrics on port 9100 of service front \(received = front_work_received_total/,
+  );
+  // The baseline's row of the report: amplification (client), then (server), a figure each.
+  const row = report.split('\n').find((l) => l.startsWith('| 1 | 5 |'))!;
+  const cell = row.split('|')[6]!.trim();
+  assert.ok(cell.endsWith('×') && Math.abs(parseFloat(cell) - 1) < 0.1, row);
+  assert.deepEqual(leftovers('metabench-syscompose-metrics'), [], 'nothing of the project is left');
+});
+
+test('SIGKILL of metabench mid-run: the journal holds the project’s compose-down, and `lab reset` removes every container, network and volume of it', async (t) => {
+  const docker = dockerClient();
+  const why = await whyNot(docker);
+  if (why) {
+    t.diagnostic(`skipped: ${why}`);
+    t.skip(why);
+    return;
+  }
+  const project = 'metabench-syscompose-run';
+  const dir = tempDir('syscompose-kill');
+  const state = join(dir, 'state');
+  const out = join(dir, 'out');
+  const run = startCli(
+    [
+      'run',
+      join('test', 'fixtures', 'system-compose', 'experiment.yaml'),
+      '--runtime',
+      'docker',
+      '--env-file',
+      OFFLINE_ENV_FILE,
+      '--out',
+      out,
+    ],
+    { SYSTEM_COMPOSE_NODE_IMAGE: NODE_IMAGE, METABENCH_STATE_DIR: state },
+  );
+  // Killed mid-pause: the project is up and front is paused, both journaled.
+  await waitFor('the pause of front to be applied', () => / applied at /.test(run.stderrSoFar()), 180_000);
+  const journalFile = join(state, 'journal', `${run.child.pid}.json`);
+  const kinds = (
+    JSON.parse(readFileSync(journalFile, 'utf8')) as {
+      entries: { undo: { kind: string; steps?: { kind: string }[] } }[];
+    }
+  ).entries.map((e) => [e.undo.kind, ...(e.undo.steps ?? []).map((x) => x.kind)].join(' '));
+  assert.deepEqual(kinds, ['steps compose-down remove', 'docker'], 'the project first, then the pause');
+  run.child.kill('SIGKILL');
+  await run.done;
+  const override = /\(override ([^)]+)\)/.exec(readFileSync(join(out, 'run-1', 'lab.log'), 'utf8'))![1]!;
+  assert.ok(existsSync(override), 'the override outlives the killed run');
+  const left = leftovers(project);
+  assert.ok(
+    left.filter((l) => l.startsWith('container ')).length >= 3,
+    `the project is still up: ${left.join(', ')}`,
+  );
+
+  const reset = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
+  assert.equal(reset.code, 0, reset.stderr);
+  t.diagnostic(reset.stdout.trim());
+  // The pause is undone first (the last entry first), then the project taken down.
+  assert.match(reset.stdout, /lab reset: undid resume front \(docker unpause .*\): docker unpause/);
+  assert.match(
+    reset.stdout,
+    new RegExp(
+      `lab reset: undid take compose project ${project} down: compose project ${project}: project ${project} removed \\(3 containers, 1 network, 0 volumes\\); its compose override: removed `,
+    ),
+  );
+  assert.deepEqual(leftovers(project), [], 'nothing of the project is left');
+  assert.equal(existsSync(override), false);
+  assert.equal(existsSync(journalFile), false, 'the journal is empty');
 });

@@ -5,9 +5,9 @@ import type { RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
 import { ComposeSystemLab } from '../engine/ComposeSystemLab.js';
 import { DockerLab } from '../engine/DockerLab.js';
-import { composeLinkOf } from '../../spec/sections/system.js';
+import { composeLinkOf, composeMetricsEndpoint } from '../../spec/sections/system.js';
 import { refuseOnDocker } from '../engine/refuse.js';
-import { runDockerUndo } from '../engine/undo.js';
+import { runComposeDown, runDockerUndo } from '../engine/undo.js';
 
 /** The docker runtime: the Docker Compose lab, driven through the Engine API. */
 export const dockerRuntime: RuntimePlugin = {
@@ -39,8 +39,11 @@ export const dockerRuntime: RuntimePlugin = {
             (o.docker && o.docker.project !== DEFAULT_PROJECT ? o.docker.project : 'metabench-system'),
           entry: e.system.compose.entry,
           links: e.system.compose.links.map(composeLinkOf),
+          metrics: composeMetricsEndpoint(e.system.metrics),
+          metricsUrl: e.system.metrics?.url,
           envFile: o.docker?.envFile,
           ...(o.logFile ? { logFile: o.logFile } : {}),
+          ...(o.onProcessesChanged ? { onProcessesChanged: o.onProcessesChanged } : {}),
         })
       : new DockerLab({
           ...localLabConfig(e, o),
@@ -56,5 +59,5 @@ export const dockerRuntime: RuntimePlugin = {
       }),
     ),
   refuse: refuseOnDocker,
-  undo: { docker: runDockerUndo },
+  undo: { docker: runDockerUndo, 'compose-down': runComposeDown },
 };

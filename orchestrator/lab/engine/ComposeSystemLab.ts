@@ -5,8 +5,10 @@ import type Docker from 'dockerode';
 import { BenchError } from '../../../foundation/errors.js';
 import type { Lab, LabProcess, LabTopology, UndoRecipe } from '../Lab.js';
 import { LinkClient } from '../links.js';
+import { scrapeEndpoint } from '../scrapeApi.js';
 import { runCompose } from './compose.js';
 import {
+  composeDownRecipe,
   composeSystemOverride,
   LINK_PORT_BASE,
   PROXY_API_PORT,
@@ -35,6 +37,10 @@ export interface ComposeSystemLabConfig extends ComposeSystemConfig {
   readonly logFile?: string;
   /** How long the entry may take to answer its health URL after compose up (default 90 s). */
   readonly healthTimeoutMs?: number;
+  /** system.metrics.url: an endpoint your file publishes itself (else `metrics`, the one metabench publishes). */
+  readonly metricsUrl?: string | undefined;
+  /** Called before the project comes up, so the run journals teardownRecipe() (compose-down) first. */
+  readonly onProcessesChanged?: (() => void) | undefined;
 }
 
 /**
@@ -94,6 +100,8 @@ export class ComposeSystemLab implements Lab {
     // Kept until down: compose reads the override again on every command (down included).
     this.overrideDir = mkdtempSync(join(tmpdir(), 'metabench-system-'));
     writeFileSync(join(this.overrideDir, 'system-override.json'), `${JSON.stringify(override, null, 2)}\n`);
+    // Journaled before it is applied, as a fault is: a SIGKILL from here on leaves the project for `lab reset`.
+    this.cfg.onProcessesChanged?.();
     this.note(`compose up ${this.cfg.file} as project ${this.cfg.project} (override ${this.overrideDir})`);
     await runCompose(this.compose(), ['up', '-d', '--force-recreate', '--remove-orphans']);
     await this.refresh();
@@ -219,14 +227,12 @@ export class ComposeSystemLab implements Lab {
   }
 
   /**
-   * After a crash the project stays up with its faults undone by the journal; `metabench lab down
-   * --project` (or `docker-compose -p <project> down -v`) removes it.
+   * After a crash (metabench killed, even by SIGKILL) the journal takes the project down through
+   * the Engine API, as down() does, and removes the override's directory; none before up().
    */
   teardownRecipe(): UndoRecipe {
-    return {
-      kind: 'none',
-      what: `compose project ${this.cfg.project} (left up; compose down -v removes it)`,
-    };
+    if (!this.overrideDir) return { kind: 'none', what: `compose project ${this.cfg.project} (not up)` };
+    return composeDownRecipe(this.cfg.project, this.engine, this.overrideDir);
   }
 
   /** Undoes the run's process faults, then removes every container, network and volume of the project. */
@@ -249,8 +255,17 @@ export class ComposeSystemLab implements Lab {
     return Promise.reject(new BenchError('E_LAB', 'your own system has no cache metabench can flush'));
   }
 
-  scrapeText(service: string): Promise<string> {
-    return Promise.reject(new BenchError('E_LAB', `no metrics endpoint is declared for ${service}`));
+  /** The system's Prometheus text (system.metrics), whatever the target: it has one endpoint. */
+  async scrapeText(_service: string, timeoutMs: number): Promise<string> {
+    return scrapeEndpoint(this.metricsUrl(), timeoutMs);
+  }
+
+  /** system.metrics' endpoint as the host reaches it: its url, or the port metabench published for it. */
+  private metricsUrl(): string {
+    if (this.cfg.metricsUrl) return this.cfg.metricsUrl;
+    const m = this.cfg.metrics;
+    if (!m) throw new BenchError('E_LAB', 'your system declares no metrics endpoint (system.metrics)');
+    return `http://${this.published(m.service, `${m.port}/tcp`)}${m.path}`;
   }
 
   /** Per-process figures need the components' names in LabProcess, which names the built-in lab's only. */

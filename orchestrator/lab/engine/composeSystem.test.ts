@@ -48,6 +48,34 @@ test('the override adds the fault proxy, points the dependent at its proxy and p
   assert.equal(o.services.back, undefined);
 });
 
+test('a metrics endpoint in the project is published on 127.0.0.1 too: beside the entry’s port, or on its own service', () => {
+  const file = readComposeServices(FIXTURE);
+  const same = composeSystemOverride(
+    { ...cfg, metrics: { service: 'front', port: 9100, path: '/metrics' } },
+    file,
+    'i',
+  );
+  assert.deepEqual(same.services.front!.ports, ['127.0.0.1::8080', '127.0.0.1::9100']);
+  const other = composeSystemOverride(
+    { ...cfg, metrics: { service: 'back', port: 9100, path: '/m' } },
+    file,
+    'i',
+  );
+  assert.deepEqual(other.services.back, { ports: ['127.0.0.1::9100'] });
+  assert.deepEqual(other.services.front!.ports, ['127.0.0.1::8080']);
+  // The entry's own port named as the endpoint is published once.
+  const entry = composeSystemOverride(
+    { ...cfg, metrics: { service: 'front', port: 8080, path: '/metrics' } },
+    file,
+    'i',
+  );
+  assert.deepEqual(entry.services.front!.ports, ['127.0.0.1::8080']);
+  assert.throws(
+    () => composeSystemOverride({ ...cfg, metrics: { service: 'nope', port: 1, path: '/' } }, file, 'i'),
+    (e: unknown) => isBenchError(e) && /system\.metrics\.service: no service "nope"/.test(e.message),
+  );
+});
+
 test('each link gets its own proxy port; the list form of environment, paths and networks are kept', () => {
   const file = composeFile(`services:
   web:
@@ -99,15 +127,15 @@ test('what the file makes impossible is named, field by field, with the line of 
     readComposeServices(file),
   );
   const by = Object.fromEntries(problems.map((p) => [p.path.join('.'), p.message]));
-  assert.match(by['entry.service']!, /no service "frontend" \(the file's services: front, back/);
-  assert.match(by['']!, /named metabench-faultproxy/);
+  assert.match(by['compose.entry.service']!, /no service "frontend" \(the file's services: front, back/);
+  assert.match(by['compose']!, /named metabench-faultproxy/);
   assert.match(
-    by['links.0.env']!,
+    by['compose.links.0.env']!,
     /BACK_URL of service front \(line 2\) is "http:\/\/elsewhere:9000", which does not name back:9000/,
   );
-  assert.match(by['links.1.name']!, /two links are named "back"/);
-  assert.match(by['links.1.service']!, /no service "nope"/);
-  assert.match(by['links.1.env']!, /service front \(line 2\) sets no MISSING in its environment/);
+  assert.match(by['compose.links.1.name']!, /two links are named "back"/);
+  assert.match(by['compose.links.1.service']!, /no service "nope"/);
+  assert.match(by['compose.links.1.env']!, /service front \(line 2\) sets no MISSING in its environment/);
   assert.throws(
     () =>
       composeSystemOverride(

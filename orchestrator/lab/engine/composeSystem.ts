@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BenchError } from '../../../foundation/errors.js';
+import type { EngineAddress } from '../dockerData.js';
+import type { UndoRecipe } from '../undoRecipe.js';
 import { parseEnvFile } from './images.js';
 import {
   addressOf,
@@ -9,6 +11,7 @@ import {
   serviceEnvironment,
   type ComposeFileServices,
   type ComposeLink,
+  type ComposeMetricsEndpoint,
 } from '../../spec/composeFile.js';
 
 export {
@@ -18,6 +21,7 @@ export {
   serviceEnvironment,
   type ComposeFileServices,
   type ComposeLink,
+  type ComposeMetricsEndpoint,
 } from '../../spec/composeFile.js';
 
 /**
@@ -41,6 +45,8 @@ export interface ComposeSystemConfig {
   /** The service the load goes to, the port it listens on in its container, and its health path. */
   readonly entry: { readonly service: string; readonly port: number; readonly health?: string | undefined };
   readonly links: readonly ComposeLink[];
+  /** The metrics endpoint inside the project (system.metrics' service, port and path), published like the entry. */
+  readonly metrics?: ComposeMetricsEndpoint | undefined;
 }
 
 /** The fault proxy's address for link i on the compose network. */
@@ -63,7 +69,7 @@ export function composeSystemOverride(
   if (problems.length > 0)
     throw new BenchError(
       'E_USAGE',
-      `${cfg.file}: ${problems.map((p) => `system.compose${p.path.length ? `.${p.path.join('.')}` : ''}: ${p.message}`).join('; ')}`,
+      `${cfg.file}: ${problems.map((p) => `system.${p.path.join('.')}: ${p.message}`).join('; ')}`,
     );
   // The proxy joins the networks its dependents and dependencies are on (the default one when they name none).
   const networks = new Set<string>();
@@ -79,6 +85,13 @@ export function composeSystemOverride(
   };
   const entry = (services[cfg.entry.service] ??= {});
   entry.ports = [`127.0.0.1::${cfg.entry.port}`];
+  // The metrics endpoint's port too (beside the entry's when it is the same service), scraped from the host.
+  if (cfg.metrics) {
+    const m = (services[cfg.metrics.service] ??= {});
+    const ports = (m.ports ??= []) as string[];
+    const port = `127.0.0.1::${cfg.metrics.port}`;
+    if (!ports.includes(port)) ports.push(port);
+  }
   cfg.links.forEach((l, i) => {
     const value = serviceEnvironment(file.services[l.from]!)[l.env]!;
     const from = (services[l.from] ??= {});
@@ -87,6 +100,23 @@ export function composeSystemOverride(
     env[l.env] = value.split(addressOf(l)).join(proxyAddress(i));
   });
   return { services };
+}
+
+/**
+ * The journal's undo of bringing the project up (recorded before `compose up`, cleared after a
+ * normal down): the project taken down through the Engine API by its label, then the override's
+ * temporary directory removed. `lab reset`, or the next command, runs it after a crash.
+ */
+export function composeDownRecipe(project: string, engine: EngineAddress, overrideDir: string): UndoRecipe {
+  const what = `compose project ${project}`;
+  return {
+    kind: 'steps',
+    what: `take ${what} down`,
+    steps: [
+      { kind: 'compose-down', project, engine, what },
+      { kind: 'remove', path: overrideDir, what: 'its compose override' },
+    ],
+  };
 }
 
 /** The networks a service joins (the list or map form), none when it uses the project's default. */

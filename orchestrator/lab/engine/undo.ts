@@ -1,40 +1,59 @@
 import { spawnSync } from 'node:child_process';
-import type { DockerUndo } from '../dockerData.js';
+import type { ComposeDownUndo, DockerUndo, EngineAddress } from '../dockerData.js';
 
-export type { DockerUndo } from '../dockerData.js';
+export type { ComposeDownUndo, DockerUndo } from '../dockerData.js';
 
 /**
- * Runs the recipe synchronously (journal recovery runs from sync code before any
- * command): a child node process sends POST /containers/{id}/{action} to the recipe's engine. Answers that mean "nothing to undo" (gone, already running, not paused) are
- * said, not thrown.
+ * The journal's Docker recipes run synchronously (journal recovery runs from sync code before
+ * any command): a child node process talks to the recipe's engine through dockerode, as the lab
+ * itself does (unix, tcp with TLS, ssh alike). `body` is the child's async code, with `d` the
+ * engine's client, `r` the recipe and `say` its answer; an Engine API error is answered as
+ * `{ status, text }`, any other as `{ error }`.
  */
-export function runDockerUndo(undo: DockerUndo): string {
-  // Through dockerode, as the lab itself talks to the engine (unix, tcp with TLS, ssh alike).
+function inEngine<T extends object>(
+  recipe: { readonly engine: EngineAddress },
+  body: string,
+  what: string,
+): T & { status?: number; text?: string; error?: string } {
   const script = `
     const r = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
     const say = (o) => process.stdout.write(JSON.stringify(o));
     import(r.module).then(async ({ dockerClient }) => {
       try {
-        await dockerClient(r.engine).getContainer(r.container)[r.action](r.body);
-        say({ status: 204 });
+        const d = dockerClient(r.engine);
+        ${body}
       } catch (e) {
         if (typeof e.statusCode === 'number') say({ status: e.statusCode, text: JSON.stringify(e.json ?? { message: e.reason ?? e.message }) });
         else say({ error: e.code || e.message });
       }
     }, (e) => say({ error: e.message }));`;
   const child = spawnSync(process.execPath, ['-e', script], {
-    input: JSON.stringify({ ...undo, module: new URL('./engine.js', import.meta.url).href }),
+    input: JSON.stringify({ ...recipe, module: new URL('./engine.js', import.meta.url).href }),
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 60_000,
   });
-  let out: { status?: number; text?: string; error?: string };
   try {
-    out = JSON.parse(child.stdout) as typeof out;
+    return JSON.parse(child.stdout) as T;
   } catch {
-    throw new Error(`docker ${undo.action} ${undo.container} did not complete (${child.stderr.trim()})`);
+    throw new Error(`${what} did not complete (${child.error?.message ?? child.stderr.trim()})`);
   }
+}
+
+/** The engine's socket or address is gone: so are its containers, and there is nothing to undo. */
+const engineGone = (error: string): boolean => error === 'ENOENT' || error === 'ECONNREFUSED';
+
+/**
+ * Sends POST /containers/{id}/{action} to the recipe's engine. Answers that mean "nothing to
+ * undo" (gone, already running, not paused) are said, not thrown.
+ */
+export function runDockerUndo(undo: DockerUndo): string {
+  const out = inEngine(
+    undo,
+    `await d.getContainer(r.container)[r.action](r.body); say({ status: 204 });`,
+    `docker ${undo.action} ${undo.container}`,
+  );
   if (out.error !== undefined) {
-    if (out.error === 'ENOENT' || out.error === 'ECONNREFUSED')
+    if (engineGone(out.error))
       return `${undo.what}: the Docker engine is gone (its containers with it), nothing to undo`;
     throw new Error(`docker ${undo.action} ${undo.container}: ${out.error}`);
   }
@@ -46,6 +65,40 @@ export function runDockerUndo(undo: DockerUndo): string {
   // 409 "Container … is not paused": resumed already.
   if (status === 409 && undo.action === 'unpause') return `${undo.what}: already resumed (${message})`;
   throw new Error(`docker ${undo.action} ${undo.container}: HTTP ${status} ${message}`);
+}
+
+/**
+ * Removes a compose project as `compose down -v --remove-orphans` would, by its label alone:
+ * its containers (forced, a paused one included, with their anonymous volumes), then its
+ * networks and its named volumes. A project already gone is said, not thrown.
+ */
+export function runComposeDown(undo: ComposeDownUndo): string {
+  const out = inEngine<{ containers?: number; networks?: number; volumes?: number }>(
+    undo,
+    `const filters = JSON.stringify({ label: ['com.docker.compose.project=' + r.project] });
+        const cs = await d.listContainers({ all: true, filters });
+        for (const c of cs) await d.getContainer(c.Id).remove({ force: true, v: true });
+        const ns = await d.listNetworks({ filters });
+        for (const n of ns) await d.getNetwork(n.Id).remove();
+        const vs = (await d.listVolumes({ filters })).Volumes ?? [];
+        for (const v of vs) await d.getVolume(v.Name).remove();
+        say({ containers: cs.length, networks: ns.length, volumes: vs.length });`,
+    `compose down of project ${undo.project}`,
+  );
+  if (out.error !== undefined) {
+    if (engineGone(out.error))
+      return `${undo.what}: the Docker engine is gone (the project with it), nothing to undo`;
+    throw new Error(`compose down of project ${undo.project}: ${out.error}`);
+  }
+  if (out.status !== undefined)
+    throw new Error(
+      `compose down of project ${undo.project}: HTTP ${out.status} ${messageOf(out.text ?? '')}`,
+    );
+  const n = (k: number | undefined, what: string): string => `${k ?? 0} ${what}${k === 1 ? '' : 's'}`;
+  const removed = `${n(out.containers, 'container')}, ${n(out.networks, 'network')}, ${n(out.volumes, 'volume')}`;
+  return out.containers || out.networks || out.volumes
+    ? `${undo.what}: project ${undo.project} removed (${removed})`
+    : `${undo.what}: project ${undo.project} is already gone, nothing to undo`;
 }
 
 function messageOf(text: string): string {

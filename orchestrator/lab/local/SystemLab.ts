@@ -9,6 +9,7 @@ import { BenchError } from '../../../foundation/errors.js';
 import { linkName, systemUrl, type SystemSection } from '../../spec/sections/system.js';
 import type { Lab, LabProcess, LabTopology, Target, UndoRecipe } from '../Lab.js';
 import { LinkClient } from '../links.js';
+import { scrapeEndpoint } from '../scrapeApi.js';
 import { processStartTicks } from '../proc/procStat.js';
 import { processTree } from '../proc/procUsage.js';
 import { FAULTPROXY_MAIN } from './recipes.js';
@@ -284,7 +285,7 @@ export class SystemLab implements Lab {
   async scrapeText(_t: Target, timeoutMs: number): Promise<string> {
     const m = this.system.metrics;
     if (!m) throw new BenchError('E_LAB', 'your system declares no metrics endpoint (system.metrics)');
-    return httpGet(m.url, timeoutMs);
+    return scrapeEndpoint(m.url!, timeoutMs);
   }
 
   topology(): LabTopology {

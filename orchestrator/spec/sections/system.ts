@@ -32,13 +32,29 @@ const series = z
     'a Prometheus metric name, or one series as name{label="value"}',
   );
 
+/** A compose service's name (compose allows upper case, digits, ".", "_" and "-"). */
+const serviceName = z
+  .string()
+  .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/, 'a compose service name (letters, digits, ".", "_", "-")');
+
+/** A URL path (health, load, metrics). */
+const urlPath = z.string().regex(/^\/\S*$/, 'a path starting with /');
+
 /**
  * Where the bench's server-side columns come from: a Prometheus text endpoint and, for each
- * column, the series that holds it. An unmapped column stays empty (docs/metrics.md).
+ * column, the series that holds it. An unmapped column stays empty (docs/metrics.md). The
+ * endpoint is a `url` on this machine, or (compose) a service of the file, the port it
+ * listens on inside its container and a path: metabench publishes that port on 127.0.0.1.
  */
 export const systemMetrics = z.strictObject({
   /** The Prometheus text endpoint (http://host:port/metrics). */
-  url: httpUrl,
+  url: httpUrl.optional(),
+  /** compose: the service that serves the endpoint, on the compose network. */
+  service: serviceName.optional(),
+  /** compose: the port it serves it on inside its container. */
+  port: int(1, 65535).optional(),
+  /** compose: the endpoint's path (default /metrics). */
+  path: urlPath.optional(),
   /** A counter of the requests the system received (server-side amplification A_s needs it). */
   received: series.optional(),
   /** A counter of the requests it completed, any status. */
@@ -79,11 +95,6 @@ const systemLink = z.strictObject({
   to: componentName,
   env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'),
 });
-
-/** A compose service's name (compose allows upper case, digits, ".", "_" and "-"). */
-const serviceName = z
-  .string()
-  .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/, 'a compose service name (letters, digits, ".", "_", "-")');
 
 /** A dependency of a compose system: `from` reaches `service:port` at the address in its variable `env`. */
 const composeLink = z.strictObject({
@@ -151,6 +162,8 @@ export const system = z
   .superRefine((s, ctx) => {
     const issue = (path: (string | number)[], message: string): void =>
       ctx.addIssue({ code: 'custom', path, message });
+    if (s.metrics)
+      for (const p of metricsEndpointIssues(s.metrics, s.compose !== undefined)) issue(p.path, p.message);
     if (s.compose !== undefined) {
       for (const k of ['url', 'health', 'processes', 'entry', 'path', 'links'] as const)
         if (s[k] !== undefined)
@@ -158,7 +171,7 @@ export const system = z
             [k],
             `${k} does not go with compose: a compose system names its entry, path and links under system.compose`,
           );
-      for (const p of composeIssues(s.compose)) issue(['compose', ...p.path], p.message);
+      for (const p of composeIssues(s.compose, s.metrics)) issue(p.path, p.message);
       return;
     }
     if ((s.url === undefined) === (s.processes === undefined)) {
@@ -207,18 +220,69 @@ export const system = z
       );
   });
 
+type Issue = { path: (string | number)[]; message: string };
+
+/**
+ * Where the metrics endpoint is: a url, or, for a compose system, a service and port of the
+ * file instead (metabench publishes that port; a url there is one the file publishes itself).
+ */
+function metricsEndpointIssues(m: SystemMetrics, compose: boolean): Issue[] {
+  const out: Issue[] = [];
+  const at = (k: string): (string | number)[] => ['metrics', k];
+  if (!compose) {
+    if (m.url === undefined)
+      out.push({ path: at('url'), message: 'give the Prometheus text endpoint, http://host:port/metrics' });
+    for (const k of ['service', 'port', 'path'] as const)
+      if (m[k] !== undefined)
+        out.push({
+          path: at(k),
+          message: `${k} goes with compose: a system given by its url or processes names its endpoint by url`,
+        });
+    return out;
+  }
+  if (m.url !== undefined) {
+    for (const k of ['service', 'port', 'path'] as const)
+      if (m[k] !== undefined)
+        out.push({ path: at(k), message: `give either url or service and port, not both` });
+  } else if (m.service === undefined)
+    out.push({
+      path: ['metrics'],
+      message:
+        'give the endpoint: service and port (a service of your compose file, the port inside its container), or url',
+    });
+  else if (m.port === undefined)
+    out.push({
+      path: at('port'),
+      message: `the port ${m.service} serves its metrics on inside its container`,
+    });
+  return out;
+}
+
 /** What is wrong with a compose system against its file: the file missing or unreadable, or what composeSystemProblems finds. */
-function composeIssues(c: SystemCompose): { path: (string | number)[]; message: string }[] {
+function composeIssues(c: SystemCompose, metrics: SystemMetrics | undefined): Issue[] {
   let file: ComposeFileServices;
   try {
     file = readComposeServices(c.file);
   } catch (err) {
-    return [{ path: ['file'], message: (err as Error).message }];
+    return [{ path: ['compose', 'file'], message: (err as Error).message }];
   }
-  return composeSystemProblems({ entry: c.entry, links: c.links.map(composeLinkOf) }, file).map((p) => ({
+  const shape = {
+    entry: c.entry,
+    links: c.links.map(composeLinkOf),
+    metrics: composeMetricsEndpoint(metrics),
+  };
+  return composeSystemProblems(shape, file).map((p) => ({
     path: [...p.path],
     message: `${p.message} (in ${c.file})`,
   }));
+}
+
+/** A compose system's metrics endpoint on the compose network (service, port, path); undefined when it is a url or none. */
+export function composeMetricsEndpoint(
+  m: SystemMetrics | undefined,
+): { service: string; port: number; path: string } | undefined {
+  if (!m || m.url !== undefined || m.service === undefined || m.port === undefined) return undefined;
+  return { service: m.service, port: m.port, path: m.path ?? '/metrics' };
 }
 
 /** A compose link with its name resolved (default: the dependency's service). */
@@ -318,7 +382,13 @@ export function describeSystem(s: SystemSection): string {
     : [];
   return `your own system at ${systemUrl(s)}${health}${started}; ${
     m
-      ? `server metrics from ${m.url} (${mapped.length ? mapped.map((k) => `${k} = ${m[k]}`).join(', ') : 'no series mapped'})`
+      ? `server metrics from ${metricsWhere(m)} (${mapped.length ? mapped.map((k) => `${k} = ${m[k]}`).join(', ') : 'no series mapped'})`
       : 'no server metrics (amplification measured at the client only)'
   }`;
+}
+
+/** Where a system's metrics endpoint is, in words: its url, or a compose service's port and path. */
+function metricsWhere(m: SystemMetrics): string {
+  const c = composeMetricsEndpoint(m);
+  return c ? `${c.path} on port ${c.port} of service ${c.service}` : String(m.url);
 }
