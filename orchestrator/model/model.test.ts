@@ -8,7 +8,7 @@ import { bistableRange, healthyState, timeoutProbability } from './fluid.js';
 import { mmcSojournTail } from './queueing.js';
 import { simulate } from './simulate.js';
 import { describePrediction, predict } from './predict.js';
-import { planOf } from '../../test/helpers/plan.js';
+import { planOf, planOfFile } from '../../test/helpers/plan.js';
 
 test('the fluid model reproduces the bistable ranges computed in research/metastability.md §10', () => {
   const ms = (x: number): { dist: 'exponential'; meanMs: number } => ({ dist: 'exponential', meanMs: x });
@@ -161,4 +161,14 @@ test('replicas: N api replicas under an even split are N copies of one api at λ
     const s = (await simulate(planOf(withReplicas(rate, 'round-robin')))).summary;
     assert.equal(s.metastable, collapses, `λ ${rate}/s over 3 replicas: ${s.recoveryReason}`);
   }
+});
+
+test('the JVM rows: the fluid model says it leaves garbage collection out, and so sees no way for their collapse to last', () => {
+  const p = predict(planOfFile('jvm-gc-spike'));
+  assert.ok(
+    p.caveats.some((c) => /garbage collection .* cannot predict a collapse sustained by GC time/.test(c)),
+    JSON.stringify(p.caveats),
+  );
+  assert.equal(p.range.bistable, false);
+  assert.ok(!predict(planOfFile('retry-storm')).caveats.some((c) => /garbage collection/.test(c)));
 });

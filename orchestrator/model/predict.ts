@@ -142,6 +142,10 @@ function caveatsOf(e: Experiment, plan: RunPlan): string[] {
       'the api has an error cost: the model leaves out the worker time spent on errors (the capacity under errors is lower than cμ)',
     );
   if (lab.cache) out.push('the api has a read-through cache: the model is of the worker pool alone');
+  if (api.server === 'jvm')
+    out.push(
+      "the api is the JVM reference server, whose garbage collection slows every worker as the heap fills (OSDI '22's GC mechanism): the model keeps the service time fixed, so it cannot predict a collapse sustained by GC time",
+    );
   if (apiReplicaCount(api) > 1 && c.balance === 'least-latency')
     out.push(
       'least-latency balancing can herd the load onto one replica (one that fails fast looks fastest): the model splits it evenly',
