@@ -38,9 +38,12 @@ export interface ComposeOptions {
 /** A fault-journal recipe that undoes a Docker action through the Engine API. */
 export interface DockerUndo {
   readonly kind: 'docker';
-  /** update: the container's resources (body), e.g. { NanoCpus: 0 } to lift a CPU quota. */
-  readonly action: 'unpause' | 'start' | 'update';
-  readonly body?: Readonly<Record<string, number>>;
+  /**
+   * uncap: lift a CPU quota. The Engine cannot reset one (an update with NanoCpus 0 changes
+   * nothing: docker/for-linux#558), so it sets the quota to every core of the engine's
+   * machine, which limits nothing.
+   */
+  readonly action: 'unpause' | 'start' | 'uncap';
   readonly container: string;
   readonly engine: EngineAddress;
   readonly what: string;

@@ -317,7 +317,10 @@ export class DockerLab implements Lab {
 
   async unlimitCpu(t: Target): Promise<void> {
     await this.each(t, async (s) => {
-      await this.dockerOf(s).getContainer(this.container(s).id).update({ NanoCpus: 0 });
+      // The Engine cannot reset a quota (NanoCpus 0 changes nothing): every core limits nothing.
+      const docker = this.dockerOf(s);
+      const { NCPU } = (await docker.info()) as { NCPU: number };
+      await docker.getContainer(this.container(s).id).update({ NanoCpus: NCPU * 1e9 });
       this.note(`lifted the CPU quota on ${s}`);
     });
   }
@@ -325,11 +328,10 @@ export class DockerLab implements Lab {
   cpuLimitUndoRecipe(t: Target): UndoRecipe {
     return undoRecipe(
       t,
-      'update',
+      'uncap',
       this.replicas,
       (s) => this.container(s),
       (s) => this.engineOf(s),
-      { NanoCpus: 0 },
     );
   }
 

@@ -124,7 +124,7 @@ export function replicaOverride(
 const UNDO_WORDS: Record<DockerUndo['action'], (t: string) => string> = {
   unpause: (t) => `resume ${t}`,
   start: (t) => `start ${t} again`,
-  update: (t) => `lift the CPU quota on ${t}`,
+  uncap: (t) => `lift the CPU quota on ${t}`,
 };
 
 /**
@@ -138,14 +138,12 @@ export function undoRecipe(
   replicas: number,
   container: (service: string) => { readonly id: string; readonly name: string },
   engine: EngineAddress | ((service: string) => EngineAddress),
-  body?: Readonly<Record<string, number>>,
 ): UndoRecipe {
   const one = (target: string, service: string): DockerUndo => {
     const c = container(service);
     return {
       kind: 'docker',
       action,
-      ...(body ? { body } : {}),
       container: c.id,
       // Swarm: each container on its own node's engine.
       engine: typeof engine === 'function' ? engine(service) : engine,

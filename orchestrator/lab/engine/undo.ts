@@ -49,7 +49,9 @@ const engineGone = (error: string): boolean => error === 'ENOENT' || error === '
 export function runDockerUndo(undo: DockerUndo): string {
   const out = inEngine(
     undo,
-    `await d.getContainer(r.container)[r.action](r.body); say({ status: 204 });`,
+    undo.action === 'uncap'
+      ? `const n = (await d.info()).NCPU; await d.getContainer(r.container).update({ NanoCpus: n * 1e9 }); say({ status: 204 });`
+      : `await d.getContainer(r.container)[r.action](); say({ status: 204 });`,
     `docker ${undo.action} ${undo.container}`,
   );
   if (out.error !== undefined) {
