@@ -9,7 +9,7 @@ import type { ComposeOptions } from './dockerData.js';
 import type { Lab, UndoRecipe } from './Lab.js';
 import { RUNTIMES, type Runtime } from './runtimes.js';
 import { SpecError } from '../../foundation/errors.js';
-import type { TargetClass } from '../trigger/kind.js';
+import { TARGET_CLASSES, type TargetClass } from '../trigger/kind.js';
 import { triggerKind } from '../trigger/registry.js';
 
 /**
@@ -97,6 +97,11 @@ export interface RuntimeOptions {
  * What a runtime can do, declared, so the CLI and validation ask it instead of comparing
  * runtime names (a new runtime states its own; nothing else changes).
  */
+/** Every class of trigger, each with every kind of it: a runtime that acts through the whole Lab interface and on this machine. */
+export const EVERY_TRIGGER: RuntimeCapabilities['triggers'] = Object.fromEntries(
+  TARGET_CLASSES.map((c) => [c, 'all' as const]),
+);
+
 export interface RuntimeCapabilities {
   /**
    * Which trigger kinds it applies, by the class of thing they act on (kind.ts, `acts`):

@@ -1,10 +1,10 @@
-import { request } from 'undici';
 import { BenchError } from '../../foundation/errors.js';
 import type { ApiState } from '../../services/api/apiState.js';
 import type { Lab, UndoRecipe } from '../lab/Lab.js';
 import { replicaIndices, targetOf, type Target } from '../lab/target.js';
 import type { TriggerContext, TriggerIssue } from './kind.js';
 import type { Trigger } from './Trigger.js';
+import { putState } from './putState.js';
 
 /**
  * The capacity triggers (slowdown, workers) act through the api's run-time switch: each
@@ -29,20 +29,7 @@ async function setState(lab: Lab, target: Target, state: ApiState): Promise<void
       await lab.apiControl.setState(i, state);
       continue;
     }
-    const url = stateUrl(lab.apiUrls[i]!);
-    const res = await request(url, {
-      method: 'PUT',
-      body: JSON.stringify(state),
-      headers: { 'content-type': 'application/json' },
-      headersTimeout: 5000,
-      bodyTimeout: 5000,
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 200)
-      throw new BenchError(
-        'E_LAB',
-        `the api (${url}) refused ${JSON.stringify(state)}: ${res.statusCode} ${text.trim()}`,
-      );
+    await putState(stateUrl(lab.apiUrls[i]!), state, 'the api', `take ${JSON.stringify(state)}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
-import type { RuntimePlugin } from '../RuntimePlugin.js';
+import { EVERY_TRIGGER, type RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
 import { ComposeSystemLab } from '../engine/ComposeSystemLab.js';
 import { DockerLab } from '../engine/DockerLab.js';
@@ -14,16 +14,7 @@ export const dockerRuntime: RuntimePlugin = {
   name: 'docker',
   capabilities: {
     // Every kind through the Lab interface, and kinds that act on this machine (a file, a command).
-    triggers: {
-      process: 'all',
-      capacity: 'all',
-      cpu: 'all',
-      link: 'all',
-      load: 'all',
-      cache: 'all',
-      provider: 'all',
-      host: 'all',
-    },
+    triggers: EVERY_TRIGGER,
     virtualTime: false,
     compose: true,
     labOnThisMachine: true,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SpecError } from '../../../foundation/errors.js';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
-import type { RuntimePlugin } from '../RuntimePlugin.js';
+import { EVERY_TRIGGER, type RuntimePlugin } from '../RuntimePlugin.js';
 import { LocalLab } from './LocalLab.js';
 import { SystemLab } from './SystemLab.js';
 
@@ -11,16 +11,7 @@ export const localRuntime: RuntimePlugin = {
   name: 'local',
   capabilities: {
     // Every kind through the Lab interface, and kinds that act on this machine (a file, a command).
-    triggers: {
-      process: 'all',
-      capacity: 'all',
-      cpu: 'all',
-      link: 'all',
-      load: 'all',
-      cache: 'all',
-      provider: 'all',
-      host: 'all',
-    },
+    triggers: EVERY_TRIGGER,
     virtualTime: false,
     compose: false,
     labOnThisMachine: true,

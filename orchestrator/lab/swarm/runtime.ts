@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
-import type { RuntimePlugin } from '../RuntimePlugin.js';
+import { EVERY_TRIGGER, type RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
 import { refuseSwarm } from '../engine/refuse.js';
 import { SwarmLab } from './SwarmLab.js';
@@ -16,16 +16,7 @@ export const swarmRuntime: RuntimePlugin = {
   name: 'swarm',
   capabilities: {
     // Every kind through the Lab interface, and kinds that act on the orchestrator's machine (a file, a command).
-    triggers: {
-      process: 'all',
-      capacity: 'all',
-      cpu: 'all',
-      link: 'all',
-      load: 'all',
-      cache: 'all',
-      provider: 'all',
-      host: 'all',
-    },
+    triggers: EVERY_TRIGGER,
     virtualTime: false,
     compose: true,
     labOnThisMachine: false,

@@ -1,9 +1,9 @@
-import { request } from 'undici';
 import { z } from 'zod';
 import { BenchError } from '../../../foundation/errors.js';
 import type { Lab, UndoRecipe } from '../../lab/Lab.js';
 import { defineTrigger, timing } from '../kind.js';
 import type { Trigger } from '../Trigger.js';
+import { putState } from '../putState.js';
 
 /** What the provider does while the trigger lasts (the stub's `/_stub/state` fields). */
 export type ProviderOutageMode = 'unavailable' | 'reset' | 'slow';
@@ -18,21 +18,8 @@ function stateUrl(lab: Lab): string {
   return `${base.replace(/\/+$/, '')}/_stub/state`;
 }
 
-async function setState(lab: Lab, body: Record<string, unknown>, what: string): Promise<void> {
-  const url = stateUrl(lab);
-  const res = await request(url, {
-    method: 'PUT',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json' },
-    headersTimeout: 5000,
-    bodyTimeout: 5000,
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 200)
-    throw new BenchError(
-      'E_LAB',
-      `the LLM provider stub (${url}) refused to ${what}: ${res.statusCode} ${text}`,
-    );
+function setState(lab: Lab, body: Record<string, unknown>, what: string): Promise<void> {
+  return putState(stateUrl(lab), body, 'the LLM provider stub', what);
 }
 
 /**
