@@ -75,6 +75,23 @@ function leftovers(project = PROJECT): string[] {
   ];
 }
 
+/** `metabench run` of a test/fixtures/system-compose experiment on the docker runtime, into `out`. */
+function runFixture(file: string, out: string) {
+  return runCli(
+    [
+      'run',
+      join('test', 'fixtures', 'system-compose', file),
+      '--runtime',
+      'docker',
+      '--env-file',
+      OFFLINE_ENV_FILE,
+      '--out',
+      out,
+    ],
+    { SYSTEM_COMPOSE_NODE_IMAGE: NODE_IMAGE },
+  );
+}
+
 test('system.compose: a fault proxy on the named link, a latency toxic and a pause of the entry, journaled, nothing left after down', async (t) => {
   const docker = dockerClient();
   const why = await whyNot(docker);
@@ -189,19 +206,7 @@ test('system.compose: an experiment on the compose file runs on --runtime docker
   // The event stream is closed on every path (an open one would keep the test process alive).
   let seen: string[];
   try {
-    const r = await runCli(
-      [
-        'run',
-        join('test', 'fixtures', 'system-compose', 'experiment.yaml'),
-        '--runtime',
-        'docker',
-        '--env-file',
-        OFFLINE_ENV_FILE,
-        '--out',
-        out,
-      ],
-      { SYSTEM_COMPOSE_NODE_IMAGE: NODE_IMAGE },
-    );
+    const r = await runFixture('experiment.yaml', out);
     assert.equal(r.code, 0, r.stderr);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
       runtime: string;
@@ -249,19 +254,7 @@ test('system.compose with system.metrics: the server columns come from a service
   }
   // test/fixtures/system-compose/experiment-metrics.yaml: experiment.yaml with front's /metrics on 9100 mapped.
   const out = tempDir('syscompose-metrics');
-  const r = await runCli(
-    [
-      'run',
-      join('test', 'fixtures', 'system-compose', 'experiment-metrics.yaml'),
-      '--runtime',
-      'docker',
-      '--env-file',
-      OFFLINE_ENV_FILE,
-      '--out',
-      out,
-    ],
-    { SYSTEM_COMPOSE_NODE_IMAGE: NODE_IMAGE },
-  );
+  const r = await runFixture('experiment-metrics.yaml', out);
   assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(readFileSync(join(out, 'run-1', 'summary.json'), 'utf8')) as RunSummary;
   assert.equal(s.validity.valid, true, s.warnings.join('; '));
