@@ -67,6 +67,18 @@ test('what the compose file makes impossible is refused, naming the experiment f
   );
   for (const i of wrong) assert.equal(i.file, 'c.yaml');
 
+  // The built-in lab's project: this system's compose down would remove the lab's containers.
+  const lab = specIssues(yaml(OK.replace(/^\{ /, '{ project: metabench, ')), 'c.yaml');
+  assert.equal(lab.length, 1);
+  assert.equal(lab[0]!.path, 'system.compose.project');
+  assert.equal(lab[0]!.line, 3);
+  assert.match(lab[0]!.message, /built-in lab's compose project/);
+  assert.equal(
+    parseExperiment(yaml(OK.replace(/^\{ /, '{ project: metabench-mine, ')), 'c.yaml').system?.compose
+      ?.project,
+    'metabench-mine',
+  );
+
   const mixed = specIssues(yaml(OK, `\n  url: http://127.0.0.1:1/`), 'c.yaml');
   assert.match(mixed[0]!.message, /url does not go with compose/);
 });

@@ -120,6 +120,12 @@ const systemCompose = z.strictObject({
   project: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'a compose project name (lower-case letters, digits, "_", "-")')
+    // The built-in lab's project (lab/engine/compose.ts DEFAULT_PROJECT): this system's down would
+    // remove every container of that project, the built-in lab's among them.
+    .refine((p) => p !== 'metabench', {
+      message:
+        "is the built-in lab's compose project, which this system's teardown would remove: name another (default metabench-system)",
+    })
     .optional(),
   /** The service the load goes to, the port it listens on in its container, and the path that answers 2xx once it is up. */
   entry: z.strictObject({
