@@ -1,23 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runScaled, sum, type Row } from '../helpers/experiment.js';
-import { assertClaimed, experimentPath } from '../helpers/catalogue.js';
-import { loadExperimentFile } from '../../orchestrator/spec/load.js';
+import { runScaled, sum } from '../helpers/experiment.js';
+import { assertClaimed } from '../helpers/catalogue.js';
+import { assertLossAmplification, lossProbability, perS, type Window } from '../helpers/loss.js';
 
 // The reproduction suite, message loss (issue 35, point 5): the catalogue's loss rows on
 // the local lab, asserting what each row claims (experiments/README.md) and the retries
 // the loss causes, with bounds derived from the file's loss probability, not from a run.
-
-/** The loss probability of experiments/NAME.yaml's one trigger. */
-function lossProbability(name: string): number {
-  const t = loadExperimentFile(experimentPath(name)).schedule.triggers[0]!;
-  assert.equal(t.kind, 'loss');
-  return (t as { probability: number }).probability;
-}
-
-/** Whole seconds [from, to) and a column's rate over them. */
-type Window = readonly [number, number];
-const perS = (rows: Row[], col: string, w: Window): number => sum(rows, col, w[0], w[1]) / (w[1] - w[0]);
 
 describe('reproduction suite: message loss', () => {
   test('llm-loss recovers; while the provider link loses requests the api sends 1 + p + p² attempts per call and the provider receives about one', async () => {
@@ -44,25 +33,17 @@ describe('reproduction suite: message loss', () => {
     assert.ok(perS(rows, 'llm_attempts', base) / perS(rows, 'llm_calls', base) < 1.05, msg);
 
     // The loss: each attempt lost with p is retried (3 attempts at most), so a call costs
-    // 1 + p + p² attempts; the retries are a count of about calls × (p + p²), whose Poisson
-    // noise (3 standard deviations, sqrt of the count) widens the bounds. The lower bound
-    // leaves out p² (the first second-retries of the window go out a timeout later), the upper
-    // allows it: a request the proxy read in two pieces would be lost more often, and fail it.
+    // 1 + p + p² attempts.
     const calls = sum(rows, 'llm_calls', ...loss);
     const attempts = sum(rows, 'llm_attempts', ...loss);
-    const retries = attempts - calls;
-    const noise = (3 * Math.sqrt(Math.max(retries, 1))) / calls;
-    const perCall = attempts / calls;
     assert.ok(calls > 200, msg);
-    assert.ok(
-      perCall > 1 + p - noise && perCall < 1 + p + p * p + noise,
-      `${perCall.toFixed(3)} attempts per call, expected 1 + p + p² = ${(1 + p + p * p).toFixed(3)} ± ${noise.toFixed(3)}; ${msg}`,
-    );
+    assertLossAmplification(rows, loss, p, 3, { origins: 'llm_calls', attempts: 'llm_attempts' }, msg);
     assert.ok(Math.max(...rows.map((r) => Number(r['amplification_llm'] ?? 0))) > 1 + p / 2, msg);
     // The lost requests never reach the provider: it receives (1 - p)(1 + p + p²) = 1 - p³
     // requests per call, the share of the attempts sent that arrive is 1 - p.
     const received = sum(rows, 'llm_provider_requests', ...loss);
     const lostShare = 1 - received / attempts;
+    const noise = (3 * Math.sqrt(attempts - received)) / attempts;
     assert.ok(
       lostShare > p - noise && lostShare < p + noise,
       `${(lostShare * 100).toFixed(1)}% of the attempts never reached the provider; ${msg}`,
