@@ -63,6 +63,7 @@ const LONG = [
   'catalogue-data',
   'policies',
   'llm-platform',
+  'loss',
   'cache-stampede',
   'retry-storm',
   'real-servers',

@@ -1,0 +1,61 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runScaled, sum } from '../helpers/experiment.js';
+import { assertClaimed } from '../helpers/catalogue.js';
+import { assertLossAmplification, lossProbability, perS, type Window } from '../helpers/loss.js';
+
+// The reproduction suite, message loss (issue 35, point 5): the catalogue's loss rows on
+// the local lab, asserting what each row claims (experiments/README.md) and the retries
+// the loss causes, with bounds derived from the file's loss probability, not from a run.
+
+describe('reproduction suite: message loss', () => {
+  test('llm-loss recovers; while the provider link loses requests the api sends 1 + p + p² attempts per call and the provider receives about one', async () => {
+    const p = lossProbability('llm-loss');
+    const { s, rows } = await runScaled('experiments/llm-loss.yaml');
+    assertClaimed('llm-loss', s);
+    const t = s.trigger!;
+    const timeoutS = 10; // lab.llm.timeout: a lost attempt is retried when it times out
+    const base: Window = [Math.ceil(t.startS) - Math.floor(s.baseline.seconds), Math.floor(t.startS)];
+    // The loss in its steady state: from one timeout (and a second for the backoff) after it
+    // began, when the retries of the first lost attempts go out, to its end (when the stalled
+    // connections are closed and retried at once).
+    const loss: Window = [Math.ceil(t.startS) + timeoutS + 1, Math.floor(t.endS)];
+    const observeEnd =
+      1 + Math.max(...rows.filter((r) => r['phase'] === 'observe').map((r) => r['t_s'] as number));
+    const after: Window = [Math.ceil(t.endS) + timeoutS + 1, observeEnd];
+    assert.ok(loss[1] - loss[0] >= 30 && after[1] - after[0] >= 30, `loss ${loss}, after ${after}`);
+    const figures = (w: Window): string =>
+      `goodput ${perS(rows, 'goodput', w).toFixed(2)}/s, ${perS(rows, 'llm_calls', w).toFixed(2)} calls/s, ` +
+      `${perS(rows, 'llm_attempts', w).toFixed(2)} attempts/s, provider ${perS(rows, 'llm_provider_requests', w).toFixed(2)} requests/s`;
+    const msg = `p ${p}; baseline: ${figures(base)}; loss: ${figures(loss)}; after: ${figures(after)}`;
+
+    // Healthy link: about one attempt per call.
+    assert.ok(perS(rows, 'llm_attempts', base) / perS(rows, 'llm_calls', base) < 1.05, msg);
+
+    // The loss: each attempt lost with p is retried (3 attempts at most), so a call costs
+    // 1 + p + p² attempts.
+    const calls = sum(rows, 'llm_calls', ...loss);
+    const attempts = sum(rows, 'llm_attempts', ...loss);
+    assert.ok(calls > 200, msg);
+    assertLossAmplification(rows, loss, p, 3, { origins: 'llm_calls', attempts: 'llm_attempts' }, msg);
+    assert.ok(Math.max(...rows.map((r) => Number(r['amplification_llm'] ?? 0))) > 1 + p / 2, msg);
+    // The lost requests never reach the provider: it receives (1 - p)(1 + p + p²) = 1 - p³
+    // requests per call, the share of the attempts sent that arrive is 1 - p.
+    const received = sum(rows, 'llm_provider_requests', ...loss);
+    const lostShare = 1 - received / attempts;
+    const noise = (3 * Math.sqrt(attempts - received)) / attempts;
+    assert.ok(
+      lostShare > p - noise && lostShare < p + noise,
+      `${(lostShare * 100).toFixed(1)}% of the attempts never reached the provider; ${msg}`,
+    );
+    // Goodput dips by the few origins whose lost attempts outlast the client's 20 s timeout.
+    const baseGoodput = perS(rows, 'goodput', base);
+    assert.ok(perS(rows, 'goodput', loss) > 0.8 * baseGoodput, msg);
+
+    // After it: one attempt per call again, every one arriving.
+    const afterCalls = sum(rows, 'llm_calls', ...after);
+    assert.ok(sum(rows, 'llm_attempts', ...after) / afterCalls < 1.05, msg);
+    assert.ok(sum(rows, 'llm_provider_requests', ...after) / afterCalls > 0.9, msg);
+    assert.ok(perS(rows, 'goodput', after) >= 0.85 * baseGoodput, msg);
+  });
+});
