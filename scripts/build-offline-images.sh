@@ -102,14 +102,14 @@ build "$PREFIX/toxiproxy:faultproxy" faultproxy.Dockerfile --build-arg "API_IMAG
 build "$PREFIX/redis:$SUITE" redis.Dockerfile --build-arg "BASE=$BASE" --
 build "$PREFIX/postgres:$SUITE" postgres.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:postgres-entrypoint.sh"
 build "$PREFIX/prometheus:$SUITE" prometheus.Dockerfile --build-arg "BASE=$BASE" --
-# The reference labs (issue 34): Debian's nginx + php-fpm, gunicorn and OpenJDK (a jlink'd
+# The reference labs (issue 34): Debian's nginx + php-fpm, nginx + gunicorn and OpenJDK (a jlink'd
 # runtime) on the same root, each started by reference-entrypoint.sh from the same files in
 # services/reference/ as on the local runtime.
 t2=$(date +%s)
 build "$PREFIX/ref-php-fpm:$SUITE" ref-php-fpm.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \
   "$OFF:reference-fpm-metrics.php" services/reference:php-fpm services/reference:nginx
 build "$PREFIX/ref-gunicorn:$SUITE" ref-gunicorn.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \
-  services/reference:gunicorn
+  services/reference:gunicorn services/reference:nginx
 build "$PREFIX/ref-jvm:$SUITE" ref-jvm.Dockerfile --build-arg "BASE=$BASE" -- "$OFF:reference-entrypoint.sh" \
   services/reference:jvm/RefServer.java
 say "reference images built in $(( $(date +%s) - t2 )) s"

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 // docker/offline/reference-entrypoint.sh, the reference images' entry point, in its dry run on
 // this machine (bash only, nothing started): what it refuses, naming the variable, with exit
 // code 2, and that it starts each server as the local runtime does (the same templates filled,
-// the same flags as orchestrator/lab/local/reference*.ts), listening on 0.0.0.0 for the load.
+// the same flags as orchestrator/lab/local/reference*.ts), listening on 0.0.0.0 for the load,
+// php-fpm and gunicorn on loopback behind nginx.
 // The images themselves run in test/integration/reference-images.test.ts.
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -83,6 +84,12 @@ test('refused, naming the variable, exit code 2: work not declared, bad numbers,
       { ...WORK, METABENCH_JVM_HEAP_MB: '64' },
       /METABENCH_JVM_HEAP_MB applies only to the jvm server/,
     ],
+    ['gunicorn', { ...WORK, METABENCH_PORT: '8000' }, /METABENCH_PORT must not be 8000: gunicorn's own port/],
+    [
+      'php-fpm',
+      { ...WORK, METABENCH_METRICS_PORT: '09000' },
+      /METABENCH_METRICS_PORT must not be 9000: php-fpm's own port/,
+    ],
     ['jvm', WORK, /METABENCH_JVM_HEAP_MB is required/],
     [
       'jvm',
@@ -155,17 +162,36 @@ function localFlags(file: string, from: string, to: string): string[] {
   return [...src.slice(start, end).matchAll(/'(-[-A-Za-z][^']*)'/g)].map((m) => m[1]!);
 }
 
-test('gunicorn: the local runtime flags, c sync workers, bound on 0.0.0.0 with metrics on 9100', () => {
+test('gunicorn: the local runtime flags, c sync workers on loopback behind nginx on 0.0.0.0, metrics on 9100 with received from nginx', () => {
   const r = dryRun('gunicorn', { ...WORK, METABENCH_WORKERS: '007' });
-  rmSync(r.dir, { recursive: true, force: true });
-  assert.equal(r.code, 0, r.err);
-  const words = r.out.trim().split(' ');
-  for (const flag of localFlags('referenceGunicorn.ts', "'--config'", "'app:application'"))
-    assert.ok(words.includes(flag), `gunicorn gets ${flag}`);
-  assert.equal(words[words.indexOf('--workers') + 1], '7');
-  assert.equal(words[words.indexOf('--bind') + 1], '0.0.0.0:8080');
-  assert.ok(words.includes('METABENCH_METRICS_PORT=9100') && words.includes('METABENCH_HOST=0.0.0.0'));
-  assert.equal(words.at(-1), 'app:application');
+  try {
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.trim().split('\n');
+    assert.equal(lines.length, 2, 'gunicorn, then nginx');
+    const words = lines[0]!.split(' ');
+    for (const flag of localFlags('referenceGunicorn.ts', "'--config'", "'app:application'"))
+      assert.ok(words.includes(flag), `gunicorn gets ${flag}`);
+    assert.equal(words[words.indexOf('--workers') + 1], '7');
+    assert.equal(words[words.indexOf('--bind') + 1], '127.0.0.1:8000');
+    for (const w of [
+      'METABENCH_HOST=127.0.0.1',
+      'METABENCH_PORT=8000',
+      'METABENCH_METRICS_HOST=0.0.0.0',
+      'METABENCH_METRICS_PORT=9100',
+      'METABENCH_NGINX_STATUS_URL=http://127.0.0.1:8080/nginx-status',
+    ])
+      assert.ok(words.includes(w), w);
+    assert.equal(words.at(-1), 'app:application');
+    assert.match(lines[1]!, /^nginx -e stderr -p .* -c .*nginx\.conf$/);
+    // The local runtime's nginx: front.conf with gunicorn's locations, no field left.
+    const nginx = readFileSync(join(r.dir, 'nginx.conf'), 'utf8');
+    assert.doesNotMatch(nginx, /\{\{\w+\}\}/);
+    assert.match(nginx, /^\s*listen 0\.0\.0\.0:8080 backlog=4096;$/m);
+    assert.match(nginx, /proxy_pass http:\/\/127\.0\.0\.1:8000;/);
+    assert.match(nginx, /location = \/nginx-status \{\s*stub_status;/);
+  } finally {
+    rmSync(r.dir, { recursive: true, force: true });
+  }
 });
 
 test('jvm: the local runtime JVM flags, the heap, collector and work as RefServer arguments', () => {

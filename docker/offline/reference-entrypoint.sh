@@ -3,7 +3,8 @@
 # metabench-offline/ref-php-fpm, ref-gunicorn, ref-jvm): starts the same server, from the same
 # files in services/reference/, as the local runtime does (orchestrator/lab/local/reference*.ts),
 # with its work declared in the environment, listening on 0.0.0.0 inside the container (whoever
-# runs it publishes the ports, to 127.0.0.1):
+# runs it publishes the ports, to 127.0.0.1); php-fpm and gunicorn behind nginx, as there, on
+# loopback ports of their own (9000 and 8000):
 #
 #   METABENCH_WORKERS        c: php-fpm's static children, gunicorn's sync workers, the JVM
 #                            pool's threads (required; 1 to 1024)
@@ -130,44 +131,44 @@ fill() {
 # Each command, printed on one line (the dry run's output) or started.
 show() { printf '%q ' "$@" | sed 's/ $//'; echo; }
 
+# The pool's own port inside the container, on loopback behind nginx (php-fpm's FastCGI,
+# gunicorn's HTTP); the load's and the metrics' ports must differ from it.
 case $kind in
-php-fpm)
-  fpm_port=9000
-  cp "$REF/php-fpm/work.php" "$RUN/work.php"
-  # As root (the container's user), the pool runs as www-data: php-fpm refuses a root pool.
-  fields=("dir=$RUN" host=127.0.0.1 listenHost=0.0.0.0 "port=$port" "fpmPort=$fpm_port"
-    "workers=$workers" "workMs=$work_ms" "cpuMs=$cpu_ms" "scripts=$RUN" "user=user = www-data
-group = www-data")
-  fill "$REF/php-fpm/php-fpm.conf" "$RUN/php-fpm.conf" "${fields[@]}"
-  # nginx's configuration as the local runtime writes it (referenceNginx.ts): the frame every
-  # nginx of the labs shares, with PHP-FPM's locations, filled in first.
-  fill "$REF/php-fpm/nginx-locations.conf" "$RUN/nginx-locations.conf" "${fields[@]}"
-  fill "$REF/nginx/front.conf" "$RUN/nginx.conf" "locations=$(<"$RUN/nginx-locations.conf")" "${fields[@]}"
-  fpm=(php-fpm8.2 -n -F -O -y "$RUN/php-fpm.conf")
+php-fpm) pool_port=9000 ;;
+gunicorn) pool_port=8000 ;;
+*) pool_port= ;;
+esac
+if [ -n "$pool_port" ]; then
+  [ "$port" != "$pool_port" ] || die "METABENCH_PORT must not be $pool_port: $kind's own port inside the container"
+  [ "$metrics_port" != "$pool_port" ] ||
+    die "METABENCH_METRICS_PORT must not be $pool_port: $kind's own port inside the container"
+fi
+# nginx's configuration as the local runtime writes it (referenceNginx.ts): the frame every
+# nginx of the labs shares, with the server's own locations (SERVER/nginx-locations.conf),
+# filled in first. The pool stays on loopback; nginx listens on 0.0.0.0.
+nginx_conf() {
+  fill "$REF/$kind/nginx-locations.conf" "$RUN/nginx-locations.conf" "$@"
+  fill "$REF/nginx/front.conf" "$RUN/nginx.conf" "locations=$(<"$RUN/nginx-locations.conf")" "$@"
   nginx=(nginx -e stderr -p "$RUN" -c "$RUN/nginx.conf")
-  # /metrics: FPM's and nginx's status pages as the bench's series (fpm-metrics.php), served by
-  # PHP's own single-process server on a port of its own, so a scrape answers while the pool is busy.
-  metrics=(env "METABENCH_STATUS_URL=http://127.0.0.1:$port" "METABENCH_OWN_FILE=$RUN/own-requests"
-    php -n -S "0.0.0.0:$metrics_port" "$REF/php-fpm/fpm-metrics.php")
-  if [ -n "$dry" ]; then
-    show "${fpm[@]}"
-    show "${nginx[@]}"
-    show "${metrics[@]}"
-    exit 0
-  fi
-  echo 0 >"$RUN/own-requests"
+}
+
+# Runs the arrays pool, nginx and metrics (the last may be empty) as the local runtime starts
+# them: the pool first, nginx only once the pool listens on 127.0.0.1:pool_port (a request
+# before that would be a 502 that nginx counted as received and the pool never completed;
+# seen in the kernel's table of listening sockets, not by connecting: php-fpm would count a
+# connection in its accepted ones). The first process to exit ends the container (with its
+# code): what is left of the server would answer wrongly. A TERM (docker stop) stops all.
+serve_behind_nginx() {
   pids=()
   stopping=0
   stop_all() {
     for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   }
   trap 'stopping=1; stop_all' TERM INT
-  "${fpm[@]}" &
+  "${pool[@]}" &
   pids+=($!)
-  # nginx only once php-fpm listens: a request before that would be a 502 that nginx counted
-  # as received and the pool never completed. Seen in the kernel's table of listening sockets,
-  # not by connecting: php-fpm would count a connection in its accepted ones.
-  listen_hex=$(printf '0100007F:%04X' "$fpm_port")
+  local listen_hex
+  listen_hex=$(printf '0100007F:%04X' "$pool_port")
   for _ in $(seq 1 300); do
     awk -v a="$listen_hex" '$2 == a && $4 == "0A" { found = 1 } END { exit !found }' /proc/net/tcp && break
     kill -0 "${pids[0]}" 2>/dev/null || break
@@ -175,27 +176,51 @@ group = www-data")
   done
   "${nginx[@]}" &
   pids+=($!)
-  "${metrics[@]}" >/dev/null 2>&1 &
-  pids+=($!)
-  # The first of the three to exit ends the container (with its code): what is left of the
-  # server would answer wrongly. A TERM (docker stop) stops all three.
+  if [ ${#metrics[@]} -gt 0 ]; then
+    "${metrics[@]}" >/dev/null 2>&1 &
+    pids+=($!)
+  fi
+  local what="$kind or nginx"
+  [ ${#metrics[@]} -eq 0 ] || what="$kind, nginx or the metrics server"
   code=0
   wait -n "${pids[@]}" || code=$?
-  [ "$stopping" = 1 ] ||
-    echo "reference-entrypoint ($kind): php-fpm, nginx or the metrics server exited (code $code): stopping the others" >&2
+  [ "$stopping" = 1 ] || echo "reference-entrypoint ($kind): $what exited (code $code): stopping the others" >&2
   stop_all
   wait || true
   [ "$stopping" = 0 ] || code=0 # asked to stop: not a failure
   exit "$code"
+}
+
+metrics=()
+case $kind in
+php-fpm)
+  cp "$REF/php-fpm/work.php" "$RUN/work.php"
+  # As root (the container's user), the pool runs as www-data: php-fpm refuses a root pool.
+  fields=("dir=$RUN" host=127.0.0.1 listenHost=0.0.0.0 "port=$port" "fpmPort=$pool_port"
+    "workers=$workers" "workMs=$work_ms" "cpuMs=$cpu_ms" "scripts=$RUN" "user=user = www-data
+group = www-data")
+  fill "$REF/php-fpm/php-fpm.conf" "$RUN/php-fpm.conf" "${fields[@]}"
+  nginx_conf "${fields[@]}"
+  pool=(php-fpm8.2 -n -F -O -y "$RUN/php-fpm.conf")
+  # /metrics: FPM's and nginx's status pages as the bench's series (fpm-metrics.php), served by
+  # PHP's own single-process server on a port of its own, so a scrape answers while the pool is busy.
+  metrics=(env "METABENCH_STATUS_URL=http://127.0.0.1:$port" "METABENCH_OWN_FILE=$RUN/own-requests"
+    php -n -S "0.0.0.0:$metrics_port" "$REF/php-fpm/fpm-metrics.php")
+  [ -n "$dry" ] || echo 0 >"$RUN/own-requests"
   ;;
 gunicorn)
+  # gunicorn on a loopback port of its own behind nginx, as on the local runtime
+  # (referenceGunicorn.ts); its master serves /metrics on 0.0.0.0, received read from nginx's
+  # stub_status (gunicorn_conf.py), the accept queue from gunicorn's own socket.
+  nginx_conf "dir=$RUN" host=127.0.0.1 listenHost=0.0.0.0 "port=$port" "upstreamPort=$pool_port"
   mkdir -p "$RUN/prometheus"
   rm -f "$RUN"/prometheus/*.db
-  cmd=(env PROMETHEUS_MULTIPROC_DIR="$RUN/prometheus" METABENCH_HOST=0.0.0.0 "METABENCH_PORT=$port"
-    "METABENCH_METRICS_PORT=$metrics_port" "METABENCH_WORK_MS=$work_ms" "METABENCH_CPU_MS=$cpu_ms"
-    PYTHONDONTWRITEBYTECODE=1
+  pool=(env PROMETHEUS_MULTIPROC_DIR="$RUN/prometheus" METABENCH_HOST=127.0.0.1 "METABENCH_PORT=$pool_port"
+    METABENCH_METRICS_HOST=0.0.0.0 "METABENCH_METRICS_PORT=$metrics_port"
+    "METABENCH_NGINX_STATUS_URL=http://127.0.0.1:$port/nginx-status"
+    "METABENCH_WORK_MS=$work_ms" "METABENCH_CPU_MS=$cpu_ms" PYTHONDONTWRITEBYTECODE=1
     gunicorn --config "$REF/gunicorn/gunicorn_conf.py" --chdir "$REF/gunicorn" --workers "$workers"
-    --worker-class sync --bind "0.0.0.0:$port" --backlog 4096 --timeout 0 --worker-tmp-dir "$RUN"
+    --worker-class sync --bind "127.0.0.1:$pool_port" --backlog 4096 --timeout 0 --worker-tmp-dir "$RUN"
     app:application)
   ;;
 jvm)
@@ -206,9 +231,15 @@ jvm)
     "allocBytes=$alloc" "queue=$queue")
   ;;
 esac
+cd "$RUN"
+if [ "$kind" = jvm ]; then
+  [ -z "$dry" ] || { show "${cmd[@]}"; exit 0; }
+  exec "${cmd[@]}"
+fi
 if [ -n "$dry" ]; then
-  show "${cmd[@]}"
+  show "${pool[@]}"
+  show "${nginx[@]}"
+  [ ${#metrics[@]} -eq 0 ] || show "${metrics[@]}"
   exit 0
 fi
-cd "$RUN"
-exec "${cmd[@]}"
+serve_behind_nginx

@@ -56,6 +56,9 @@ for (const kind of ['php-fpm', 'gunicorn', 'jvm'] as const) {
         assert.equal(await res.text(), 'ok\n');
         const m = await scrape(s);
         for (const name of SERIES) assert.ok(m.has(name), `${kind} exports ${name}`);
+        // Behind nginx, received is nginx's count (gunicorn_conf.py reads its stub_status), gunicorn's own kept apart.
+        if (kind === 'gunicorn')
+          assert.ok(m.has('gunicorn_requests_received_total'), 'gunicorn keeps its own count');
 
         const cap = await measureCapacity(s, PREDICTED);
         console.log(describeCapacity(kind, PREDICTED, cap));

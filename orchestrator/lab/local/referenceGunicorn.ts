@@ -2,8 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkPythonModule, findReferenceBinary, GUNICORN } from './binaries.js';
 import { freePort } from './dataServices.js';
-import { gunicornBehindNginx } from './referenceMetrics.js';
-import { NginxReceived, spawnNginx, writeNginxConf } from './referenceNginx.js';
+import { spawnNginx, writeNginxConf } from './referenceNginx.js';
 import {
   httpGet,
   referenceTempDir,
@@ -26,9 +25,11 @@ const HOST = '127.0.0.1';
  * gunicorn's metrics (prometheus_client's multiprocess mode, files in the temporary
  * directory) are served by its master on a port of their own, so a scrape answers while
  * every worker is busy; busy workers and completions are its workers', the queue its accept
- * queue's (the kernel's /proc/net/tcp, see gunicorn_conf.py), and received is nginx's
- * requests (stub_status), as for PHP-FPM: the connections past a full accept queue are
- * dropped before gunicorn could count them, but nginx has read their requests.
+ * queue's (the kernel's /proc/net/tcp), and received is nginx's requests (stub_status, which
+ * gunicorn_conf.py reads when METABENCH_NGINX_STATUS_URL names it), as for PHP-FPM: the
+ * connections past a full accept queue are dropped before gunicorn could count them, but
+ * nginx has read their requests. The Docker image (docker/offline/reference-entrypoint.sh)
+ * serves the same /metrics from the same file.
  */
 export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServer> {
   const gunicorn = findReferenceBinary(GUNICORN);
@@ -55,6 +56,8 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
       // gunicorn's own port: its accept queue is read for this one (gunicorn_conf.py).
       METABENCH_PORT: String(upstreamPort),
       METABENCH_METRICS_PORT: String(metricsPort),
+      // received from nginx: its count, less the status reads gunicorn's metrics server makes.
+      METABENCH_NGINX_STATUS_URL: `http://${HOST}:${port}/nginx-status`,
       METABENCH_WORK_MS: String(o.workMs),
       METABENCH_CPU_MS: String(o.cpuMs ?? 0),
       // No __pycache__ written into the repository.
@@ -91,8 +94,6 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
     // nginx only once gunicorn listens: a request it forwarded before that would be a 502
     // that nginx counted as received and no worker completed.
     await waitListening('gunicorn', HOST, upstreamPort, started);
-    const metricsUrl = `http://${HOST}:${metricsPort}/metrics`;
-    await waitHealthy('gunicorn metrics', metricsUrl, started);
     const nginxConf = writeNginxConf('gunicorn', dir, {
       dir,
       host: HOST,
@@ -103,12 +104,9 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
     started.push(spawnNginx(dir, nginxConf, log));
     const url = `http://${HOST}:${port}`;
     await waitHealthy('nginx and gunicorn', `${url}/health`, started);
-    const nginxStatus = new NginxReceived(`${url}/nginx-status`);
-    // gunicorn's figures first, then nginx's count: received read last is never behind completed.
-    const scrapeText = async (timeoutMs = 800): Promise<string> => {
-      const text = await httpGet(metricsUrl, timeoutMs);
-      return gunicornBehindNginx(text, await nginxStatus.received(timeoutMs));
-    };
+    // Once nginx answers: the metrics need its status page.
+    const metricsUrl = `http://${HOST}:${metricsPort}/metrics`;
+    await waitHealthy('gunicorn metrics', metricsUrl, started);
     return {
       kind: 'gunicorn',
       url: `${url}/`,
@@ -117,7 +115,7 @@ export async function startGunicorn(o: ReferenceOptions): Promise<ReferenceServe
       predictedCapacityPerS: predictedCapacityPerS(o.workers, o.workMs, o.cpuMs),
       pids: started.map((s) => s.child.pid!),
       tempDir: dir,
-      scrapeText,
+      scrapeText: (timeoutMs = 800) => httpGet(metricsUrl, timeoutMs),
       stop,
     };
   } catch (err) {

@@ -1,12 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePrometheusText } from '../../scrape/prometheusText.js';
-import {
-  fpmStatusAsPrometheus,
-  gunicornBehindNginx,
-  parseFpmStatus,
-  parseNginxRequests,
-} from './referenceMetrics.js';
+import { fpmStatusAsPrometheus, parseFpmStatus, parseNginxRequests } from './referenceMetrics.js';
 
 // What php-fpm 8.2 printed for `/fpm-status?json` with 8 children saturated (a real answer).
 const BUSY = JSON.stringify({
@@ -48,42 +43,4 @@ test('a status page without a field, or not JSON, is an error naming it', () => 
   const { ['listen queue']: _gone, ...rest } = JSON.parse(BUSY) as Record<string, unknown>;
   assert.throws(() => parseFpmStatus(JSON.stringify(rest)), /no "listen queue" number/);
   assert.throws(() => parseFpmStatus('pool: ref'), /not JSON/);
-});
-
-// What gunicorn's master served (gunicorn_conf.py's collector) with its accept queue full.
-const GUNICORN = `# HELP api_requests_received_total Requests that reached the listen socket (taken by a worker, or waiting in its accept queue)
-# TYPE api_requests_received_total counter
-api_requests_received_total 9253.0
-# HELP api_requests_completed_total Requests a worker answered
-# TYPE api_requests_completed_total counter
-api_requests_completed_total 5157.0
-# HELP api_busy_workers Workers serving a request
-# TYPE api_busy_workers gauge
-api_busy_workers 16.0
-# HELP api_queue_depth Connections waiting in the listen socket's accept queue
-# TYPE api_queue_depth gauge
-api_queue_depth 4096.0
-`;
-
-test("gunicorn behind nginx: received is nginx's count, gunicorn's own kept under its name, the rest as gunicorn served it", () => {
-  const text = gunicornBehindNginx(GUNICORN, 21034);
-  const m = parsePrometheusText(text);
-  assert.equal(m.get('api_requests_received_total'), 21034);
-  assert.equal(m.get('gunicorn_requests_received_total'), 9253);
-  assert.equal(m.get('api_requests_completed_total'), 5157);
-  assert.equal(m.get('api_queue_depth'), 4096);
-  assert.equal(m.get('api_busy_workers'), 16);
-  // One api_requests_received_total, with no HELP or TYPE line of gunicorn's left under that name.
-  assert.equal(text.match(/api_requests_received/g)?.length, 1);
-  assert.match(text, /^# TYPE gunicorn_requests_received_total counter$/m);
-});
-
-test("gunicorn's metrics without its received counter are an error, not a series silently missing", () => {
-  const without = GUNICORN.split('\n')
-    .filter((l) => !l.includes('api_requests_received'))
-    .join('\n');
-  assert.throws(
-    () => gunicornBehindNginx(without, 5),
-    /gunicorn's metrics have no api_requests_received_total/,
-  );
 });

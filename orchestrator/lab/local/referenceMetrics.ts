@@ -69,25 +69,3 @@ export function fpmStatusAsPrometheus(s: FpmStatus, received: number): string {
   if (s['slow requests'] !== undefined) lines.push(`phpfpm_slow_requests_total ${s['slow requests']}`);
   return `${lines.join('\n')}\n`;
 }
-
-/**
- * gunicorn behind nginx: its metrics (Prometheus text from its master, see
- * services/reference/gunicorn/gunicorn_conf.py) with `received` taken from nginx, as for
- * PHP-FPM. gunicorn's own count (its workers' plus its accept queue's) stays, renamed
- * gunicorn_requests_received_total: once its accept queue is full, the kernel drops the
- * connections past it before gunicorn can count them, where nginx has already read them.
- */
-export function gunicornBehindNginx(text: string, received: number): string {
-  const lines = text.split('\n').filter((l) => l !== '');
-  const own = /^(# (?:HELP|TYPE) )?api_requests_received(_total|_created)?\b/;
-  let found = false;
-  const out = lines.map((l) => {
-    const m = own.exec(l);
-    if (!m) return l;
-    if (!m[1] && m[2] === '_total') found = true;
-    return l.replace('api_requests_received', 'gunicorn_requests_received');
-  });
-  if (!found) throw new Error("gunicorn's metrics have no api_requests_received_total");
-  out.push(`api_requests_received_total ${received}`);
-  return `${out.join('\n')}\n`;
-}

@@ -115,7 +115,8 @@ export function spawnGuarded(
 export async function httpGet(url: string, timeoutMs: number): Promise<string> {
   const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   const body = await res.text();
-  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  if (!res.ok)
+    throw new Error(`${url} answered ${res.status}${body ? `: ${body.trim().slice(0, 120)}` : ''}`);
   return body;
 }
 
