@@ -36,7 +36,7 @@ export interface LabTopology {
     /** The api's replicas, by index, when the lab runs several (lab.api.replicas). */
     replicas?: readonly { url: string; pid: number | null }[];
   }[];
-  /** Who talks to whom: `from -> to` edges (the api's dependencies). */
+  /** Who talks to whom: `from -> to` edges (the api's dependencies; `client -> api` when the run goes through the api link). */
   readonly links?: readonly {
     from: Component | (string & {});
     to: Component | (string & {});
@@ -58,6 +58,12 @@ export interface Lab {
   readonly apiUrl: string;
   /** Every api replica's base URL, by replica index (one with one api), for the load generator. */
   readonly apiUrls: readonly string[];
+  /**
+   * Where the load generator sends, by replica index: through the api link (the fault proxy,
+   * apiLink.ts) when the run uses it; absent, or before up(), the api's own `apiUrls`. Health,
+   * scrapes and the run-time switch always use `apiUrls`.
+   */
+  readonly clientUrls?: readonly string[] | undefined;
   /** Starts every component and waits until each answers; throws BenchError(E_LAB_PREFLIGHT) when it cannot. */
   up(): Promise<void>;
   /** The CPU pinning of the generator and the lab once up (the local runtime); absent: not applicable. */

@@ -5,6 +5,7 @@ import { client } from './sections/client.js';
 import { hypothesis } from './sections/hypothesis.js';
 import { apiReplicaCount, lab } from './sections/lab.js';
 import { parseTarget, replicaOutOfRange } from '../lab/target.js';
+import { apiLinkOutOfRange, parseApiLink } from '../lab/apiLink.js';
 import { load } from './sections/load.js';
 import { system, systemComponents, systemLinks, type SystemSection } from './sections/system.js';
 import { recovery, schedule } from './sections/schedule.js';
@@ -72,12 +73,25 @@ export const experimentSchema = z
       // The built-in lab's components and links, and why another name is none of them.
       const target = 'target' in t ? parseTarget(t.target) : undefined;
       if (target && 'error' in target) return at('target', target.error);
-      if ('link' in t && !(LINKS as readonly string[]).includes(t.link)) {
-        const guess = didYouMean(t.link, LINKS);
+      const apiLink = 'link' in t ? parseApiLink(t.link) : undefined;
+      if ('link' in t && !apiLink && !(LINKS as readonly string[]).includes(t.link)) {
+        const guess = didYouMean(t.link.replace(/\[.*$/, ''), LINKS);
         return at(
           'link',
-          `"${t.link}" is not a link of the lab: use one of ${LINKS.join(', ')}${guess ? ` (did you mean "${guess}"?)` : ''}`,
+          /\[/.test(t.link)
+            ? `${t.link}: only the api link has one link per replica (api[i]); write link: ${t.link.replace(/\[.*$/, '')}`
+            : `"${t.link}" is not a link of the lab: use one of ${LINKS.join(', ')}${guess ? ` (did you mean "${guess}"?)` : ''}`,
         );
+      }
+      // link: api[i] names a replica the lab runs; the api link is in the clients' path unless lab.api.link is false.
+      if ('link' in t && apiLink) {
+        const why = apiLinkOutOfRange(t.link, apiReplicaCount(lab.api));
+        if (why) return at('link', why);
+        if (lab.api.link === false)
+          return at(
+            'link',
+            `${t.kind} on link ${t.link} needs the clients' link to the api, which lab.api.link: false leaves out: remove lab.api.link or set it to true`,
+          );
       }
       const on = target && 'component' in target ? target.component : 'link' in t ? t.link : undefined;
       const field = kind.targetField ?? ('target' in t ? 'target' : 'link');
@@ -189,6 +203,14 @@ function systemTriggerIssues(
   if (acts === 'link' && t.link !== undefined) {
     const names = systemLinks(s);
     if (names.includes(t.link)) return [];
+    // The clients' link to the entry exists in the built-in lab only (not built for your own system).
+    if (parseApiLink(t.link))
+      return [
+        {
+          field: 'link',
+          message: `link ${t.link} is the built-in lab's link between the clients and its api: for your own system metabench puts no fault proxy between the load and its entry (${s.compose ? 'the compose file' : 'system.entry'}); fault the links it declares (${s.compose ? 'system.compose.links' : 'system.links'}), or use kind: command`,
+        },
+      ];
     return [
       {
         field: 'link',
