@@ -3,6 +3,7 @@ import type { LinkControl } from './links.js';
 import type { Runtime } from './runtimes.js';
 import type { Component, Target } from './target.js';
 import type { Pinning } from './proc/affinity.js';
+import type { NetemSpec } from './netem.js';
 
 export type { UndoRecipe } from './undoRecipe.js';
 import type { ApiState } from '../../services/api/apiState.js';
@@ -120,6 +121,12 @@ export interface Lab {
   /** How to lift it without this object (journaled before limitCpu). */
   cpuLimitUndoRecipe?(t: Target): UndoRecipe;
   flushCache(): Promise<void>;
+  /** A netem qdisc (packet delay, loss) on the network interface of what `t` names; absent where the runtime has none. */
+  netem?(t: Target, spec: NetemSpec): Promise<void>;
+  /** Takes off the qdisc netem(t) put on. */
+  unnetem?(t: Target): Promise<void>;
+  /** How to take it off without this object (journaled before netem). */
+  netemUndoRecipe?(t: Target): UndoRecipe;
   /**
    * Prometheus text of a component's /metrics (`api[i]`: that replica's; `api`: replica
    * 0's; `llm`: the stub's at `llmUrl`); rejects when it does not answer within

@@ -98,9 +98,14 @@ export interface RuntimeOptions {
  * runtime names (a new runtime states its own; nothing else changes).
  */
 /** Every class of trigger, each with every kind of it: a runtime that acts through the whole Lab interface and on this machine. */
-export const EVERY_TRIGGER: RuntimeCapabilities['triggers'] = Object.fromEntries(
-  TARGET_CLASSES.map((c) => [c, 'all' as const]),
-);
+export const EVERY_TRIGGER: RuntimeCapabilities['triggers'] = everyTriggerBut();
+
+/** Every class of trigger but `classes` (the local runtime has no container interface to put netem on). */
+export function everyTriggerBut(...classes: TargetClass[]): RuntimeCapabilities['triggers'] {
+  return Object.fromEntries(
+    TARGET_CLASSES.filter((c) => !classes.includes(c)).map((c) => [c, 'all' as const]),
+  );
+}
 
 export interface RuntimeCapabilities {
   /**
@@ -188,11 +193,12 @@ const ACTS: { readonly [C in TargetClass]: string } = {
   process: "a component's process",
   capacity: "the api's run-time capacity switch",
   cpu: "a component's CPU quota",
-  link: 'a dependency link',
+  link: 'a link through the fault proxy',
   load: 'the offered load',
   cache: "the cache's content",
   provider: "the LLM provider's switch",
   host: 'the machine the orchestrator runs on',
+  interface: "a container's network interface (tc netem, set from this host: the docker runtime)",
 };
 
 /** The runner of an undo recipe kind that a registered runtime owns, if one does. */

@@ -167,7 +167,14 @@ function systemTriggerIssues(
 ): TriggerIssue[] {
   if (acts === 'load' || acts === 'host') return [];
   const byUrl = s.url !== undefined;
-  if (byUrl || acts === 'cache' || acts === 'provider' || acts === 'capacity' || acts === 'cpu') {
+  if (
+    byUrl ||
+    acts === 'cache' ||
+    acts === 'provider' ||
+    acts === 'capacity' ||
+    acts === 'cpu' ||
+    acts === 'interface'
+  ) {
     const what: Partial<Record<TargetClass, string>> = {
       process: "acts on a component's process, which metabench did not start",
       link: 'acts on a dependency link, on which metabench has no fault proxy',
@@ -175,6 +182,7 @@ function systemTriggerIssues(
       provider: "switches the built-in lab's LLM provider",
       capacity: "uses the built-in api's run-time switch (/_api/state)",
       cpu: "sets a CPU quota on a component's process, which metabench did not start",
+      interface: 'puts a netem qdisc on a container of the built-in Docker lab',
     };
     return [
       {

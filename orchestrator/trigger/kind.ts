@@ -20,7 +20,8 @@ import type { Trigger } from './Trigger.js';
  * a dependency link (through the fault proxy), the offered load, the cache's content, the
  * LLM provider's run-time switch, or the machine the orchestrator runs on (a file, a command);
  * `capacity` is the built-in api's run-time switch (its work time and its pool's size); `cpu`
- * a real CPU quota on a component.
+ * a real CPU quota on a component; `interface` a container's network interface (tc netem,
+ * set from this host: the Docker runtime).
  */
 export const TARGET_CLASSES = [
   'process',
@@ -31,6 +32,7 @@ export const TARGET_CLASSES = [
   'cache',
   'provider',
   'host',
+  'interface',
 ] as const;
 export type TargetClass = (typeof TARGET_CLASSES)[number];
 

@@ -3,6 +3,8 @@ import type { Experiment } from '../../spec/schema.js';
 import { apiReplicaCount } from '../../spec/sections/lab.js';
 import { isReferenceServer } from '../../spec/sections/server.js';
 import { replicaPortsProblem } from './replicas.js';
+import { parseApiLink } from '../apiLink.js';
+import { netemMissing } from '../netem.js';
 
 /**
  * What the Docker-based runtimes refuse (docker, swarm): a reference server in the api's
@@ -22,6 +24,62 @@ export function refuseOnDocker(
       },
     ]);
   refuseDockerReplicas(e, file, env);
+  refuseApiLink(e, file);
+  refuseNetem(e, file);
+}
+
+/** The trigger paths of an experiment's triggers of `kind`. */
+function triggerPaths(e: Experiment, kind: string): string[] {
+  return e.schedule.triggers.flatMap((t, i) =>
+    t.kind === kind ? [`schedule.${e.schedule.writtenAs === 'trigger' ? 'trigger' : `triggers.${i}`}`] : [],
+  );
+}
+
+let netemProbe: string | undefined | null = null;
+
+/**
+ * A netem trigger needs the kernel's sch_netem (lab/netem.ts): where this machine lacks it,
+ * the run is refused before anything starts, naming the module. `missing` is asked once per
+ * process (its probe starts two processes).
+ */
+export function refuseNetem(
+  e: Experiment,
+  file: string | undefined,
+  missing: () => string | undefined = () =>
+    netemProbe === null ? (netemProbe = netemMissing()) : netemProbe,
+): void {
+  const paths = triggerPaths(e, 'netem');
+  if (paths.length === 0) return;
+  const why = missing();
+  if (why === undefined) return;
+  throw new SpecError(
+    paths.map((p) => ({ file: file ?? `experiment ${e.name}`, path: `${p}.kind`, message: `netem: ${why}` })),
+  );
+}
+
+/**
+ * The clients' link to the api (link api, lab.api.link) runs on the local runtime and in the
+ * simulation: the Docker lab's Toxiproxy does not yet publish a listener for it on the host,
+ * so the Docker-based runtimes refuse it before anything starts, naming each field.
+ */
+export function refuseApiLink(e: Experiment, file: string | undefined): void {
+  if (!e.lab) return;
+  const where = file ?? `experiment ${e.name}`;
+  const why =
+    "the clients' link to the api runs on the local runtime (--runtime local) and in the simulation: the Docker lab's Toxiproxy publishes no listener for it yet";
+  const issues = e.schedule.triggers.flatMap((t, i) =>
+    'link' in t && parseApiLink(t.link)
+      ? [
+          {
+            file: where,
+            path: `schedule.${e.schedule.writtenAs === 'trigger' ? 'trigger' : `triggers.${i}`}.link`,
+            message: `${t.kind} on link ${t.link}: ${why}`,
+          },
+        ]
+      : [],
+  );
+  if (e.lab.api.link === true) issues.push({ file: where, path: 'lab.api.link', message: why });
+  if (issues.length > 0) throw new SpecError(issues);
 }
 
 /**
@@ -82,5 +140,16 @@ export function refuseSwarm(e: Experiment, file: string | undefined): void {
           'your own compose file runs on the docker runtime (--runtime docker): the swarm runtime deploys the built-in lab as a stack',
       },
     ]);
+  // Before the kernel's check: a task's container may run on another node, out of this host's reach.
+  const netem = triggerPaths(e, 'netem');
+  if (netem.length > 0)
+    throw new SpecError(
+      netem.map((p) => ({
+        file: file ?? `experiment ${e.name}`,
+        path: `${p}.kind`,
+        message:
+          "the swarm runtime cannot apply a netem trigger: it is set from this host in the container's network namespace, and a task's container may run on another node; use the docker runtime",
+      })),
+    );
   refuseOnDocker(e, file);
 }
