@@ -1,5 +1,5 @@
 import { BenchError } from '../../foundation/errors.js';
-import { proxiesOfLink } from '../lab/apiLink.js';
+import { parseApiLink, proxiesOfLink } from '../lab/apiLink.js';
 import type { Lab, UndoRecipe } from '../lab/Lab.js';
 import { LinkClient, type LinkControl, type ToxicSpec } from '../lab/links.js';
 import type { Trigger } from './Trigger.js';
@@ -16,6 +16,7 @@ function linksOf(lab: Lab, link: string): LinkControl {
  * link, each replica's (lab/apiLink.ts). An E_LAB error for a replica the lab does not run.
  */
 function proxiesOf(lab: Lab, link: string): string[] {
+  if (!parseApiLink(link)) return [link];
   try {
     return proxiesOfLink(link, lab.apiUrls.length);
   } catch (err) {
