@@ -73,15 +73,7 @@ export function netemMissing(
   const probe = [
     'unshare',
     ...(root ? ['-n'] : ['-r', '-n']),
-    'tc',
-    'qdisc',
-    'add',
-    'dev',
-    'lo',
-    'root',
-    'netem',
-    'delay',
-    '1ms',
+    ...'tc qdisc add dev lo root netem delay 1ms'.split(' '),
   ];
   const r = run(probe);
   if (r.status === 0) return undefined;

@@ -1,26 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { specIssues } from '../../test/helpers/specIssues.js';
+import { labExperiment } from '../../test/helpers/labYaml.js';
 import { labConfig } from '../lab/labConfig.js';
 import { apiLinkProxy, isApiLinkProxy, parseApiLink, proxiesOfLink } from '../lab/apiLink.js';
 import { createTrigger } from '../trigger/registry.js';
 import { parseExperiment } from './load.js';
 
-/** An experiment with `api` as its lab.api line's extra fields and `trigger` as its trigger. */
-function yaml(api: string, trigger: string): string {
-  return `name: r
-lab:
-  api: { ${api}workers: 4, work: { dist: constant, mean: 10ms } }
-load: { arrival: constant, rate: 100/s }
-client: { timeout: 1s, retry: { policy: none } }
-schedule:
-  warmup: 1s
-  baseline: 2s
-  trigger: { ${trigger} }
-  observe: 2s
-recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
-`;
-}
+const yaml = labExperiment;
 
 const LINK_TOXICS = [
   'kind: latency, link: LINK, latency: 100ms, duration: 2s',
@@ -70,7 +57,7 @@ test('link: api[3] in a lab of 2 replicas is refused with its file, line and fie
   assert.equal(issues.length, 1);
   assert.deepEqual(
     [issues[0]!.file, issues[0]!.line, issues[0]!.path],
-    ['r.yaml', 9, 'schedule.trigger.link'],
+    ['r.yaml', 11, 'schedule.trigger.link'],
   );
   assert.match(
     issues[0]!.message,

@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { duration, fraction, positiveDuration } from '../../../foundation/fields.js';
-import { BenchError } from '../../../foundation/errors.js';
 import type { Lab } from '../../lab/Lab.js';
 import { defineTrigger, target, timing } from '../kind.js';
+import { labWith } from '../labMethods.js';
 
-function able(lab: Lab): Required<Pick<Lab, 'netem' | 'unnetem' | 'netemUndoRecipe'>> {
-  if (!lab.netem || !lab.unnetem || !lab.netemUndoRecipe)
-    throw new BenchError('E_LAB', `the ${lab.runtime} lab has no container interface to put netem on`);
-  return lab as Required<Pick<Lab, 'netem' | 'unnetem' | 'netemUndoRecipe'>>;
-}
+const able = (lab: Lab) =>
+  labWith(lab, ['netem', 'unnetem', 'netemUndoRecipe'], 'has no container interface to put netem on');
 
 /**
  * Packet-level delay and loss on a component's container interface: the kernel's netem qdisc
