@@ -93,6 +93,14 @@ export function apiLinkConformance(runtime: Runtime, caps: ApiLinkCapabilities, 
       for (const i of [0, 1]) assert.equal((await d.askUntilOk('/work', 10_000, i)).kind, 'ok');
     });
 
+    test('kill(api[0]) behind its link: the proxy accepts the client’s connection and closes it (conn-reset, not refused); start(api[0]): it answers again', async () => {
+      await d.rt.settle(d.lab.kill('api[0]'));
+      const down = await d.ask('/work', 2000, 0);
+      assert.equal(down.kind, 'conn-reset', `replica 0 down behind its link: ${down.kind}`);
+      await d.rt.settle(d.lab.start('api[0]'));
+      assert.equal((await d.askUntilOk('/work', 10_000, 0)).kind, 'ok');
+    });
+
     test(
       caps.scrape === true
         ? 'loss of every request on link api: the client times out and the api counts nothing received; the undo restores the path'
