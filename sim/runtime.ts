@@ -97,6 +97,7 @@ export const simPlugin: RuntimePlugin = {
     virtualTime: true,
     compose: false,
     labOnThisMachine: false,
+    apiLink: true,
   },
   run: (plan, dir, o) => simRuntime(plan, o, dir),
   refuse: refuseUnsimulable,

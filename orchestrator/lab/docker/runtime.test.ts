@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SpecError } from '../../../foundation/errors.js';
 import { parseExperiment } from '../../spec/load.js';
-import { refuseApiLink, refuseDockerReplicas, refuseOnDocker } from '../engine/refuse.js';
+import { refuseDockerReplicas, refuseOnDocker } from '../engine/refuse.js';
 import { refuseOn, runtimePlugin } from '../RuntimePlugin.js';
 import { registerRuntimes } from '../../cli/runtimes.js';
 import { dockerRuntime } from './runtime.js';
@@ -65,7 +65,7 @@ test('the docker runtime refuses replicas whose pools overflow the compose file�
   );
 });
 
-test('the docker and swarm runtimes refuse the clients’ link to the api (link api, lab.api.link: true) before the run, by field', () => {
+test('the docker and swarm runtimes refuse the clients’ link to the api (link api, lab.api.link: true) before the run, by field, as their capabilities say', () => {
   registerRuntimes();
   const onLink = parseExperiment(
     experiment('replicas: 2, ').replace(
@@ -88,11 +88,20 @@ test('the docker and swarm runtimes refuse the clients’ link to the api (link 
             err.issues.map((i) => [i.file, i.path]),
             [[file, path]],
           );
-          assert.match(err.issues[0]!.message, /the clients' link to the api runs on the local runtime/);
+          assert.match(
+            err.issues[0]!.message,
+            new RegExp(
+              `the ${runtime} runtime does not run the clients' link to the api .*: run it on the local runtime`,
+            ),
+          );
           return true;
         },
       );
   }
-  // A run that names no api link is not refused for it.
-  refuseApiLink(parseExperiment(experiment('replicas: 2, '), 'plain.yaml'), 'plain.yaml');
+  // A run that names no api link is not refused for it; the local runtime and the simulation run it.
+  refuseOn(runtimePlugin('docker'), parseExperiment(experiment('replicas: 2, '), 'plain.yaml'), 'plain.yaml');
+  for (const runtime of ['local', 'sim'] as const) {
+    refuseOn(runtimePlugin(runtime), onLink, 'link.yaml');
+    refuseOn(runtimePlugin(runtime), always, 'always.yaml');
+  }
 });

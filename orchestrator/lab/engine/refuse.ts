@@ -3,7 +3,6 @@ import type { Experiment } from '../../spec/schema.js';
 import { apiReplicaCount } from '../../spec/sections/lab.js';
 import { isReferenceServer } from '../../spec/sections/server.js';
 import { replicaPortsProblem } from './replicas.js';
-import { parseApiLink } from '../apiLink.js';
 import { netemMissing } from '../netem.js';
 
 /**
@@ -24,7 +23,6 @@ export function refuseOnDocker(
       },
     ]);
   refuseDockerReplicas(e, file, env);
-  refuseApiLink(e, file);
   refuseNetem(e, file);
 }
 
@@ -55,31 +53,6 @@ export function refuseNetem(
   throw new SpecError(
     paths.map((p) => ({ file: file ?? `experiment ${e.name}`, path: `${p}.kind`, message: `netem: ${why}` })),
   );
-}
-
-/**
- * The clients' link to the api (link api, lab.api.link) runs on the local runtime and in the
- * simulation: the Docker lab's Toxiproxy does not yet publish a listener for it on the host,
- * so the Docker-based runtimes refuse it before anything starts, naming each field.
- */
-export function refuseApiLink(e: Experiment, file: string | undefined): void {
-  if (!e.lab) return;
-  const where = file ?? `experiment ${e.name}`;
-  const why =
-    "the clients' link to the api runs on the local runtime (--runtime local) and in the simulation: the Docker lab's Toxiproxy publishes no listener for it yet";
-  const issues = e.schedule.triggers.flatMap((t, i) =>
-    'link' in t && parseApiLink(t.link)
-      ? [
-          {
-            file: where,
-            path: `schedule.${e.schedule.writtenAs === 'trigger' ? 'trigger' : `triggers.${i}`}.link`,
-            message: `${t.kind} on link ${t.link}: ${why}`,
-          },
-        ]
-      : [],
-  );
-  if (e.lab.api.link === true) issues.push({ file: where, path: 'lab.api.link', message: why });
-  if (issues.length > 0) throw new SpecError(issues);
 }
 
 /**

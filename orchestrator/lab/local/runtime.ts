@@ -16,6 +16,7 @@ export const localRuntime: RuntimePlugin = {
     virtualTime: false,
     compose: false,
     labOnThisMachine: true,
+    apiLink: true,
   },
   // Your own system, or the built-in lab.
   lab: (e, o) =>

@@ -21,6 +21,7 @@ export const swarmRuntime: RuntimePlugin = {
     virtualTime: false,
     compose: true,
     labOnThisMachine: false,
+    apiLink: false,
   },
   lab: (e, o) =>
     new SwarmLab({
