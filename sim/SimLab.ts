@@ -10,6 +10,8 @@ import { SimApi, ACCEPT_BACKLOG, type SimApiConfig } from './api.js';
 import type { SimClock } from './clock.js';
 import { SimPostgresServer, SimRedisServer, PG_LOOKUP_MS } from './data.js';
 import { SimLink } from './link.js';
+import { HTTP_REPLY_BYTES, HTTP_REQUEST_BYTES } from './transport.js';
+import { apiLinkProxy } from '../orchestrator/lab/apiLink.js';
 import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 
 export interface SimLabConfig extends SimApiConfig {
@@ -18,6 +20,8 @@ export interface SimLabConfig extends SimApiConfig {
   readonly prewarm?: boolean;
   /** Identical simulated api servers (lab.api.replicas); absent: one. */
   readonly replicas?: number;
+  /** The clients reach each api through its api link (lab/apiLink.ts); absent: directly. */
+  readonly apiLink?: boolean;
 }
 
 /**
@@ -41,6 +45,8 @@ export class SimLab implements Lab {
   readonly postgres: SimPostgresServer | undefined;
   private readonly links = new Map<string, SimLink>();
   readonly linkControl: LinkControl | undefined;
+  /** The api link to each replica, by replica index, when the run goes through it. */
+  readonly apiLinks: readonly (SimLink | undefined)[];
   readonly apiControl = {
     setState: async (replica: number, state: ApiState): Promise<void> => {
       const api = this.apis[replica];
@@ -64,13 +70,20 @@ export class SimLab implements Lab {
       if (cfg.prewarm) for (let k = 0; k <= (cfg.keys ?? 0); k++) this.redis.set(k, cfg.cache.ttlMs);
       const deps = { redis: this.redis, postgres: this.postgres };
       this.apis = this.replicaConfigs().map((c) => new SimApi(clock, c, deps));
-      this.linkControl = simLinkControl(this.links);
     } else {
       this.redis = undefined;
       this.postgres = undefined;
       this.apis = this.replicaConfigs().map((c) => new SimApi(clock, c));
-      this.linkControl = undefined;
     }
+    const n = this.apis.length;
+    this.apiLinks = this.apis.map((_, i) => {
+      if (!cfg.apiLink) return undefined;
+      const name = apiLinkProxy(i, n);
+      const l = new SimLink(name, clock, seededRng(cfg.seed, `sim-link-${name}`));
+      this.links.set(name, l);
+      return l;
+    });
+    this.linkControl = this.links.size > 0 ? simLinkControl(this.links) : undefined;
     this.api = this.apis[0]!;
     this.apiUrls = this.apis.length === 1 ? [this.apiUrl] : this.apis.map((_, i) => `sim://api${i}`);
   }
@@ -237,13 +250,25 @@ export class SimLab implements Lab {
             ]
           : []),
       ],
-      ...(cfg.cache
+      ...(this.links.size > 0
         ? {
-            links: (['redis', 'postgres'] as const).map((to) => ({
-              from: 'api' as const,
+            links: [
+              ...this.apiLinks.flatMap((l, i) =>
+                l ? [{ from: 'client', to: 'api' as const, name: l.name, up: this.apiUrls[i]! }] : [],
+              ),
+              ...(cfg.cache
+                ? (['redis', 'postgres'] as const).map((to) => ({
+                    from: 'api' as const,
+                    to,
+                    name: to,
+                    up: `sim://${to}`,
+                  }))
+                : []),
+            ].map(({ from, to, name, up }) => ({
+              from,
               to,
-              address: `sim://${to}`,
-              proxy: { name: to, upstream: `sim://${to}`, api: 'sim' },
+              address: `sim://${name}`,
+              proxy: { name, upstream: up, api: 'sim' },
             })),
           }
         : {}),
@@ -258,6 +283,7 @@ export class SimLab implements Lab {
   static assumptions(): Record<string, unknown> {
     return {
       network: 'no delay between client and api, or between the api and its dependencies (besides toxics)',
+      apiLink: `through the api link, a request weighs ${HTTP_REQUEST_BYTES} bytes and a reply ${HTTP_REPLY_BYTES} (for its bandwidth toxic); an api that refuses behind it resets the client's connection`,
       acceptBacklog: ACCEPT_BACKLOG,
       keepAliveMs: KEEP_ALIVE_MS,
       pgLookupMs: PG_LOOKUP_MS,

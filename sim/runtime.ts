@@ -55,9 +55,10 @@ export function simRuntime(
     transport: () =>
       overReplicas(
         lab.apis.map(
-          (api) =>
+          (api, i) =>
             new SimTransport(clock, api, {
               connections: connectionCap(plan),
+              ...(lab.apiLinks[i] ? { link: lab.apiLinks[i] } : {}),
               costOf: (cls) => classes[cls]?.cost,
               ...(o.keyedDraws ? { keyed: true } : {}),
             }),
@@ -96,6 +97,7 @@ export const simPlugin: RuntimePlugin = {
     virtualTime: true,
     compose: false,
     labOnThisMachine: false,
+    apiLink: true,
   },
   run: (plan, dir, o) => simRuntime(plan, o, dir),
   refuse: refuseUnsimulable,

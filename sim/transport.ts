@@ -8,6 +8,7 @@ import type { SimApi, SimRequest } from './api.js';
 import type { QueuedWork } from '../services/api/workHandler.js';
 import type { SimClock } from './clock.js';
 import { attemptKey } from './keyedRng.js';
+import type { LinkConn, SimLink } from './link.js';
 
 export interface SimTransportOptions {
   /** Most attempts on the wire at once, one per connection (the lab's connection cap). */
@@ -16,6 +17,18 @@ export interface SimTransportOptions {
   readonly costOf?: (cls: number) => string | undefined;
   /** Give each attempt its drawKey (its origin and number), for an api drawing work by attempt (SimApiConfig.keyedWorkSeed). */
   readonly keyed?: boolean;
+  /** The api link (the fault proxy between the clients and this api), when the run goes through it. */
+  readonly link?: SimLink;
+}
+
+/** What an attempt's request and its reply weigh on the api link (only its bandwidth toxic reads them). */
+export const HTTP_REQUEST_BYTES = 128;
+export const HTTP_REPLY_BYTES = 160;
+
+/** A client connection through the api link, and the attempt on it (none while it is idle). */
+interface ClientConn {
+  readonly conn: LinkConn;
+  call: SimCall | undefined;
 }
 
 /**
@@ -27,6 +40,13 @@ export interface SimTransportOptions {
  * connection is destroyed, while the api, which cannot know, may still work on it.
  * A finished attempt leaves its connection idle (kept alive 4 s); the next attempt
  * reuses it, or opens a new one. The network itself adds no delay.
+ *
+ * Through the api link (`link`), each connection is one of the link's: the request crosses
+ * it upstream before the api reads it and the reply downstream before the client has it,
+ * with the link's toxics; a partitioned link refuses new connections; a connection the link
+ * closes (partition, reset-peer) resets its attempt, and the api sees its client leave; an
+ * api that refuses or resets behind the proxy resets the client's connection (the proxy
+ * accepted it, then closed it).
  */
 export class SimTransport implements Transport {
   /**
@@ -39,6 +59,8 @@ export class SimTransport implements Transport {
   private readonly waiting = new FifoQueue<() => boolean>();
   /** When each idle kept-alive connection became idle, oldest first (the newest is reused first). */
   private readonly idle = new FifoQueue<number>();
+  /** Through the api link: the idle connections, in step with `idle`. */
+  private readonly idleConns = new FifoQueue<ClientConn>();
   sent = 0;
 
   constructor(
@@ -49,6 +71,8 @@ export class SimTransport implements Transport {
     api.onDied = () => {
       // The api's death closed every kept-alive connection.
       this.idle.drain();
+      // Behind the proxy the api's side closed, and the proxy closes the clients' side.
+      for (const cc of this.idleConns.drain()) this.opts.link!.release(cc.conn);
     };
   }
 
@@ -90,18 +114,52 @@ export class SimTransport implements Transport {
   ): void {
     this.sent++;
     const req = new SimCall(this, attempt, headers, signal, waitMs, resolve);
-    this.api.connect(req, this.takeIdle());
+    const link = this.opts.link;
+    if (!link) return this.api.connect(req, this.takeIdle() !== undefined);
+    // With the link, takeIdle gives its connections (never `true`).
+    const idle = this.takeIdle() as ClientConn | undefined;
+    const cc = idle ?? this.openConn(link);
+    if (!cc) return req.refuse(); // the link is down: the proxy's port refuses
+    cc.call = req;
+    req.cc = cc;
+    link.send(cc.conn, 'upstream', HTTP_REQUEST_BYTES, () => this.api.connect(req, idle !== undefined));
   }
 
-  /** Takes a kept-alive connection if one is idle (true), else a new one will be opened. */
-  private takeIdle(): boolean {
+  /** A new connection over the api link; whoever is on it hears when the link closes it. */
+  private openConn(link: SimLink): ClientConn | undefined {
+    const cc: ClientConn = { conn: undefined as unknown as LinkConn, call: undefined };
+    const conn = link.connect(() => cc.call?.linkClosed());
+    if (!conn) return undefined;
+    (cc as { conn: LinkConn }).conn = conn;
+    return cc;
+  }
+
+  /**
+   * Takes a kept-alive connection if one is idle (its api-link connection, or true without
+   * the link), else undefined: a new one will be opened.
+   */
+  private takeIdle(): ClientConn | true | undefined {
     const expired = this.clock.now() - KEEP_ALIVE_MS;
-    while (this.idle.length > 0 && this.idle.peek()! < expired) this.idle.pop();
-    return this.idle.popNewest() !== undefined;
+    const link = this.opts.link;
+    while (this.idle.length > 0 && this.idle.peek()! < expired) {
+      this.idle.pop();
+      if (link) link.release(this.idleConns.pop()!.conn);
+    }
+    while (this.idle.popNewest() !== undefined) {
+      if (!link) return true;
+      const cc = this.idleConns.popNewest()!;
+      if (cc.conn.open) return cc; // else the link closed it while idle: the client finds it gone
+    }
+    return undefined;
   }
 
   /** An attempt ended: its connection goes back idle (`keep`) or is gone; its slot passes on. */
-  ended(keep: boolean): void {
+  ended(keep: boolean, cc: ClientConn | undefined): void {
+    if (cc) {
+      cc.call = undefined;
+      if (keep) this.idleConns.push(cc);
+      else this.opts.link!.release(cc.conn);
+    }
     if (keep) this.idle.push(this.clock.now());
     if (this.waiting.length > 0) {
       // The next waiter goes on as its own event: an api that answers at once (a shed, a
@@ -122,6 +180,10 @@ export class SimTransport implements Transport {
     this.api.clientClosed(req);
   }
 
+  get link(): SimLink | undefined {
+    return this.opts.link;
+  }
+
   get keyed(): boolean {
     return this.opts.keyed === true;
   }
@@ -140,6 +202,8 @@ class SimCall implements SimRequest {
   readonly key: number | undefined;
   readonly deadlineHeaderMs: number | undefined;
   readonly drawKey: number | undefined;
+  /** Its connection over the api link, when the run goes through it. */
+  cc: ClientConn | undefined;
   gone = false;
   queued: QueuedWork | undefined;
   private settled = false;
@@ -183,12 +247,16 @@ class SimCall implements SimRequest {
     // A collapsed api keeps the requests of clients long gone: let their promises go.
     this.signal = undefined;
     this.resolve = undefined;
-    this.t.ended(keep);
+    this.t.ended(keep, this.cc);
     resolve(this.waitMs > 0 ? { kind, status, clientWaitMs: this.waitMs } : { kind, status });
   }
 
   answer(status: number, shed?: string): void {
-    this.finish(status === 503 && shed !== undefined ? 'shed' : kindOfStatus(status), status, true);
+    const kind = status === 503 && shed !== undefined ? 'shed' : kindOfStatus(status);
+    const cc = this.cc;
+    if (!cc) return this.finish(kind, status, true);
+    // The reply crosses the api link; a connection closed meanwhile never delivers it.
+    this.t.link!.send(cc.conn, 'downstream', HTTP_REPLY_BYTES, () => this.finish(kind, status, true));
   }
 
   reset(): void {
@@ -196,9 +264,19 @@ class SimCall implements SimRequest {
     this.finish('conn-reset', 0, false);
   }
 
+  /** The api refused: directly, a refused connection; behind the api link, the proxy closes the one it accepted. */
   refuse(): void {
     this.gone = true;
-    this.finish('conn-refused', 0, false);
+    this.finish(this.cc ? 'conn-reset' : 'conn-refused', 0, false);
+  }
+
+  /** The api link closed this attempt's connection (partition, reset-peer): a reset, and the api sees its client leave. */
+  linkClosed(): void {
+    if (this.settled) return;
+    this.cc = undefined; // the link released it already
+    this.gone = true;
+    this.finish('conn-reset', 0, false);
+    this.t.closed(this);
   }
 
   connectTimedOut(): void {

@@ -3,6 +3,7 @@ import type { LinkControl } from './links.js';
 import type { Runtime } from './runtimes.js';
 import type { Component, Target } from './target.js';
 import type { Pinning } from './proc/affinity.js';
+import type { NetemSpec } from './netem.js';
 
 export type { UndoRecipe } from './undoRecipe.js';
 import type { ApiState } from '../../services/api/apiState.js';
@@ -36,7 +37,7 @@ export interface LabTopology {
     /** The api's replicas, by index, when the lab runs several (lab.api.replicas). */
     replicas?: readonly { url: string; pid: number | null }[];
   }[];
-  /** Who talks to whom: `from -> to` edges (the api's dependencies). */
+  /** Who talks to whom: `from -> to` edges (the api's dependencies; `client -> api` when the run goes through the api link). */
   readonly links?: readonly {
     from: Component | (string & {});
     to: Component | (string & {});
@@ -58,6 +59,12 @@ export interface Lab {
   readonly apiUrl: string;
   /** Every api replica's base URL, by replica index (one with one api), for the load generator. */
   readonly apiUrls: readonly string[];
+  /**
+   * Where the load generator sends, by replica index: through the api link (the fault proxy,
+   * apiLink.ts) when the run uses it; absent, or before up(), the api's own `apiUrls`. Health,
+   * scrapes and the run-time switch always use `apiUrls`.
+   */
+  readonly clientUrls?: readonly string[] | undefined;
   /** Starts every component and waits until each answers; throws BenchError(E_LAB_PREFLIGHT) when it cannot. */
   up(): Promise<void>;
   /** The CPU pinning of the generator and the lab once up (the local runtime); absent: not applicable. */
@@ -114,6 +121,12 @@ export interface Lab {
   /** How to lift it without this object (journaled before limitCpu). */
   cpuLimitUndoRecipe?(t: Target): UndoRecipe;
   flushCache(): Promise<void>;
+  /** A netem qdisc (packet delay, loss) on the network interface of what `t` names; absent where the runtime has none. */
+  netem?(t: Target, spec: NetemSpec): Promise<void>;
+  /** Takes off the qdisc netem(t) put on. */
+  unnetem?(t: Target): Promise<void>;
+  /** How to take it off without this object (journaled before netem). */
+  netemUndoRecipe?(t: Target): UndoRecipe;
   /**
    * Prometheus text of a component's /metrics (`api[i]`: that replica's; `api`: replica
    * 0's; `llm`: the stub's at `llmUrl`); rejects when it does not answer within

@@ -11,6 +11,7 @@ import { RUNTIMES, type Runtime } from './runtimes.js';
 import { SpecError } from '../../foundation/errors.js';
 import { TARGET_CLASSES, type TargetClass } from '../trigger/kind.js';
 import { triggerKind } from '../trigger/registry.js';
+import { parseApiLink } from './apiLink.js';
 
 /**
  * The one interface a runtime implements (DESIGN.md §5): local, docker and sim each export a
@@ -98,9 +99,14 @@ export interface RuntimeOptions {
  * runtime names (a new runtime states its own; nothing else changes).
  */
 /** Every class of trigger, each with every kind of it: a runtime that acts through the whole Lab interface and on this machine. */
-export const EVERY_TRIGGER: RuntimeCapabilities['triggers'] = Object.fromEntries(
-  TARGET_CLASSES.map((c) => [c, 'all' as const]),
-);
+export const EVERY_TRIGGER: RuntimeCapabilities['triggers'] = everyTriggerBut();
+
+/** Every class of trigger but `classes` (the local runtime has no container interface to put netem on). */
+export function everyTriggerBut(...classes: TargetClass[]): RuntimeCapabilities['triggers'] {
+  return Object.fromEntries(
+    TARGET_CLASSES.filter((c) => !classes.includes(c)).map((c) => [c, 'all' as const]),
+  );
+}
 
 export interface RuntimeCapabilities {
   /**
@@ -115,6 +121,12 @@ export interface RuntimeCapabilities {
   readonly compose: boolean;
   /** Its lab runs on this machine, beside the load generator (its load is checked before a run). */
   readonly labOnThisMachine: boolean;
+  /**
+   * It runs the clients' link to the api (`link: api`, `api[i]`, lab.api.link: the load
+   * through the fault proxy, lab/apiLink.ts); where it does not, refuseOn refuses a run
+   * that needs it, by field.
+   */
+  readonly apiLink: boolean;
 }
 
 /** An undo recipe of one kind, and how to run it (returns a sentence saying what it did). */
@@ -166,7 +178,14 @@ export function appliesTrigger(p: Pick<RuntimePlugin, 'capabilities'>, kind: str
  */
 export function refuseOn(p: RuntimePlugin, e: Experiment, file: string | undefined): void {
   p.refuse?.(e, file);
+  const where = file ?? `experiment ${e.name}`;
+  const at = (i: number, field: string): string =>
+    `schedule.${e.schedule.writtenAs === 'trigger' ? 'trigger' : `triggers.${i}`}.${field}`;
   const issues = e.schedule.triggers.flatMap((t, i) => {
+    if (!p.capabilities.apiLink && 'link' in t && parseApiLink(t.link))
+      return [
+        { file: where, path: at(i, 'link'), message: `${t.kind} on link ${t.link}: ${noApiLink(p.name)}` },
+      ];
     if (appliesTrigger(p, t.kind)) return [];
     const acts = triggerKind(t.kind).acts;
     const on = p.capabilities.triggers[acts];
@@ -174,13 +193,20 @@ export function refuseOn(p: RuntimePlugin, e: Experiment, file: string | undefin
       on === undefined ? `no trigger that acts on ${ACTS[acts]}` : on === 'all' ? 'them all' : on.join(', ');
     return [
       {
-        file: file ?? `experiment ${e.name}`,
-        path: `schedule.${e.schedule.writtenAs === 'trigger' ? 'trigger' : `triggers.${i}`}.kind`,
+        file: where,
+        path: at(i, 'kind'),
         message: `the ${p.name} runtime cannot apply a ${t.kind} trigger (it acts on ${ACTS[acts]}; the ${p.name} runtime applies ${can})`,
       },
     ];
   });
+  if (!p.capabilities.apiLink && e.lab?.api.link === true)
+    issues.push({ file: where, path: 'lab.api.link', message: noApiLink(p.name) });
   if (issues.length > 0) throw new SpecError(issues);
+}
+
+/** Why a runtime without the api link refuses a run that needs it. */
+function noApiLink(runtime: string): string {
+  return `the ${runtime} runtime does not run the clients' link to the api (its fault proxy publishes no listener for it): run it on the local runtime (--runtime local) or in the simulation`;
 }
 
 /** A target class in words. */
@@ -188,11 +214,12 @@ const ACTS: { readonly [C in TargetClass]: string } = {
   process: "a component's process",
   capacity: "the api's run-time capacity switch",
   cpu: "a component's CPU quota",
-  link: 'a dependency link',
+  link: 'a link through the fault proxy',
   load: 'the offered load',
   cache: "the cache's content",
   provider: "the LLM provider's switch",
   host: 'the machine the orchestrator runs on',
+  interface: "a container's network interface (tc netem, set from this host: the docker runtime)",
 };
 
 /** The runner of an undo recipe kind that a registered runtime owns, if one does. */

@@ -41,9 +41,10 @@ export interface DockerUndo {
   /**
    * uncap: lift a CPU quota. The Engine cannot reset one (an update with NanoCpus 0 changes
    * nothing: docker/for-linux#558), so it sets the quota to every core of the engine's
-   * machine, which limits nothing.
+   * machine, which limits nothing. netem-del: take the netem qdisc off the container's
+   * interface (lab/netem.ts), from this host, in the network namespace of its process now.
    */
-  readonly action: 'unpause' | 'start' | 'uncap';
+  readonly action: 'unpause' | 'start' | 'uncap' | 'netem-del';
   readonly container: string;
   readonly engine: EngineAddress;
   readonly what: string;

@@ -10,6 +10,7 @@ import type { ErrorCost } from '../../services/api/workHandler.js';
 import { deriveSeed } from '../../foundation/rng.js';
 import { apiReplicaCount, type LabSection } from '../spec/sections/lab.js';
 import { builtinLab } from '../spec/builtinLab.js';
+import { usesApiLink } from './apiLink.js';
 
 /** A real lab's configuration (the local runtime's processes; the docker runtime's api flags). */
 export interface LocalLabConfig {
@@ -18,6 +19,8 @@ export interface LocalLabConfig {
   readonly apiPort: number;
   /** Identical api processes (lab.api.replicas); absent: one. */
   readonly replicas?: number;
+  /** The clients reach the api through its link in the fault proxy (apiLink.ts); absent: directly. */
+  readonly apiLink?: boolean;
   readonly workers: number;
   readonly work: DurationDist;
   readonly costs?: Readonly<Record<string, DurationDist>>;
@@ -93,6 +96,7 @@ export function labConfig(e: Experiment, seed: number): LabConfig {
   const replicas = apiReplicaCount(lab.api);
   return {
     ...(replicas > 1 ? { replicas } : {}),
+    ...(usesApiLink(lab.api, e.schedule.triggers) ? { apiLink: true } : {}),
     workers: lab.api.workers,
     work: toDurationDist(lab.api.work),
     ...(lab.api.costs

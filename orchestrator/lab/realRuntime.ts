@@ -28,10 +28,11 @@ export function realRuntime(plan: RunPlan, makeLab: () => Lab): RunRuntime {
     clock: () => new RealClock(),
     newController: leanController,
     sendTickMs: SEND_TICK_MS,
-    // One endpoint per api replica (one for a lab of one api), each with its own connections.
+    // One endpoint per api replica (one for a lab of one api), each with its own connections;
+    // through the api link when the run uses it (the proxy's delay is part of what clients see).
     transport: (clock) =>
       overReplicas(
-        lab.apiUrls.map(
+        (lab.clientUrls ?? lab.apiUrls).map(
           (url) =>
             new HttpTransport({ url, connections: connectionCap(plan), clock, ...(path ? { path } : {}) }),
         ),

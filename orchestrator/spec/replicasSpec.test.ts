@@ -1,28 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { specIssues } from '../../test/helpers/specIssues.js';
+import { labExperiment } from '../../test/helpers/labYaml.js';
 import { apiReplicas } from '../run/client.js';
 import { createTrigger } from '../trigger/registry.js';
 import { parseExperiment } from './load.js';
 import { nominalCapacityPerS, planCapacity } from './plan.js';
 import { labIdentity } from '../calibrate/store.js';
 
-/** An experiment with `api` as its lab.api line's extra fields and `trigger` as its trigger. */
-function yaml(api: string, trigger = 'kind: pause, target: api, duration: 2s'): string {
-  return `name: r
-lab:
-  api: { ${api}workers: 4, work: { dist: constant, mean: 10ms } }
-load: { arrival: constant, rate: 100/s }
-client: { timeout: 1s, retry: { policy: none } }
-schedule:
-  warmup: 1s
-  baseline: 2s
-  trigger:
-    ${trigger.split(', ').join('\n    ')}
-  observe: 2s
-recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
-`;
-}
+const yaml = labExperiment;
 
 test('lab.api.replicas: absent is one api and fills nothing in; N multiplies the nominal capacity', () => {
   const one = parseExperiment(yaml(''), 'one.yaml');

@@ -5,6 +5,7 @@ import { client } from './sections/client.js';
 import { hypothesis } from './sections/hypothesis.js';
 import { apiReplicaCount, lab } from './sections/lab.js';
 import { parseTarget, replicaOutOfRange } from '../lab/target.js';
+import { apiLinkOutOfRange, parseApiLink } from '../lab/apiLink.js';
 import { load } from './sections/load.js';
 import { system, systemComponents, systemLinks, type SystemSection } from './sections/system.js';
 import { recovery, schedule } from './sections/schedule.js';
@@ -72,12 +73,25 @@ export const experimentSchema = z
       // The built-in lab's components and links, and why another name is none of them.
       const target = 'target' in t ? parseTarget(t.target) : undefined;
       if (target && 'error' in target) return at('target', target.error);
-      if ('link' in t && !(LINKS as readonly string[]).includes(t.link)) {
-        const guess = didYouMean(t.link, LINKS);
+      const apiLink = 'link' in t ? parseApiLink(t.link) : undefined;
+      if ('link' in t && !apiLink && !(LINKS as readonly string[]).includes(t.link)) {
+        const guess = didYouMean(t.link.replace(/\[.*$/, ''), LINKS);
         return at(
           'link',
-          `"${t.link}" is not a link of the lab: use one of ${LINKS.join(', ')}${guess ? ` (did you mean "${guess}"?)` : ''}`,
+          /\[/.test(t.link)
+            ? `${t.link}: only the api link has one link per replica (api[i]); write link: ${t.link.replace(/\[.*$/, '')}`
+            : `"${t.link}" is not a link of the lab: use one of ${LINKS.join(', ')}${guess ? ` (did you mean "${guess}"?)` : ''}`,
         );
+      }
+      // link: api[i] names a replica the lab runs; the api link is in the clients' path unless lab.api.link is false.
+      if ('link' in t && apiLink) {
+        const why = apiLinkOutOfRange(t.link, apiReplicaCount(lab.api));
+        if (why) return at('link', why);
+        if (lab.api.link === false)
+          return at(
+            'link',
+            `${t.kind} on link ${t.link} needs the clients' link to the api, which lab.api.link: false leaves out: remove lab.api.link or set it to true`,
+          );
       }
       const on = target && 'component' in target ? target.component : 'link' in t ? t.link : undefined;
       const field = kind.targetField ?? ('target' in t ? 'target' : 'link');
@@ -153,7 +167,14 @@ function systemTriggerIssues(
 ): TriggerIssue[] {
   if (acts === 'load' || acts === 'host') return [];
   const byUrl = s.url !== undefined;
-  if (byUrl || acts === 'cache' || acts === 'provider' || acts === 'capacity' || acts === 'cpu') {
+  if (
+    byUrl ||
+    acts === 'cache' ||
+    acts === 'provider' ||
+    acts === 'capacity' ||
+    acts === 'cpu' ||
+    acts === 'interface'
+  ) {
     const what: Partial<Record<TargetClass, string>> = {
       process: "acts on a component's process, which metabench did not start",
       link: 'acts on a dependency link, on which metabench has no fault proxy',
@@ -161,6 +182,7 @@ function systemTriggerIssues(
       provider: "switches the built-in lab's LLM provider",
       capacity: "uses the built-in api's run-time switch (/_api/state)",
       cpu: "sets a CPU quota on a component's process, which metabench did not start",
+      interface: 'puts a netem qdisc on a container of the built-in Docker lab',
     };
     return [
       {
@@ -189,6 +211,14 @@ function systemTriggerIssues(
   if (acts === 'link' && t.link !== undefined) {
     const names = systemLinks(s);
     if (names.includes(t.link)) return [];
+    // The clients' link to the entry exists in the built-in lab only (not built for your own system).
+    if (parseApiLink(t.link))
+      return [
+        {
+          field: 'link',
+          message: `link ${t.link} is the built-in lab's link between the clients and its api: for your own system metabench puts no fault proxy between the load and its entry (${s.compose ? 'the compose file' : 'system.entry'}); fault the links it declares (${s.compose ? 'system.compose.links' : 'system.links'}), or use kind: command`,
+        },
+      ];
     return [
       {
         field: 'link',

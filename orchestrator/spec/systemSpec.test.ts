@@ -235,7 +235,7 @@ test('the built-in lab keeps its own words for a target or a link it does not ha
   assert.equal(l[0]!.path, 'schedule.trigger.link');
   assert.match(
     l[0]!.message,
-    /"redsi" is not a link of the lab: use one of redis, postgres, llm \(did you mean "redis"\?\)/,
+    /"redsi" is not a link of the lab: use one of api, redis, postgres, llm \(did you mean "redis"\?\)/,
   );
 });
 

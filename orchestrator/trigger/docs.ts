@@ -16,11 +16,12 @@ const ACTS_ON: { readonly [C in TargetClass]: string } = {
   process: "a component's process",
   capacity: "the api's capacity",
   cpu: "a component's CPU quota",
-  link: 'a dependency link',
+  link: "a link (the clients' to the api, the api's to a dependency)",
   load: 'the offered load',
   cache: "the cache's content",
   provider: 'the LLM provider',
   host: "the orchestrator's machine",
+  interface: "a container's network interface",
 };
 
 /** Every field but those all kinds share (kind, duration, at), with its choices and default. */

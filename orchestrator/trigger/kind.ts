@@ -20,7 +20,8 @@ import type { Trigger } from './Trigger.js';
  * a dependency link (through the fault proxy), the offered load, the cache's content, the
  * LLM provider's run-time switch, or the machine the orchestrator runs on (a file, a command);
  * `capacity` is the built-in api's run-time switch (its work time and its pool's size); `cpu`
- * a real CPU quota on a component.
+ * a real CPU quota on a component; `interface` a container's network interface (tc netem,
+ * set from this host: the Docker runtime).
  */
 export const TARGET_CLASSES = [
   'process',
@@ -31,6 +32,7 @@ export const TARGET_CLASSES = [
   'cache',
   'provider',
   'host',
+  'interface',
 ] as const;
 export type TargetClass = (typeof TARGET_CLASSES)[number];
 
@@ -109,24 +111,29 @@ export const target = z
   )
   .transform((s): Target => s as Target);
 
-/** The api's dependency links (each through the fault proxy), named after the dependency. */
-export const LINKS = ['redis', 'postgres', 'llm'] as const;
+/**
+ * The built-in lab's links (each through the fault proxy): the api's dependency links, named
+ * after the dependency, and `api`, the clients' link to the api (lab/apiLink.ts; `api[i]`
+ * names the link to one replica).
+ */
+export const LINKS = ['api', 'redis', 'postgres', 'llm'] as const;
 
 /**
- * A dependency link: one of LINKS in the built-in lab, or a link your own system declares
- * (system.links); spec/schema.ts checks it against the one declared.
+ * A link: one of LINKS in the built-in lab (or api[i], the clients' link to one api replica),
+ * or a link your own system declares (system.links); spec/schema.ts checks it against the
+ * one declared.
  */
 export const link = z
   .string()
   .regex(
-    /^[a-z][a-z0-9_-]*$/,
-    'a link: redis, postgres or llm in the lab; a name from system.links in your own system',
+    /^[a-z][a-z0-9_-]*(\[(0|[1-9][0-9]*)\])?$/,
+    'a link: api (or api[i], one replica), redis, postgres or llm in the lab; a name from system.links in your own system',
   );
 
 /** What a toxic on a link shares: the link, the direction, and the share of connections hit. */
 export const onLink = {
   link,
-  /** downstream: the dependency's replies (the default); upstream: what the api sends */
+  /** downstream: the replies (the default); upstream: the requests (the api's to a dependency, the clients' on link api) */
   stream: z.enum(['downstream', 'upstream']).default('downstream'),
   /** Share of the link's connections affected (default 100%). */
   toxicity: fraction.default(1),

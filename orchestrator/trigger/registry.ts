@@ -8,6 +8,7 @@ import { kill } from './kinds/kill.js';
 import { latency } from './kinds/latency.js';
 import { loadSpike } from './kinds/loadSpike.js';
 import { loss } from './kinds/loss.js';
+import { netem } from './kinds/netem.js';
 import { partition } from './kinds/partition.js';
 import { pause } from './kinds/pause.js';
 import { providerOutage } from './kinds/providerOutage.js';
@@ -38,6 +39,7 @@ export const BUILTIN_TRIGGERS = [
   resetPeer,
   slowClose,
   loss,
+  netem,
   loadSpike,
   flushCache,
   providerOutage,

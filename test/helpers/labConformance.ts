@@ -77,7 +77,7 @@ seed: 1
 
 const PENDING: unique symbol = Symbol('pending');
 
-interface Answer {
+export interface Answer {
   readonly kind: OutcomeKind;
   readonly status: number;
   /** On the runtime's clock (virtual in the simulation). */
@@ -85,13 +85,13 @@ interface Answer {
 }
 
 /** One runtime's lab, its clock and transport, and requests over them. */
-class Driver {
+export class Driver {
   readonly rt: RunRuntime;
   private ready: { clock: Clock; transport: Transport } | undefined;
   private id = 0;
 
-  constructor(runtime: Runtime, docker: ComposeOptions | undefined) {
-    const plan = planOf(LAB_YAML);
+  constructor(runtime: Runtime, docker: ComposeOptions | undefined, yaml = LAB_YAML) {
+    const plan = planOf(yaml);
     this.rt = runtimePlugin(runtime).run(plan, tempDir(`conformance-${runtime}`), {
       worstOriginMs: 60_000,
       ...(docker ? { docker } : {}),
@@ -124,8 +124,8 @@ class Driver {
     return this.rt.lab;
   }
 
-  /** Sends one request; it settles when answered, failed, or given up after `timeoutMs` (kind `timeout`). */
-  send(path: string, timeoutMs = 5000): Promise<Answer> {
+  /** Sends one request (to api replica `replica`, when the lab runs several); it settles when answered, failed, or given up after `timeoutMs` (kind `timeout`). */
+  send(path: string, timeoutMs = 5000, replica?: number): Promise<Answer> {
     const q = /[?&]key=(\d+)/.exec(path);
     const attempt: Attempt = {
       origin: {
@@ -135,6 +135,7 @@ class Driver {
         deadlineMs: Number.POSITIVE_INFINITY,
       },
       number: 1,
+      ...(replica !== undefined ? { replica } : {}),
     };
     const ac = new AbortController();
     const t0 = this.clock.now();
@@ -164,15 +165,15 @@ class Driver {
   }
 
   /** A request, waited for. */
-  ask(path: string, timeoutMs = 5000): Promise<Answer> {
-    return this.rt.settle(this.send(path, timeoutMs));
+  ask(path: string, timeoutMs = 5000, replica?: number): Promise<Answer> {
+    return this.rt.settle(this.send(path, timeoutMs, replica));
   }
 
   /** Asks until the api answers `path` with 200 (a restart through a recipe is not waited for by the lab). */
-  async askUntilOk(path: string, forMs: number): Promise<Answer> {
+  async askUntilOk(path: string, forMs: number, replica?: number): Promise<Answer> {
     const end = this.clock.now() + forMs;
     for (;;) {
-      const a = await this.ask(path, 2000);
+      const a = await this.ask(path, 2000, replica);
       if (a.kind === 'ok' || this.clock.now() >= end) return a;
       await this.rt.settle(this.clock.sleepUntil(this.clock.now() + 200));
     }
@@ -186,7 +187,7 @@ class Driver {
 }
 
 /** A counter of the api's /metrics text (its unlabelled sample). */
-function counter(text: string, name: string): number {
+export function counter(text: string, name: string): number {
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
   assert.ok(m, `/metrics has ${name}`);
   return Number(m[1]);
@@ -203,7 +204,7 @@ function hostPids(lab: Lab): { component: string; pid: number }[] {
 }
 
 /** Gone, or a zombie its parent has yet to reap. */
-function gone(pid: number): boolean {
+export function gone(pid: number): boolean {
   const s = processState(pid);
   return s === null || s === 'Z' || s === 'X';
 }

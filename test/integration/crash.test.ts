@@ -12,7 +12,7 @@ import { processState } from '../helpers/procState.js';
 
 interface Topology {
   components: { name: string; pid: number }[];
-  links?: { proxy?: { api: string } }[];
+  links?: { proxy?: { api: string; name: string } }[];
 }
 
 function gone(pid: number): boolean {
@@ -107,6 +107,36 @@ recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
   assert.ok(!existsSync(dataDir), 'the data directory is removed');
   // The proxy died with its orchestrator, or answers with no toxic left.
   const left = await request(`${proxyApi}/proxies/redis/toxics`)
+    .then(async (res) => (await res.body.json()) as unknown[])
+    .catch(() => []);
+  assert.deepEqual(left, []);
+  assert.deepEqual(readdirSync(join(state, 'journal')), []);
+});
+
+test('SIGKILL during a latency trigger on link api: lab reset removes the toxic from the clients’ link and stops the api and the fault proxy', async () => {
+  const state = tempDir('crash-state');
+  const topo = await killMidTrigger(
+    'crash-api-link',
+    `lab: { api: { workers: 4, work: { dist: constant, mean: 1ms } } }
+load: { rate: 50/s }
+client: { timeout: 500ms }
+schedule: { warmup: 0s, baseline: 2s, trigger: { kind: latency, link: api, latency: 200ms, duration: 60s }, observe: 5s }
+recovery: { within: 1x, tolerance: 10%, window: 1s, hold: 1s }
+`,
+    state,
+  );
+  const api = topo.components.find((c) => c.name === 'api')!.pid;
+  const link = topo.links!.find((l) => l.proxy?.name === 'api')!;
+  assert.ok(link, 'the clients reach the api through its link');
+  const toxics = `${link.proxy!.api}/proxies/api/toxics`;
+
+  const r = await runCli(['lab', 'reset'], { METABENCH_STATE_DIR: state });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^lab reset: undid remove toxic metabench_0_latency from link api/m);
+  assert.match(r.stdout, /^lab reset: undid stop the lab/m);
+  await waitFor('the api to be stopped', () => gone(api), 10_000);
+  // The proxy is stopped with the lab, or answers with no toxic left.
+  const left = await request(toxics)
     .then(async (res) => (await res.body.json()) as unknown[])
     .catch(() => []);
   assert.deepEqual(left, []);

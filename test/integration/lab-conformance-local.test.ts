@@ -1,4 +1,5 @@
 import { labConformance } from '../helpers/labConformance.js';
+import { apiLinkConformance } from '../helpers/apiLinkConformance.js';
 
 // The Lab conformance suite on the local runtime: real processes (the api, the fault proxy,
 // redis-server, Postgres), started by the lab itself.
@@ -13,3 +14,6 @@ labConformance('local', {
     downStops: true,
   },
 });
+
+// The clients' link to the api (link api, api[i]) through the local fault proxy.
+apiLinkConformance('local', { scrape: true });

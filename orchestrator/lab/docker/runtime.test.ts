@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { SpecError } from '../../../foundation/errors.js';
 import { parseExperiment } from '../../spec/load.js';
 import { refuseDockerReplicas, refuseOnDocker } from '../engine/refuse.js';
+import { refuseOn, runtimePlugin } from '../RuntimePlugin.js';
+import { registerRuntimes } from '../../cli/runtimes.js';
 import { dockerRuntime } from './runtime.js';
 
 const experiment = (api: string): string => `name: d
@@ -61,4 +63,45 @@ test('the docker runtime refuses replicas whose pools overflow the compose fileâ
       return true;
     },
   );
+});
+
+test('the docker and swarm runtimes refuse the clientsâ€™ link to the api (link api, lab.api.link: true) before the run, by field, as their capabilities say', () => {
+  registerRuntimes();
+  const onLink = parseExperiment(
+    experiment('replicas: 2, ').replace(
+      "trigger: { kind: pause, target: 'api[1]', duration: 2s }",
+      "triggers: [{ kind: pause, target: api, duration: 1s }, { kind: latency, link: 'api[1]', latency: 50ms, duration: 2s }]",
+    ),
+    'link.yaml',
+  );
+  const always = parseExperiment(experiment('replicas: 2, link: true, '), 'always.yaml');
+  for (const runtime of ['docker', 'swarm'] as const) {
+    for (const [e, file, path] of [
+      [onLink, 'link.yaml', 'schedule.triggers.1.link'],
+      [always, 'always.yaml', 'lab.api.link'],
+    ] as const)
+      assert.throws(
+        () => refuseOn(runtimePlugin(runtime), e, file),
+        (err: unknown) => {
+          assert.ok(err instanceof SpecError);
+          assert.deepEqual(
+            err.issues.map((i) => [i.file, i.path]),
+            [[file, path]],
+          );
+          assert.match(
+            err.issues[0]!.message,
+            new RegExp(
+              `the ${runtime} runtime does not run the clients' link to the api .*: run it on the local runtime`,
+            ),
+          );
+          return true;
+        },
+      );
+  }
+  // A run that names no api link is not refused for it; the local runtime and the simulation run it.
+  refuseOn(runtimePlugin('docker'), parseExperiment(experiment('replicas: 2, '), 'plain.yaml'), 'plain.yaml');
+  for (const runtime of ['local', 'sim'] as const) {
+    refuseOn(runtimePlugin(runtime), onLink, 'link.yaml');
+    refuseOn(runtimePlugin(runtime), always, 'always.yaml');
+  }
 });

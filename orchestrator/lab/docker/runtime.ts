@@ -18,6 +18,7 @@ export const dockerRuntime: RuntimePlugin = {
     virtualTime: false,
     compose: true,
     labOnThisMachine: true,
+    apiLink: false,
   },
   // Your own compose file (system.compose), or the built-in lab's.
   lab: (e, o) =>

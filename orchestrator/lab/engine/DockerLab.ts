@@ -32,6 +32,8 @@ import {
 } from './replicas.js';
 import type { DockerUndo } from './undo.js';
 import { scrapeLabText } from '../scrapeApi.js';
+import type { NetemSpec } from '../netem.js';
+import { addNetem, removeNetem } from './netemHost.js';
 
 export interface DockerLabConfig extends ApiLabConfig {
   readonly compose: ComposeOptions;
@@ -333,6 +335,24 @@ export class DockerLab implements Lab {
       (s) => this.container(s),
       (s) => this.engineOf(s),
     );
+  }
+
+  /** A netem qdisc on each container `t` names (netemHost.ts: from this host, in its network namespace). */
+  async netem(t: Target, spec: NetemSpec): Promise<void> {
+    await this.each(t, async (s) => {
+      addNetem(this.container(s), spec);
+      this.note(`netem on ${s}`);
+    });
+  }
+
+  async unnetem(t: Target): Promise<void> {
+    await this.each(t, async (s) => {
+      this.note(removeNetem(this.container(s)));
+    });
+  }
+
+  netemUndoRecipe(t: Target): UndoRecipe {
+    return this.recipe(t, 'netem-del');
   }
 
   async kill(t: Target): Promise<void> {

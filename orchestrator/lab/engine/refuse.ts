@@ -3,6 +3,7 @@ import type { Experiment } from '../../spec/schema.js';
 import { apiReplicaCount } from '../../spec/sections/lab.js';
 import { isReferenceServer } from '../../spec/sections/server.js';
 import { replicaPortsProblem } from './replicas.js';
+import { netemMissing } from '../netem.js';
 
 /**
  * What the Docker-based runtimes refuse (docker, swarm): a reference server in the api's
@@ -22,6 +23,36 @@ export function refuseOnDocker(
       },
     ]);
   refuseDockerReplicas(e, file, env);
+  refuseNetem(e, file);
+}
+
+/** The trigger paths of an experiment's triggers of `kind`. */
+function triggerPaths(e: Experiment, kind: string): string[] {
+  return e.schedule.triggers.flatMap((t, i) =>
+    t.kind === kind ? [`schedule.${e.schedule.writtenAs === 'trigger' ? 'trigger' : `triggers.${i}`}`] : [],
+  );
+}
+
+let netemProbe: string | undefined | null = null;
+
+/**
+ * A netem trigger needs the kernel's sch_netem (lab/netem.ts): where this machine lacks it,
+ * the run is refused before anything starts, naming the module. `missing` is asked once per
+ * process (its probe starts two processes).
+ */
+export function refuseNetem(
+  e: Experiment,
+  file: string | undefined,
+  missing: () => string | undefined = () =>
+    netemProbe === null ? (netemProbe = netemMissing()) : netemProbe,
+): void {
+  const paths = triggerPaths(e, 'netem');
+  if (paths.length === 0) return;
+  const why = missing();
+  if (why === undefined) return;
+  throw new SpecError(
+    paths.map((p) => ({ file: file ?? `experiment ${e.name}`, path: `${p}.kind`, message: `netem: ${why}` })),
+  );
 }
 
 /**
@@ -82,5 +113,16 @@ export function refuseSwarm(e: Experiment, file: string | undefined): void {
           'your own compose file runs on the docker runtime (--runtime docker): the swarm runtime deploys the built-in lab as a stack',
       },
     ]);
+  // Before the kernel's check: a task's container may run on another node, out of this host's reach.
+  const netem = triggerPaths(e, 'netem');
+  if (netem.length > 0)
+    throw new SpecError(
+      netem.map((p) => ({
+        file: file ?? `experiment ${e.name}`,
+        path: `${p}.kind`,
+        message:
+          "the swarm runtime cannot apply a netem trigger: it is set from this host in the container's network namespace, and a task's container may run on another node; use the docker runtime",
+      })),
+    );
   refuseOnDocker(e, file);
 }

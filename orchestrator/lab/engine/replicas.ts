@@ -125,6 +125,7 @@ const UNDO_WORDS: Record<DockerUndo['action'], (t: string) => string> = {
   unpause: (t) => `resume ${t}`,
   start: (t) => `start ${t} again`,
   uncap: (t) => `lift the CPU quota on ${t}`,
+  'netem-del': (t) => `take netem off ${t}`,
 };
 
 /**

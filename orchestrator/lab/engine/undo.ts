@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { ComposeDownUndo, DockerUndo, EngineAddress } from '../dockerData.js';
+import { removeNetem } from './netemHost.js';
 
 export type { ComposeDownUndo, DockerUndo } from '../dockerData.js';
 
@@ -47,6 +48,7 @@ const engineGone = (error: string): boolean => error === 'ENOENT' || error === '
  * undo" (gone, already running, not paused) are said, not thrown.
  */
 export function runDockerUndo(undo: DockerUndo): string {
+  if (undo.action === 'netem-del') return runNetemUndo(undo);
   const out = inEngine(
     undo,
     undo.action === 'uncap'
@@ -67,6 +69,29 @@ export function runDockerUndo(undo: DockerUndo): string {
   // 409 "Container … is not paused": resumed already.
   if (status === 409 && undo.action === 'unpause') return `${undo.what}: already resumed (${message})`;
   throw new Error(`docker ${undo.action} ${undo.container}: HTTP ${status} ${message}`);
+}
+
+/** Takes the netem qdisc off the recipe's container: its process found through the engine now, the qdisc deleted from this host. */
+function runNetemUndo(undo: DockerUndo): string {
+  const out = inEngine<{ pid?: number; name?: string }>(
+    undo,
+    `const i = await d.getContainer(r.container).inspect(); say({ status: 200, pid: i.State.Pid, name: i.Name });`,
+    `docker inspect ${undo.container}`,
+  );
+  if (out.error !== undefined) {
+    if (engineGone(out.error))
+      return `${undo.what}: the Docker engine is gone (its containers with it), nothing to undo`;
+    throw new Error(`docker inspect ${undo.container}: ${out.error}`);
+  }
+  if (out.status === 404) return `${undo.what}: the container is gone, nothing to undo`;
+  if (out.status !== 200)
+    throw new Error(`docker inspect ${undo.container}: HTTP ${out.status} ${messageOf(out.text ?? '')}`);
+  const said = removeNetem({
+    id: undo.container,
+    name: (out.name ?? undo.container).replace(/^\//, ''),
+    pid: out.pid ?? 0,
+  });
+  return `${undo.what}: ${said}`;
 }
 
 /**

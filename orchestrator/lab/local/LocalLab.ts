@@ -6,6 +6,7 @@ import { BenchError } from '../../../foundation/errors.js';
 import type { Component, Lab, LabProcess, LabTopology, Target, UndoRecipe } from '../Lab.js';
 import { replicaIndices, targetOf, type ParsedTarget } from '../target.js';
 import { LinkClient } from '../links.js';
+import { apiLinkProxy } from '../apiLink.js';
 import { findPostgresBin, findRedisServer } from './binaries.js';
 import { PostgresServer, RedisServer, stopChild } from './dataServices.js';
 import { processTree } from '../proc/procUsage.js';
@@ -75,6 +76,14 @@ export class LocalLab implements Lab {
     return this.apis.map((_, i) => this.urlOf(i));
   }
 
+  /** Through the api link's proxies once they exist (lab.api.link, or a trigger on link api). */
+  get clientUrls(): readonly string[] | undefined {
+    if (!this.cfg.apiLink) return undefined;
+    const n = this.apis.length;
+    const via = this.apis.map((_, i) => this.linkAddrs.get(apiLinkProxy(i, n))?.listen);
+    return via.every((l) => l !== undefined) ? via.map((l) => `http://${l}`) : undefined;
+  }
+
   /** The stub provider's own address (its run-time switch), once it has started. */
   get llmUrl(): string | undefined {
     return this.cfg.llm && this.llmPort > 0 ? `http://${this.cfg.host}:${this.llmPort}` : undefined;
@@ -112,6 +121,13 @@ export class LocalLab implements Lab {
     else
       await Promise.all(
         this.apis.map((_, i) => this.spawnApi(i, this.cfg.apiPort === 0 ? 0 : this.cfg.apiPort + i)),
+      );
+    // The clients' link to each replica, on the port it keeps across restarts.
+    if (this.cfg.apiLink)
+      await this.startFaultProxy(
+        Object.fromEntries(
+          this.apis.map((r, i) => [apiLinkProxy(i, n), `${this.cfg.host}:${r.port}`] as const),
+        ),
       );
   }
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SpecError } from '../../../foundation/errors.js';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
-import { EVERY_TRIGGER, type RuntimePlugin } from '../RuntimePlugin.js';
+import { everyTriggerBut, type RuntimePlugin } from '../RuntimePlugin.js';
 import { LocalLab } from './LocalLab.js';
 import { SystemLab } from './SystemLab.js';
 
@@ -10,11 +10,13 @@ import { SystemLab } from './SystemLab.js';
 export const localRuntime: RuntimePlugin = {
   name: 'local',
   capabilities: {
-    // Every kind through the Lab interface, and kinds that act on this machine (a file, a command).
-    triggers: EVERY_TRIGGER,
+    // Every kind through the Lab interface, and kinds that act on this machine (a file, a command);
+    // its processes share the host's loopback, so there is no container interface for netem.
+    triggers: everyTriggerBut('interface'),
     virtualTime: false,
     compose: false,
     labOnThisMachine: true,
+    apiLink: true,
   },
   // Your own system, or the built-in lab.
   lab: (e, o) =>

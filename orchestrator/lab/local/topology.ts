@@ -1,3 +1,4 @@
+import { isApiLinkProxy } from '../apiLink.js';
 import { errorCostConfig, formatDurationDist } from '../../../services/api/config.js';
 import type { LabTopology } from '../Lab.js';
 import type { LocalLabConfig } from '../labConfig.js';
@@ -103,19 +104,25 @@ export function localTopology(s: LocalLabState): LabTopology {
     ],
     ...(s.links.size > 0
       ? {
-          links: (['redis', 'postgres', 'llm'] as const)
-            .filter((to) => s.links.has(to))
-            .map((to) => {
-              const l = s.links.get(to);
-              return {
-                from: 'api' as const,
-                to,
-                address: l?.listen ?? '',
-                ...(l && s.faultProxyApi
-                  ? { proxy: { name: to, upstream: l.upstream, api: s.faultProxyApi } }
-                  : {}),
-              };
-            }),
+          links: [
+            // The clients' link to each api replica (apiLink.ts), when the run goes through it.
+            ...[...s.links.keys()]
+              .filter(isApiLinkProxy)
+              .map((name) => ({ from: 'client', to: 'api' as const, name })),
+            ...(['redis', 'postgres', 'llm'] as const)
+              .filter((to) => s.links.has(to))
+              .map((to) => ({ from: 'api' as const, to, name: to })),
+          ].map(({ from, to, name }) => {
+            const l = s.links.get(name);
+            return {
+              from,
+              to,
+              address: l?.listen ?? '',
+              ...(l && s.faultProxyApi
+                ? { proxy: { name, upstream: l.upstream, api: s.faultProxyApi } }
+                : {}),
+            };
+          }),
         }
       : {}),
   };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { localLabConfig } from '../labConfig.js';
 import { realRuntime } from '../realRuntime.js';
-import { EVERY_TRIGGER, type RuntimePlugin } from '../RuntimePlugin.js';
+import { everyTriggerBut, type RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
 import { refuseSwarm } from '../engine/refuse.js';
 import { SwarmLab } from './SwarmLab.js';
@@ -15,11 +15,13 @@ import { builtinLab } from '../../spec/builtinLab.js';
 export const swarmRuntime: RuntimePlugin = {
   name: 'swarm',
   capabilities: {
-    // Every kind through the Lab interface, and kinds that act on the orchestrator's machine (a file, a command).
-    triggers: EVERY_TRIGGER,
+    // Every kind through the Lab interface, and kinds that act on the orchestrator's machine (a file, a command);
+    // not netem: a task's container may run on another node, out of reach of this host's nsenter.
+    triggers: everyTriggerBut('interface'),
     virtualTime: false,
     compose: true,
     labOnThisMachine: false,
+    apiLink: false,
   },
   lab: (e, o) =>
     new SwarmLab({

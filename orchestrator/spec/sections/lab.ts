@@ -26,6 +26,12 @@ const api = z.strictObject({
    * is filled in, so a file without it resolves, hashes and records exactly as before.
    */
   replicas: int(1, MAX_REPLICAS).optional(),
+  /**
+   * The clients reach the api through its link in the fault proxy (link api). Absent: only
+   * when a trigger names link api; true: always (a control run on the same path); false:
+   * never, and a trigger on link api is refused.
+   */
+  link: z.boolean().optional(),
   workers: int(1, 10_000),
   work,
   /** Named cost classes a request class can ask for (load.mix[].cost), e.g. heavy: { dist: lognormal, mean: 200ms, sigma: 1 } */

@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { BenchError } from '../../../foundation/errors.js';
 import type { Lab } from '../../lab/Lab.js';
 import { defineTrigger, target, timing } from '../kind.js';
+import { labWith } from '../labMethods.js';
 
-function able(lab: Lab): Required<Pick<Lab, 'limitCpu' | 'unlimitCpu' | 'cpuLimitUndoRecipe'>> {
-  if (!lab.limitCpu || !lab.unlimitCpu || !lab.cpuLimitUndoRecipe)
-    throw new BenchError('E_LAB', `the ${lab.runtime} lab cannot set a CPU quota`);
-  return lab as Required<Pick<Lab, 'limitCpu' | 'unlimitCpu' | 'cpuLimitUndoRecipe'>>;
-}
+const able = (lab: Lab) =>
+  labWith(lab, ['limitCpu', 'unlimitCpu', 'cpuLimitUndoRecipe'], 'cannot set a CPU quota');
 
 /**
  * A real CPU quota on a component for the window: on the local runtime a cgroup of its own
