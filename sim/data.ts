@@ -276,6 +276,18 @@ export class SimPgConn {
     });
   }
 
+  /**
+   * The api gave up on this connection's query (its client-side timeout): the socket is
+   * destroyed, the query rejects, and the pool replaces the connection when it is released.
+   */
+  discard(): void {
+    this.broken = true;
+    const c = this.conn;
+    if (!c) return;
+    this.server.link.release(c);
+    this.api.deliver(() => this.onClose(c, 'discarded'));
+  }
+
   private onClose(c: LinkConn, _why: string): void {
     if (this.conn !== c) return;
     this.conn = undefined;

@@ -71,6 +71,16 @@ export class DbPool {
     this.give(c);
   }
 
+  /**
+   * Breaks `c` under a query the client gave up on: its socket is destroyed (not ended: a
+   * stalled link would never carry the goodbye), so the query rejects and `release`
+   * replaces the connection.
+   */
+  discard(c: pg.Client): void {
+    this.broken.add(c);
+    c.connection.stream.destroy();
+  }
+
   private reconnect(): void {
     this.connect().catch(() => setTimeout(() => !this.closed && this.reconnect(), PG_RECONNECT_MS).unref());
   }

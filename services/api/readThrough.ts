@@ -4,7 +4,14 @@ import type { QueryResult } from 'pg';
 import type { DurationDist } from '../../foundation/distributions.js';
 import type { Rng } from '../../foundation/rng.js';
 import { DbPool } from './dbPool.js';
-import { ReadThrough, wallClock, type ApiClock, type Lookup, type LookupEvents } from './lookup.js';
+import {
+  ReadThrough,
+  wallClock,
+  type ApiClock,
+  type DbRetryPolicy,
+  type Lookup,
+  type LookupEvents,
+} from './lookup.js';
 import type { ApiMetrics } from './metrics.js';
 
 export type { Lookup } from './lookup.js';
@@ -24,6 +31,8 @@ export interface ReadThroughConfig {
   /** Server-side delay added to each miss query (pg_sleep), on top of the indexed lookup. */
   readonly queryDelay: DurationDist;
   readonly ttlS: number;
+  /** The client-side query timeout and retries (absent: none; Postgres's statement_timeout only). */
+  readonly retry?: DbRetryPolicy | undefined;
 }
 
 /**
@@ -72,6 +81,7 @@ export class ReadThroughCache {
       {
         acquire: (deadlineMs) => this.pool.acquire(deadlineMs),
         release: (c) => this.pool.release(c),
+        discard: (c) => this.pool.discard(c),
         // One round trip (simple query protocol); key is a validated integer. Postgres
         // cancels the statement when the request's time is up.
         // (pg types a query as one result; a text of two statements resolves to one per statement.)
@@ -86,6 +96,7 @@ export class ReadThroughCache {
       cfg.queryDelay,
       rng,
       lookupEvents(metrics),
+      cfg.retry,
     );
   }
 
@@ -135,6 +146,7 @@ function lookupEvents(m: ApiMetrics): LookupEvents {
     cacheFillError: () => m.cacheFillErrors.inc(),
     dbPoolWait: (ms) => m.dbPoolWait.observe(ms / 1000),
     dbQuery: (result) => m.dbQueries.inc({ result }),
+    dbAttempt: (retry) => m.dbAttempts.inc({ kind: retry ? 'retry' : 'first' }),
     dbQueryTime: (ms) => m.dbQueryTime.observe(ms / 1000),
   };
 }
