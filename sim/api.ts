@@ -229,7 +229,7 @@ export class SimApi {
     if (this.deps && cc) {
       const redis = (this.redisClient = new SimRedisClient(this.proc, this.deps.redis));
       redis.open();
-      const db = (this.dbPool = new SimDbPool(this.proc, this.deps.postgres, cc.pool));
+      const db = (this.dbPool = new SimDbPool(this.proc, this.deps.postgres, cc.pool, cc.retry?.timeoutMs));
       db.open();
       cache = new ReadThrough<SimPgConn>(
         procClock,

@@ -67,6 +67,7 @@ export class ReadThroughCache {
         user: cfg.dbUser,
         database: cfg.dbName,
         size: cfg.poolSize,
+        connectTimeoutMs: cfg.retry?.timeoutMs,
       },
       clock,
     );
