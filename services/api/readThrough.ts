@@ -8,6 +8,7 @@ import {
   ReadThrough,
   wallClock,
   type ApiClock,
+  type Database,
   type DbRetryPolicy,
   type Lookup,
   type LookupEvents,
@@ -79,21 +80,7 @@ export class ReadThroughCache {
         get: (key) => redis.get(`item:${key}`).then((v) => v !== null),
         fill: (key, value) => redis.set(`item:${key}`, value, 'EX', ttlS),
       },
-      {
-        acquire: (deadlineMs) => this.pool.acquire(deadlineMs),
-        release: (c) => this.pool.release(c),
-        discard: (c) => this.pool.discard(c),
-        // One round trip (simple query protocol); key is a validated integer. Postgres
-        // cancels the statement when the request's time is up.
-        // (pg types a query as one result; a text of two statements resolves to one per statement.)
-        query: (c, key, timeoutMs, delayMs) => {
-          const res: Promise<StatementResult | StatementResult[]> = c.query<{ value: string }>(
-            `SET statement_timeout = ${timeoutMs}; ` +
-              `SELECT value, pg_sleep(${(delayMs / 1000).toFixed(6)}) FROM items WHERE id = ${key}`,
-          );
-          return res.then((r) => (Array.isArray(r) ? r[1]?.rows[0]?.value : undefined) ?? '');
-        },
-      },
+      pgDatabase(this.pool),
       cfg.queryDelay,
       rng,
       lookupEvents(metrics),
@@ -136,6 +123,25 @@ export class ReadThroughCache {
   async flush(): Promise<void> {
     await this.redis.flushall();
   }
+}
+
+/** Postgres behind `pool`, as the lookup queries it. */
+export function pgDatabase(pool: DbPool): Database<pg.Client> {
+  return {
+    acquire: (deadlineMs) => pool.acquire(deadlineMs),
+    release: (c) => pool.release(c),
+    discard: (c) => pool.discard(c),
+    // One round trip (simple query protocol); key is a validated integer. Postgres
+    // cancels the statement when the request's time is up.
+    // (pg types a query as one result; a text of two statements resolves to one per statement.)
+    query: (c, key, timeoutMs, delayMs) => {
+      const res: Promise<StatementResult | StatementResult[]> = c.query<{ value: string }>(
+        `SET statement_timeout = ${timeoutMs}; ` +
+          `SELECT value, pg_sleep(${(delayMs / 1000).toFixed(6)}) FROM items WHERE id = ${key}`,
+      );
+      return res.then((r) => (Array.isArray(r) ? r[1]?.rows[0]?.value : undefined) ?? '');
+    },
+  };
 }
 
 /** The lookup's events as the api's Prometheus metrics. */
