@@ -23,6 +23,26 @@ async function run(yaml: string): Promise<{ r: Simulated; loss: (col: string) =>
   return { r, loss, queries: loss('db_queries') };
 }
 
+/** The header's miss rate: a key requested λ times a second with TTL T misses λ / (1 + λT) times a second. */
+function predictedMissesPerS(): number {
+  const keys = 1000;
+  const exponent = 0.9;
+  const rate = 300;
+  const ttlS = 10;
+  const w = Array.from({ length: keys }, (_, i) => (i + 1) ** -exponent);
+  const z = w.reduce((a, b) => a + b, 0);
+  return w.reduce((a, x) => a + (rate * x) / z / (1 + ((rate * x) / z) * ttlS), 0);
+}
+
+test("the header's miss rate (56/s) is the one simulated in the baseline", async () => {
+  assert.equal(Math.round(predictedMissesPerS()), 56);
+  const r = await simulate(planOf(YAML));
+  const t = r.summary.trigger!;
+  const q = r.server!.extra!['db_queries']!.slice(Math.ceil(t.startS) - 40, Math.floor(t.startS));
+  const perS = q.reduce<number>((a, v) => a + (v ?? 0), 0) / q.length;
+  assert.ok(Math.abs(perS / predictedMissesPerS() - 1) < 0.05, `${perS.toFixed(1)} misses/s`);
+});
+
 test('with the query timeout and 3 attempts the api sends 1 + p + p² attempts per query and p³ of them fail', async () => {
   const { r, loss, queries } = await run(YAML);
   const perQuery = loss('db_attempts') / queries;
