@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runScaled, sum } from '../helpers/experiment.js';
 import { assertClaimed } from '../helpers/catalogue.js';
-import { assertLossAmplification, lossProbability, perS, type Window } from '../helpers/loss.js';
+import { assertLossAmplification, lossProbability, lossWindows, perS, type Window } from '../helpers/loss.js';
 
 // The reproduction suite, message loss (issue 35, point 5): the catalogue's loss rows on
 // the local lab, asserting what each row claims (experiments/README.md) and the retries
@@ -13,16 +13,10 @@ describe('reproduction suite: message loss', () => {
     const p = lossProbability('llm-loss');
     const { s, rows } = await runScaled('experiments/llm-loss.yaml');
     assertClaimed('llm-loss', s);
-    const t = s.trigger!;
     const timeoutS = 10; // lab.llm.timeout: a lost attempt is retried when it times out
-    const base: Window = [Math.ceil(t.startS) - Math.floor(s.baseline.seconds), Math.floor(t.startS)];
     // The loss in its steady state: from one timeout (and a second for the backoff) after it
-    // began, when the retries of the first lost attempts go out, to its end (when the stalled
-    // connections are closed and retried at once).
-    const loss: Window = [Math.ceil(t.startS) + timeoutS + 1, Math.floor(t.endS)];
-    const observeEnd =
-      1 + Math.max(...rows.filter((r) => r['phase'] === 'observe').map((r) => r['t_s'] as number));
-    const after: Window = [Math.ceil(t.endS) + timeoutS + 1, observeEnd];
+    // began, to its end (when the stalled connections are closed and retried at once).
+    const { base, loss, after } = lossWindows(s, rows, timeoutS + 1, timeoutS + 1);
     assert.ok(loss[1] - loss[0] >= 30 && after[1] - after[0] >= 30, `loss ${loss}, after ${after}`);
     const figures = (w: Window): string =>
       `goodput ${perS(rows, 'goodput', w).toFixed(2)}/s, ${perS(rows, 'llm_calls', w).toFixed(2)} calls/s, ` +
@@ -65,14 +59,9 @@ describe('reproduction suite: message loss on the database link', () => {
     const p = lossProbability('db-loss');
     const { s, rows } = await runScaled('experiments/db-loss.yaml');
     assertClaimed('db-loss', s);
-    const t = s.trigger!;
-    const base: Window = [Math.ceil(t.startS) - Math.floor(s.baseline.seconds), Math.floor(t.startS)];
     // The loss in its steady state: a second after it began (a lost attempt is retried
     // 200 ms later) to its end; after it, from two seconds on (the stalled connections replaced).
-    const loss: Window = [Math.ceil(t.startS) + 1, Math.floor(t.endS)];
-    const observeEnd =
-      1 + Math.max(...rows.filter((r) => r['phase'] === 'observe').map((r) => r['t_s'] as number));
-    const after: Window = [Math.ceil(t.endS) + 2, observeEnd];
+    const { base, loss, after } = lossWindows(s, rows, 1, 2);
     const figures = (w: Window): string =>
       `goodput ${perS(rows, 'goodput', w).toFixed(2)}/s, ${perS(rows, 'db_queries', w).toFixed(2)} queries/s, ` +
       `${perS(rows, 'db_attempts', w).toFixed(2)} attempts/s, ${perS(rows, 'timed_out', w).toFixed(2)} timed out/s`;
