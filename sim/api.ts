@@ -2,7 +2,7 @@ import { applyApiState, type ApiState } from '../services/api/apiState.js';
 import type { DurationDist } from '../foundation/distributions.js';
 import { seededRng } from '../foundation/rng.js';
 import { CONNECT_TIMEOUT_MS } from '../bench/transport/http.js';
-import { ReadThrough, type LookupEvents } from '../services/api/lookup.js';
+import { ReadThrough, type DbRetryPolicy, type LookupEvents } from '../services/api/lookup.js';
 import type { Mitigations } from '../services/api/server.js';
 import { LISTEN_BACKLOG, poolOptions } from '../services/api/server.js';
 import type { RejectReason } from '../services/api/shedding.js';
@@ -46,7 +46,13 @@ export interface SimApiConfig {
   readonly mitigations?: Mitigations;
   readonly requestTimeoutMs?: number;
   readonly errorCost?: ErrorCost;
-  readonly cache?: { readonly ttlMs: number; readonly pool: number; readonly queryDelay: DurationDist };
+  readonly cache?: {
+    readonly ttlMs: number;
+    readonly pool: number;
+    readonly queryDelay: DurationDist;
+    /** The api's client-side query timeout and retries (services/api/lookup.ts's policy). */
+    readonly retry?: DbRetryPolicy;
+  };
   /**
    * Draw each request's work by its attempt (SimRequest.drawKey) from this seed's keyed
    * stream, not in service order (a lateness replay: two runs serving the same attempts
@@ -76,6 +82,8 @@ export class ApiCounters {
   cacheErrors = 0;
   cacheFillErrors = 0;
   dbQueries = 0;
+  /** api_db_attempts_total: every attempt sent, retries included. */
+  dbAttempts = 0;
   readonly rejected: Partial<Record<RejectReason, number>> = {};
   /** api_queue_wait_seconds' sum (ms here) and count: the wait of every request a worker took. */
   queueWaitMsSum = 0;
@@ -130,6 +138,9 @@ class CountedEvents implements WorkEvents, LookupEvents {
   dbPoolWait(): void {}
   dbQuery(): void {
     this.m.dbQueries++;
+  }
+  dbAttempt(): void {
+    this.m.dbAttempts++;
   }
   dbQueryTime(): void {}
 }
@@ -218,7 +229,7 @@ export class SimApi {
     if (this.deps && cc) {
       const redis = (this.redisClient = new SimRedisClient(this.proc, this.deps.redis));
       redis.open();
-      const db = (this.dbPool = new SimDbPool(this.proc, this.deps.postgres, cc.pool));
+      const db = (this.dbPool = new SimDbPool(this.proc, this.deps.postgres, cc.pool, cc.retry?.timeoutMs));
       db.open();
       cache = new ReadThrough<SimPgConn>(
         procClock,
@@ -226,11 +237,13 @@ export class SimApi {
         {
           acquire: (deadlineMs) => db.acquire(deadlineMs),
           release: (c) => db.release(c),
+          discard: (c) => c.discard(),
           query: (c, _key, timeoutMs, delayMs) => c.query(timeoutMs, PG_LOOKUP_MS + delayMs).then(() => ''),
         },
         cc.queryDelay,
         seededRng(this.cfg.seed, 'api-db'),
         this.events,
+        cc.retry,
       );
     }
     this.handler = new WorkHandler<SimRequest>(

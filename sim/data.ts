@@ -229,18 +229,34 @@ export class SimPgConn {
     private readonly server: SimPostgresServer,
   ) {}
 
-  /** Connects (a round trip to postgres); resolves true when connected. */
-  connect(): Promise<boolean> {
-    return new Promise((resolve) => {
-      if (this.server.proc.state === 'down') return resolve(false);
+  /**
+   * Connects (a round trip to postgres); resolves true when connected, false when it
+   * cannot or when `timeoutMs` (0: none) passes first (node-postgres's connectionTimeoutMillis).
+   */
+  connect(timeoutMs = 0): Promise<boolean> {
+    return new Promise((done) => {
+      if (this.server.proc.state === 'down') return done(false);
       const c = this.server.link.connect((why) => this.api.deliver(() => this.onClose(c!, why)));
-      if (!c) return resolve(false);
+      if (!c) return done(false);
+      let settled = false;
+      const resolve = (ok: boolean): void => {
+        if (settled) return;
+        settled = true;
+        done(ok);
+      };
+      if (timeoutMs > 0)
+        this.api.at(this.api.now() + timeoutMs, () => {
+          if (settled) return;
+          this.server.link.release(c);
+          resolve(false);
+        });
       const link = this.server.link;
       // The startup round trip: a paused postgres answers it when it runs again.
       link.send(c, 'upstream', PG_CHUNK_BYTES, () =>
         this.server.proc.deliver(() =>
           link.send(c, 'downstream', PG_CHUNK_BYTES, () =>
             this.api.deliver(() => {
+              if (settled) return;
               this.conn = c;
               this.broken = false;
               resolve(true);
@@ -276,6 +292,18 @@ export class SimPgConn {
     });
   }
 
+  /**
+   * The api gave up on this connection's query (its client-side timeout): the socket is
+   * destroyed, the query rejects, and the pool replaces the connection when it is released.
+   */
+  discard(): void {
+    this.broken = true;
+    const c = this.conn;
+    if (!c) return;
+    this.server.link.release(c);
+    this.api.deliver(() => this.onClose(c, 'discarded'));
+  }
+
   private onClose(c: LinkConn, _why: string): void {
     if (this.conn !== c) return;
     this.conn = undefined;
@@ -308,6 +336,8 @@ export class SimDbPool {
     private readonly api: SimProcess,
     private readonly server: SimPostgresServer,
     private readonly size: number,
+    /** The connection attempts' timeout (0: none), as DbPool's connectTimeoutMs. */
+    private readonly connectTimeoutMs = 0,
   ) {
     this.pool = new ConnectionPool({ now: () => api.now(), timer: (atMs, fn) => api.at(atMs, fn) });
   }
@@ -317,7 +347,7 @@ export class SimDbPool {
     for (let i = 0; i < this.size; i++) {
       const c = new SimPgConn(this.api, this.server);
       this.all.push(c);
-      void c.connect().then((ok) => {
+      void c.connect(this.connectTimeoutMs).then((ok) => {
         if (ok) this.pool.give(c);
         else {
           c.broken = true;
@@ -349,7 +379,7 @@ export class SimDbPool {
   }
 
   private reconnect(c: SimPgConn): void {
-    void c.connect().then((ok) => {
+    void c.connect(this.connectTimeoutMs).then((ok) => {
       if (ok) this.pool.give(c);
       else this.api.at(this.api.now() + PG_RECONNECT_MS, () => this.reconnect(c));
     });

@@ -36,7 +36,12 @@ export function simRuntime(
     ...(cache
       ? {
           // The lab's Redis keeps whole seconds of TTL.
-          cache: { ttlMs: cache.ttlS * 1000, pool: cache.pool, queryDelay: cache.queryDelay },
+          cache: {
+            ttlMs: cache.ttlS * 1000,
+            pool: cache.pool,
+            queryDelay: cache.queryDelay,
+            ...(cache.retry ? { retry: cache.retry } : {}),
+          },
           keys: cache.keys,
           prewarm: cache.prewarm,
         }

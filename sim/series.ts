@@ -90,6 +90,7 @@ export class SimServerSeries {
       timed_out: m.timedOut,
     };
     if (m.dbQueries > 0) extra['db_queries'] = m.dbQueries;
+    if (m.dbAttempts > 0) extra['db_attempts'] = m.dbAttempts;
     for (const [reason, n] of Object.entries(m.rejected)) extra[`rejected_${reason}`] = n;
     for (const [kind, ms] of Object.entries(m.errorPathMs)) extra[`error_path_seconds_${kind}`] = ms / 1000;
     return { received: m.received, completed: m.completed, wasted: m.wasted, extra };

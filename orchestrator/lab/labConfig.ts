@@ -1,4 +1,5 @@
 import type { Mitigations } from '../../services/api/server.js';
+import type { DbRetryPolicy } from '../../services/api/lookup.js';
 import type { Experiment } from '../spec/schema.js';
 import { toDurationDist } from '../../foundation/fields.js';
 import { resolve } from 'node:path';
@@ -75,6 +76,8 @@ export interface LocalCacheConfig {
   readonly pool: number;
   /** Server-side delay of each miss query. */
   readonly queryDelay: DurationDist;
+  /** The api's client-side query timeout and retries (lab.db.timeout, lab.db.retry); absent: none. */
+  readonly retry?: DbRetryPolicy;
 }
 
 export interface LocalLlmConfig {
@@ -194,6 +197,9 @@ export function labCacheConfig(lab: LabSection): {
             keys: lab.db.keys,
             pool: lab.db.pool,
             queryDelay: toDurationDist(lab.db.query),
+            ...(lab.db.timeout !== undefined
+              ? { retry: { timeoutMs: lab.db.timeout, maxAttempts: lab.db.retry?.maxAttempts ?? 1 } }
+              : {}),
           },
         }
       : {}),

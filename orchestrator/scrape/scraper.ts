@@ -28,6 +28,7 @@ const EXTRA_COUNTERS = {
   cache_misses: 'api_cache_misses_total',
   cache_fill_errors: 'api_cache_fill_errors_total',
   db_queries: 'api_db_queries_total',
+  db_attempts: 'api_db_attempts_total',
   cache_errors: 'api_cache_errors_total',
   timed_out: 'api_timed_out_total',
   llm_calls: 'api_llm_calls_total',

@@ -56,3 +56,32 @@ test('the schema refuses a cache without a database, a bad CoDel, and cache trig
     ),
   );
 });
+
+test("db-loss gives the api a query timeout and retries; the schema refuses a retry without a timeout and a timeout the query cannot meet, at the field's line", () => {
+  const base = read('db-loss.yaml');
+  assert.deepEqual(labCacheConfig(parseExperiment(base, 'db-loss.yaml').lab!).cache?.retry, {
+    timeoutMs: 200,
+    maxAttempts: 3,
+  });
+  // A timeout without retries: one attempt; neither: no policy (and the flags stay as before).
+  const once = base.replace(/\n {4}retry: \{ maxAttempts: 3 \}/, '');
+  assert.deepEqual(labCacheConfig(parseExperiment(once, 'x.yaml').lab!).cache?.retry, {
+    timeoutMs: 200,
+    maxAttempts: 1,
+  });
+  assert.equal(
+    labCacheConfig(parseExperiment(read('db-partition.yaml'), 'x.yaml').lab!).cache?.retry,
+    undefined,
+  );
+  const noTimeout = base.replace(/\n {4}timeout: 200ms/, '');
+  const a = specIssues(noTimeout).find((i) => i.path === 'lab.db.retry');
+  assert.ok(a && /needs lab.db.timeout/.test(a.message), JSON.stringify(specIssues(noTimeout)));
+  assert.equal(a.line, noTimeout.split('\n').findIndex((l) => l.includes('retry: { maxAttempts')) + 1);
+  const tooShort = base.replace('timeout: 200ms', 'timeout: 20ms');
+  const b = specIssues(tooShort).find((i) => i.path === 'lab.db.timeout');
+  assert.ok(
+    b && /not longer than the query's declared 20 ms/.test(b.message),
+    JSON.stringify(specIssues(tooShort)),
+  );
+  assert.equal(b.line, tooShort.split('\n').findIndex((l) => l.includes('timeout: 20ms')) + 1);
+});

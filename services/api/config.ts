@@ -1,4 +1,5 @@
 import type { DurationDist } from '../../foundation/distributions.js';
+import type { DbRetryPolicy } from './lookup.js';
 import type { Mitigations } from './server.js';
 import type { ErrorCost } from './workHandler.js';
 
@@ -80,6 +81,14 @@ export function mitigationFlags(m: Mitigations): string[] {
   ];
 }
 
+/** --db-retry ATTEMPTS:TIMEOUT_MS (the inverse of apiFlags' --db-retry). */
+export function parseDbRetry(s: string): DbRetryPolicy {
+  const [attempts, timeout] = s.split(':').map(Number);
+  if (!(Number.isInteger(attempts) && attempts! >= 1 && timeout! > 0))
+    throw new Error(`--db-retry: expected ATTEMPTS:TIMEOUT_MS (got "${s}")`);
+  return { maxAttempts: attempts!, timeoutMs: timeout! };
+}
+
 /** host:port (IPv4 or a name). */
 export function parseHostPort(flag: string, s: string): { host: string; port: number } {
   const i = s.lastIndexOf(':');
@@ -138,6 +147,8 @@ export interface ApiDependencyFlags {
     readonly pool: number;
     readonly queryDelay: DurationDist;
     readonly ttlS: number;
+    /** The client-side query timeout and retries (lab.db.timeout, lab.db.retry). */
+    readonly retry?: DbRetryPolicy | undefined;
   };
   readonly llm?: {
     /** host:port of the LLM provider (through its link). */
@@ -183,6 +194,7 @@ export function apiFlags(cfg: ApiFlagsConfig, deps: ApiDependencyFlags = {}): st
           formatDurationDist(c.queryDelay),
           '--cache-ttl',
           String(c.ttlS),
+          ...(c.retry ? ['--db-retry', `${c.retry.maxAttempts}:${c.retry.timeoutMs}`] : []),
         ]
       : []),
     ...(l

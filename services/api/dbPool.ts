@@ -9,6 +9,12 @@ export interface DbPoolConfig {
   readonly database: string;
   /** Connections: the database's concurrency as this api sees it. */
   readonly size: number;
+  /**
+   * Abandon a connection attempt unanswered after this long (absent: wait for ever). With
+   * the client-side query timeout the replacement of a discarded connection needs one
+   * too: on a link that loses messages its startup can be lost like a query.
+   */
+  readonly connectTimeoutMs?: number | undefined;
 }
 
 /** How often a broken connection's replacement is retried while Postgres does not answer. */
@@ -50,6 +56,9 @@ export class DbPool {
       port: this.cfg.port,
       user: this.cfg.user,
       database: this.cfg.database,
+      ...(this.cfg.connectTimeoutMs !== undefined
+        ? { connectionTimeoutMillis: this.cfg.connectTimeoutMs }
+        : {}),
     });
     c.on('error', () => this.broken.add(c));
     await c.connect();
@@ -69,6 +78,16 @@ export class DbPool {
       return;
     }
     this.give(c);
+  }
+
+  /**
+   * Breaks `c` under a query the client gave up on: its socket is destroyed (not ended: a
+   * stalled link would never carry the goodbye), so the query rejects and `release`
+   * replaces the connection.
+   */
+  discard(c: pg.Client): void {
+    this.broken.add(c);
+    c.connection.stream.destroy();
   }
 
   private reconnect(): void {

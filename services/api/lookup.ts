@@ -48,6 +48,21 @@ export interface Database<C> {
    * rejects on a cancel (an error with code QUERY_CANCELED) or a broken connection.
    */
   query(c: C, key: number, timeoutMs: number, delayMs: number): Promise<string>;
+  /**
+   * Breaks `c` under a query the client gave up on: the query rejects, and `c`, once
+   * released, is replaced in the background (a late reply must never answer the next query).
+   */
+  discard(c: C): void;
+}
+
+/**
+ * The api's client-side policy toward the database (lab.db.timeout, lab.db.retry): an
+ * attempt unanswered after `timeoutMs` is abandoned and its connection discarded, and the
+ * query is sent again on another connection, `maxAttempts` attempts in all.
+ */
+export interface DbRetryPolicy {
+  readonly timeoutMs: number;
+  readonly maxAttempts: number;
 }
 
 /** Where the lookup's events are counted (prom-client in the api, plain numbers in the simulator). */
@@ -57,7 +72,10 @@ export interface LookupEvents {
   cacheError(): void;
   cacheFillError(): void;
   dbPoolWait(ms: number): void;
+  /** A query's outcome, once per query that sent at least one attempt. */
   dbQuery(result: QueryResult): void;
+  /** One attempt sent (one per query without a retry policy): attempts / queries is the amplification toward the database. */
+  dbAttempt(retry: boolean): void;
   dbQueryTime(ms: number): void;
 }
 
@@ -81,6 +99,7 @@ export class ReadThrough<C> {
     private readonly queryDelay: DurationDist,
     private readonly rng: Rng,
     private readonly events: LookupEvents,
+    private readonly retry?: DbRetryPolicy,
   ) {}
 
   /** Looks `key` up, filling the cache on a miss; `deadlineMs` on the clock (Infinity: none). */
@@ -112,38 +131,59 @@ export class ReadThrough<C> {
 
   /**
    * Queries row `key` in the database through the pool (no cache): its value, or how
-   * it failed. Neither the pool wait nor the query outlives `deadlineMs`.
+   * it failed. Neither the pool wait nor the query outlives `deadlineMs`. With a retry
+   * policy, an attempt abandoned by its own timeout, or whose connection broke, is sent
+   * again on another connection while attempts and time are left.
    */
   async queryDb(key: number, deadlineMs: number): Promise<{ value: string } | 'timeout' | 'error'> {
     const m = this.events;
-    const waitStart = this.clock.now();
-    const client = await this.db.acquire(deadlineMs);
-    m.dbPoolWait(this.clock.now() - waitStart);
-    if (!client) return 'timeout';
-    const leftMs = Math.floor(deadlineMs - this.clock.now());
-    if (leftMs < 1) {
-      this.db.release(client);
-      return 'timeout';
-    }
-    const delayMs = sampleDuration(this.queryDelay, this.rng);
-    const t0 = this.clock.now();
-    // Should the database itself not answer (paused), the request stops waiting at its
-    // deadline and the connection goes back to the pool only when the query has really ended.
-    const query = this.db.query(client, key, Number.isFinite(leftMs) ? leftMs : 0, delayMs);
-    void query
-      .catch(() => undefined)
-      .finally(() => {
-        m.dbQueryTime(this.clock.now() - t0);
+    const maxAttempts = this.retry?.maxAttempts ?? 1;
+    let sent = false;
+    const ended = (r: 'timeout' | 'error'): 'timeout' | 'error' => {
+      if (sent) m.dbQuery(r === 'timeout' ? 'cancelled' : 'error');
+      return r;
+    };
+    for (let attempt = 1; ; attempt++) {
+      const waitStart = this.clock.now();
+      const client = await this.db.acquire(deadlineMs);
+      m.dbPoolWait(this.clock.now() - waitStart);
+      if (!client) return ended('timeout');
+      const leftMs = Math.floor(deadlineMs - this.clock.now());
+      if (leftMs < 1) {
         this.db.release(client);
-      });
-    try {
-      const value = await this.withDeadline(query, deadlineMs);
-      m.dbQuery('ok');
-      return { value };
-    } catch (err) {
-      const timedOut = err === DEADLINE || (err as { code?: string }).code === QUERY_CANCELED;
-      m.dbQuery(timedOut ? 'cancelled' : 'error');
-      return timedOut ? 'timeout' : 'error';
+        return ended('timeout');
+      }
+      const delayMs = sampleDuration(this.queryDelay, this.rng);
+      const t0 = this.clock.now();
+      sent = true;
+      m.dbAttempt(attempt > 1);
+      // Should the database itself not answer (paused), the request stops waiting at its
+      // deadline and the connection goes back to the pool only when the query has really ended.
+      const query = this.db.query(client, key, Number.isFinite(leftMs) ? leftMs : 0, delayMs);
+      void query
+        .catch(() => undefined)
+        .finally(() => {
+          m.dbQueryTime(this.clock.now() - t0);
+          this.db.release(client);
+        });
+      const attemptDeadline = this.retry ? Math.min(deadlineMs, t0 + this.retry.timeoutMs) : deadlineMs;
+      try {
+        const value = await this.withDeadline(query, attemptDeadline);
+        m.dbQuery('ok');
+        return { value };
+      } catch (err) {
+        const more = attempt < maxAttempts && this.clock.now() < deadlineMs;
+        if (err === DEADLINE) {
+          // Given up on by the client: with a policy its connection goes (a reply lost on the
+          // link would hold it for ever; a late one would answer the next query).
+          if (this.retry) this.db.discard(client);
+          if (more && this.retry) continue;
+          return ended('timeout');
+        }
+        if ((err as { code?: string }).code === QUERY_CANCELED) return ended('timeout');
+        if (more) continue; // a broken connection: the next attempt takes another
+        return ended('error');
+      }
     }
   }
 

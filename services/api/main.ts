@@ -5,7 +5,13 @@
  * Prints one JSON line {"event":"listening",...} on stdout when it accepts requests.
  */
 import { parseArgs } from 'node:util';
-import { parseDurationDist, parseErrorCost, parseHostPort, parseMitigations } from './config.js';
+import {
+  parseDbRetry,
+  parseDurationDist,
+  parseErrorCost,
+  parseHostPort,
+  parseMitigations,
+} from './config.js';
 import type { LlmRoutesConfig } from './llmRoutes.js';
 import type { ReadThroughConfig } from './readThrough.js';
 import { startApi } from './server.js';
@@ -16,6 +22,7 @@ const USAGE = `usage: node dist/services/api/main.js [flags]
   --shed-queue-time MS   --codel TARGET_MS:INTERVAL_MS   --deadline-drop   --request-timeout MS
   --error-cost DIST   --error-cost-on-shed
   --redis HOST:PORT --postgres HOST:PORT   --db-user U --db-name D --db-pool N --db-delay DIST --cache-ttl S
+                                           [--db-retry ATTEMPTS:TIMEOUT_MS]
   --llm HOST:PORT   --llm-slots N   --llm-timeout MS   --llm-retry ATTEMPTS:BASE_MS:CAP_MS
   --llm-model NAME   --llm-embedding-model NAME   --exit-with-parent   --help
 Prints one JSON line {"event":"listening",...} on stdout when it accepts requests.
@@ -66,6 +73,7 @@ function parseApiArgs() {
       'db-name': { type: 'string', default: 'postgres' },
       'db-pool': { type: 'string', default: '8' },
       'db-delay': { type: 'string', default: 'constant:10ms' },
+      'db-retry': { type: 'string' },
       'cache-ttl': { type: 'string', default: '3600' }, // seconds
       // An LLM provider, host:port (its link), for /chat, /agent, /retrieve and /ingest.
       llm: { type: 'string' },
@@ -104,6 +112,7 @@ function cacheConfig(): { cache?: ReadThroughConfig } {
       poolSize: positive('db-pool', values['db-pool']),
       queryDelay: parseDurationDist(values['db-delay']),
       ttlS: positive('cache-ttl', values['cache-ttl']),
+      ...(values['db-retry'] !== undefined ? { retry: parseDbRetry(values['db-retry']) } : {}),
     },
   };
 }

@@ -66,8 +66,14 @@ export function createApiMetrics(
     }),
     dbQueries: new Counter({
       name: 'api_db_queries_total',
-      help: 'Database queries, by result (ok, cancelled by the request timeout, error).',
+      help: 'Database queries, by result (ok, cancelled by a timeout, error), retries not counted.',
       labelNames: ['result'] as const,
+      registers: [registry],
+    }),
+    dbAttempts: new Counter({
+      name: 'api_db_attempts_total',
+      help: 'Query attempts sent to the database, by kind (first, retry): attempts per query is the amplification toward it.',
+      labelNames: ['kind'] as const,
       registers: [registry],
     }),
     dbQueryTime: new Histogram({

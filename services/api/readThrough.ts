@@ -4,7 +4,15 @@ import type { QueryResult } from 'pg';
 import type { DurationDist } from '../../foundation/distributions.js';
 import type { Rng } from '../../foundation/rng.js';
 import { DbPool } from './dbPool.js';
-import { ReadThrough, wallClock, type ApiClock, type Lookup, type LookupEvents } from './lookup.js';
+import {
+  ReadThrough,
+  wallClock,
+  type ApiClock,
+  type Database,
+  type DbRetryPolicy,
+  type Lookup,
+  type LookupEvents,
+} from './lookup.js';
 import type { ApiMetrics } from './metrics.js';
 
 export type { Lookup } from './lookup.js';
@@ -24,6 +32,8 @@ export interface ReadThroughConfig {
   /** Server-side delay added to each miss query (pg_sleep), on top of the indexed lookup. */
   readonly queryDelay: DurationDist;
   readonly ttlS: number;
+  /** The client-side query timeout and retries (absent: none; Postgres's statement_timeout only). */
+  readonly retry?: DbRetryPolicy | undefined;
 }
 
 /**
@@ -58,6 +68,7 @@ export class ReadThroughCache {
         user: cfg.dbUser,
         database: cfg.dbName,
         size: cfg.poolSize,
+        connectTimeoutMs: cfg.retry?.timeoutMs,
       },
       clock,
     );
@@ -69,23 +80,11 @@ export class ReadThroughCache {
         get: (key) => redis.get(`item:${key}`).then((v) => v !== null),
         fill: (key, value) => redis.set(`item:${key}`, value, 'EX', ttlS),
       },
-      {
-        acquire: (deadlineMs) => this.pool.acquire(deadlineMs),
-        release: (c) => this.pool.release(c),
-        // One round trip (simple query protocol); key is a validated integer. Postgres
-        // cancels the statement when the request's time is up.
-        // (pg types a query as one result; a text of two statements resolves to one per statement.)
-        query: (c, key, timeoutMs, delayMs) => {
-          const res: Promise<StatementResult | StatementResult[]> = c.query<{ value: string }>(
-            `SET statement_timeout = ${timeoutMs}; ` +
-              `SELECT value, pg_sleep(${(delayMs / 1000).toFixed(6)}) FROM items WHERE id = ${key}`,
-          );
-          return res.then((r) => (Array.isArray(r) ? r[1]?.rows[0]?.value : undefined) ?? '');
-        },
-      },
+      pgDatabase(this.pool),
       cfg.queryDelay,
       rng,
       lookupEvents(metrics),
+      cfg.retry,
     );
   }
 
@@ -126,6 +125,25 @@ export class ReadThroughCache {
   }
 }
 
+/** Postgres behind `pool`, as the lookup queries it. */
+export function pgDatabase(pool: DbPool): Database<pg.Client> {
+  return {
+    acquire: (deadlineMs) => pool.acquire(deadlineMs),
+    release: (c) => pool.release(c),
+    discard: (c) => pool.discard(c),
+    // One round trip (simple query protocol); key is a validated integer. Postgres
+    // cancels the statement when the request's time is up.
+    // (pg types a query as one result; a text of two statements resolves to one per statement.)
+    query: (c, key, timeoutMs, delayMs) => {
+      const res: Promise<StatementResult | StatementResult[]> = c.query<{ value: string }>(
+        `SET statement_timeout = ${timeoutMs}; ` +
+          `SELECT value, pg_sleep(${(delayMs / 1000).toFixed(6)}) FROM items WHERE id = ${key}`,
+      );
+      return res.then((r) => (Array.isArray(r) ? r[1]?.rows[0]?.value : undefined) ?? '');
+    },
+  };
+}
+
 /** The lookup's events as the api's Prometheus metrics. */
 function lookupEvents(m: ApiMetrics): LookupEvents {
   return {
@@ -135,6 +153,7 @@ function lookupEvents(m: ApiMetrics): LookupEvents {
     cacheFillError: () => m.cacheFillErrors.inc(),
     dbPoolWait: (ms) => m.dbPoolWait.observe(ms / 1000),
     dbQuery: (result) => m.dbQueries.inc({ result }),
+    dbAttempt: (retry) => m.dbAttempts.inc({ kind: retry ? 'retry' : 'first' }),
     dbQueryTime: (ms) => m.dbQueryTime.observe(ms / 1000),
   };
 }

@@ -22,6 +22,27 @@ export function perS(rows: Row[], col: string, w: Window): number {
 export type Window = readonly [number, number];
 
 /**
+ * A loss run's windows: the baseline; the loss in its steady state, from `settleS` after it
+ * began (when the retries of the first lost attempts have gone out) to its end; after it,
+ * from `afterS` after its end (when its stalled connections are replaced) to the run's end.
+ */
+export function lossWindows(
+  s: { readonly trigger?: { startS: number; endS: number } | null; readonly baseline: { seconds: number } },
+  rows: Row[],
+  settleS: number,
+  afterS: number,
+): { base: Window; loss: Window; after: Window } {
+  const t = s.trigger!;
+  const observeEnd =
+    1 + Math.max(...rows.filter((r) => r['phase'] === 'observe').map((r) => r['t_s'] as number));
+  return {
+    base: [Math.ceil(t.startS) - Math.floor(s.baseline.seconds), Math.floor(t.startS)],
+    loss: [Math.ceil(t.startS) + settleS, Math.floor(t.endS)],
+    after: [Math.ceil(t.endS) + afterS, observeEnd],
+  };
+}
+
+/**
  * The retries a loss causes, in a window where it is steady: each attempt lost with p is
  * retried until maxAttempts, so an origin costs 1 + p + … + p^(maxAttempts−1) attempts.
  * The retries are a count, whose Poisson noise (3 standard deviations) widens the bounds;

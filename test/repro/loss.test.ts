@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runScaled, sum } from '../helpers/experiment.js';
 import { assertClaimed } from '../helpers/catalogue.js';
-import { assertLossAmplification, lossProbability, perS, type Window } from '../helpers/loss.js';
+import { assertLossAmplification, lossProbability, lossWindows, perS, type Window } from '../helpers/loss.js';
 
 // The reproduction suite, message loss (issue 35, point 5): the catalogue's loss rows on
 // the local lab, asserting what each row claims (experiments/README.md) and the retries
@@ -13,16 +13,10 @@ describe('reproduction suite: message loss', () => {
     const p = lossProbability('llm-loss');
     const { s, rows } = await runScaled('experiments/llm-loss.yaml');
     assertClaimed('llm-loss', s);
-    const t = s.trigger!;
     const timeoutS = 10; // lab.llm.timeout: a lost attempt is retried when it times out
-    const base: Window = [Math.ceil(t.startS) - Math.floor(s.baseline.seconds), Math.floor(t.startS)];
     // The loss in its steady state: from one timeout (and a second for the backoff) after it
-    // began, when the retries of the first lost attempts go out, to its end (when the stalled
-    // connections are closed and retried at once).
-    const loss: Window = [Math.ceil(t.startS) + timeoutS + 1, Math.floor(t.endS)];
-    const observeEnd =
-      1 + Math.max(...rows.filter((r) => r['phase'] === 'observe').map((r) => r['t_s'] as number));
-    const after: Window = [Math.ceil(t.endS) + timeoutS + 1, observeEnd];
+    // began, to its end (when the stalled connections are closed and retried at once).
+    const { base, loss, after } = lossWindows(s, rows, timeoutS + 1, timeoutS + 1);
     assert.ok(loss[1] - loss[0] >= 30 && after[1] - after[0] >= 30, `loss ${loss}, after ${after}`);
     const figures = (w: Window): string =>
       `goodput ${perS(rows, 'goodput', w).toFixed(2)}/s, ${perS(rows, 'llm_calls', w).toFixed(2)} calls/s, ` +
@@ -57,5 +51,40 @@ describe('reproduction suite: message loss', () => {
     assert.ok(sum(rows, 'llm_attempts', ...after) / afterCalls < 1.05, msg);
     assert.ok(sum(rows, 'llm_provider_requests', ...after) / afterCalls > 0.9, msg);
     assert.ok(perS(rows, 'goodput', after) >= 0.85 * baseGoodput, msg);
+  });
+});
+
+describe('reproduction suite: message loss on the database link', () => {
+  test('db-loss recovers; while the postgres link loses queries the api sends 1 + p + p² attempts per query and few queries fail', async () => {
+    const p = lossProbability('db-loss');
+    const { s, rows } = await runScaled('experiments/db-loss.yaml');
+    assertClaimed('db-loss', s);
+    // The loss in its steady state: a second after it began (a lost attempt is retried
+    // 200 ms later) to its end; after it, from two seconds on (the stalled connections replaced).
+    const { base, loss, after } = lossWindows(s, rows, 1, 2);
+    const figures = (w: Window): string =>
+      `goodput ${perS(rows, 'goodput', w).toFixed(2)}/s, ${perS(rows, 'db_queries', w).toFixed(2)} queries/s, ` +
+      `${perS(rows, 'db_attempts', w).toFixed(2)} attempts/s, ${perS(rows, 'timed_out', w).toFixed(2)} timed out/s`;
+    const msg = `p ${p}; baseline: ${figures(base)}; loss: ${figures(loss)}; after: ${figures(after)}`;
+
+    // Healthy link: one attempt per query.
+    assert.ok(perS(rows, 'db_attempts', base) / perS(rows, 'db_queries', base) < 1.02, msg);
+
+    // The loss: each attempt lost with p is abandoned after the query timeout and retried on
+    // another connection (3 attempts at most), so a query costs 1 + p + p² attempts.
+    const queries = sum(rows, 'db_queries', ...loss);
+    assert.ok(queries > 500, msg);
+    assertLossAmplification(rows, loss, p, 3, { origins: 'db_queries', attempts: 'db_attempts' }, msg);
+    // Only a query whose three attempts are all lost fails (p³); without the retries a share
+    // p would, and without the timeout every connection would stall at its first loss.
+    const failed = sum(rows, 'timed_out', ...loss);
+    assert.ok(failed < p * p * queries, `${failed} requests timed out of ${queries} queries; ${msg}`);
+    const baseGoodput = perS(rows, 'goodput', base);
+    assert.ok(perS(rows, 'goodput', loss) > 0.95 * baseGoodput, msg);
+    assert.ok(Math.max(...rows.map((r) => Number(r['db_pool_waiting'] ?? 0))) < 16, msg);
+
+    // After it: one attempt per query again.
+    assert.ok(perS(rows, 'db_attempts', after) / perS(rows, 'db_queries', after) < 1.02, msg);
+    assert.ok(perS(rows, 'goodput', after) >= 0.9 * baseGoodput, msg);
   });
 });

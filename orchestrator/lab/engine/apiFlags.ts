@@ -25,6 +25,7 @@ export function dockerApiFlags(cfg: ApiLabConfig): string[] {
             pool: c.pool,
             queryDelay: c.queryDelay,
             ttlS: c.ttlS,
+            retry: c.retry,
           },
         }
       : {},

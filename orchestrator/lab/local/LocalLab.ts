@@ -243,6 +243,7 @@ export class LocalLab implements Lab {
       pool: c.pool,
       queryDelay: c.queryDelay,
       ttlS: c.ttlS,
+      retry: c.retry,
     };
   }
 

@@ -95,13 +95,36 @@ const cache = z.strictObject({
 });
 
 /** db: Postgres, seeded with a table of `keys` rows; the api reaches it through a pool of `pool` connections. */
-const db = z.strictObject({
-  keys: int(1, 10_000_000),
-  /** Connection pool size p: the database's capacity is p / query time. */
-  pool: int(1, 500),
-  /** Declared cost of a miss query: an indexed lookup plus this server-side delay (pg_sleep). */
-  query: durationDist,
-});
+const db = z
+  .strictObject({
+    keys: int(1, 10_000_000),
+    /** Connection pool size p: the database's capacity is p / query time. */
+    pool: int(1, 500),
+    /** Declared cost of a miss query: an indexed lookup plus this server-side delay (pg_sleep). */
+    query: durationDist,
+    /**
+     * The api's client-side timeout per query attempt: an attempt unanswered by then is
+     * abandoned and its connection discarded (replaced in the background). Absent: the api
+     * waits for Postgres (whose statement_timeout ends a query at the request's deadline).
+     */
+    timeout: positiveDuration(600_000).optional(),
+    /** The api's retries of a query whose attempt timed out or whose connection broke, each on another connection (needs timeout). */
+    retry: z.strictObject({ maxAttempts: int(1, 20) }).optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.retry !== undefined && d.timeout === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retry'],
+        message: 'needs lab.db.timeout: a query lost on the link is only noticed by its timeout',
+      });
+    if (d.timeout !== undefined && d.timeout <= d.query.mean)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['timeout'],
+        message: `${d.timeout} ms is not longer than the query's declared ${d.query.mean} ms: most attempts would be abandoned`,
+      });
+  });
 
 /**
  * llm: the stub LLM provider (services/llm-stub), reached by the api through its own
