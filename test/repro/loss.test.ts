@@ -58,4 +58,30 @@ describe('reproduction suite: message loss', () => {
     assert.ok(sum(rows, 'llm_provider_requests', ...after) / afterCalls > 0.9, msg);
     assert.ok(perS(rows, 'goodput', after) >= 0.85 * baseGoodput, msg);
   });
+
+  // Waiting for the clients' link `api` (branch api-link): validation refuses `link: api` until it lands.
+  test("retry-storm-loss recovers; while the clients' link loses replies the client sends 1 + p + p² + p³ attempts per origin", async () => {
+    const p = lossProbability('retry-storm-loss');
+    const { s, rows } = await runScaled('experiments/retry-storm-loss.yaml');
+    assertClaimed('retry-storm-loss', s);
+    const t = s.trigger!;
+    const base: Window = [Math.ceil(t.startS) - Math.floor(s.baseline.seconds), Math.floor(t.startS)];
+    // The client's timeout is 500 ms: a second after the loss begins its retries are steady.
+    const loss: Window = [Math.ceil(t.startS) + 1, Math.floor(t.endS)];
+    const after: Window = [Math.ceil(t.endS) + 1, Math.floor(t.endS) + 1 + (loss[1] - loss[0])];
+    const figures = (w: Window): string =>
+      `goodput ${perS(rows, 'goodput', w).toFixed(1)}/s, offered ${perS(rows, 'offered', w).toFixed(1)}/s, ` +
+      `attempts ${perS(rows, 'attempts', w).toFixed(1)}/s, api received ${perS(rows, 'server_received', w).toFixed(1)}/s`;
+    const msg = `p ${p}; baseline: ${figures(base)}; loss: ${figures(loss)}; after: ${figures(after)}`;
+    assert.ok(sum(rows, 'attempts', ...base) / sum(rows, 'offered', ...base) < 1.01, msg);
+    // Each reply lost with p costs a timeout and an immediate retry (4 attempts at most).
+    assertLossAmplification(rows, loss, p, 4, { origins: 'offered', attempts: 'attempts' }, msg);
+    // The replies are lost after the api did the work: it receives every attempt (its load
+    // rises by the retries, to ~295/s of its 400/s), and goodput holds.
+    const received = sum(rows, 'server_received', ...loss) / sum(rows, 'attempts', ...loss);
+    assert.ok(received > 0.95 && received < 1.05, msg);
+    assert.ok(perS(rows, 'goodput', loss) > 0.9 * perS(rows, 'goodput', base), msg);
+    // After it: one attempt per origin again.
+    assert.ok(sum(rows, 'attempts', ...after) / sum(rows, 'offered', ...after) < 1.01, msg);
+  });
 });
