@@ -17,8 +17,7 @@ registerRuntimes();
 // retry-storm-loss.yaml at the suite's scale, the client's retries within the bounds the
 // loss probability gives (sim/catalogueScale.test.ts checks its claimed outcome at three
 // scales and seeds; test/repro/loss.test.ts the same bounds on the local lab).
-// Waiting for the clients' link `api` (branch api-link): validation refuses `link: api` until it lands.
-test('retry-storm-loss in simulation: 1 + p + p² + p³ attempts per origin while replies are lost, one after', async () => {
+test('retry-storm-loss in simulation: 1 + p + p² + p³ attempts per origin while replies are lost, one after', async (tc) => {
   const name = 'retry-storm-loss';
   const p = lossProbability(name);
   const out = join(mkdtempSync(join(tmpdir(), 'metabench-loss-')), 'out');
@@ -34,7 +33,7 @@ test('retry-storm-loss in simulation: 1 + p + p² + p³ attempts per origin whil
   const rows = readSeries(out);
   const t = s.trigger!;
   const loss: Window = [Math.ceil(t.startS) + 1, Math.floor(t.endS)];
-  assertLossAmplification(
+  const perOrigin = assertLossAmplification(
     rows,
     loss,
     p,
@@ -44,6 +43,14 @@ test('retry-storm-loss in simulation: 1 + p + p² + p³ attempts per origin whil
   );
   const after: Window = [Math.ceil(t.endS) + 1, Math.floor(t.endS) + 1 + (loss[1] - loss[0])];
   const ratio = (w: Window, a: string, b: string): number => sum(rows, a, ...w) / sum(rows, b, ...w);
+  tc.diagnostic(
+    `p ${p}: ${perOrigin.toFixed(3)} attempts per origin during the loss, ` +
+      `${ratio(after, 'attempts', 'offered').toFixed(3)} after; api received ` +
+      `${ratio(loss, 'server_received', 'attempts').toFixed(3)}, completed ` +
+      `${ratio(loss, 'server_completed', 'attempts').toFixed(3)} per attempt`,
+  );
   assert.ok(ratio(after, 'attempts', 'offered') < 1.01);
+  // Downstream loss: the api did the work of every attempt whose reply was lost.
   assert.ok(ratio(loss, 'server_received', 'attempts') > 0.95);
+  assert.ok(ratio(loss, 'server_completed', 'attempts') > 0.95);
 });
