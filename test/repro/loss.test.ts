@@ -52,6 +52,37 @@ describe('reproduction suite: message loss', () => {
     assert.ok(sum(rows, 'llm_provider_requests', ...after) / afterCalls > 0.9, msg);
     assert.ok(perS(rows, 'goodput', after) >= 0.85 * baseGoodput, msg);
   });
+
+  test("retry-storm-loss recovers; while the clients' link loses replies the client sends 1 + p + p² + p³ attempts per origin", async (tc) => {
+    const p = lossProbability('retry-storm-loss');
+    const { s, rows } = await runScaled('experiments/retry-storm-loss.yaml');
+    assertClaimed('retry-storm-loss', s);
+    const t = s.trigger!;
+    const base: Window = [Math.ceil(t.startS) - Math.floor(s.baseline.seconds), Math.floor(t.startS)];
+    // The client's timeout is 500 ms: a second after the loss begins its retries are steady.
+    const loss: Window = [Math.ceil(t.startS) + 1, Math.floor(t.endS)];
+    const after: Window = [Math.ceil(t.endS) + 1, Math.floor(t.endS) + 1 + (loss[1] - loss[0])];
+    const figures = (w: Window): string =>
+      `goodput ${perS(rows, 'goodput', w).toFixed(1)}/s, offered ${perS(rows, 'offered', w).toFixed(1)}/s, ` +
+      `attempts ${perS(rows, 'attempts', w).toFixed(1)}/s, api received ${perS(rows, 'server_received', w).toFixed(1)}/s, ` +
+      `completed ${perS(rows, 'server_completed', w).toFixed(1)}/s`;
+    const msg = `p ${p}; baseline: ${figures(base)}; loss: ${figures(loss)}; after: ${figures(after)}`;
+    tc.diagnostic(msg);
+    assert.ok(sum(rows, 'attempts', ...base) / sum(rows, 'offered', ...base) < 1.01, msg);
+    // Each reply lost with p costs a timeout and an immediate retry (4 attempts at most).
+    assertLossAmplification(rows, loss, p, 4, { origins: 'offered', attempts: 'attempts' }, msg);
+    // The loss is downstream: a reply is lost after the api did the work, so it receives and
+    // completes every attempt, the retries included (its load ~295/s of its 400/s); upstream
+    // loss would keep the lost attempts from it. Goodput holds.
+    const attempts = sum(rows, 'attempts', ...loss);
+    for (const col of ['server_received', 'server_completed']) {
+      const share = sum(rows, col, ...loss) / attempts;
+      assert.ok(share > 0.95 && share < 1.05, `${col} ${share.toFixed(3)} per attempt; ${msg}`);
+    }
+    assert.ok(perS(rows, 'goodput', loss) > 0.9 * perS(rows, 'goodput', base), msg);
+    // After it: one attempt per origin again.
+    assert.ok(sum(rows, 'attempts', ...after) / sum(rows, 'offered', ...after) < 1.01, msg);
+  });
 });
 
 describe('reproduction suite: message loss on the database link', () => {
