@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { isBenchError } from '../../foundation/errors.js';
 import { runCompose } from '../../orchestrator/lab/engine/compose.js';
 import { readApiService, replicaOverride } from '../../orchestrator/lab/engine/replicas.js';
+import { apiLinkOverride } from '../../orchestrator/lab/engine/apiLinkPorts.js';
 import { GENERATED_FILES, readCompose, stackFile } from '../../orchestrator/lab/swarm/stack.js';
 import { REPO } from '../helpers/cli.js';
 
@@ -119,6 +120,34 @@ test('compose merges the api replicas’ override: api1 and api2, each its own p
     assert.match(port(s), new RegExp(String(18090 + i)), `${s} publishes ${18090 + i}`);
     assert.match(command(s), new RegExp(`--seed ${i + 1}$`), `${s}: ${command(s)}`);
   }
+});
+
+test('compose merges the api link’s override: toxiproxy keeps its API port and publishes one link per replica, on 127.0.0.1 only, on a port the engine picks', (t) => {
+  const c = composeConfig();
+  if (!c) {
+    t.skip('neither docker-compose nor docker compose is installed');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-api-link-config-'));
+  const file = join(dir, 'lab-override.json');
+  writeFileSync(file, JSON.stringify({ services: apiLinkOverride(2) }));
+  const r = spawnSync(c.bin, [...c.args, '-f', join(REPO, 'docker-compose.yml'), '-f', file, 'config'], {
+    encoding: 'utf8',
+    env: { ...process.env, METABENCH_TOXIPROXY_PORT: '18474' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const ports = (
+    parse(r.stdout) as {
+      services: Record<string, { ports?: (string | { host_ip?: string; published?: unknown; target?: unknown })[] }>;
+    }
+  ).services.toxiproxy!.ports!.map((p) =>
+    // v1 prints the short form with its protocol, v2 the long form.
+    (typeof p === 'string'
+      ? p
+      : `${p.host_ip ?? ''}:${String(p.published ?? '')}:${String(p.target)}`
+    ).replace(/\/tcp$/, ''),
+  );
+  assert.deepEqual(ports.sort(), ['127.0.0.1:18474:8474', '127.0.0.1::28080', '127.0.0.1::28081'].sort());
 });
 
 test('promtool check config accepts prometheus/prometheus.yml', (t) => {
