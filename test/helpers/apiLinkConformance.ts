@@ -45,6 +45,13 @@ export interface ApiLinkCapabilities {
    * publishes (apiUrls[i]): the Docker lab's proxy dials the replica's service on the compose network.
    */
   readonly upstream?: (i: number) => string;
+  /**
+   * How long a request to a killed replica behind its link may wait for the proxy's reset
+   * (default 2 s). The Docker lab's proxy dials the replica by its service name, which the
+   * engine's DNS drops with the container: the reset comes once that lookup fails, as long as
+   * the host's resolvers take (about 10 s on a machine with none reachable).
+   */
+  readonly killedResetMs?: number;
 }
 
 export interface ApiLinkOptions {
@@ -119,7 +126,7 @@ export function apiLinkConformance(runtime: Runtime, caps: ApiLinkCapabilities, 
 
     test('kill(api[0]) behind its link: the proxy accepts the client’s connection and closes it (conn-reset, not refused); start(api[0]): it answers again', async () => {
       await d.rt.settle(d.lab.kill('api[0]'));
-      const down = await d.ask('/work', 2000, 0);
+      const down = await d.ask('/work', caps.killedResetMs ?? 2000, 0);
       assert.equal(down.kind, 'conn-reset', `replica 0 down behind its link: ${down.kind}`);
       await d.rt.settle(d.lab.start('api[0]'));
       assert.equal((await d.askUntilOk('/work', 10_000, 0)).kind, 'ok');
