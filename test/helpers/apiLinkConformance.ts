@@ -61,7 +61,11 @@ export interface ApiLinkOptions {
   readonly docker?: ComposeOptions;
 }
 
-export function apiLinkConformance(runtime: Runtime, caps: ApiLinkCapabilities, o: ApiLinkOptions = {}): void {
+export function apiLinkConformance(
+  runtime: Runtime,
+  caps: ApiLinkCapabilities,
+  o: ApiLinkOptions = {},
+): void {
   registerRuntimes();
   describe(`api link conformance: ${runtime}`, { skip: o.skip ?? false }, () => {
     let d: Driver;

@@ -138,7 +138,10 @@ test('compose merges the api link’s override: toxiproxy keeps its API port and
   assert.equal(r.status, 0, r.stderr);
   const ports = (
     parse(r.stdout) as {
-      services: Record<string, { ports?: (string | { host_ip?: string; published?: unknown; target?: unknown })[] }>;
+      services: Record<
+        string,
+        { ports?: (string | { host_ip?: string; published?: unknown; target?: unknown })[] }
+      >;
     }
   ).services.toxiproxy!.ports!.map((p) =>
     // v1 prints the short form with its protocol, v2 the long form.

@@ -174,7 +174,9 @@ export class DockerLab implements Lab {
     const file = join(dir, 'lab-override.json');
     writeFileSync(file, `${JSON.stringify({ services }, null, 2)}\n`);
     if (replicas)
-      this.note(`api replicas 1 to ${this.replicas - 1}: ${Object.keys(replicas).join(', ')} (override ${file})`);
+      this.note(
+        `api replicas 1 to ${this.replicas - 1}: ${Object.keys(replicas).join(', ')} (override ${file})`,
+      );
     if (this.cfg.apiLink)
       this.note(`the clients' link to the api: toxiproxy publishes one port per replica (override ${file})`);
     return {
