@@ -7,9 +7,6 @@ import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
 import { runCli } from '../helpers/cli.js';
 import { labConformance } from '../helpers/labConformance.js';
-import { apiLinkConformance } from '../helpers/apiLinkConformance.js';
-import { apiService } from '../../orchestrator/lab/engine/replicas.js';
-import { portTaken } from '../../orchestrator/lab/docker/ports.js';
 
 // The Lab conformance suite on the swarm runtime, on a one-node swarm (initialised here when
 // the engine is in none, and left at the end) and the images scripts/build-offline-images.sh
@@ -54,12 +51,8 @@ else {
     initialised = true;
   }
   // Swarm publishes on every interface: ports free there, so the stack never meets another lab.
-  for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS'])
+  for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS', 'API'])
     process.env[`METABENCH_${s}_PORT`] = String(await freePort('0.0.0.0'));
-  // The api link's suite runs two replicas: api[1] publishes METABENCH_API_PORT + 1.
-  let api = await freePort('0.0.0.0');
-  while (api >= 65535 || (await portTaken('0.0.0.0', api + 1))) api = await freePort('0.0.0.0');
-  process.env.METABENCH_API_PORT = String(api);
 }
 after(async () => {
   if ((await stackLeft(docker, STACK).catch(() => [])).length > 0)
@@ -82,14 +75,6 @@ labConformance('swarm', {
     downStops: outlives,
   },
 });
-
-// The clients' link to the api: toxiproxy's task publishes a link per replica (host mode),
-// each dialling the replica's service (dnsrr: its one task) on the stack's network.
-apiLinkConformance(
-  'swarm',
-  { scrape: true, upstream: (i) => `${apiService(i)}:8080`, killedResetMs: 30_000 },
-  { skip, docker: { project: STACK, envFile: ENV_FILE } },
-);
 
 test(
   'swarm: lab down leaves no service, container, network, config or volume of the stack',

@@ -80,7 +80,6 @@ export class SwarmLab extends DockerLab {
       // A run deploys the core; Prometheus, when `lab up` deployed it, stays as it is.
       observers: false,
       generation,
-      apiLink: this.swarm.apiLink,
     });
     this.note(`stack deploy ${this.stack} (generation ${generation}, api flags: ${flagsOf(0)})`);
     // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
