@@ -4,6 +4,7 @@ import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
 import type { Runtime } from '../../orchestrator/lab/runtimes.js';
 import { createTrigger } from '../../orchestrator/trigger/registry.js';
 import type { Trigger } from '../../orchestrator/trigger/Trigger.js';
+import type { ComposeOptions } from '../../orchestrator/lab/dockerData.js';
 import { planOf } from './plan.js';
 import { counter, Driver, type Capability } from './labConformance.js';
 
@@ -39,11 +40,34 @@ seed: 1
 export interface ApiLinkCapabilities {
   /** scrapeText('api[i]') gives the replica's own received count. */
   readonly scrape: Capability;
+  /**
+   * Replica i's address as its link's proxy dials it, where it is not the one the lab
+   * publishes (apiUrls[i]): the Docker lab's proxy dials the replica's service on the compose network.
+   */
+  readonly upstream?: (i: number) => string;
+  /**
+   * How long a request to a killed replica behind its link may wait for the proxy's reset
+   * (default 2 s). The Docker lab's proxy dials the replica by its service name, which the
+   * engine's DNS drops with the container: the reset comes once that lookup fails, as long as
+   * the host's resolvers take (about 10 s on a machine with none reachable).
+   */
+  readonly killedResetMs?: number;
 }
 
-export function apiLinkConformance(runtime: Runtime, caps: ApiLinkCapabilities, skip?: string): void {
+export interface ApiLinkOptions {
+  /** Why the suite is skipped here (no engine, no images). */
+  readonly skip?: string | undefined;
+  /** The compose project of the docker runtime. */
+  readonly docker?: ComposeOptions;
+}
+
+export function apiLinkConformance(
+  runtime: Runtime,
+  caps: ApiLinkCapabilities,
+  o: ApiLinkOptions = {},
+): void {
   registerRuntimes();
-  describe(`api link conformance: ${runtime}`, { skip: skip ?? false }, () => {
+  describe(`api link conformance: ${runtime}`, { skip: o.skip ?? false }, () => {
     let d: Driver;
     const triggers: Trigger[] = planOf(YAML).experiment.schedule.triggers.map((t, i) => createTrigger(t, i));
     const [latency1, partition, loss] = triggers as [Trigger, Trigger, Trigger];
@@ -52,7 +76,7 @@ export function apiLinkConformance(runtime: Runtime, caps: ApiLinkCapabilities, 
     });
 
     test('a trigger on link api puts the clients behind one fault-proxy link per replica (topology: client -> api)', async () => {
-      d = new Driver(runtime, undefined, YAML);
+      d = new Driver(runtime, o.docker, YAML);
       await d.up();
       const links = (d.lab.topology().links ?? []).filter((l) => l.from === 'client');
       assert.deepEqual(
@@ -63,7 +87,18 @@ export function apiLinkConformance(runtime: Runtime, caps: ApiLinkCapabilities, 
         ],
       );
       for (const [i, l] of links.entries())
-        assert.equal(l.proxy?.upstream, d.lab.apiUrls[i]!.replace(/^http:\/\//, ''));
+        assert.equal(l.proxy?.upstream, caps.upstream?.(i) ?? d.lab.apiUrls[i]!.replace(/^http:\/\//, ''));
+      // A real lab's generator sends to the links' addresses, on loopback, none the api's own
+      // (the simulation's transport routes by replica, with no address).
+      if (runtime !== 'sim') {
+        const via = d.lab.clientUrls ?? [];
+        assert.deepEqual(
+          via,
+          links.map((l) => `http://${l.address}`),
+        );
+        for (const u of via) assert.match(u, /^http:\/\/127\.0\.0\.1:\d+$/);
+        assert.ok(!via.some((u) => d.lab.apiUrls.includes(u)), `clients: ${via.join(', ')}`);
+      }
       for (const i of [0, 1]) assert.equal((await d.ask('/work', 5000, i)).kind, 'ok');
     });
 
@@ -95,7 +130,7 @@ export function apiLinkConformance(runtime: Runtime, caps: ApiLinkCapabilities, 
 
     test('kill(api[0]) behind its link: the proxy accepts the client’s connection and closes it (conn-reset, not refused); start(api[0]): it answers again', async () => {
       await d.rt.settle(d.lab.kill('api[0]'));
-      const down = await d.ask('/work', 2000, 0);
+      const down = await d.ask('/work', caps.killedResetMs ?? 2000, 0);
       assert.equal(down.kind, 'conn-reset', `replica 0 down behind its link: ${down.kind}`);
       await d.rt.settle(d.lab.start('api[0]'));
       assert.equal((await d.askUntilOk('/work', 10_000, 0)).kind, 'ok');

@@ -3,11 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { parse } from 'yaml';
 import { isBenchError } from '../../foundation/errors.js';
 import { runCompose } from '../../orchestrator/lab/engine/compose.js';
 import { readApiService, replicaOverride } from '../../orchestrator/lab/engine/replicas.js';
+import { apiLinkOverride } from '../../orchestrator/lab/engine/apiLinkPorts.js';
 import { GENERATED_FILES, readCompose, stackFile } from '../../orchestrator/lab/swarm/stack.js';
 import { REPO } from '../helpers/cli.js';
 
@@ -85,27 +86,43 @@ test('docker-compose config accepts docker-compose.yml: ports on 127.0.0.1, imag
   ]);
 });
 
-test('compose merges the api replicas’ override: api1 and api2, each its own port and seed, the api as before', (t) => {
+/** A compose service as `config` prints it (v1: short forms; v2: long ones). */
+interface ConfigService {
+  command?: string | string[];
+  ports?: (string | { host_ip?: string; published?: string | number; target?: unknown })[];
+}
+
+/**
+ * docker-compose.yml merged with an override document, as compose's own `config` prints it;
+ * undefined (the test skipped) where compose is not installed.
+ */
+function mergedConfig(
+  t: TestContext,
+  override: object,
+  env: Record<string, string>,
+): { services: Record<string, ConfigService> } | undefined {
   const c = composeConfig();
   if (!c) {
     t.skip('neither docker-compose nor docker compose is installed');
-    return;
+    return undefined;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'metabench-replicas-config-'));
-  const file = join(dir, 'api-replicas.json');
-  const override = replicaOverride(readApiService(), 3, 18090, (i) => `--workers 4 --seed ${i + 1}`);
+  const file = join(mkdtempSync(join(tmpdir(), 'metabench-override-config-')), 'lab-override.json');
   writeFileSync(file, JSON.stringify(override));
   const r = spawnSync(c.bin, [...c.args, '-f', join(REPO, 'docker-compose.yml'), '-f', file, 'config'], {
     encoding: 'utf8',
-    env: { ...process.env, METABENCH_API_PORT: '18090', METABENCH_API_FLAGS: '--workers 4 --seed 1' },
+    env: { ...process.env, ...env },
   });
   assert.equal(r.status, 0, r.stderr);
-  const cfg = parse(r.stdout) as {
-    services: Record<
-      string,
-      { command?: string | string[]; ports?: (string | { published?: string | number })[] }
-    >;
-  };
+  return parse(r.stdout) as { services: Record<string, ConfigService> };
+}
+
+test('compose merges the api replicas’ override: api1 and api2, each its own port and seed, the api as before', (t) => {
+  const cfg = mergedConfig(
+    t,
+    replicaOverride(readApiService(), 3, 18090, (i) => `--workers 4 --seed ${i + 1}`)!,
+    { METABENCH_API_PORT: '18090', METABENCH_API_FLAGS: '--workers 4 --seed 1' },
+  );
+  if (!cfg) return;
   const port = (s: string): string => {
     const p = cfg.services[s]!.ports![0]!;
     return typeof p === 'string' ? p : String(p.published);
@@ -119,6 +136,19 @@ test('compose merges the api replicas’ override: api1 and api2, each its own p
     assert.match(port(s), new RegExp(String(18090 + i)), `${s} publishes ${18090 + i}`);
     assert.match(command(s), new RegExp(`--seed ${i + 1}$`), `${s}: ${command(s)}`);
   }
+});
+
+test('compose merges the api link’s override: toxiproxy keeps its API port and publishes one link per replica, on 127.0.0.1 only, on a port the engine picks', (t) => {
+  const cfg = mergedConfig(t, { services: apiLinkOverride(2) }, { METABENCH_TOXIPROXY_PORT: '18474' });
+  if (!cfg) return;
+  const ports = cfg.services.toxiproxy!.ports!.map((p) =>
+    // v1 prints the short form with its protocol, v2 the long form.
+    (typeof p === 'string'
+      ? p
+      : `${p.host_ip ?? ''}:${String(p.published ?? '')}:${String(p.target)}`
+    ).replace(/\/tcp$/, ''),
+  );
+  assert.deepEqual(ports.sort(), ['127.0.0.1:18474:8474', '127.0.0.1::28080', '127.0.0.1::28081'].sort());
 });
 
 test('promtool check config accepts prometheus/prometheus.yml', (t) => {

@@ -12,6 +12,8 @@ import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages
 import { REPO, startCli, tempDir } from '../helpers/cli.js';
 import { readSeries, sum } from '../helpers/experiment.js';
 import { labConformance } from '../helpers/labConformance.js';
+import { apiLinkConformance } from '../helpers/apiLinkConformance.js';
+import { apiService } from '../../orchestrator/lab/engine/replicas.js';
 import { watchComposeEvents } from '../helpers/dockerEvents.js';
 
 // The Lab conformance suite on the docker runtime, on the images scripts/build-offline-images.sh
@@ -19,7 +21,8 @@ import { watchComposeEvents } from '../helpers/dockerEvents.js';
 // images are not there. METABENCH_OFFLINE_ENV names the env file when it is not this
 // checkout's docker/offline.env (the script writes it into the checkout it ran in). Then a
 // run of two api replicas with a pause of api[1] (issue 19), on the same project: the
-// dependencies' containers are already there, so only the api replicas are created.
+// dependencies' containers are already there, so only the api replicas are created. Between
+// them, the api link's conformance (its override recreates toxiproxy with the links' ports).
 
 const PROJECT = 'metabench-conformance';
 const ENV_FILE = OFFLINE_ENV_FILE;
@@ -75,6 +78,15 @@ labConformance('docker', {
     downStops: outlives,
   },
 });
+
+// The clients' link to the api (link api, api[i]): a proxy per replica in the toxiproxy
+// container, published on loopback, dialling the replica's service on the compose network.
+apiLinkConformance(
+  'docker',
+  // A killed replica's name stays unresolved until the host's resolvers give up (10 s on a machine without one).
+  { scrape: true, upstream: (i) => `${apiService(i)}:8080`, killedResetMs: 30_000 },
+  { skip, docker: compose },
+);
 
 test(
   'docker: two api replicas, a pause of api[1] freezes its container alone and api[0] keeps serving',
@@ -143,6 +155,10 @@ test(
         `engine events: ${happened.join(', ')}`,
       );
       assert.ok(!happened.some((e) => / (un)?pause$/.test(e) && !e.startsWith('api1 ')));
+      // The api link's suite before it published toxiproxy's links; this run has no link, so
+      // compose recreated toxiproxy without them (before the replicas start).
+      const proxyStart = happened.indexOf('toxiproxy start');
+      assert.ok(proxyStart >= 0 && proxyStart < up, `engine events: ${happened.join(', ')}`);
       const apis = new Map(
         (await projectContainers(docker, PROJECT))
           .filter((c) => c.service.startsWith('api'))

@@ -65,7 +65,7 @@ test('the docker runtime refuses replicas whose pools overflow the compose file�
   );
 });
 
-test('the docker and swarm runtimes refuse the clients’ link to the api (link api, lab.api.link: true) before the run, by field, as their capabilities say', () => {
+test('the swarm runtime refuses the clients’ link to the api (link api, lab.api.link: true) before the run, by field, as its capabilities say; docker, local and sim run it', () => {
   registerRuntimes();
   const onLink = parseExperiment(
     experiment('replicas: 2, ').replace(
@@ -75,7 +75,7 @@ test('the docker and swarm runtimes refuse the clients’ link to the api (link 
     'link.yaml',
   );
   const always = parseExperiment(experiment('replicas: 2, link: true, '), 'always.yaml');
-  for (const runtime of ['docker', 'swarm'] as const) {
+  for (const runtime of ['swarm'] as const) {
     for (const [e, file, path] of [
       [onLink, 'link.yaml', 'schedule.triggers.1.link'],
       [always, 'always.yaml', 'lab.api.link'],
@@ -91,16 +91,17 @@ test('the docker and swarm runtimes refuse the clients’ link to the api (link 
           assert.match(
             err.issues[0]!.message,
             new RegExp(
-              `the ${runtime} runtime does not run the clients' link to the api .*: run it on the local runtime`,
+              `the ${runtime} runtime does not run the clients' link to the api .*: run it on the local or docker runtime`,
             ),
           );
           return true;
         },
       );
   }
-  // A run that names no api link is not refused for it; the local runtime and the simulation run it.
-  refuseOn(runtimePlugin('docker'), parseExperiment(experiment('replicas: 2, '), 'plain.yaml'), 'plain.yaml');
-  for (const runtime of ['local', 'sim'] as const) {
+  // A run that names no api link is not refused for it; the docker and local runtimes and the simulation run it.
+  refuseOn(runtimePlugin('swarm'), parseExperiment(experiment('replicas: 2, '), 'plain.yaml'), 'plain.yaml');
+  for (const runtime of ['docker', 'local', 'sim'] as const) {
+    assert.equal(runtimePlugin(runtime).capabilities.apiLink, true, runtime);
     refuseOn(runtimePlugin(runtime), onLink, 'link.yaml');
     refuseOn(runtimePlugin(runtime), always, 'always.yaml');
   }

@@ -18,7 +18,7 @@ export const dockerRuntime: RuntimePlugin = {
     virtualTime: false,
     compose: true,
     labOnThisMachine: true,
-    apiLink: false,
+    apiLink: true,
   },
   // Your own compose file (system.compose), or the built-in lab's.
   lab: (e, o) =>

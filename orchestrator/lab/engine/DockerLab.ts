@@ -34,6 +34,7 @@ import type { DockerUndo } from './undo.js';
 import { scrapeLabText } from '../scrapeApi.js';
 import type { NetemSpec } from '../netem.js';
 import { addNetem, removeNetem } from './netemHost.js';
+import { apiLinkContainerPort, apiLinkOverride, apiLinkSpecs } from './apiLinkPorts.js';
 
 export interface DockerLabConfig extends ApiLabConfig {
   readonly compose: ComposeOptions;
@@ -79,6 +80,17 @@ export class DockerLab implements Lab {
     return this.apiServices().map((s) => `http://${this.published(s, '8080/tcp')}`);
   }
 
+  /**
+   * Through the api link (apiLinkPorts.ts) when the run uses it: each replica's link as the
+   * toxiproxy container publishes it; undefined before up() (the engine picks those ports).
+   */
+  get clientUrls(): readonly string[] | undefined {
+    if (!this.cfg.apiLink) return undefined;
+    const ports = this.containers.get('toxiproxy')?.ports;
+    const via = this.apiServices().map((_, i) => ports?.[apiLinkContainerPort(i)]);
+    return via.every((a) => a !== undefined) ? via.map((a) => `http://${a}`) : undefined;
+  }
+
   /** The compose services of the api replicas, by replica index. */
   protected apiServices(): string[] {
     return Array.from({ length: this.replicas }, (_, i) => apiService(i));
@@ -101,7 +113,7 @@ export class DockerLab implements Lab {
       flagsString(dockerApiFlags({ ...this.cfg, seed: replicaSeed(this.cfg.seed, i) }));
     const env = { METABENCH_API_FLAGS: flagsOf(0) };
     this.note(`compose up (api flags: ${env.METABENCH_API_FLAGS})`);
-    const { compose, cleanup } = this.replicaCompose(flagsOf);
+    const { compose, cleanup } = this.labCompose(flagsOf);
     try {
       await runCompose(compose, ['up', '-d', ...CORE_SERVICES.filter((s) => s !== 'api')], { env });
       // A fresh api for every run, as the local lab has: no queue or counters carried over.
@@ -133,31 +145,40 @@ export class DockerLab implements Lab {
         listen: `0.0.0.0:${LINK_ADDRESSES[name as 'redis'].split(':')[1]}`,
         upstream,
       });
+    // The clients' link to each replica, on the port the override published (only a run that uses it).
+    if (this.cfg.apiLink) for (const l of apiLinkSpecs(this.replicas)) await links.ensureLink(l);
     if (this.cfg.cache) await this.seed(this.cfg.cache);
   }
 
   /**
-   * The compose options of this lab: the project's own with one api; with replicas, the
-   * project's with the generated override of replicas 1… (in a temporary file, removed by
-   * `cleanup` once compose has read it: the lab drives the containers through the engine).
+   * The compose options of this lab: the project's own alone with one api and no api link;
+   * else with a generated override (in a temporary file, removed by `cleanup` once compose
+   * has read it: the lab drives the containers through the engine) that adds replicas 1…
+   * and, for a run through the api link, publishes toxiproxy's links to the replicas.
    */
-  private replicaCompose(flagsOf: (i: number) => string): { compose: ComposeOptions; cleanup: () => void } {
+  private labCompose(flagsOf: (i: number) => string): { compose: ComposeOptions; cleanup: () => void } {
     const c = this.cfg.compose;
-    // One api: the compose file alone, not even read here.
-    if (this.replicas <= 1) return { compose: c, cleanup: () => undefined };
-    const override = replicaOverride(
-      readApiService(c.file ?? COMPOSE_FILE),
-      this.replicas,
-      apiPortBase(process.env, c.envFile),
-      flagsOf,
-    );
-    if (!override) return { compose: c, cleanup: () => undefined };
-    const dir = mkdtempSync(join(tmpdir(), 'metabench-replicas-'));
-    const file = join(dir, 'api-replicas.json');
-    writeFileSync(file, `${JSON.stringify(override, null, 2)}\n`);
-    this.note(
-      `api replicas 1 to ${this.replicas - 1}: ${Object.keys(override.services).join(', ')} (override ${file})`,
-    );
+    const replicas =
+      this.replicas > 1
+        ? replicaOverride(
+            readApiService(c.file ?? COMPOSE_FILE),
+            this.replicas,
+            apiPortBase(process.env, c.envFile),
+            flagsOf,
+          )?.services
+        : undefined;
+    const services = { ...replicas, ...(this.cfg.apiLink ? apiLinkOverride(this.replicas) : {}) };
+    // One api and no link: the compose file alone, not even read here.
+    if (Object.keys(services).length === 0) return { compose: c, cleanup: () => undefined };
+    const dir = mkdtempSync(join(tmpdir(), 'metabench-override-'));
+    const file = join(dir, 'lab-override.json');
+    writeFileSync(file, `${JSON.stringify({ services }, null, 2)}\n`);
+    if (replicas)
+      this.note(
+        `api replicas 1 to ${this.replicas - 1}: ${Object.keys(replicas).join(', ')} (override ${file})`,
+      );
+    if (this.cfg.apiLink)
+      this.note(`the clients' link to the api: toxiproxy publishes one port per replica (override ${file})`);
     return {
       compose: { ...c, overrides: [...(c.overrides ?? []), file] },
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
@@ -459,6 +480,31 @@ export class DockerLab implements Lab {
     return out;
   }
 
+  /** The fault proxy's links: the clients' to each api replica (a run through the api link), the api's to its dependencies (a cache lab). */
+  private linkTopology(): NonNullable<LabTopology['links']> {
+    const api = this.faultProxyApi;
+    if (!api) return [];
+    const published = this.containers.get('toxiproxy')?.ports ?? {};
+    return [
+      ...(this.cfg.apiLink
+        ? apiLinkSpecs(this.replicas).map(({ name, upstream }, i) => ({
+            from: 'client',
+            to: 'api' as const,
+            address: published[apiLinkContainerPort(i)] ?? '',
+            proxy: { name, upstream, api },
+          }))
+        : []),
+      ...(this.cfg.cache
+        ? (['redis', 'postgres'] as const).map((to) => ({
+            from: 'api' as const,
+            to,
+            address: LINK_ADDRESSES[to],
+            proxy: { name: to, upstream: `${to}:${to === 'redis' ? 6379 : 5432}`, api },
+          }))
+        : []),
+    ];
+  }
+
   topology(): LabTopology {
     const url = (service: string, port: string, scheme: string): string => {
       const addr = this.containers.get(service)?.ports[port];
@@ -469,6 +515,7 @@ export class DockerLab implements Lab {
       return c ? { container: c.name, image: c.image } : {};
     };
     const cache = this.cfg.cache;
+    const links = this.linkTopology();
     return {
       runtime: this.runtime,
       components: [
@@ -521,20 +568,7 @@ export class DockerLab implements Lab {
             ]
           : []),
       ],
-      ...(cache && this.faultProxyApi
-        ? {
-            links: (['redis', 'postgres'] as const).map((to) => ({
-              from: 'api' as const,
-              to,
-              address: LINK_ADDRESSES[to],
-              proxy: {
-                name: to,
-                upstream: `${to}:${to === 'redis' ? 6379 : 5432}`,
-                api: this.faultProxyApi!,
-              },
-            })),
-          }
-        : {}),
+      ...(links.length > 0 ? { links } : {}),
     };
   }
 }
