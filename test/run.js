@@ -74,7 +74,7 @@ const LONG = [
 const stem = (f) => f.replace(/^.*[/\\]/, '').replace(/\.test\.js$/, '');
 
 // The reproduction files CI runs (--repro-ci): the spine (retries, retry-storm), the cold
-// cache (cache-stampede) and the expensive error path (error-path). Since each experiment runs
+// cache (cache-stampede) and a real server (real-server-ci). Since each experiment runs
 // at its smallest accepted scale (0.34 to 0.8, not 0.2 as before: issue 32), the client
 // policies' file (budget at 0.34, backoff 0.8, breaker 0.5, hedging 0.65: about 10 minutes
 // from their schedules) left CI's share too; `npm test` still checks their claimed outcomes in
@@ -93,7 +93,13 @@ const stem = (f) => f.replace(/^.*[/\\]/, '').replace(/\.test\.js$/, '');
 // (2957 s, 2026-12-06): the share keeps the spine's pair (retry-storm and its no-retry twin)
 // and each amplifier's metastable row; `npm test` still checks the mitigations' claimed
 // outcomes in simulation (sim/catalogueScale.test.ts), and the whole suite on the lab.
-const CI_SHARE = ['retry-storm', 'cache-stampede', 'error-path', 'real-server-ci'];
+// At 45 minutes the run was still too close (2026-12-07, a fresh clone on this 2-core machine:
+// npm test 17.2 min, the share 10.4 of which error-path 151 s and retry-storm's file, with its
+// no-retry twin, 218 s; the Docker tests after it): the error path's row and the spine's
+// control left the share too. retry-storm-no-retry has its own file since; both claims stay
+// checked in simulation by `npm test` (sim/acceptance.test.ts, sim/catalogueScale.test.ts),
+// and on the lab by the whole suite.
+const CI_SHARE = ['retry-storm', 'cache-stampede', 'real-server-ci'];
 const rank = (f) => {
   const i = LONG.indexOf(stem(f));
   return i < 0 ? LONG.length : i;
