@@ -1,14 +1,18 @@
 import type Docker from 'dockerode';
 import { BenchError } from '../../foundation/errors.js';
 import { COMPOSE_FILE, type ComposeOptions } from '../lab/engine/compose.js';
-import { dockerClient, inspectContainer, pingEngine } from '../lab/engine/engine.js';
+import { dockerClient, engineAddress, inspectContainer, pingEngine } from '../lab/engine/engine.js';
 import {
   deployStack,
   docker as dockerCli,
+  failFast,
   managerOf,
+  prepareDeploy,
+  removeOrphans,
   STACK_LABEL,
   stackEnv,
   swarmState,
+  taskIds,
 } from '../lab/swarm/SwarmLab.js';
 import { dependenciesFirst, readCompose, stackFile } from '../lab/swarm/stack.js';
 import { taskEndpoints } from '../lab/swarm/tasks.js';
@@ -25,21 +29,34 @@ export async function swarmUp(c: ComposeOptions, replicas: number): Promise<void
     env: stackEnv(c.envFile),
     observers: true,
   });
+  // Containers swarm no longer runs, services left without a task, ports taken: before deploying.
+  await prepareDeploy(d, c.project, doc, engineAddress());
   // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
   for (const stage of [dependenciesFirst(doc), doc]) {
     const services = Object.keys(stage.services as object);
     process.stderr.write(`metabench: docker stack deploy ${c.project} (${services.join(' ')})\n`);
+    const before = await taskIds(d, c.project);
     await deployStack(c.project, stage);
-    const rows = await untilReady(d, c.project, services);
+    const rows = await untilReady(d, c.project, services, before);
     if (stage === doc) printRows(rows, c.project);
   }
 }
 
-/** The stack's status rows once every one of `services` runs a healthy task; E_LAB_PREFLIGHT after 300 s. */
-async function untilReady(d: Docker, project: string, services: readonly string[]): Promise<StatusRow[]> {
+/**
+ * The stack's status rows once every one of `services` runs a healthy task; E_LAB_PREFLIGHT at
+ * the first task the deploy started (one not in `before`) that failed or was rejected, or
+ * after 300 s (tasks pending: images being pulled).
+ */
+async function untilReady(
+  d: Docker,
+  project: string,
+  services: readonly string[],
+  before: ReadonlySet<string>,
+): Promise<StatusRow[]> {
   const until = performance.now() + 300_000;
   for (;;) {
     const rows = await statusRows(d, project);
+    failFast(project, await swarmState(d, project), before, new Set(services));
     const ready = services.filter((s) => rows.some((r) => r.service === s && r.ready));
     if (ready.length === services.length) return rows;
     if (performance.now() > until)
@@ -57,6 +74,9 @@ export async function swarmDown(c: ComposeOptions): Promise<void> {
   const d = dockerClient();
   await pingEngine(d);
   await managerOf(d);
+  // A container a trigger stopped and the engine started again is no task of swarm's: stack rm may leave it.
+  for (const line of await removeOrphans(d, c.project, engineAddress()))
+    process.stderr.write(`metabench: ${line}\n`);
   await dockerCli(['stack', 'rm', c.project]);
   const until = performance.now() + 120_000;
   for (;;) {

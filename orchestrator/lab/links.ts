@@ -93,6 +93,19 @@ export class LinkClient implements LinkControl {
     return state(p);
   }
 
+  /**
+   * Points the link at another upstream, keeping its listen address, its toxics and whether
+   * it is enabled (a partitioned link stays down); its open connections close. The swarm lab
+   * re-points the api link at a replica the engine restarted (SwarmLab.start).
+   */
+  async repoint(name: string, upstream: string): Promise<void> {
+    const p = await this.proxy(name);
+    if (p.upstream === upstream) return;
+    await this.call(`point link ${name} at ${upstream}`, () =>
+      p.update({ enabled: p.enabled, listen: p.listen, upstream }),
+    );
+  }
+
   async get(name: string): Promise<LinkState> {
     return state(await this.proxy(name));
   }

@@ -42,9 +42,10 @@ export interface ApiLinkCapabilities {
   readonly scrape: Capability;
   /**
    * Replica i's address as its link's proxy dials it, where it is not the one the lab
-   * publishes (apiUrls[i]): the Docker lab's proxy dials the replica's service on the compose network.
+   * publishes (apiUrls[i]): the Docker lab's proxy dials the replica's service on the compose
+   * network, the swarm lab's its container's address on the stack's network (read from the engine).
    */
-  readonly upstream?: (i: number) => string;
+  readonly upstream?: (i: number) => string | Promise<string>;
   /**
    * How long a request to a killed replica behind its link may wait for the proxy's reset
    * (default 2 s). The Docker lab's proxy dials the replica by its service name, which the
@@ -87,7 +88,10 @@ export function apiLinkConformance(
         ],
       );
       for (const [i, l] of links.entries())
-        assert.equal(l.proxy?.upstream, caps.upstream?.(i) ?? d.lab.apiUrls[i]!.replace(/^http:\/\//, ''));
+        assert.equal(
+          l.proxy?.upstream,
+          (await caps.upstream?.(i)) ?? d.lab.apiUrls[i]!.replace(/^http:\/\//, ''),
+        );
       // A real lab's generator sends to the links' addresses, on loopback, none the api's own
       // (the simulation's transport routes by replica, with no address).
       if (runtime !== 'sim') {

@@ -5,8 +5,14 @@ import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
 import { dockerClient, engineAddress } from '../../orchestrator/lab/engine/engine.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli, type CliResult } from '../helpers/cli.js';
 import { labConformance } from '../helpers/labConformance.js';
+import { apiLinkConformance } from '../helpers/apiLinkConformance.js';
+import { portTaken } from '../../orchestrator/lab/docker/ports.js';
+import { apiService } from '../../orchestrator/lab/engine/replicas.js';
+import { swarmState } from '../../orchestrator/lab/swarm/SwarmLab.js';
+import { orphanContainers, taskEndpoints } from '../../orchestrator/lab/swarm/tasks.js';
+import { createServer } from 'node:net';
 
 // The Lab conformance suite on the swarm runtime, on a one-node swarm (initialised here when
 // the engine is in none, and left at the end) and the images scripts/build-offline-images.sh
@@ -51,8 +57,12 @@ else {
     initialised = true;
   }
   // Swarm publishes on every interface: ports free there, so the stack never meets another lab.
-  for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS', 'API'])
+  for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS'])
     process.env[`METABENCH_${s}_PORT`] = String(await freePort('0.0.0.0'));
+  // The api link's suite runs two replicas: api1 publishes METABENCH_API_PORT + 1.
+  let api = await freePort('0.0.0.0');
+  while (api >= 65535 || (await portTaken('0.0.0.0', api + 1))) api = await freePort('0.0.0.0');
+  process.env.METABENCH_API_PORT = String(api);
 }
 after(async () => {
   if ((await stackLeft(docker, STACK).catch(() => [])).length > 0)
@@ -75,6 +85,120 @@ labConformance('swarm', {
     downStops: outlives,
   },
 });
+
+// The clients' link to the api: toxiproxy's task publishes a link per replica (host mode),
+// each dialling the replica's container at its address on the stack's network (a container
+// a trigger killed and started is no task of swarm's, and its DNS no longer names it).
+apiLinkConformance(
+  'swarm',
+  {
+    scrape: true,
+    upstream: async (i) => {
+      const { services, tasks, nodes } = await swarmState(docker, STACK);
+      const ep = taskEndpoints(STACK, services, tasks, nodes).get(apiService(i));
+      assert.ok(ep, `${apiService(i)} runs a task`);
+      const c = await docker.getContainer(ep.container).inspect();
+      return `${(c.NetworkSettings.Networks as Record<string, { IPAddress: string }>)[`${STACK}_default`]!.IPAddress}:8080`;
+    },
+    killedResetMs: 30_000,
+  },
+  { skip, docker: { project: STACK, envFile: ENV_FILE } },
+);
+
+/** The stack's containers swarm no longer runs a task for. */
+async function orphans(stack: string): Promise<string[]> {
+  const { tasks } = await swarmState(docker, stack);
+  const containers = await docker.listContainers({
+    all: true,
+    filters: { label: [`com.docker.stack.namespace=${stack}`] },
+  });
+  return orphanContainers(tasks, containers).map((c) => c.Id);
+}
+
+test(
+  'swarm: a container a trigger killed and started again (no task of swarm’s, holding its host port) is removed by the next lab up, whose api task then starts',
+  { skip: skip ?? false },
+  async () => {
+    const left = await orphans(STACK);
+    assert.ok(left.length > 0, 'the api link suite killed api[0] and started it through the engine');
+    const up = await runCli(['lab', 'up', '--runtime', 'swarm', '--project', STACK, '--env-file', ENV_FILE]);
+    assert.equal(up.code, 0, up.stderr);
+    assert.deepEqual(await orphans(STACK), []);
+    const all = (await docker.listContainers({ all: true })).map((c) => c.Id);
+    for (const id of left) assert.ok(!all.includes(id), `container ${id.slice(0, 12)} removed`);
+    assert.match(up.stdout, /^api\s+running\s+healthy/m);
+  },
+);
+
+test(
+  'swarm: lab up with the api port taken fails at once, before deploying, naming the port, the node and the error',
+  { skip: skip ?? false },
+  async () => {
+    const stack = 'metabench-swarm-clash';
+    const port = await freePort('0.0.0.0');
+    const holder = createServer();
+    await new Promise<void>((r) => holder.listen(port, '0.0.0.0', r));
+    try {
+      // Far under the 300 s wait for tasks: a run that waited for the failed task would be killed, not exit.
+      const up = await runCliWithin(
+        60_000,
+        ['lab', 'up', '--runtime', 'swarm', '--project', stack, '--env-file', ENV_FILE],
+        { ...(await ownPorts()), METABENCH_API_PORT: String(port) },
+      );
+      assert.equal(up.signal, null, 'lab up exited by itself');
+      assert.equal(up.code, 4, up.stderr);
+      assert.match(
+        up.stderr,
+        new RegExp(`api publishes port ${port} on node \\S+, where it is taken \\(EADDRINUSE`),
+      );
+      assert.match(up.stderr, /METABENCH_API_PORT/);
+      assert.deepEqual(await stackLeft(docker, stack), [], 'nothing deployed');
+    } finally {
+      holder.close();
+    }
+  },
+);
+
+test(
+  'swarm: lab up fails at the first failed task, naming service, node and the engine’s error, not after its 300 s wait',
+  { skip: skip ?? false },
+  async () => {
+    const stack = 'metabench-swarm-failing';
+    try {
+      // The api exits at its start (an option it does not know): its task fails, and swarm never retries it.
+      const up = await runCliWithin(
+        150_000,
+        ['lab', 'up', '--runtime', 'swarm', '--project', stack, '--env-file', ENV_FILE],
+        { ...(await ownPorts()), METABENCH_API_FLAGS: '--no-such-flag' },
+      );
+      assert.equal(up.signal, null, 'lab up exited by itself');
+      assert.equal(up.code, 4, up.stderr);
+      assert.match(up.stderr, /api's task \S+ failed on node \S+: task: non-zero exit \(2\)/);
+    } finally {
+      await runCli(['lab', 'down', '--runtime', 'swarm', '--project', stack, '--env-file', ENV_FILE]);
+    }
+    assert.deepEqual(await stackLeft(docker, stack), []);
+  },
+);
+
+/** Free ports for every service a second stack publishes: it must not meet the suite's stack. */
+async function ownPorts(): Promise<Record<string, string>> {
+  const env: Record<string, string> = {};
+  for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS', 'API'])
+    env[`METABENCH_${s}_PORT`] = String(await freePort('0.0.0.0'));
+  return env;
+}
+
+/** `metabench ARGS`, killed (SIGTERM) if it has not exited within `ms`. */
+async function runCliWithin(ms: number, args: string[], env: Record<string, string>): Promise<CliResult> {
+  const run = startCli(args, env);
+  const timer = setTimeout(() => run.child.kill('SIGTERM'), ms);
+  try {
+    return await run.done;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 test(
   'swarm: lab down leaves no service, container, network, config or volume of the stack',

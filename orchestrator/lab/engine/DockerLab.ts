@@ -34,7 +34,7 @@ import type { DockerUndo } from './undo.js';
 import { scrapeLabText } from '../scrapeApi.js';
 import type { NetemSpec } from '../netem.js';
 import { addNetem, removeNetem } from './netemHost.js';
-import { apiLinkContainerPort, apiLinkOverride, apiLinkSpecs } from './apiLinkPorts.js';
+import { apiLinkContainerPort, apiLinkOverride, apiLinkSpecs, apiServiceUpstream } from './apiLinkPorts.js';
 
 export interface DockerLabConfig extends ApiLabConfig {
   readonly compose: ComposeOptions;
@@ -89,6 +89,11 @@ export class DockerLab implements Lab {
     const ports = this.containers.get('toxiproxy')?.ports;
     const via = this.apiServices().map((_, i) => ports?.[apiLinkContainerPort(i)]);
     return via.every((a) => a !== undefined) ? via.map((a) => `http://${a}`) : undefined;
+  }
+
+  /** Where the api link of replica `i` dials it from the fault proxy's container: its service on the compose network. */
+  protected apiLinkUpstream(i: number): string {
+    return apiServiceUpstream(i);
   }
 
   /** The compose services of the api replicas, by replica index. */
@@ -146,7 +151,8 @@ export class DockerLab implements Lab {
         upstream,
       });
     // The clients' link to each replica, on the port the override published (only a run that uses it).
-    if (this.cfg.apiLink) for (const l of apiLinkSpecs(this.replicas)) await links.ensureLink(l);
+    if (this.cfg.apiLink)
+      for (const l of apiLinkSpecs(this.replicas, (i) => this.apiLinkUpstream(i))) await links.ensureLink(l);
     if (this.cfg.cache) await this.seed(this.cfg.cache);
   }
 
@@ -487,7 +493,7 @@ export class DockerLab implements Lab {
     const published = this.containers.get('toxiproxy')?.ports ?? {};
     return [
       ...(this.cfg.apiLink
-        ? apiLinkSpecs(this.replicas).map(({ name, upstream }, i) => ({
+        ? apiLinkSpecs(this.replicas, (i) => this.apiLinkUpstream(i)).map(({ name, upstream }, i) => ({
             from: 'client',
             to: 'api' as const,
             address: published[apiLinkContainerPort(i)] ?? '',

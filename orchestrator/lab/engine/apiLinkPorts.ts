@@ -17,12 +17,23 @@ export function apiLinkContainerPort(i: number): string {
   return `${API_LINK_PORT_BASE + i}/tcp`;
 }
 
-/** The fault proxy's link to each of `replicas` api replicas: the proxy's name, where it listens, the replica's address. */
-export function apiLinkSpecs(replicas: number): LinkSpec[] {
+/** Replica `i` as the fault proxy dials it on the compose network: its service's name. */
+export function apiServiceUpstream(i: number): string {
+  return `${apiService(i)}:8080`;
+}
+
+/**
+ * The fault proxy's link to each of `replicas` api replicas: the proxy's name, where it
+ * listens, the replica's address (`upstream`: the service's name unless the lab says otherwise).
+ */
+export function apiLinkSpecs(
+  replicas: number,
+  upstream: (i: number) => string = apiServiceUpstream,
+): LinkSpec[] {
   return Array.from({ length: replicas }, (_, i) => ({
     name: apiLinkProxy(i, replicas),
     listen: `0.0.0.0:${API_LINK_PORT_BASE + i}`,
-    upstream: `${apiService(i)}:8080`,
+    upstream: upstream(i),
   }));
 }
 

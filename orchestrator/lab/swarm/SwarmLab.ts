@@ -22,11 +22,17 @@ import { parseEnvFile } from '../engine/images.js';
 import { replicaOfService, servicesOf } from '../engine/replicas.js';
 import type { Clock } from '../../../foundation/clock.js';
 import type { Target } from '../Lab.js';
+import { LinkClient } from '../links.js';
+import { apiLinkProxy } from '../apiLink.js';
 import { TaskWatch } from './taskWatch.js';
+import { checkStackPorts } from './portCheck.js';
 import { dependenciesFirst, GENERATED_FILES, readCompose, stackFile, type Placement } from './stack.js';
 import {
+  deployFailures,
+  describeFailure,
   missingImages,
   nodeEngine,
+  orphanContainers,
   taskEndpoints,
   type SwarmNode,
   type SwarmService,
@@ -55,6 +61,8 @@ export class SwarmLab extends DockerLab {
   private readonly clients = new Map<string, Docker>();
   /** Services a trigger of the run killed or stopped (`halted`), or started again since the last poll (`started`). */
   private readonly acting = new Map<string, 'halted' | 'started'>();
+  /** Each api replica's address on the stack's network, as its api link dials it (a run through the link). */
+  private readonly linkUpstreams = new Map<number, string>();
 
   constructor(private readonly swarm: SwarmLabConfig) {
     super(swarm);
@@ -80,20 +88,52 @@ export class SwarmLab extends DockerLab {
       // A run deploys the core; Prometheus, when `lab up` deployed it, stays as it is.
       observers: false,
       generation,
+      apiLink: this.swarm.apiLink,
     });
+    for (const line of await prepareDeploy(this.docker, this.stack, doc, this.engine)) this.note(line);
     this.note(`stack deploy ${this.stack} (generation ${generation}, api flags: ${flagsOf(0)})`);
     // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
     const first = dependenciesFirst(doc);
     const dependencies = Object.keys(first.services as object);
+    let before = await taskIds(this.docker, this.stack);
     await deployStack(this.stack, first);
-    await this.discover(dependencies, generation);
+    await this.discover(dependencies, generation, before);
+    before = await taskIds(this.docker, this.stack);
     await deployStack(this.stack, doc);
     await this.removeExtraApis();
     await this.discover(
       Object.keys(doc.services as object).filter((s) => !dependencies.includes(s)),
       generation,
+      before,
     );
     await this.prepare();
+  }
+
+  /**
+   * The api link dials each replica at its container's address on the stack's network, not by
+   * its service's name: a container a trigger killed and started again runs outside swarm's
+   * knowledge (restart policy `none`: its task stays failed), and swarm's DNS no longer names it.
+   */
+  protected override async prepare(): Promise<void> {
+    if (this.swarm.apiLink)
+      for (const [i, s] of this.apiServices().entries())
+        this.linkUpstreams.set(i, await this.stackAddress(s));
+    await super.prepare();
+  }
+
+  protected override apiLinkUpstream(i: number): string {
+    return this.linkUpstreams.get(i) ?? super.apiLinkUpstream(i);
+  }
+
+  /** The service's container's address on the stack's network, with the api's port. */
+  private async stackAddress(service: string): Promise<string> {
+    const network = `${this.stack}_default`;
+    const c = await this.dockerOf(service)
+      .getContainer(this.containers.get(service)?.id ?? '')
+      .inspect();
+    const ip = (c.NetworkSettings.Networks as Record<string, { IPAddress?: string }>)[network]?.IPAddress;
+    if (!ip) throw new BenchError('E_LAB', `${service}'s container has no address on network ${network}`);
+    return `${ip}:8080`;
   }
 
   /** Removes api services an earlier run with more replicas left (they would serve nobody and take CPU). */
@@ -112,28 +152,26 @@ export class SwarmLab extends DockerLab {
    * Waits until each service runs one task (the api's of this generation) whose container is
    * healthy, and records where: its node's engine and the addresses it publishes.
    */
-  private async discover(wanted: readonly string[], generation: string, timeoutMs = 300_000): Promise<void> {
+  private async discover(
+    wanted: readonly string[],
+    generation: string,
+    before: ReadonlySet<string>,
+    timeoutMs = 300_000,
+  ): Promise<void> {
     const until = performance.now() + timeoutMs;
     const self = ((await this.docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? '';
     const pending = new Set(wanted);
-    let last = '';
     while (pending.size > 0) {
       if (performance.now() > until)
         throw new BenchError(
           'E_LAB_PREFLIGHT',
-          `stack ${this.stack}: ${[...pending].join(', ')} not running after ${timeoutMs / 1000} s${last}`,
+          `stack ${this.stack}: ${[...pending].join(', ')} not running after ${timeoutMs / 1000} s (tasks pending: images being pulled, or no node meets the placement)`,
           `see \`docker stack ps ${this.stack} --no-trunc\``,
         );
-      const { services, tasks, nodes } = await swarmState(this.docker, this.stack);
+      const state = await swarmState(this.docker, this.stack);
+      const { services, tasks, nodes } = state;
       const found = taskEndpoints(this.stack, services, tasks, nodes);
-      last = failedTasks(this.stack, services, tasks);
-      const noImage = missingImages(this.stack, services, tasks, pending);
-      if (noImage.length > 0)
-        throw new BenchError(
-          'E_LAB_PREFLIGHT',
-          `stack ${this.stack}: the engine has no image for ${noImage.join(', ')}`,
-          'build the lab images (scripts/build-offline-images.sh) and pass `--env-file docker/offline.env`, or load the images on every node',
-        );
+      failFast(this.stack, state, before, pending);
       for (const s of [...pending]) {
         const ep = found.get(s);
         if (!ep) continue;
@@ -174,6 +212,20 @@ export class SwarmLab extends DockerLab {
   override async start(t: Target): Promise<void> {
     await super.start(t);
     for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'started');
+    if (this.swarm.apiLink && this.faultProxyApi) await this.repointApiLinks(servicesOf(t, this.replicas));
+  }
+
+  /** Points each started api replica's link at its container's address again (the engine may give it another). */
+  private async repointApiLinks(started: readonly string[]): Promise<void> {
+    const links = new LinkClient(this.faultProxyApi!);
+    for (const [i, s] of this.apiServices().entries()) {
+      if (!started.includes(s)) continue;
+      const upstream = await this.stackAddress(s);
+      if (upstream === this.linkUpstreams.get(i)) continue;
+      this.linkUpstreams.set(i, upstream);
+      await links.repoint(apiLinkProxy(i, this.replicas), upstream);
+      this.note(`the api link to ${s} now dials ${upstream}`);
+    }
   }
 
   /**
@@ -342,13 +394,102 @@ export async function swarmState(
   return { services, tasks, nodes };
 }
 
-/** ": service: error" for each task of the stack that failed (why a service does not come up). */
-function failedTasks(stack: string, services: readonly SwarmService[], tasks: readonly SwarmTask[]): string {
-  const nameOf = new Map(services.map((s) => [s.ID, s.Spec.Name.slice(stack.length + 1)]));
-  const failed = tasks
-    .filter((t) => t.Status.State === 'failed' || t.Status.State === 'rejected')
-    .map(
-      (t) => `${nameOf.get(t.ServiceID) ?? t.ServiceID} ${t.Status.State}: ${t.Status.Err ?? 'no message'}`,
+/**
+ * Throws E_LAB_PREFLIGHT at the first task of the `pending` services the deploy started that
+ * failed or was rejected (restart policy `none`: swarm never retries it), naming service,
+ * node and the engine's error; a missing image says how to build or load it.
+ */
+export function failFast(
+  stack: string,
+  state: Awaited<ReturnType<typeof swarmState>>,
+  before: ReadonlySet<string>,
+  pending: ReadonlySet<string>,
+): void {
+  const fresh = state.tasks.filter((t) => !before.has(t.ID));
+  const noImage = missingImages(stack, state.services, fresh, pending);
+  if (noImage.length > 0)
+    throw new BenchError(
+      'E_LAB_PREFLIGHT',
+      `stack ${stack}: the engine has no image for ${noImage.join(', ')}`,
+      'build the lab images (scripts/build-offline-images.sh) and pass `--env-file docker/offline.env`, or load the images on every node',
     );
-  return failed.length > 0 ? `: ${[...new Set(failed)].join('; ')}` : '';
+  const failed = deployFailures(stack, state, before, pending);
+  if (failed.length > 0)
+    throw new BenchError(
+      'E_LAB_PREFLIGHT',
+      `stack ${stack}: ${failed.map(describeFailure).join('; ')}`,
+      `swarm does not retry it (restart policy none); see \`docker stack ps ${stack} --no-trunc\``,
+    );
+}
+
+/** The ids of the stack's tasks now: a deploy's own tasks are those not among them. */
+export async function taskIds(d: Docker, stack: string): Promise<Set<string>> {
+  const tasks = (await d.listTasks({ filters: { label: [`${STACK_LABEL}=${stack}`] } })) as SwarmTask[];
+  return new Set(tasks.map((t) => t.ID));
+}
+
+/**
+ * Before a deploy: removes the stack's containers whose task swarm no longer runs (tasks.ts,
+ * orphanContainers), gives each service left without a running task a new one unless the
+ * deploy does (`docker service update --force`: swarm never replaces a failed task of restart
+ * policy `none`, and a redeploy of the same spec does not either), then checks the ports the
+ * stack publishes (portCheck.ts). Returns what it did, for the log.
+ */
+export async function prepareDeploy(
+  d: Docker,
+  stack: string,
+  doc: Record<string, unknown>,
+  engine: EngineAddress,
+): Promise<string[]> {
+  const lines = await removeOrphans(d, stack, engine);
+  let state = await swarmState(d, stack);
+  const running = taskEndpoints(stack, state.services, state.tasks, state.nodes);
+  const revived: string[] = [];
+  for (const s of state.services) {
+    const name = s.Spec.Name.slice(stack.length + 1);
+    // Api replicas get a new task from the deploy (a new generation); a service the file no longer has, none.
+    if (running.has(name) || replicaOfService(name) !== undefined) continue;
+    if (!(name in ((doc.services ?? {}) as object))) continue;
+    await docker(['service', 'update', '--force', '--detach', s.Spec.Name]);
+    revived.push(name);
+  }
+  if (revived.length > 0) {
+    lines.push(`no running task, given a new one: ${revived.join(', ')}`);
+    state = await swarmState(d, stack);
+  }
+  const self = ((await d.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID;
+  const local = 'socketPath' in engine ? self : undefined;
+  return [...lines, ...(await checkStackPorts(stack, doc, state, local))];
+}
+
+/**
+ * Removes the stack's containers swarm no longer runs a task for (a trigger's kill or stop,
+ * then a start through the engine), on the manager's engine and on each node's that ran a
+ * task of the stack and says how to reach it. Returns a line per container removed.
+ */
+export async function removeOrphans(d: Docker, stack: string, engine: EngineAddress): Promise<string[]> {
+  const { tasks, nodes } = await swarmState(d, stack);
+  const self = ((await d.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? '';
+  const used = new Set(tasks.map((t) => t.NodeID));
+  const engines = new Map<string, Docker>([[engineUrl(engine), d]]);
+  for (const n of nodes) {
+    if (!used.has(n.ID) || n.ID === self) continue;
+    try {
+      const e = nodeEngine(n, self, engine);
+      if (!engines.has(engineUrl(e))) engines.set(engineUrl(e), dockerClient(e));
+    } catch {
+      // A node without its engine label: its containers are out of reach; its tasks' ports are its own.
+    }
+  }
+  const lines: string[] = [];
+  for (const [url, e] of engines) {
+    const containers = await e.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${stack}`] } });
+    for (const c of orphanContainers(tasks, containers)) {
+      await e.getContainer(c.Id).remove({ force: true });
+      lines.push(
+        `removed container ${c.Names[0]?.replace(/^\//, '') ?? c.Id} on ${url}: its task is no longer swarm's (a trigger stopped it and the engine started it)`,
+      );
+    }
+  }
+  return lines;
 }

@@ -21,7 +21,7 @@ export const swarmRuntime: RuntimePlugin = {
     virtualTime: false,
     compose: true,
     labOnThisMachine: false,
-    apiLink: false,
+    apiLink: true,
   },
   lab: (e, o) =>
     new SwarmLab({

@@ -311,3 +311,16 @@ test('stack file: Prometheus discovers the stack’s api tasks from the engine a
   ] as const)
     assert.equal(target(service, o), undefined, `${service} ${JSON.stringify(o)}`);
 });
+
+test('stack file: a run through the api link has toxiproxy publish one host-mode port per replica, the engine picking each; a plain run publishes none of them', () => {
+  const plain = gen().services.toxiproxy!.ports!;
+  const linked = gen({ apiLink: true }).services.toxiproxy!.ports!;
+  assert.deepEqual(linked.slice(0, plain.length), plain, "the fault proxy's own ports stay");
+  assert.deepEqual(
+    linked.slice(plain.length),
+    [28080, 28081, 28082].map((target) => ({ target, protocol: 'tcp', mode: 'host' })),
+  );
+  assert.ok(!plain.some((p) => p.target >= 28080 && p.target < 28090));
+  // Only the fault proxy's ports change: the api replicas keep theirs.
+  assert.deepEqual(gen({ apiLink: true }).services.api1, gen().services.api1);
+});

@@ -6,6 +6,7 @@ import { BenchError } from '../../../foundation/errors.js';
 import { interpolate } from '../engine/images.js';
 import { apiService, replicaOfService, replicaPortsProblem } from '../engine/replicas.js';
 import { ENGINE_SOCKET, swarmPrometheusConfig } from './prometheusConfig.js';
+import { API_LINK_PORT_BASE } from '../engine/apiLinkPorts.js';
 
 /**
  * The lab as a Docker Swarm stack (`docker stack deploy -c <file>`), generated from
@@ -83,6 +84,12 @@ export interface StackOptions {
   readonly observers: boolean;
   /** A value that changes per run: set as a container label of the api replicas, so each run gets fresh api tasks. */
   readonly generation?: string;
+  /**
+   * The clients' link to the api (apiLinkPorts.ts), for a run that uses it: toxiproxy also
+   * publishes its link to each replica, host mode, on a port the engine picks (task discovery
+   * reads it back), as the entry of the run.
+   */
+  readonly apiLink?: boolean | undefined;
 }
 
 type Doc = Record<string, unknown>;
@@ -161,6 +168,15 @@ export function stackFile(
         readFile,
       );
   }
+  if (o.apiLink && out.toxiproxy)
+    out.toxiproxy.ports = [
+      ...((out.toxiproxy.ports ?? []) as Doc[]),
+      ...Array.from({ length: o.replicas }, (_, i) => ({
+        target: API_LINK_PORT_BASE + i,
+        protocol: 'tcp',
+        mode: 'host',
+      })),
+    ];
   return {
     version: '3.8',
     services: out,

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  describeFailure,
+  deployFailures,
   ENGINE_LABEL,
   missingImages,
   nodeAddress,
   nodeEngine,
+  orphanContainers,
+  TASK_ID_LABEL,
   taskEndpoints,
   type SwarmNode,
   type SwarmTask,
@@ -146,4 +150,67 @@ test('missingImages: a wanted service whose task the engine rejected for want of
     'redis: redis:7.2.5',
   ]);
   assert.deepEqual(missingImages('lab', services, tasks, new Set(['api1'])), []);
+});
+
+test('deployFailures: the failed and rejected tasks a deploy started, of the services waited for, with node and the engine’s words; tasks from before the deploy are not its doing', () => {
+  const failed = (id: string, service: string, state: string, err: string): SwarmTask => ({
+    ...task(id, service, 'm', state, 'shutdown'),
+    Status: { State: state, Err: err },
+  });
+  const list = {
+    services,
+    nodes,
+    tasks: [
+      failed('old', 's-api', 'failed', 'task: non-zero exit (137)'), // an earlier run's kill
+      task('t1', 's-api1', 'm', 'running', 'running'),
+      failed('t2', 's-api', 'failed', 'Bind for 0.0.0.0:8080 failed: port is already allocated'),
+      failed('t3', 's-redis', 'rejected', 'no suitable node'),
+      task('t4', 's-redis', 'm', 'pending', 'running'),
+      failed('t5', 's-other', 'failed', 'another stack'),
+    ],
+  };
+  const got = deployFailures('lab', list, new Set(['old']), new Set(['api', 'api1', 'redis']));
+  assert.deepEqual(got, [
+    {
+      service: 'api',
+      task: 't2',
+      state: 'failed',
+      node: 'manager',
+      error: 'Bind for 0.0.0.0:8080 failed: port is already allocated',
+    },
+    { service: 'redis', task: 't3', state: 'rejected', node: 'manager', error: 'no suitable node' },
+  ]);
+  assert.equal(
+    describeFailure(got[0]!),
+    "api's task t2 failed on node manager: Bind for 0.0.0.0:8080 failed: port is already allocated",
+  );
+  assert.deepEqual(deployFailures('lab', list, new Set(['old']), new Set(['api1'])), []);
+  assert.deepEqual(deployFailures('lab', list, new Set(['old', 't2', 't3']), new Set(['api', 'redis'])), []);
+});
+
+test('orphanContainers: a running container whose task swarm has done with (failed, complete) or forgotten; not a stopped one, not a running task’s, not a non-task container', () => {
+  const tasks = [
+    task('run', 's-api', 'm', 'running', 'running'),
+    task('starting', 's-api1', 'm', 'starting', 'running'),
+    task('killed', 's-api', 'm', 'failed', 'shutdown'),
+    task('done', 's-redis', 'm', 'complete', 'shutdown'),
+  ];
+  const c = (Id: string, State: string, taskId?: string) => ({
+    Id,
+    State,
+    Labels: taskId ? { [TASK_ID_LABEL]: taskId } : {},
+  });
+  const containers = [
+    c('c-run', 'running', 'run'),
+    c('c-starting', 'running', 'starting'),
+    c('c-killed', 'running', 'killed'), // killed by a trigger, started by the engine
+    c('c-done-paused', 'paused', 'done'),
+    c('c-killed-exited', 'exited', 'killed'), // holds no port: swarm's history
+    c('c-gone', 'running', 'forgotten'),
+    c('c-plain', 'running'),
+  ];
+  assert.deepEqual(
+    orphanContainers(tasks, containers).map((x) => x.Id),
+    ['c-killed', 'c-done-paused', 'c-gone'],
+  );
 });

@@ -39,7 +39,7 @@ export interface SwarmNode {
   readonly Description?: { readonly Hostname?: string };
   readonly Status?: { readonly Addr?: string; readonly State?: string };
   readonly ManagerStatus?: { readonly Addr?: string };
-  readonly Spec?: { readonly Labels?: Readonly<Record<string, string>> };
+  readonly Spec?: { readonly Role?: string; readonly Labels?: Readonly<Record<string, string>> };
 }
 
 export interface SwarmService {
@@ -157,3 +157,85 @@ export function missingImages(
   }
   return [...missing].sort();
 }
+
+/** A task of the stack that failed or was rejected: why a service does not come up. */
+export interface TaskFailure {
+  readonly service: string;
+  readonly task: string;
+  readonly state: string;
+  /** The node's hostname (or id), when the task was given one. */
+  readonly node?: string;
+  /** The engine's error. */
+  readonly error: string;
+}
+
+/**
+ * The `wanted` services' tasks that failed or were rejected since a deploy, oldest first:
+ * tasks not in `before` (the task ids the stack had just before it). The lab's restart policy
+ * is `none`, so such a task is never retried: waiting on for its service is pointless.
+ * (A task an earlier run's trigger killed is in `before`: not the deploy's doing.)
+ */
+export function deployFailures(
+  stack: string,
+  list: {
+    readonly services: readonly SwarmService[];
+    readonly tasks: readonly SwarmTask[];
+    readonly nodes: readonly SwarmNode[];
+  },
+  before: ReadonlySet<string>,
+  wanted: ReadonlySet<string>,
+): TaskFailure[] {
+  const nameOf = new Map(list.services.map((s) => [s.ID, s.Spec.Name.slice(stack.length + 1)]));
+  const hostOf = new Map(list.nodes.map((n) => [n.ID, n.Description?.Hostname ?? n.ID]));
+  return list.tasks
+    .filter((t) => !before.has(t.ID) && (t.Status.State === 'failed' || t.Status.State === 'rejected'))
+    .flatMap((t) => {
+      const service = nameOf.get(t.ServiceID);
+      if (service === undefined || !wanted.has(service)) return [];
+      const node = t.NodeID ? hostOf.get(t.NodeID) : undefined;
+      return [
+        {
+          service,
+          task: t.ID,
+          state: t.Status.State,
+          ...(node ? { node } : {}),
+          error: t.Status.Err ?? 'no message',
+        },
+      ];
+    })
+    .sort((a, b) => a.task.localeCompare(b.task));
+}
+
+/** One failure as a sentence: service, node, state and the engine's words. */
+export function describeFailure(f: TaskFailure): string {
+  return `${f.service}'s task ${f.task} ${f.state}${f.node ? ` on node ${f.node}` : ''}: ${f.error}`;
+}
+
+/** The label the engine gives a swarm task's container: its task's id. */
+export const TASK_ID_LABEL = 'com.docker.swarm.task.id';
+
+/**
+ * The stack's containers whose task swarm no longer runs: a trigger killed or stopped the
+ * container, and a start (the trigger's, `lab reset`'s) brought it back through the engine,
+ * where swarm does not see it (restart policy `none`: its task stays `failed` or
+ * `complete`). Such a container keeps its host port, so the next task of its service could
+ * not start ("port is already allocated"), and swarm's DNS no longer names it.
+ */
+export function orphanContainers<
+  C extends {
+    readonly Id: string;
+    readonly State?: string;
+    readonly Labels?: Readonly<Record<string, string>>;
+  },
+>(tasks: readonly SwarmTask[], containers: readonly C[]): C[] {
+  const stateOf = new Map(tasks.map((t) => [t.ID, t.Status.State]));
+  return containers.filter((c) => {
+    const task = c.Labels?.[TASK_ID_LABEL];
+    if (task === undefined || !['running', 'paused', 'restarting'].includes(c.State ?? '')) return false;
+    const state = stateOf.get(task);
+    return state === undefined || TERMINAL.has(state);
+  });
+}
+
+/** Task states swarm never leaves: the task is done with, whatever its container does. */
+const TERMINAL = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned', 'remove']);
