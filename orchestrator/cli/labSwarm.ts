@@ -29,13 +29,16 @@ export async function swarmUp(c: ComposeOptions, replicas: number): Promise<void
     env: stackEnv(c.envFile),
     observers: true,
   });
-  // Containers swarm no longer runs, services left without a task, ports taken: before deploying.
-  await prepareDeploy(d, c.project, doc, engineAddress());
+  // The tasks before: those prepareDeploy's new tasks and the deploy's are not.
+  let before = await taskIds(d, c.project);
+  // Containers swarm no longer runs, ports taken, services left without a task: before deploying.
+  for (const line of (await prepareDeploy(d, c.project, doc, engineAddress())).actions)
+    process.stderr.write(`metabench: ${line}\n`);
   // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
   for (const stage of [dependenciesFirst(doc), doc]) {
     const services = Object.keys(stage.services as object);
     process.stderr.write(`metabench: docker stack deploy ${c.project} (${services.join(' ')})\n`);
-    const before = await taskIds(d, c.project);
+    if (stage === doc) before = await taskIds(d, c.project);
     await deployStack(c.project, stage);
     const rows = await untilReady(d, c.project, services, before);
     if (stage === doc) printRows(rows, c.project);

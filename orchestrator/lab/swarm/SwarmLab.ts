@@ -90,12 +90,14 @@ export class SwarmLab extends DockerLab {
       generation,
       apiLink: this.swarm.apiLink,
     });
-    for (const line of await prepareDeploy(this.docker, this.stack, doc, this.engine)) this.note(line);
+    // The tasks before: those prepareDeploy's new tasks and the deploy's are not.
+    let before = await taskIds(this.docker, this.stack);
+    const prepared = await prepareDeploy(this.docker, this.stack, doc, this.engine);
+    for (const line of [...prepared.actions, ...prepared.checks]) this.note(line);
     this.note(`stack deploy ${this.stack} (generation ${generation}, api flags: ${flagsOf(0)})`);
     // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
     const first = dependenciesFirst(doc);
     const dependencies = Object.keys(first.services as object);
-    let before = await taskIds(this.docker, this.stack);
     await deployStack(this.stack, first);
     await this.discover(dependencies, generation, before);
     before = await taskIds(this.docker, this.stack);
@@ -430,19 +432,22 @@ export async function taskIds(d: Docker, stack: string): Promise<Set<string>> {
 
 /**
  * Before a deploy: removes the stack's containers whose task swarm no longer runs (tasks.ts,
- * orphanContainers), gives each service left without a running task a new one unless the
- * deploy does (`docker service update --force`: swarm never replaces a failed task of restart
- * policy `none`, and a redeploy of the same spec does not either), then checks the ports the
- * stack publishes (portCheck.ts). Returns what it did, for the log.
+ * orphanContainers), checks the ports the stack publishes (portCheck.ts), then gives each
+ * service left without a running task a new one unless the deploy does (`docker service
+ * update --force`: swarm never replaces a failed task of restart policy `none`, and a
+ * redeploy of the same spec does not either). Returns what it did and what it checked, for the log.
  */
 export async function prepareDeploy(
   d: Docker,
   stack: string,
   doc: Record<string, unknown>,
   engine: EngineAddress,
-): Promise<string[]> {
-  const lines = await removeOrphans(d, stack, engine);
-  let state = await swarmState(d, stack);
+): Promise<{ actions: string[]; checks: string[] }> {
+  const actions = await removeOrphans(d, stack, engine);
+  const state = await swarmState(d, stack);
+  // Before any new task starts: a task binding its port while it is checked would be a clash.
+  const self = ((await d.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID;
+  const checks = await checkStackPorts(stack, doc, state, 'socketPath' in engine ? self : undefined);
   const running = taskEndpoints(stack, state.services, state.tasks, state.nodes);
   const revived: string[] = [];
   for (const s of state.services) {
@@ -453,13 +458,8 @@ export async function prepareDeploy(
     await docker(['service', 'update', '--force', '--detach', s.Spec.Name]);
     revived.push(name);
   }
-  if (revived.length > 0) {
-    lines.push(`no running task, given a new one: ${revived.join(', ')}`);
-    state = await swarmState(d, stack);
-  }
-  const self = ((await d.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID;
-  const local = 'socketPath' in engine ? self : undefined;
-  return [...lines, ...(await checkStackPorts(stack, doc, state, local))];
+  if (revived.length > 0) actions.push(`no running task, given a new one: ${revived.join(', ')}`);
+  return { actions, checks };
 }
 
 /**
