@@ -44,6 +44,9 @@ export interface SwarmLabConfig extends DockerLabConfig {
   readonly placement?: Placement | undefined;
 }
 
+/** Where a halted replica's api link dials: nothing listens on port 1 in the proxy's container, so the dial is refused. */
+const REFUSING_UPSTREAM = '127.0.0.1:1';
+
 /** The label `docker stack deploy` gives a stack's services, networks and configs. */
 export const STACK_LABEL = 'com.docker.stack.namespace';
 
@@ -204,29 +207,41 @@ export class SwarmLab extends DockerLab {
   override async kill(t: Target): Promise<void> {
     for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'halted');
     await super.kill(t);
+    await this.repointApiLinks(t, 'halted');
   }
 
   override async stop(t: Target): Promise<void> {
     for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'halted');
     await super.stop(t);
+    await this.repointApiLinks(t, 'halted');
   }
 
   override async start(t: Target): Promise<void> {
     await super.start(t);
     for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'started');
-    if (this.swarm.apiLink && this.faultProxyApi) await this.repointApiLinks(servicesOf(t, this.replicas));
+    await this.repointApiLinks(t, 'started');
   }
 
-  /** Points each started api replica's link at its container's address again (the engine may give it another). */
-  private async repointApiLinks(started: readonly string[]): Promise<void> {
-    const links = new LinkClient(this.faultProxyApi!);
+  /**
+   * In a run through the api link: points the link of each api replica `t` names at the
+   * container's address again once started (the engine may give it another), or, once killed
+   * or stopped, at an address that refuses inside the proxy's container. A stopped container's
+   * address on the overlay network is a black hole (measured: a connect to it hung past 30 s),
+   * where on the local runtime the dial is refused at once and on the docker runtime it fails
+   * with the name lookup: the client meets the same reset on every runtime.
+   */
+  private async repointApiLinks(t: Target, now: 'halted' | 'started'): Promise<void> {
+    if (!this.swarm.apiLink || !this.faultProxyApi) return;
+    const links = new LinkClient(this.faultProxyApi);
+    const named = servicesOf(t, this.replicas);
     for (const [i, s] of this.apiServices().entries()) {
-      if (!started.includes(s)) continue;
-      const upstream = await this.stackAddress(s);
-      if (upstream === this.linkUpstreams.get(i)) continue;
-      this.linkUpstreams.set(i, upstream);
+      if (!named.includes(s)) continue;
+      if (now === 'started') this.linkUpstreams.set(i, await this.stackAddress(s));
+      const upstream = now === 'started' ? this.linkUpstreams.get(i)! : REFUSING_UPSTREAM;
       await links.repoint(apiLinkProxy(i, this.replicas), upstream);
-      this.note(`the api link to ${s} now dials ${upstream}`);
+      this.note(
+        `the api link to ${s} dials ${upstream}${now === 'halted' ? ' (refused: the replica is down)' : ''}`,
+      );
     }
   }
 
