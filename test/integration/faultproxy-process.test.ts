@@ -132,6 +132,31 @@ test('the link client drives a fault proxy process, and the journal replays its 
     again.destroy();
     s.destroy();
 
+    // Re-pointed (the swarm lab's api link after a start): listen, toxics and a disabled state kept.
+    const other = await echoServer();
+    try {
+      await links.addToxic('api-redis', { type: 'latency', attributes: { latency: 300 } });
+      await links.disable('api-redis');
+      await links.repoint('api-redis', `127.0.0.1:${other.port}`);
+      const moved = await links.get('api-redis');
+      assert.deepEqual(
+        [moved.listen, moved.upstream, moved.enabled],
+        [link.listen, `127.0.0.1:${other.port}`, false],
+      );
+      assert.deepEqual(
+        (await links.listToxics('api-redis')).map((t) => t.name),
+        ['latency_downstream'],
+      );
+      await links.enable('api-redis');
+      const via = await connectTo(linkPort);
+      assert.ok((await echoRoundTrip(via, 'moved')) >= 295, 'through the toxic, to the new upstream');
+      via.destroy();
+      await links.removeToxic('api-redis', 'latency_downstream');
+      await links.repoint('api-redis', `127.0.0.1:${echo.port}`);
+    } finally {
+      await other.close();
+    }
+
     // Errors from the client say what was being done.
     await assert.rejects(
       links.removeToxic('api-redis', 'nope'),
