@@ -206,7 +206,7 @@ export function refuseOn(p: RuntimePlugin, e: Experiment, file: string | undefin
 
 /** Why a runtime without the api link refuses a run that needs it. */
 function noApiLink(runtime: string): string {
-  return `the ${runtime} runtime does not run the clients' link to the api (its fault proxy publishes no listener for it): run it on the local or docker runtime (--runtime local, --runtime docker) or in the simulation`;
+  return `the ${runtime} runtime does not run the clients' link to the api (its fault proxy publishes no listener for it): run it on the local, docker or swarm runtime (--runtime local, docker, swarm) or in the simulation`;
 }
 
 /** A target class in words. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { SpecError } from '../../../foundation/errors.js';
 import { parseExperiment } from '../../spec/load.js';
 import { refuseDockerReplicas, refuseOnDocker } from '../engine/refuse.js';
-import { refuseOn, runtimePlugin } from '../RuntimePlugin.js';
+import { refuseOn, runtimePlugin, type RuntimePlugin } from '../RuntimePlugin.js';
 import { registerRuntimes } from '../../cli/runtimes.js';
 import { dockerRuntime } from './runtime.js';
 
@@ -65,7 +65,7 @@ test('the docker runtime refuses replicas whose pools overflow the compose file�
   );
 });
 
-test('the swarm runtime refuses the clients’ link to the api (link api, lab.api.link: true) before the run, by field, as its capabilities say; docker, local and sim run it', () => {
+test('a runtime without the clients’ link to the api refuses it (link api, lab.api.link: true) before the run, by field, as its capabilities say; docker, local, sim and swarm run it', () => {
   registerRuntimes();
   const onLink = parseExperiment(
     experiment('replicas: 2, ').replace(
@@ -75,32 +75,31 @@ test('the swarm runtime refuses the clients’ link to the api (link api, lab.ap
     'link.yaml',
   );
   const always = parseExperiment(experiment('replicas: 2, link: true, '), 'always.yaml');
-  for (const runtime of ['swarm'] as const) {
-    for (const [e, file, path] of [
-      [onLink, 'link.yaml', 'schedule.triggers.1.link'],
-      [always, 'always.yaml', 'lab.api.link'],
-    ] as const)
-      assert.throws(
-        () => refuseOn(runtimePlugin(runtime), e, file),
-        (err: unknown) => {
-          assert.ok(err instanceof SpecError);
-          assert.deepEqual(
-            err.issues.map((i) => [i.file, i.path]),
-            [[file, path]],
-          );
-          assert.match(
-            err.issues[0]!.message,
-            new RegExp(
-              `the ${runtime} runtime does not run the clients' link to the api .*: run it on the local or docker runtime`,
-            ),
-          );
-          return true;
-        },
-      );
-  }
-  // A run that names no api link is not refused for it; the docker and local runtimes and the simulation run it.
-  refuseOn(runtimePlugin('swarm'), parseExperiment(experiment('replicas: 2, '), 'plain.yaml'), 'plain.yaml');
-  for (const runtime of ['docker', 'local', 'sim'] as const) {
+  // No built-in runtime lacks the link any more: the swarm plugin as it would be, declaring it does not.
+  const swarm = runtimePlugin('swarm');
+  const without: RuntimePlugin = { ...swarm, capabilities: { ...swarm.capabilities, apiLink: false } };
+  for (const [e, file, path] of [
+    [onLink, 'link.yaml', 'schedule.triggers.1.link'],
+    [always, 'always.yaml', 'lab.api.link'],
+  ] as const)
+    assert.throws(
+      () => refuseOn(without, e, file),
+      (err: unknown) => {
+        assert.ok(err instanceof SpecError);
+        assert.deepEqual(
+          err.issues.map((i) => [i.file, i.path]),
+          [[file, path]],
+        );
+        assert.match(
+          err.issues[0]!.message,
+          /the swarm runtime does not run the clients' link to the api .*: run it on the local, docker or swarm runtime/,
+        );
+        return true;
+      },
+    );
+  // A run that names no api link is not refused for it; every built-in runtime runs it.
+  refuseOn(without, parseExperiment(experiment('replicas: 2, '), 'plain.yaml'), 'plain.yaml');
+  for (const runtime of ['docker', 'local', 'sim', 'swarm'] as const) {
     assert.equal(runtimePlugin(runtime).capabilities.apiLink, true, runtime);
     refuseOn(runtimePlugin(runtime), onLink, 'link.yaml');
     refuseOn(runtimePlugin(runtime), always, 'always.yaml');
