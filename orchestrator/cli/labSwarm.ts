@@ -53,10 +53,18 @@ async function serviceTask(
   const { services, tasks, nodes } = await swarmState(d, stack);
   const ep = taskEndpoints(stack, services, tasks, nodes).get(service);
   if (!ep)
-    throw new BenchError('E_LAB', `stack ${stack} has no running ${service}`, 'metabench lab up --runtime swarm');
+    throw new BenchError(
+      'E_LAB',
+      `stack ${stack} has no running ${service}`,
+      'metabench lab up --runtime swarm',
+    );
   const self = ((await d.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? '';
   const own = engineAddress();
-  const engine = nodeEngine(nodes.find((n) => n.ID === ep.node)!, self, own);
+  const engine = nodeEngine(
+    nodes.find((n) => n.ID === ep.node)!,
+    self,
+    own,
+  );
   return { docker: engine === own ? d : dockerClient(engine), container: ep.container, ep };
 }
 
@@ -67,13 +75,19 @@ async function serviceTask(
 export async function swarmForward(c: ComposeOptions, target: string, localPort: number): Promise<void> {
   const m = /^([\w.-]+):(\d+)$/.exec(target);
   if (!m)
-    throw new BenchError('E_USAGE', `lab forward: "${target}" is not SERVICE:PORT`, 'e.g. metabench lab forward prometheus:9090');
+    throw new BenchError(
+      'E_USAGE',
+      `lab forward: "${target}" is not SERVICE:PORT`,
+      'e.g. metabench lab forward prometheus:9090',
+    );
   const d = dockerClient();
   await pingEngine(d);
   await managerOf(d);
   const control = await serviceTask(d, c.project, CONTROL_SERVICE);
   const f = await forward(
-    execPipe(control.docker, control.container, m[1]!, Number(m[2]), (e) => process.stderr.write(`metabench: ${e}\n`)),
+    execPipe(control.docker, control.container, m[1]!, Number(m[2]), (e) =>
+      process.stderr.write(`metabench: ${e}\n`),
+    ),
     (e) => process.stderr.write(`metabench: ${e}\n`),
     localPort,
   );

@@ -110,7 +110,9 @@ function passwordFile(flag: string, file: string | undefined): string | undefine
   try {
     return readFileSync(file, 'utf8').trim();
   } catch (err) {
-    throw new Error(`--${flag}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new Error(
+      `--${flag}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
 }
 

@@ -24,6 +24,8 @@ import type { Clock } from '../../../foundation/clock.js';
 import type { Target } from '../Lab.js';
 import { ensureSecrets, readSecret, SECRETS, setPostgresPassword } from './credentials.js';
 import { execPipe, forward, type Forward } from './forward.js';
+import { ForwardedLinks } from './forwardedLinks.js';
+import { LinkClient, type LinkControl } from '../links.js';
 import { TaskWatch } from './taskWatch.js';
 import {
   CONTROL_SERVICE,
@@ -147,10 +149,24 @@ export class SwarmLab extends DockerLab {
     }
   }
 
+  /** The fault proxy's links through the forward; their undo recipes through the engine (lab reset after a kill). */
+  get linkControl(): LinkControl | undefined {
+    const control = this.containers.get(CONTROL_SERVICE);
+    if (!this.faultProxyApi || !control) return undefined;
+    return new ForwardedLinks(new LinkClient(this.faultProxyApi), {
+      host: 'toxiproxy',
+      port: FORWARDED.toxiproxy,
+      container: control.id,
+      engine: this.engineOf(CONTROL_SERVICE),
+    });
+  }
+
   /** A service the stack does not publish is at its port-forward's address. */
   protected override published(service: string, port: string): string {
     const f = this.forwards.get(service);
-    return f && port === `${FORWARDED[service as keyof typeof FORWARDED]}/tcp` ? f.address : super.published(service, port);
+    return f && port === `${FORWARDED[service as keyof typeof FORWARDED]}/tcp`
+      ? f.address
+      : super.published(service, port);
   }
 
   /** Removes api services an earlier run with more replicas left (they would serve nobody and take CPU). */

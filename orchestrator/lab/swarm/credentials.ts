@@ -145,7 +145,10 @@ export async function execIn(
 export async function readSecret(docker: Docker, container: string, s: SecretName): Promise<string> {
   const r = await execIn(docker, container, ['cat', secretPath(s)]);
   if (r.code !== 0)
-    throw new BenchError('E_LAB', `cannot read the stack's secret ${s}: ${r.stderr.trim() || `exit ${r.code}`}`);
+    throw new BenchError(
+      'E_LAB',
+      `cannot read the stack's secret ${s}: ${r.stderr.trim() || `exit ${r.code}`}`,
+    );
   return r.stdout.trim();
 }
 
@@ -155,7 +158,15 @@ export async function readSecret(docker: Docker, container: string, s: SecretNam
  */
 export async function setPostgresPassword(docker: Docker, container: string): Promise<void> {
   const sql = `DO $$ BEGIN EXECUTE format('ALTER ROLE postgres PASSWORD %L', trim(both E' \\n' from pg_read_file('${secretPath(SECRETS.postgres)}'))); END $$;`;
-  const r = await execIn(docker, container, ['psql', '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q'], sql);
+  const r = await execIn(
+    docker,
+    container,
+    ['psql', '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q'],
+    sql,
+  );
   if (r.code !== 0)
-    throw new BenchError('E_LAB', `cannot set the postgres password from its secret: ${r.stderr.trim() || `exit ${r.code}`}`);
+    throw new BenchError(
+      'E_LAB',
+      `cannot set the postgres password from its secret: ${r.stderr.trim() || `exit ${r.code}`}`,
+    );
 }

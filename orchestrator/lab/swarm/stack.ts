@@ -219,7 +219,12 @@ function swarmService(
     for (const p of (svc.ports ?? []) as unknown[]) {
       if (typeof p !== 'string') continue;
       const parts = interpolate(p, env).split(':');
-      ports.push({ target: Number(parts[parts.length - 1]), published: api.port, protocol: 'tcp', mode: 'host' });
+      ports.push({
+        target: Number(parts[parts.length - 1]),
+        published: api.port,
+        protocol: 'tcp',
+        mode: 'host',
+      });
     }
   if (ports.length > 0) out.ports = ports;
   const mounts: Doc[] = [];
@@ -234,7 +239,10 @@ function swarmService(
       name === 'prometheus' && target === PROMETHEUS_CONFIG
         ? swarmPrometheusConfig(o.stack, readFile(path), src)
         : undefined;
-    cfgs.push({ source: addConfig(top, o.stack, target, generated ?? readFile(path), generated ? undefined : path), target });
+    cfgs.push({
+      source: addConfig(top, o.stack, target, generated ?? readFile(path), generated ? undefined : path),
+      target,
+    });
   }
   const data = DATA_DIRS[name];
   if (data) {
@@ -292,7 +300,7 @@ function controlService(
   top: { configs: Record<string, Doc>; files: Record<string, string> },
   readFile: (path: string) => string,
 ): Service {
-  const script = addConfig(top, o.stack, CONTROL_SCRIPT, readFile(PIPE_FILE));
+  const script = addConfig(top, o.stack, CONTROL_SCRIPT, readFile(PIPE_FILE), PIPE_FILE);
   return withCredentials(CONTROL_SERVICE, {
     image,
     entrypoint: ['node'],
