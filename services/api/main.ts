@@ -112,6 +112,7 @@ function passwordFile(flag: string, file: string | undefined): string | undefine
   } catch (err) {
     throw new Error(
       `--${flag}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      { cause: err },
     );
   }
 }
