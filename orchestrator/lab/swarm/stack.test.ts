@@ -353,16 +353,8 @@ test('stack file: the passwords are swarm secrets, read from /run/secrets, never
     redis.command[2]!,
     /^exec "\$\$@" - <<EOF\nrequirepass \$\$\(cat \/run\/secrets\/redis-password\)\nEOF$/,
   );
-  assert.deepEqual(redis.command.slice(3), [
-    'redis',
-    'redis-server',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--protected-mode',
-    'no',
-  ]);
+  const raw = compose.doc.services as Record<string, { command: string[] }>;
+  assert.deepEqual(redis.command.slice(3), ['redis', ...raw.redis!.command]);
   assert.match(
     redis.healthcheck.test[1]!,
     /REDISCLI_AUTH="\$\$\(cat \/run\/secrets\/redis-password\)" redis-cli ping/,
