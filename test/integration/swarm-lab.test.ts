@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -79,13 +78,15 @@ function listeningPorts(dockerProxy = false): Set<number> {
 }
 
 /** The error code a TCP connection to host:port ends with (undefined: it connected). */
-async function connectError(host: string, port: number): Promise<string | undefined> {
-  const s = connect({ host, port });
-  const [what] = (await Promise.race([once(s, 'connect'), once(s, 'error')])) as [
-    NodeJS.ErrnoException | undefined,
-  ];
-  s.destroy();
-  return what?.code;
+function connectError(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(undefined);
+    });
+    s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
 }
 
 type Series = { metric: Record<string, string>; value: [number, string] };
