@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readEvents } from '../../bench/record/eventLog.js';
@@ -12,6 +13,7 @@ import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
 import { dockerClient, inspectContainer } from '../../orchestrator/lab/engine/engine.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { portTaken } from '../../orchestrator/lab/docker/ports.js';
+import { readSecret, SECRETS } from '../../orchestrator/lab/swarm/credentials.js';
 import { execPipe, forward } from '../../orchestrator/lab/swarm/forward.js';
 import { swarmState } from '../../orchestrator/lab/swarm/SwarmLab.js';
 import { taskEndpoints } from '../../orchestrator/lab/swarm/tasks.js';
@@ -75,6 +77,13 @@ function listeningPorts(dockerProxy = false): Set<number> {
       .filter((l) => l && (!dockerProxy || l.includes('"docker-proxy"')))
       .map((l) => Number(/:(\d+)\s/.exec(l)![1])),
   );
+}
+
+/** Every file under a folder. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
 
 /** The error code a TCP connection to host:port ends with (undefined: it connected). */
@@ -359,6 +368,16 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
     assert.equal(s.usable, true, JSON.stringify(s));
     assert.equal(s.metastable, true, `verdict: ${s.recoveryReason}`);
+    // The stack's passwords (read where they are mounted) are in none of the run's files.
+    for (const secret of [SECRETS.redis, SECRETS.postgres]) {
+      const password = await readSecret(docker, control.container, secret);
+      assert.match(password, /^[0-9a-f]{48}$/);
+      for (const f of filesUnder(sweepOut)) {
+        const raw = readFileSync(f);
+        const text = (f.endsWith('.gz') ? gunzipSync(raw) : raw).toString('latin1');
+        assert.ok(!text.includes(password), `${secret} in ${f}`);
+      }
+    }
     const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
       runtime: string;
       topology: {
