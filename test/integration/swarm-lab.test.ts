@@ -14,7 +14,6 @@ import { dockerClient, inspectContainer } from '../../orchestrator/lab/engine/en
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { portTaken } from '../../orchestrator/lab/docker/ports.js';
 import { readSecret, SECRETS } from '../../orchestrator/lab/swarm/credentials.js';
-import { execPipe, forward } from '../../orchestrator/lab/swarm/forward.js';
 import { swarmState } from '../../orchestrator/lab/swarm/SwarmLab.js';
 import { taskEndpoints } from '../../orchestrator/lab/swarm/tasks.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
@@ -150,7 +149,7 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
   const common = ['--runtime', 'swarm', '--project', STACK, '--env-file', ENV_FILE];
   const proxiedBefore = listeningPorts(true);
   const listeningBefore = listeningPorts();
-  let prometheus: Awaited<ReturnType<typeof forward>> | undefined;
+  let prometheus: ReturnType<typeof startCli> | undefined;
   try {
     // lab up: both replicas' tasks answer at the node address and port task discovery finds.
     const up = await runCli(['lab', 'up', '--replicas', '2', ...common], env);
@@ -203,8 +202,13 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
       taskEndpoints(STACK, services, tasks, nodes).get('control'),
     );
     assert.ok(control, 'the control service runs');
-    prometheus = await forward(execPipe(docker, control.container, 'prometheus', 9090));
-    const promPort = prometheus.address.split(':')[1]!;
+    const promPort = String(await freePort('127.0.0.1'));
+    prometheus = startCli(['lab', 'forward', 'prometheus:9090', '--port', promPort, ...common], env);
+    const forwarding = Date.now() + 30_000;
+    while ((await connectError('127.0.0.1', Number(promPort))) !== undefined) {
+      assert.ok(Date.now() < forwarding, `lab forward does not listen: ${prometheus.stderrSoFar()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
 
     // Prometheus found both api tasks itself (discovery from the engine): one series each,
     // labelled with its replica, its task and its node.
@@ -396,6 +400,17 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     assert.equal(storm0?.metric.replica, '0', JSON.stringify(storm0));
     assert.ok(Number(storm0.value[1]) > 100, `requests received by the storm's task: ${storm0.value[1]}`);
     t.diagnostic(`retry storm done after ${since()}`);
+    // lab forward ends on Ctrl-C, having said where it listened.
+    prometheus.child.kill('SIGINT');
+    const ends = setTimeout(() => prometheus?.child.kill('SIGKILL'), 15_000);
+    const forwarded = await prometheus.done;
+    clearTimeout(ends);
+    prometheus = undefined;
+    assert.equal(forwarded.code, 0, forwarded.stderr);
+    assert.match(
+      forwarded.stdout,
+      /^prometheus:9090 of stack metabench-swarm-e2e at http:\/\/127\.0\.0\.1:\d+ /m,
+    );
 
     // A short step test on the stack (2 workers of 20 ms: 100/s nominal): calibrate deploys its
     // own api task on the same stack and images, and finds the saturation between the steps.
@@ -439,7 +454,7 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     assert.match(down.stdout, /^lab down: stack metabench-swarm-e2e removed .*3 volumes\)$/m);
     assert.deepEqual(await stackLeft(docker, STACK), []);
   } finally {
-    await prometheus?.close();
+    prometheus?.child.kill('SIGINT');
     if ((await stackLeft(docker, STACK).catch(() => [])).length > 0)
       spawnSync('docker', ['stack', 'rm', STACK], { stdio: 'ignore' });
     if (initialised) spawnSync('docker', ['swarm', 'leave', '--force'], { stdio: 'ignore' });
