@@ -213,7 +213,8 @@ function swarmService(
         ? svc.command.replace(/\$\{METABENCH_API_FLAGS(?:[:-][^}]*)?\}/, () => api.flags!)
         : interpolate(svc.command, env);
   // Only the entry is published (host mode: on the node that runs the task, on every interface:
-  // swarm has no host IP binding). The api link's ports, for a run through it, go here too.
+  // swarm has no host IP binding). The one other exception belongs here: for a run through the
+  // api link, toxiproxy's link ports (one per replica: engine/apiLinkPorts.ts), the clients' entry.
   const ports: Doc[] = [];
   if (api)
     for (const p of (svc.ports ?? []) as unknown[]) {
