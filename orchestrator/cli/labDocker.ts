@@ -20,7 +20,7 @@ import {
 } from '../lab/engine/engine.js';
 import { parseEnvFile, serviceImages } from '../lab/engine/images.js';
 import { checkPorts, ownPorts, publishedPorts } from '../lab/docker/ports.js';
-import { swarmDown, swarmStatus, swarmUp } from './labSwarm.js';
+import { swarmDown, swarmForward, swarmStatus, swarmUp } from './labSwarm.js';
 import { addRuntimeOptions, composeOptions, type RuntimeFlags } from './runtimeOption.js';
 
 type LabFlags = Pick<RuntimeFlags, 'runtime' | 'project' | 'envFile'>;
@@ -120,6 +120,25 @@ export function registerDockerLab(lab: Command): void {
     await pingEngine(docker);
     printStatus(await projectContainers(docker, c.project), c.project);
   });
+
+  addRuntimeOptions(
+    lab
+      .command('forward')
+      .description(
+        'swarm: reach a service of the stack that publishes no port (prometheus:9090) on 127.0.0.1, until Ctrl-C',
+      )
+      .argument('<service:port>', 'the service and its container port, e.g. prometheus:9090')
+      .option('--port <N>', 'the local port (default: any free one)', wholeNumber('--port', 0, 65535)),
+    false,
+  ).action(async (target: string, o: LabFlags & { port?: number }) => {
+    if (o.runtime !== 'swarm')
+      throw new BenchError(
+        'E_USAGE',
+        'lab forward: only the swarm runtime keeps its services unpublished',
+        'the docker runtime publishes each service on 127.0.0.1 (metabench lab status --runtime docker)',
+      );
+    return swarmForward(composeOptions(o), target, o.port ?? 0);
+  });
 }
 
 function dockerOnly(o: LabFlags, what: string): ComposeOptions {
@@ -194,7 +213,8 @@ function printStatus(list: Awaited<ReturnType<typeof projectContainers>>, projec
     c.service,
     c.state,
     c.health ?? '-',
-    Object.values(c.ports).join(' ') || '-',
+    // As the engine bound them, not as the compose file asks.
+    c.listening.join(' ') || '-',
     c.image,
   ]);
   const head = ['service', 'state', 'health', 'published', 'image'];

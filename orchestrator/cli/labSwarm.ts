@@ -14,8 +14,10 @@ import {
   swarmState,
   taskIds,
 } from '../lab/swarm/SwarmLab.js';
-import { dependenciesFirst, readCompose, stackFile } from '../lab/swarm/stack.js';
-import { taskEndpoints } from '../lab/swarm/tasks.js';
+import { ensureSecrets, setPostgresPassword } from '../lab/swarm/credentials.js';
+import { execPipe, forward } from '../lab/swarm/forward.js';
+import { CONTROL_SERVICE, dependenciesFirst, readCompose, stackFile } from '../lab/swarm/stack.js';
+import { nodeEngine, taskEndpoints, type TaskEndpoint } from '../lab/swarm/tasks.js';
 
 /** `metabench lab up|down|status --runtime swarm`: the lab as a Docker Swarm stack (named --project). */
 
@@ -34,6 +36,7 @@ export async function swarmUp(c: ComposeOptions, replicas: number): Promise<void
   // Containers swarm no longer runs, ports taken, services left without a task: before deploying.
   for (const line of (await prepareDeploy(d, c.project, doc, engineAddress())).actions)
     process.stderr.write(`metabench: ${line}\n`);
+  for (const s of await ensureSecrets(d, c.project)) process.stderr.write(`metabench: created secret ${s}\n`);
   // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
   for (const stage of [dependenciesFirst(doc), doc]) {
     const services = Object.keys(stage.services as object);
@@ -42,7 +45,67 @@ export async function swarmUp(c: ComposeOptions, replicas: number): Promise<void
     await deployStack(c.project, stage);
     const rows = await untilReady(d, c.project, services, before);
     if (stage === doc) printRows(rows, c.project);
+    else {
+      // Before any api connects: the postgres role's password, from its secret.
+      const pg = await serviceTask(d, c.project, 'postgres');
+      await setPostgresPassword(pg.docker, pg.container);
+    }
   }
+}
+
+/** A running service's task and the engine of its node. */
+async function serviceTask(
+  d: Docker,
+  stack: string,
+  service: string,
+): Promise<{ docker: Docker; container: string; ep: TaskEndpoint }> {
+  const { services, tasks, nodes } = await swarmState(d, stack);
+  const ep = taskEndpoints(stack, services, tasks, nodes).get(service);
+  if (!ep)
+    throw new BenchError(
+      'E_LAB',
+      `stack ${stack} has no running ${service}`,
+      'metabench lab up --runtime swarm',
+    );
+  const self = ((await d.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? '';
+  const own = engineAddress();
+  const engine = nodeEngine(
+    nodes.find((n) => n.ID === ep.node)!,
+    self,
+    own,
+  );
+  return { docker: engine === own ? d : dockerClient(engine), container: ep.container, ep };
+}
+
+/**
+ * `metabench lab forward SERVICE:PORT`: a port-forward to a service of the stack that publishes
+ * nothing (Prometheus's 9090, say) on 127.0.0.1, through the control service, until Ctrl-C.
+ */
+export async function swarmForward(c: ComposeOptions, target: string, localPort: number): Promise<void> {
+  const m = /^([\w.-]+):(\d+)$/.exec(target);
+  if (!m)
+    throw new BenchError(
+      'E_USAGE',
+      `lab forward: "${target}" is not SERVICE:PORT`,
+      'e.g. metabench lab forward prometheus:9090',
+    );
+  const d = dockerClient();
+  await pingEngine(d);
+  await managerOf(d);
+  const control = await serviceTask(d, c.project, CONTROL_SERVICE);
+  const f = await forward(
+    execPipe(control.docker, control.container, m[1]!, Number(m[2]), (e) =>
+      process.stderr.write(`metabench: ${e}\n`),
+    ),
+    (e) => process.stderr.write(`metabench: ${e}\n`),
+    localPort,
+  );
+  process.stdout.write(`${target} of stack ${c.project} at http://${f.address} (Ctrl-C ends it)\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await f.close();
 }
 
 /**
@@ -72,7 +135,7 @@ async function untilReady(
   }
 }
 
-/** `docker stack rm`, then waits until none of the stack's services, containers, networks or configs is left. */
+/** `docker stack rm`, then waits until none of the stack's services, containers, networks, configs or secrets is left. */
 export async function swarmDown(c: ComposeOptions): Promise<void> {
   const d = dockerClient();
   await pingEngine(d);
@@ -94,18 +157,19 @@ export async function swarmDown(c: ComposeOptions): Promise<void> {
     (await d.listVolumes({ filters: { label: [`${STACK_LABEL}=${c.project}`] } })).Volumes ?? [];
   for (const v of volumes) await d.getVolume(v.Name).remove();
   process.stdout.write(
-    `lab down: stack ${c.project} removed (services, their containers, network, configs, ${volumes.length} volume${volumes.length === 1 ? '' : 's'})\n`,
+    `lab down: stack ${c.project} removed (services, their containers, network, configs, secrets, ${volumes.length} volume${volumes.length === 1 ? '' : 's'})\n`,
   );
 }
 
-/** What is left of a stack on the manager's engine: its services, containers, networks, configs and volumes. */
+/** What is left of a stack on the manager's engine: its services, containers, networks, configs, secrets and volumes. */
 export async function stackLeft(d: Docker, stack: string): Promise<string[]> {
   const filters = { label: [`${STACK_LABEL}=${stack}`] };
-  const [services, containers, networks, configs, volumes] = await Promise.all([
+  const [services, containers, networks, configs, secrets, volumes] = await Promise.all([
     d.listServices({ filters }),
     d.listContainers({ all: true, filters }),
     d.listNetworks({ filters }),
     d.listConfigs({ filters }),
+    d.listSecrets({ filters }) as Promise<{ ID: string; Spec?: { Name?: string } }[]>,
     d.listVolumes({ filters }),
   ]);
   return [
@@ -113,6 +177,7 @@ export async function stackLeft(d: Docker, stack: string): Promise<string[]> {
     ...containers.map((c) => `container ${c.Names[0] ?? c.Id}`),
     ...networks.map((n) => `network ${n.Name}`),
     ...configs.map((x) => `config ${x.Spec?.Name ?? x.ID}`),
+    ...secrets.map((x) => `secret ${x.Spec?.Name ?? x.ID}`),
     ...(volumes.Volumes ?? []).map((v) => `volume ${v.Name}`),
   ];
 }
@@ -133,7 +198,10 @@ interface StatusRow {
   readonly ready: boolean;
 }
 
-/** Each service's running task: its node, its container's health (on this engine's node), the addresses it publishes. */
+/**
+ * Each service's running task: its node, its container's health (on this engine's node), and
+ * the addresses it listens on as its node's engine bound them (host mode: every interface).
+ */
 async function statusRows(d: Docker, stack: string): Promise<StatusRow[]> {
   const { services, tasks, nodes } = await swarmState(d, stack);
   const found = taskEndpoints(stack, services, tasks, nodes);
@@ -146,12 +214,20 @@ async function statusRows(d: Docker, stack: string): Promise<StatusRow[]> {
     const c =
       ep && ep.node === self ? await inspectContainer(d, ep.container).catch(() => undefined) : undefined;
     const health = c ? (c.health ?? '-') : ep ? 'on another node' : '-';
+    // Another node's binding is its engine's to say: the published port and that node's name.
+    const published = c
+      ? c.listening.join(' ')
+      : ep
+        ? Object.values(ep.ports)
+            .map((a) => `${a} (host mode on ${ep.hostname})`)
+            .join(' ')
+        : '';
     rows.push({
       service: name,
       state: ep ? 'running' : 'no running task',
       health,
       node: ep?.hostname ?? '-',
-      published: ep ? Object.values(ep.ports).join(' ') || '-' : '-',
+      published: published || '-',
       ready:
         ep !== undefined &&
         (c === undefined ? ep.node !== self : c.health === undefined || c.health === 'healthy'),

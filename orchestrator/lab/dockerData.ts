@@ -62,3 +62,24 @@ export interface ComposeDownUndo {
   readonly engine: EngineAddress;
   readonly what: string;
 }
+
+/**
+ * An HTTP request to a service of a swarm stack that publishes no port (the fault proxy's API:
+ * remove a toxic, re-enable a link), sent through a port-forward over the engine (the stack's
+ * control container runs the pipe, lab/swarm/forward.ts): what `lab reset` needs once the
+ * orchestrator that held the forward is gone.
+ */
+export interface ForwardedHttpUndo {
+  readonly kind: 'http-forwarded';
+  readonly method: 'DELETE' | 'POST';
+  /** The path and query, from the service's root ("/proxies/redis/toxics/t1"). */
+  readonly path: string;
+  readonly body?: Record<string, unknown>;
+  /** The service and container port, as the stack's network names them ("toxiproxy", 8474). */
+  readonly host: string;
+  readonly port: number;
+  /** The control container and the engine of its node. */
+  readonly container: string;
+  readonly engine: EngineAddress;
+  readonly what: string;
+}

@@ -1,4 +1,4 @@
-import type { ComposeDownUndo, DockerUndo } from './dockerData.js';
+import type { ComposeDownUndo, DockerUndo, ForwardedHttpUndo } from './dockerData.js';
 
 /** How to undo an action without the Lab object that applied it (after a crash). */
 export type UndoRecipe =
@@ -48,4 +48,6 @@ export type UndoRecipe =
   /** One Docker Engine API call (unpause, start) on a container of the docker runtime. */
   | DockerUndo
   /** A compose project removed through the Engine API (your own compose file, after a crash). */
-  | ComposeDownUndo;
+  | ComposeDownUndo
+  /** An HTTP undo to a swarm stack's unpublished fault proxy, through the engine. */
+  | ForwardedHttpUndo;

@@ -140,6 +140,11 @@ export function runUndo(undo: UndoRecipe): string {
       if (!run) throw new Error(`${undo.what}: no registered runtime undoes a docker recipe`);
       return run(undo);
     }
+    case 'http-forwarded': {
+      const run = undoRunner('http-forwarded');
+      if (!run) throw new Error(`${undo.what}: no registered runtime forwards to a swarm stack`);
+      return run(undo);
+    }
     case 'compose-down': {
       const run = undoRunner('compose-down');
       if (!run) throw new Error(`${undo.what}: no registered runtime takes a compose project down`);

@@ -7,6 +7,7 @@ export interface DbPoolConfig {
   readonly port: number;
   readonly user: string;
   readonly database: string;
+  readonly password?: string | undefined;
   /** Connections: the database's concurrency as this api sees it. */
   readonly size: number;
   /**
@@ -56,6 +57,7 @@ export class DbPool {
       port: this.cfg.port,
       user: this.cfg.user,
       database: this.cfg.database,
+      ...(this.cfg.password !== undefined ? { password: this.cfg.password } : {}),
       ...(this.cfg.connectTimeoutMs !== undefined
         ? { connectionTimeoutMillis: this.cfg.connectTimeoutMs }
         : {}),

@@ -4,6 +4,7 @@
  *   node dist/services/api/main.js --port 8080 --workers 8 --work exponential:20ms --seed 42
  * Prints one JSON line {"event":"listening",...} on stdout when it accepts requests.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   parseDbRetry,
@@ -23,6 +24,7 @@ const USAGE = `usage: node dist/services/api/main.js [flags]
   --error-cost DIST   --error-cost-on-shed
   --redis HOST:PORT --postgres HOST:PORT   --db-user U --db-name D --db-pool N --db-delay DIST --cache-ttl S
                                            [--db-retry ATTEMPTS:TIMEOUT_MS]
+  --redis-password-file FILE   --postgres-password-file FILE   (the password, read once at start)
   --llm HOST:PORT   --llm-slots N   --llm-timeout MS   --llm-retry ATTEMPTS:BASE_MS:CAP_MS
   --llm-model NAME   --llm-embedding-model NAME   --exit-with-parent   --help
 Prints one JSON line {"event":"listening",...} on stdout when it accepts requests.
@@ -75,6 +77,9 @@ function parseApiArgs() {
       'db-delay': { type: 'string', default: 'constant:10ms' },
       'db-retry': { type: 'string' },
       'cache-ttl': { type: 'string', default: '3600' }, // seconds
+      // Files holding the passwords (a swarm secret under /run/secrets): never on the command line.
+      'redis-password-file': { type: 'string' },
+      'postgres-password-file': { type: 'string' },
       // An LLM provider, host:port (its link), for /chat, /agent, /retrieve and /ingest.
       llm: { type: 'string' },
       'llm-slots': { type: 'string', default: '64' },
@@ -99,6 +104,19 @@ function positive(flag: string, v: string): number {
   return n;
 }
 
+/** A password file's content (surrounding white space dropped), or undefined without the flag. */
+function passwordFile(flag: string, file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new Error(
+      `--${flag}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      { cause: err },
+    );
+  }
+}
+
 function cacheConfig(): { cache?: ReadThroughConfig } {
   if (values.redis === undefined && values.postgres === undefined) return {};
   if (values.redis === undefined || values.postgres === undefined)
@@ -113,6 +131,8 @@ function cacheConfig(): { cache?: ReadThroughConfig } {
       queryDelay: parseDurationDist(values['db-delay']),
       ttlS: positive('cache-ttl', values['cache-ttl']),
       ...(values['db-retry'] !== undefined ? { retry: parseDbRetry(values['db-retry']) } : {}),
+      redisPassword: passwordFile('redis-password-file', values['redis-password-file']),
+      dbPassword: passwordFile('postgres-password-file', values['postgres-password-file']),
     },
   };
 }

@@ -34,6 +34,9 @@ export interface ReadThroughConfig {
   readonly ttlS: number;
   /** The client-side query timeout and retries (absent: none; Postgres's statement_timeout only). */
   readonly retry?: DbRetryPolicy | undefined;
+  /** Redis's requirepass and the Postgres user's password (absent: none, as the local and docker labs run them). */
+  readonly redisPassword?: string | undefined;
+  readonly dbPassword?: string | undefined;
 }
 
 /**
@@ -59,6 +62,7 @@ export class ReadThroughCache {
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: true,
+      ...(cfg.redisPassword !== undefined ? { password: cfg.redisPassword } : {}),
     });
     this.redis.on('error', () => undefined); // counted per command; reconnects on its own
     this.pool = new DbPool(
@@ -67,6 +71,7 @@ export class ReadThroughCache {
         port: cfg.postgres.port,
         user: cfg.dbUser,
         database: cfg.dbName,
+        password: cfg.dbPassword,
         size: cfg.poolSize,
         connectTimeoutMs: cfg.retry?.timeoutMs,
       },

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readEvents } from '../../bench/record/eventLog.js';
@@ -10,6 +13,7 @@ import { stackLeft } from '../../orchestrator/cli/labSwarm.js';
 import { dockerClient, inspectContainer } from '../../orchestrator/lab/engine/engine.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { portTaken } from '../../orchestrator/lab/docker/ports.js';
+import { readSecret, SECRETS } from '../../orchestrator/lab/swarm/credentials.js';
 import { swarmState } from '../../orchestrator/lab/swarm/SwarmLab.js';
 import { taskEndpoints } from '../../orchestrator/lab/swarm/tasks.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
@@ -62,6 +66,37 @@ const apiContainer = async (service: string): Promise<{ id: string; url: string;
   return { id: ep.container, url: `http://${ep.ports['8080/tcp']}`, task: ep.task };
 };
 
+/** The TCP ports listening on this host (`ss -ltnp`): every one, or docker-proxy's alone (what the engine publishes). */
+function listeningPorts(dockerProxy = false): Set<number> {
+  const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
+  assert.equal(ss.status, 0, ss.stderr);
+  return new Set(
+    ss.stdout
+      .split('\n')
+      .filter((l) => l && (!dockerProxy || l.includes('"docker-proxy"')))
+      .map((l) => Number(/:(\d+)\s/.exec(l)![1])),
+  );
+}
+
+/** Every file under a folder. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+/** The error code a TCP connection to host:port ends with (undefined: it connected). */
+function connectError(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(undefined);
+    });
+    s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
+
 type Series = { metric: Record<string, string>; value: [number, string] };
 
 /** An instant query of the stack's Prometheus. */
@@ -111,20 +146,69 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
   for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS'])
     env[`METABENCH_${s}_PORT`] = String(await freePort('0.0.0.0'));
   env.METABENCH_API_PORT = String(await twoFreePorts());
-  const promPort = env.METABENCH_PROMETHEUS_PORT!;
   const common = ['--runtime', 'swarm', '--project', STACK, '--env-file', ENV_FILE];
+  const proxiedBefore = listeningPorts(true);
+  const listeningBefore = listeningPorts();
+  let prometheus: ReturnType<typeof startCli> | undefined;
   try {
     // lab up: both replicas' tasks answer at the node address and port task discovery finds.
     const up = await runCli(['lab', 'up', '--replicas', '2', ...common], env);
     assert.equal(up.code, 0, up.stderr);
-    for (const s of ['api', 'api1', 'redis', 'postgres', 'toxiproxy', 'prometheus'])
-      assert.match(up.stdout, new RegExp(`^${s} +running +healthy`, 'm'));
+    for (const s of ['api', 'api1', 'redis', 'postgres', 'toxiproxy', 'prometheus', 'control'])
+      assert.match(up.stdout, new RegExp(`^${s} +running +(healthy|-)`, 'm'));
+    const apiPorts = [0, 1].map((i) => Number(env.METABENCH_API_PORT) + i);
     for (const [i, s] of ['api', 'api1'].entries()) {
       const { url } = await apiContainer(s);
-      assert.equal(url, `http://127.0.0.1:${Number(env.METABENCH_API_PORT) + i}`);
+      assert.equal(url, `http://127.0.0.1:${apiPorts[i]}`);
       assert.equal((await fetch(`${url}/health`)).status, 200);
+      // lab status says where the engine bound it: host mode, every interface.
+      assert.match(up.stdout, new RegExp(`^${s} .* 0\\.0\\.0\\.0:${apiPorts[i]}\\b`, 'm'));
     }
-    t.diagnostic(`lab up done after ${since()}`);
+    for (const s of ['redis', 'postgres', 'toxiproxy', 'prometheus', 'control'])
+      assert.match(up.stdout, new RegExp(`^${s} .* -$`, 'm'), `${s} publishes nothing`);
+
+    // Nothing published but the entry: the engine's listeners on this host are the api replicas'
+    // ports alone, and Redis and Postgres (their usual ports, and the ones the env asks for)
+    // refuse a connection on the node's address and on this machine's other addresses.
+    assert.deepEqual(
+      [...listeningPorts(true)].filter((p) => !proxiedBefore.has(p)).sort(),
+      apiPorts,
+      spawnSync('ss', ['-ltnp'], { encoding: 'utf8' }).stdout,
+    );
+    const addresses = [
+      '127.0.0.1',
+      ...Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a && a.family === 'IPv4' && !a.internal)
+        .map((a) => a!.address),
+    ];
+    for (const port of [
+      6379,
+      5432,
+      8474,
+      9090,
+      ...['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS'].map((s) => Number(env[`METABENCH_${s}_PORT`])),
+    ]) {
+      if (listeningBefore.has(port)) continue; // something else's, before the lab
+      for (const host of addresses)
+        assert.equal(await connectError(host, port), 'ECONNREFUSED', `${host}:${port}`);
+    }
+    t.diagnostic(
+      `lab up done after ${since()} (published: ${apiPorts.join(', ')}; refused on ${addresses.join(', ')})`,
+    );
+
+    // Prometheus, as a user reaches it (metabench lab forward prometheus:9090): through the control service.
+    const control = await swarmState(docker, STACK).then(({ services, tasks, nodes }) =>
+      taskEndpoints(STACK, services, tasks, nodes).get('control'),
+    );
+    assert.ok(control, 'the control service runs');
+    const promPort = String(await freePort('127.0.0.1'));
+    prometheus = startCli(['lab', 'forward', 'prometheus:9090', '--port', promPort, ...common], env);
+    const forwarding = Date.now() + 30_000;
+    while ((await connectError('127.0.0.1', Number(promPort))) !== undefined) {
+      assert.ok(Date.now() < forwarding, `lab forward does not listen: ${prometheus.stderrSoFar()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
 
     // Prometheus found both api tasks itself (discovery from the engine): one series each,
     // labelled with its replica, its task and its node.
@@ -288,6 +372,16 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
     assert.equal(s.usable, true, JSON.stringify(s));
     assert.equal(s.metastable, true, `verdict: ${s.recoveryReason}`);
+    // The stack's passwords (read where they are mounted) are in none of the run's files.
+    for (const secret of [SECRETS.redis, SECRETS.postgres]) {
+      const password = await readSecret(docker, control.container, secret);
+      assert.match(password, /^[0-9a-f]{48}$/);
+      for (const f of filesUnder(sweepOut)) {
+        const raw = readFileSync(f);
+        const text = (f.endsWith('.gz') ? gunzipSync(raw) : raw).toString('latin1');
+        assert.ok(!text.includes(password), `${secret} in ${f}`);
+      }
+    }
     const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
       runtime: string;
       topology: {
@@ -306,6 +400,17 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     assert.equal(storm0?.metric.replica, '0', JSON.stringify(storm0));
     assert.ok(Number(storm0.value[1]) > 100, `requests received by the storm's task: ${storm0.value[1]}`);
     t.diagnostic(`retry storm done after ${since()}`);
+    // lab forward ends on Ctrl-C, having said where it listened.
+    prometheus.child.kill('SIGINT');
+    const ends = setTimeout(() => prometheus?.child.kill('SIGKILL'), 15_000);
+    const forwarded = await prometheus.done;
+    clearTimeout(ends);
+    prometheus = undefined;
+    assert.equal(forwarded.code, 0, forwarded.stderr);
+    assert.match(
+      forwarded.stdout,
+      /^prometheus:9090 of stack metabench-swarm-e2e at http:\/\/127\.0\.0\.1:\d+ /m,
+    );
 
     // A short step test on the stack (2 workers of 20 ms: 100/s nominal): calibrate deploys its
     // own api task on the same stack and images, and finds the saturation between the steps.
@@ -349,6 +454,7 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     assert.match(down.stdout, /^lab down: stack metabench-swarm-e2e removed .*3 volumes\)$/m);
     assert.deepEqual(await stackLeft(docker, STACK), []);
   } finally {
+    prometheus?.child.kill('SIGINT');
     if ((await stackLeft(docker, STACK).catch(() => [])).length > 0)
       spawnSync('docker', ['stack', 'rm', STACK], { stdio: 'ignore' });
     if (initialised) spawnSync('docker', ['swarm', 'leave', '--force'], { stdio: 'ignore' });

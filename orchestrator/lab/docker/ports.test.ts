@@ -96,6 +96,7 @@ test("the project's own ports: a running container's, and a restarting or paused
     health: undefined,
     pid: 0,
     ports,
+    listening: Object.values(ports),
     bindings,
     image: 'x',
     restartCount: 0,

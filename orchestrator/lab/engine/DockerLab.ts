@@ -63,6 +63,8 @@ export class DockerLab implements Lab {
   private readonly halted = new Set<string>();
   protected readonly replicas: number;
   private versions: { redis?: string; postgres?: string } = {};
+  /** Redis's and Postgres's passwords where the lab sets them (swarm: its secrets); none on docker. */
+  protected credentials: { redis?: string; postgres?: string } = {};
   faultProxyApi: string | undefined;
 
   constructor(protected readonly cfg: DockerLabConfig) {
@@ -240,6 +242,7 @@ export class DockerLab implements Lab {
       port: Number(port),
       user: 'postgres',
       database: 'postgres',
+      ...(this.credentials.postgres !== undefined ? { password: this.credentials.postgres } : {}),
       connectionTimeoutMillis: 5000,
     });
     c.on('error', () => undefined);
@@ -260,6 +263,7 @@ export class DockerLab implements Lab {
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
       connectTimeout: 5000,
+      ...(this.credentials.redis !== undefined ? { password: this.credentials.redis } : {}),
     });
     r.on('error', () => undefined);
     return r;
@@ -283,7 +287,7 @@ export class DockerLab implements Lab {
   }
 
   /** The container of a compose service of this lab. */
-  private container(service: string): ServiceContainer {
+  protected container(service: string): ServiceContainer {
     const found = this.containers.get(service);
     if (!found) throw new BenchError('E_LAB', `${service} is not running in this lab`);
     return found;

@@ -183,6 +183,8 @@ export interface ServiceContainer {
   readonly pid: number;
   /** Container port ("8080/tcp") → published host address ("127.0.0.1:8080"), while it runs. */
   readonly ports: Readonly<Record<string, string>>;
+  /** Every address it listens on now, as the engine bound it ("0.0.0.0:8080", "[::]:8080"): what `lab status` shows. */
+  readonly listening: readonly string[];
   /** The host addresses it is bound to publish ("127.0.0.1:8080"), in any state. */
   readonly bindings: readonly string[];
   readonly image: string;
@@ -212,9 +214,12 @@ export async function projectContainers(docker: Docker, project: string): Promis
 export async function inspectContainer(docker: Docker, id: string): Promise<ServiceContainer> {
   const i = await docker.getContainer(id).inspect();
   const ports: Record<string, string> = {};
+  const listening: string[] = [];
   for (const [port, binds] of Object.entries(i.NetworkSettings.Ports ?? {})) {
     const b = binds?.[0];
     if (b) ports[port] = `${b.HostIp || '127.0.0.1'}:${b.HostPort}`;
+    for (const x of binds ?? [])
+      listening.push(`${x.HostIp.includes(':') ? `[${x.HostIp}]` : x.HostIp || '0.0.0.0'}:${x.HostPort}`);
   }
   const bindings: string[] = [];
   for (const binds of Object.values(i.HostConfig.PortBindings ?? {}) as (
@@ -229,6 +234,7 @@ export async function inspectContainer(docker: Docker, id: string): Promise<Serv
     health: i.State.Health?.Status,
     pid: i.State.Pid,
     ports,
+    listening,
     bindings,
     image: i.Config.Image,
     restartCount: i.RestartCount ?? 0,

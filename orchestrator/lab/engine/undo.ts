@@ -11,7 +11,7 @@ export type { ComposeDownUndo, DockerUndo } from '../dockerData.js';
  * engine's client, `r` the recipe and `say` its answer; an Engine API error is answered as
  * `{ status, text }`, any other as `{ error }`.
  */
-function inEngine<T extends object>(
+export function inEngine<T extends object>(
   recipe: { readonly engine: EngineAddress },
   body: string,
   what: string,
@@ -41,7 +41,7 @@ function inEngine<T extends object>(
 }
 
 /** The engine's socket or address is gone: so are its containers, and there is nothing to undo. */
-const engineGone = (error: string): boolean => error === 'ENOENT' || error === 'ECONNREFUSED';
+export const engineGone = (error: string): boolean => error === 'ENOENT' || error === 'ECONNREFUSED';
 
 /**
  * Sends POST /containers/{id}/{action} to the recipe's engine. Answers that mean "nothing to
@@ -128,7 +128,7 @@ export function runComposeDown(undo: ComposeDownUndo): string {
     : `${undo.what}: project ${undo.project} is already gone, nothing to undo`;
 }
 
-function messageOf(text: string): string {
+export function messageOf(text: string): string {
   try {
     return String((JSON.parse(text) as { message?: unknown }).message ?? text).trim();
   } catch {

@@ -22,11 +22,21 @@ import { parseEnvFile } from '../engine/images.js';
 import { replicaOfService, servicesOf } from '../engine/replicas.js';
 import type { Clock } from '../../../foundation/clock.js';
 import type { Target } from '../Lab.js';
-import { LinkClient } from '../links.js';
+import { ensureSecrets, readSecret, SECRETS, setPostgresPassword } from './credentials.js';
+import { execPipe, forward, type Forward } from './forward.js';
+import { ForwardedLinks } from './forwardedLinks.js';
+import { LinkClient, type LinkControl } from '../links.js';
 import { apiLinkProxy } from '../apiLink.js';
 import { TaskWatch } from './taskWatch.js';
 import { checkStackPorts } from './portCheck.js';
-import { dependenciesFirst, GENERATED_FILES, readCompose, stackFile, type Placement } from './stack.js';
+import {
+  CONTROL_SERVICE,
+  dependenciesFirst,
+  GENERATED_FILES,
+  readCompose,
+  stackFile,
+  type Placement,
+} from './stack.js';
 import {
   deployFailures,
   describeFailure,
@@ -62,6 +72,8 @@ export class SwarmLab extends DockerLab {
   private readonly endpoints = new Map<string, TaskEndpoint>();
   private readonly engines = new Map<string, EngineAddress>();
   private readonly clients = new Map<string, Docker>();
+  /** The port-forwards to the services that publish nothing, by service (their container port is FORWARDED's). */
+  private readonly forwards = new Map<string, Forward>();
   /** Services a trigger of the run killed or stopped (`halted`), or started again since the last poll (`started`). */
   private readonly acting = new Map<string, 'halted' | 'started'>();
   /** Each api replica's address on the stack's network, as its api link dials it (a run through the link). */
@@ -101,8 +113,10 @@ export class SwarmLab extends DockerLab {
     // The api's dependencies first, healthy, then the api replicas (stack.ts, dependenciesFirst).
     const first = dependenciesFirst(doc);
     const dependencies = Object.keys(first.services as object);
+    for (const s of await ensureSecrets(this.docker, this.stack)) this.note(`created secret ${s}`);
     await deployStack(this.stack, first);
     await this.discover(dependencies, generation, before);
+    await this.openControl();
     before = await taskIds(this.docker, this.stack);
     await deployStack(this.stack, doc);
     await this.removeExtraApis();
@@ -139,6 +153,64 @@ export class SwarmLab extends DockerLab {
     const ip = (c.NetworkSettings.Networks as Record<string, { IPAddress?: string }>)[network]?.IPAddress;
     if (!ip) throw new BenchError('E_LAB', `${service}'s container has no address on network ${network}`);
     return `${ip}:8080`;
+  }
+
+  /**
+   * The control channel, once the dependencies run: a port-forward to each service that
+   * publishes nothing (through the control service: forward.ts), the passwords read from the
+   * stack's secrets (memory only), and the postgres role's set from its secret before any api
+   * connects.
+   */
+  private async openControl(): Promise<void> {
+    await this.closeForwards();
+    const control = this.container(CONTROL_SERVICE).id;
+    const docker = this.dockerOf(CONTROL_SERVICE);
+    for (const [service, port] of Object.entries(FORWARDED)) {
+      const f = await forward(
+        execPipe(docker, control, service, port, (m) => this.note(`control pipe: ${m}`)),
+        (m) => this.note(m),
+      );
+      this.forwards.set(service, f);
+      this.note(`${service}:${port} forwarded to ${f.address} (through ${CONTROL_SERVICE})`);
+    }
+    this.credentials = {
+      redis: await readSecret(docker, control, SECRETS.redis),
+      postgres: await readSecret(docker, control, SECRETS.postgres),
+    };
+    await setPostgresPassword(this.dockerOf('postgres'), this.container('postgres').id);
+  }
+
+  private async closeForwards(): Promise<void> {
+    for (const f of this.forwards.values()) await f.close();
+    this.forwards.clear();
+  }
+
+  override async down(): Promise<void> {
+    try {
+      await super.down();
+    } finally {
+      await this.closeForwards();
+    }
+  }
+
+  /** The fault proxy's links through the forward; their undo recipes through the engine (lab reset after a kill). */
+  get linkControl(): LinkControl | undefined {
+    const control = this.containers.get(CONTROL_SERVICE);
+    if (!this.faultProxyApi || !control) return undefined;
+    return new ForwardedLinks(new LinkClient(this.faultProxyApi), {
+      host: 'toxiproxy',
+      port: FORWARDED.toxiproxy,
+      container: control.id,
+      engine: this.engineOf(CONTROL_SERVICE),
+    });
+  }
+
+  /** A service the stack does not publish is at its port-forward's address. */
+  protected override published(service: string, port: string): string {
+    const f = this.forwards.get(service);
+    return f && port === `${FORWARDED[service as keyof typeof FORWARDED]}/tcp`
+      ? f.address
+      : super.published(service, port);
   }
 
   /** Removes api services an earlier run with more replicas left (they would serve nobody and take CPU). */
@@ -320,6 +392,9 @@ export class SwarmLab extends DockerLab {
     };
   }
 }
+
+/** The services the orchestrator reaches through the control channel, and their container port. */
+export const FORWARDED = { redis: 6379, postgres: 5432, toxiproxy: 8474 } as const;
 
 /** Throws E_LAB_PREFLIGHT unless the engine is a manager of an active swarm. */
 export async function managerOf(docker: Docker): Promise<void> {

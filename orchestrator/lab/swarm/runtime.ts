@@ -5,6 +5,7 @@ import { everyTriggerBut, type RuntimePlugin } from '../RuntimePlugin.js';
 import { DEFAULT_PROJECT } from '../engine/compose.js';
 import { refuseSwarm } from '../engine/refuse.js';
 import { SwarmLab } from './SwarmLab.js';
+import { runForwardedHttpUndo } from './undo.js';
 import { builtinLab } from '../../spec/builtinLab.js';
 
 /**
@@ -44,4 +45,6 @@ export const swarmRuntime: RuntimePlugin = {
   },
   // The same images and the same Postgres: the same limits on replicas.
   refuse: refuseSwarm,
+  // A link's undo after a killed run: its fault proxy publishes nothing, so through the engine.
+  undo: { 'http-forwarded': runForwardedHttpUndo },
 };

@@ -80,12 +80,13 @@ test('stack file: api replicas are services api, api1…, each one dnsrr task wi
     'postgres',
     'toxiproxy',
     'prometheus',
+    'control',
   ]);
   for (const [i, name] of ['api', 'api1', 'api2'].entries()) {
     const a = s.services[name]!;
     assert.equal(a.deploy.replicas, 1);
     assert.equal(a.deploy.endpoint_mode, 'dnsrr');
-    assert.match(String(a.command), new RegExp(`--workers 8 --seed ${100 + i}$`));
+    assert.match(String(a.command), new RegExp(`--workers 8 --seed ${100 + i} `));
     assert.doesNotMatch(String(a.command), /\$\{/);
     assert.deepEqual(a.ports, [{ target: 8080, published: 9100 + i, protocol: 'tcp', mode: 'host' }]);
     assert.deepEqual(a.labels, { 'metabench.generation': 'g1' });
@@ -97,15 +98,13 @@ test('stack file: api replicas are services api, api1…, each one dnsrr task wi
   }
   // Variables resolved from the environment (stack deploy reads no env file), else their defaults.
   assert.equal(s.services.redis!.image, 'my/redis:1');
-  assert.deepEqual(s.services.redis!.ports, [
-    { target: 6379, published: 6379, protocol: 'tcp', mode: 'host' },
-  ]);
   assert.deepEqual(gen({ replicas: 1 }).services.api!.ports?.[0]?.published, 9100);
   assert.deepEqual(Object.keys(gen({ replicas: 1, observers: false }).services), [
     'api',
     'redis',
     'postgres',
     'toxiproxy',
+    'control',
   ]);
 });
 
@@ -131,7 +130,7 @@ test('stack file: placement constraints land on the services of their role; the 
     'node.labels.role == data',
     'node.hostname != a',
   ]);
-  for (const n of ['postgres', 'toxiproxy', 'prometheus'])
+  for (const n of ['postgres', 'toxiproxy', 'prometheus', 'control'])
     assert.deepEqual(s.services[n]!.deploy.placement.constraints, ['node.role == manager']);
   const p = gen({ placement: { proxy: ['node.labels.p == 1'], observers: ['node.labels.o == 1'] } });
   assert.deepEqual(p.services.toxiproxy!.deploy.placement.constraints, ['node.labels.p == 1']);
@@ -209,7 +208,13 @@ test('stack file: the first deploy has every service but the api replicas, with 
   const s = gen();
   const first = dependenciesFirst(s) as typeof s;
   // The api connects to Redis and Postgres through the proxy at its start: those come first.
-  assert.deepEqual(Object.keys(first.services).sort(), ['postgres', 'prometheus', 'redis', 'toxiproxy']);
+  assert.deepEqual(Object.keys(first.services).sort(), [
+    'control',
+    'postgres',
+    'prometheus',
+    'redis',
+    'toxiproxy',
+  ]);
   assert.deepEqual(
     Object.keys(s.services)
       .filter((n) => !(n in first.services))
@@ -313,14 +318,87 @@ test('stack file: Prometheus discovers the stack’s api tasks from the engine a
 });
 
 test('stack file: a run through the api link has toxiproxy publish one host-mode port per replica, the engine picking each; a plain run publishes none of them', () => {
-  const plain = gen().services.toxiproxy!.ports!;
-  const linked = gen({ apiLink: true }).services.toxiproxy!.ports!;
-  assert.deepEqual(linked.slice(0, plain.length), plain, "the fault proxy's own ports stay");
+  const plain = gen().services.toxiproxy!.ports ?? [];
+  const linked = gen({ apiLink: true }).services.toxiproxy!.ports ?? [];
+  // The fault proxy's API stays unpublished (reached through the control service's forward).
+  assert.deepEqual(plain, []);
   assert.deepEqual(
-    linked.slice(plain.length),
+    linked,
     [28080, 28081, 28082].map((target) => ({ target, protocol: 'tcp', mode: 'host' })),
   );
-  assert.ok(!plain.some((p) => p.target >= 28080 && p.target < 28090));
   // Only the fault proxy's ports change: the api replicas keep theirs.
   assert.deepEqual(gen({ apiLink: true }).services.api1, gen().services.api1);
+});
+
+test('stack file: only the api replicas publish a port; Redis, Postgres, the fault proxy and Prometheus publish none', () => {
+  const s = gen();
+  const publishing = Object.entries(s.services)
+    .filter(([, svc]) => (svc.ports ?? []).length > 0)
+    .map(([n]) => n);
+  assert.deepEqual(publishing, ['api', 'api1', 'api2']);
+  // The compose file publishes all of them (on 127.0.0.1): the generation is what drops them.
+  const raw = compose.doc.services as Record<string, { ports?: unknown[] }>;
+  for (const n of ['redis', 'postgres', 'toxiproxy', 'prometheus'])
+    assert.ok((raw[n]!.ports ?? []).length > 0, n);
+});
+
+test('stack file: the passwords are swarm secrets, read from /run/secrets, never in a command or an environment value', () => {
+  const s = gen() as ReturnType<typeof gen> & {
+    secrets: Record<string, { external: boolean; name: string }>;
+  };
+  assert.deepEqual(s.secrets, {
+    'redis-password': { external: true, name: 'lab_redis-password' },
+    'postgres-password': { external: true, name: 'lab_postgres-password' },
+  });
+  const secretsOf = (n: string): unknown => (s.services[n] as { secrets?: unknown }).secrets;
+  assert.deepEqual(secretsOf('redis'), ['redis-password']);
+  assert.deepEqual(secretsOf('postgres'), ['postgres-password']);
+  for (const n of ['api', 'api1', 'api2', 'control'])
+    assert.deepEqual(secretsOf(n), ['redis-password', 'postgres-password'], n);
+  for (const n of ['toxiproxy', 'prometheus']) assert.equal(secretsOf(n), undefined, n);
+  // Redis: requirepass from stdin ($$ is stack deploy's literal $), its healthcheck authenticated.
+  const redis = s.services.redis! as Svc & {
+    command: string[];
+    healthcheck: { test: string[]; interval: string };
+  };
+  assert.deepEqual(redis.command.slice(0, 2), ['sh', '-c']);
+  assert.match(
+    redis.command[2]!,
+    /^exec "\$\$@" - <<EOF\nrequirepass \$\$\(cat \/run\/secrets\/redis-password\)\nEOF$/,
+  );
+  const raw = compose.doc.services as Record<string, { command: string[] }>;
+  assert.deepEqual(redis.command.slice(3), ['redis', ...raw.redis!.command]);
+  assert.match(
+    redis.healthcheck.test[1]!,
+    /REDISCLI_AUTH="\$\$\(cat \/run\/secrets\/redis-password\)" redis-cli ping/,
+  );
+  assert.equal(redis.healthcheck.interval, '10s', 'the compose file’s timing kept');
+  // Postgres: its pg_hba.conf asks every TCP connection for the password.
+  const pg = s.services.postgres! as Svc & { command: string[]; environment: Record<string, string> };
+  assert.deepEqual(pg.command.slice(-2), ['-c', 'hba_file=/etc/metabench/pg_hba.conf']);
+  assert.equal(pg.environment.POSTGRES_PASSWORD_FILE, '/run/secrets/postgres-password');
+  const hba = pg.configs!.find((c) => c.target === '/etc/metabench/pg_hba.conf')!;
+  const hbaFile = s[GENERATED_FILES]![s.configs[hba.source]!.file]!;
+  assert.match(hbaFile, /^host all all all scram-sha-256$/m);
+  assert.doesNotMatch(hbaFile, /^host .*trust/m);
+  // The api names the files.
+  assert.match(
+    String(s.services.api!.command),
+    / --redis-password-file \/run\/secrets\/redis-password --postgres-password-file \/run\/secrets\/postgres-password$/,
+  );
+  // No service carries a password itself: every mention of one is a /run/secrets path.
+  const text = JSON.stringify(s.services);
+  assert.doesNotMatch(text, /requirepass [^$]/);
+  assert.doesNotMatch(text, /PASSWORD"\s*:/);
+});
+
+test('stack file: the control service runs the pipe from the api image, shipped as a config, with the observers', () => {
+  const s = gen({ placement: { observers: ['node.labels.o == 1'] } });
+  const c = s.services.control! as Svc & { image: string; entrypoint: string[]; command: string[] };
+  assert.equal(c.image, 'metabench/api:dev');
+  assert.deepEqual([...c.entrypoint, ...c.command], ['node', '/metabench/control.mjs']);
+  assert.deepEqual(c.configs, [{ source: 'control-mjs', target: '/metabench/control.mjs' }]);
+  assert.match(s.configs['control-mjs']!.file, /\/services\/control\/pipe\.js$/);
+  assert.deepEqual(c.deploy.placement.constraints, ['node.labels.o == 1']);
+  assert.equal(c.ports, undefined);
 });

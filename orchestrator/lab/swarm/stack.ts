@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
 import { interpolate } from '../engine/images.js';
 import { apiService, replicaOfService, replicaPortsProblem } from '../engine/replicas.js';
+import { PG_HBA, stackSecrets, withCredentials } from './credentials.js';
+import { CONTROL_SCRIPT } from './forward.js';
 import { ENGINE_SOCKET, swarmPrometheusConfig } from './prometheusConfig.js';
 import { API_LINK_PORT_BASE } from '../engine/apiLinkPorts.js';
 
@@ -16,8 +19,13 @@ import { API_LINK_PORT_BASE } from '../engine/apiLinkPorts.js';
  *   warning (build, container_name, restart) are left out;
  * - every service resolves by DNS round robin (`endpoint_mode: dnsrr`): a service's virtual
  *   IP needs the engine's iptables rules, which an engine run with --iptables=false lacks;
- * - published ports are `mode: host` on the node that runs the task (dnsrr has no routing
- *   mesh), so the generator reaches each api replica directly at its node's address;
+ * - only the entry is published: each api replica's port, `mode: host` on the node that runs
+ *   the task (dnsrr has no routing mesh), so the generator reaches each replica directly at its
+ *   node's address. Redis, Postgres, the fault proxy's API and Prometheus publish nothing: the
+ *   orchestrator reaches them through the `control` service (a container of the api image on
+ *   the stack's network that runs services/control/pipe.ts, shipped as a config), a port-forward
+ *   over the Engine API (forward.ts). Redis and Postgres take a password from a swarm secret
+ *   all the same (credentials.ts): the network is attachable;
  * - files the compose file bind-mounts become swarm configs: the engine copies them to
  *   whichever node runs the task, where a bind mount needs the file on that node;
  * - the data directories the images declare as VOLUME get a named volume of the stack
@@ -52,10 +60,17 @@ const ROLE_OF: Record<string, PlacementRole> = {
   toxiproxy: 'proxy',
   prometheus: 'observers',
   'llm-stub': 'observers',
+  control: 'observers',
 };
 
 /** The stack's services: the lab's core and Prometheus; Grafana stays a compose-only service (its provisioning is folders, which swarm configs cannot carry). */
 export const STACK_SERVICES = ['api', 'redis', 'postgres', 'toxiproxy', 'prometheus'] as const;
+
+/** The service the orchestrator's port-forwards run in (forward.ts): not in the compose file. */
+export const CONTROL_SERVICE = 'control';
+
+/** The control channel's far end, compiled beside this file (dist/services/control/pipe.js). */
+const PIPE_FILE = fileURLToPath(new URL('../../../services/control/pipe.js', import.meta.url));
 
 /** The data directories the images declare as VOLUME (docker-compose.yml's images and the offline stand-ins). */
 const DATA_DIRS: Record<string, string> = {
@@ -177,9 +192,12 @@ export function stackFile(
         mode: 'host',
       })),
     ];
+  const image = typeof services.api?.image === 'string' ? interpolate(services.api.image, o.env) : undefined;
+  if (image) out[CONTROL_SERVICE] = controlService(image, o, { configs, files }, readFile);
   return {
     version: '3.8',
     services: out,
+    secrets: stackSecrets(o.stack),
     ...(Object.keys(configs).length > 0 ? { configs } : {}),
     ...(Object.keys(volumes).length > 0 ? { volumes } : {}),
     ...(Object.keys(files).length > 0 ? { [GENERATED_FILES]: files } : {}),
@@ -210,15 +228,21 @@ function swarmService(
       api?.flags !== undefined
         ? svc.command.replace(/\$\{METABENCH_API_FLAGS(?:[:-][^}]*)?\}/, () => api.flags!)
         : interpolate(svc.command, env);
+  // Only the entry is published (host mode: on the node that runs the task, on every interface:
+  // swarm has no host IP binding). The one other exception belongs here: for a run through the
+  // api link, toxiproxy's link ports (one per replica: engine/apiLinkPorts.ts), the clients' entry.
   const ports: Doc[] = [];
-  for (const p of (svc.ports ?? []) as unknown[]) {
-    if (typeof p !== 'string') continue;
-    const parts = interpolate(p, env).split(':');
-    const target = Number(parts[parts.length - 1]);
-    const published = api ? api.port : Number(parts[parts.length - 2]);
-    // Host mode: on the node that runs the task, on every interface (swarm has no host IP binding).
-    ports.push({ target, published, protocol: 'tcp', mode: 'host' });
-  }
+  if (api)
+    for (const p of (svc.ports ?? []) as unknown[]) {
+      if (typeof p !== 'string') continue;
+      const parts = interpolate(p, env).split(':');
+      ports.push({
+        target: Number(parts[parts.length - 1]),
+        published: api.port,
+        protocol: 'tcp',
+        mode: 'host',
+      });
+    }
   if (ports.length > 0) out.ports = ports;
   const mounts: Doc[] = [];
   const cfgs: Doc[] = [];
@@ -232,16 +256,10 @@ function swarmService(
       name === 'prometheus' && target === PROMETHEUS_CONFIG
         ? swarmPrometheusConfig(o.stack, readFile(path), src)
         : undefined;
-    const hash = createHash('sha256')
-      .update(generated ?? readFile(path))
-      .digest('hex')
-      .slice(0, 12);
-    const key = basename(target).replace(/[^A-Za-z0-9]+/g, '-');
-    // The engine takes config names of at most 64 characters: a long stack name is cut, not the content hash.
-    const configName = `${o.stack.slice(0, Math.max(1, 64 - key.length - hash.length - 2))}_${key}_${hash}`;
-    if (generated !== undefined) top.files[`${key}-${hash}`] = generated;
-    top.configs[key] = { file: generated !== undefined ? `${key}-${hash}` : path, name: configName };
-    cfgs.push({ source: key, target });
+    cfgs.push({
+      source: addConfig(top, o.stack, target, generated ?? readFile(path), generated ? undefined : path),
+      target,
+    });
   }
   const data = DATA_DIRS[name];
   if (data) {
@@ -255,6 +273,8 @@ function swarmService(
   if (mounts.length > 0) out.volumes = mounts;
   if (cfgs.length > 0) out.configs = cfgs;
   if (api && o.generation !== undefined) out.labels = { 'metabench.generation': o.generation };
+  const hba = name === 'postgres' ? addConfig(top, o.stack, 'pg_hba.conf', PG_HBA) : undefined;
+  Object.assign(out, withCredentials(api ? 'api' : name, out, hba));
   out.deploy = {
     mode: 'replicated',
     replicas: 1,
@@ -263,6 +283,54 @@ function swarmService(
     placement: { constraints: constraintsOf(name, o.placement?.[role] ?? DEFAULT_CONSTRAINTS) },
   };
   return out;
+}
+
+/**
+ * The config of a file a service reads (`target`): named by its content, since swarm configs are
+ * immutable and a changed file is a new config. `path` names the file on this machine; without
+ * it, the content is generated and written beside the stack file (GENERATED_FILES). Its key.
+ */
+function addConfig(
+  top: { configs: Record<string, Doc>; files: Record<string, string> },
+  stack: string,
+  target: string,
+  content: string,
+  path?: string,
+): string {
+  const hash = createHash('sha256').update(content).digest('hex').slice(0, 12);
+  const key = basename(target).replace(/[^A-Za-z0-9]+/g, '-');
+  // The engine takes config names of at most 64 characters: a long stack name is cut, not the content hash.
+  const name = `${stack.slice(0, Math.max(1, 64 - key.length - hash.length - 2))}_${key}_${hash}`;
+  if (path === undefined) top.files[`${key}-${hash}`] = content;
+  top.configs[key] = { file: path ?? `${key}-${hash}`, name };
+  return key;
+}
+
+/**
+ * The control service: a container of the api image on the stack's network, idle, in which the
+ * orchestrator's port-forwards run pipe.ts (shipped as a config, so any api image with node
+ * will do); it reads the stack's secrets for the orchestrator. Placed with the observers.
+ */
+function controlService(
+  image: string,
+  o: StackOptions,
+  top: { configs: Record<string, Doc>; files: Record<string, string> },
+  readFile: (path: string) => string,
+): Service {
+  const script = addConfig(top, o.stack, CONTROL_SCRIPT, readFile(PIPE_FILE), PIPE_FILE);
+  return withCredentials(CONTROL_SERVICE, {
+    image,
+    entrypoint: ['node'],
+    command: [CONTROL_SCRIPT],
+    configs: [{ source: script, target: CONTROL_SCRIPT }],
+    deploy: {
+      mode: 'replicated',
+      replicas: 1,
+      endpoint_mode: 'dnsrr',
+      restart_policy: { condition: 'none' },
+      placement: { constraints: [...(o.placement?.observers ?? DEFAULT_CONSTRAINTS)] },
+    },
+  });
 }
 
 /** A service's placement constraints: its role's, and for Prometheus a manager's too (its discovery lists tasks, which only a manager does). */
