@@ -20,7 +20,8 @@ import { replicaSeed } from '../labConfig.js';
  * - bind-mounted files become a ConfigMap per service, mounted file by file (subPath) where
  *   compose mounts them; the images' data directories are emptyDir (a lab keeps nothing);
  * - Postgres gets a generated password instead of trust, Redis `requirepass` (a config
- *   file), both in one Secret; the api reads Postgres's as PGPASSWORD (node-postgres does);
+ *   file), both in one Secret mounted at /run/secrets, where the api's password-file flags
+ *   read them as on swarm;
  * - every service resolves by its compose name (a Service per Deployment, ClusterIP), so
  *   toxiproxy.json's upstreams and prometheus.yml's targets work unchanged; the entry, each
  *   api replica, is a NodePort Service: the load generator runs outside the cluster and
@@ -351,24 +352,44 @@ function apiArgs(base: string[], i: number): string[] {
   return [...rest, '--seed', String(replicaSeed(seed, i))];
 }
 
-const fromSecret = (name: string, key: string): Doc => ({
-  name,
-  valueFrom: { secretKeyRef: { name: SECRET, key } },
-});
+/** A password file, where the Secret's keys are mounted (as swarm mounts its secrets). */
+const secretFile = (key: string): string => `${SECRETS_DIR}/${key}`;
 
-/** The credentials each service takes: as environment variables (from the Secret) and as the Secret's files. */
-function credentials(name: ServiceName): { env: Doc[]; files: boolean } {
+/**
+ * What each service takes of the Secret: its files (mounted at /run/secrets), variables,
+ * extra args. Files, not variables, where the program reads one: a variable's value is in
+ * the process's environment for anyone who reads /proc.
+ */
+function credentials(name: ServiceName): { files: string[]; env: Doc[]; args: string[] } {
   switch (name) {
     case 'postgres':
-      return { env: [fromSecret('POSTGRES_PASSWORD', POSTGRES_PASSWORD)], files: false };
+      // The image sets the role's password at its first start (an emptyDir: every start).
+      return {
+        files: [POSTGRES_PASSWORD],
+        env: [{ name: 'POSTGRES_PASSWORD_FILE', value: secretFile(POSTGRES_PASSWORD) }],
+        args: [],
+      };
     case 'redis':
-      // redis-cli (the readiness probe) authenticates with REDISCLI_AUTH.
-      return { env: [fromSecret('REDISCLI_AUTH', REDIS_PASSWORD)], files: true };
+      // requirepass is in its configuration file; redis-cli (the readiness probe) takes REDISCLI_AUTH.
+      return {
+        files: [REDIS_CONF],
+        env: [{ name: 'REDISCLI_AUTH', valueFrom: { secretKeyRef: { name: SECRET, key: REDIS_PASSWORD } } }],
+        args: [],
+      };
     case 'api':
-      // node-postgres takes PGPASSWORD when the client is given none; Redis's is in the files.
-      return { env: [fromSecret('PGPASSWORD', POSTGRES_PASSWORD)], files: true };
+      // The api's flags, as the swarm stack gives them.
+      return {
+        files: [REDIS_PASSWORD, POSTGRES_PASSWORD],
+        env: [],
+        args: [
+          '--redis-password-file',
+          secretFile(REDIS_PASSWORD),
+          '--postgres-password-file',
+          secretFile(POSTGRES_PASSWORD),
+        ],
+      };
     default:
-      return { env: [], files: false };
+      return { files: [], env: [], args: [] };
   }
 }
 
@@ -382,12 +403,12 @@ function deployment(
   replica: number,
 ): KubernetesObject {
   const role = ROLE[name];
+  const cred = credentials(name);
   let containerArgs = args(name, svc.command, env);
-  if (name === 'api' && containerArgs) containerArgs = apiArgs(containerArgs, replica);
+  if (name === 'api' && containerArgs) containerArgs = [...apiArgs(containerArgs, replica), ...cred.args];
   // Redis's first argument is its configuration file: the Secret's requirepass.
   if (name === 'redis' && containerArgs?.[0] === 'redis-server')
-    containerArgs = ['redis-server', `${SECRETS_DIR}/${REDIS_CONF}`, ...containerArgs.slice(1)];
-  const cred = credentials(name);
+    containerArgs = ['redis-server', secretFile(REDIS_CONF), ...containerArgs.slice(1)];
   const environment = Object.entries((svc.environment ?? {}) as Record<string, unknown>)
     // Trust is what the generated password replaces.
     .filter(([k]) => !(name === 'postgres' && k === 'POSTGRES_HOST_AUTH_METHOD'))
@@ -404,16 +425,13 @@ function deployment(
     volumes.push({ name: 'data', emptyDir: {} });
     mounts.push({ name: 'data', mountPath: data });
   }
-  if (cred.files) {
+  if (cred.files.length > 0) {
     volumes.push({
       name: 'credentials',
       secret: {
         secretName: SECRET,
-        items: [
-          { key: REDIS_PASSWORD, path: REDIS_PASSWORD },
-          ...(name === 'redis' ? [{ key: REDIS_CONF, path: REDIS_CONF }] : []),
-        ],
-        // Readable by the image's own user (Redis drops root).
+        items: cred.files.map((key) => ({ key, path: key })),
+        // Readable by the image's own user (Redis and Postgres drop root; the pod's containers only).
         defaultMode: 0o444,
       },
     });
