@@ -276,12 +276,31 @@ test('the passwords are generated per call, live only in the Secret, and replace
   assert.equal(podSpec(find(a, 'Deployment', 'toxiproxy')).volumes.filter((v: Spec) => v.secret).length, 0);
 });
 
-test('readiness probes run the compose healthchecks; no liveness probe restarts a paused service', () => {
+test('readiness probes run the compose healthchecks, no liveness probe restarts a paused service; one pod at a time, no API token, data in emptyDir', () => {
   const objs = manifests();
   for (const d of objs.filter((o) => o.kind === 'Deployment')) {
     const c = podSpec(d).containers[0];
     assert.equal(c.livenessProbe, undefined);
     assert.equal(c.readinessProbe.periodSeconds, 10, d.metadata.name);
+    assert.equal(spec(d).strategy.type, 'Recreate');
+    assert.equal(podSpec(d).automountServiceAccountToken, false);
+    assert.equal(podSpec(d).enableServiceLinks, false);
+  }
+  // The images' data directories are emptyDir: a lab keeps nothing.
+  for (const [d, dir] of [
+    ['redis', '/data'],
+    ['postgres', '/var/lib/postgresql/data'],
+    ['prometheus', '/prometheus'],
+  ] as const) {
+    const p = podSpec(find(objs, 'Deployment', d));
+    assert.deepEqual(
+      p.volumes.find((v: Spec) => v.name === 'data'),
+      { name: 'data', emptyDir: {} },
+    );
+    assert.ok(
+      p.containers[0].volumeMounts.some((m: Spec) => m.name === 'data' && m.mountPath === dir),
+      d,
+    );
   }
   assert.deepEqual(podSpec(find(objs, 'Deployment', 'toxiproxy')).containers[0].readinessProbe.exec.command, [
     '/toxiproxy-cli',
