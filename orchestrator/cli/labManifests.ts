@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
-import { COMPOSE_FILE } from '../lab/engine/compose.js';
+import { COMPOSE_FILE, readCompose } from '../lab/engine/compose.js';
 import { parseEnvFile } from '../lab/engine/images.js';
-import { kubernetesManifests, readComposeFile } from '../lab/kubernetes/manifests.js';
+import { kubernetesManifests } from '../lab/kubernetes/manifests.js';
 import { manifestFiles, manifestStream, writeManifests } from '../lab/kubernetes/write.js';
 import { MAX_REPLICAS } from '../lab/target.js';
 import { wholeNumber } from './options.js';
@@ -35,7 +35,7 @@ export function registerManifests(lab: Command): void {
       if (!o.kubernetes)
         throw new BenchError('E_USAGE', 'lab manifests: say which kind: --kubernetes (the one there is)');
       const env = { ...(o.envFile ? parseEnvFile(readEnvFile(o.envFile)) : {}), ...process.env };
-      const objects = kubernetesManifests(readComposeFile(COMPOSE_FILE), { replicas: o.replicas, env });
+      const objects = kubernetesManifests(readCompose(COMPOSE_FILE), { replicas: o.replicas, env });
       if (o.out === undefined) {
         process.stdout.write(manifestStream(objects));
         return;

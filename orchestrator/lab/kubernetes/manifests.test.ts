@@ -5,14 +5,13 @@ import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { loadKubernetesSchema } from '../../../test/helpers/kubernetesSchema.js';
 import { tempDir } from '../../../test/helpers/cli.js';
-import { COMPOSE_FILE } from '../engine/compose.js';
+import { COMPOSE_FILE, readCompose } from '../engine/compose.js';
 import { replicaSeed } from '../labConfig.js';
 import {
   COMPONENT,
   durationSeconds,
   kubernetesManifests,
   PART_OF,
-  readComposeFile,
   SECRET,
   type KubernetesObject,
   type ManifestOptions,
@@ -23,7 +22,7 @@ import { HEADER, manifestFiles, manifestStream, writeManifests } from './write.j
 // OpenAPI definitions of Kubernetes v1.36 (vendored: test/fixtures/kubernetes/README.md),
 // and what the schema cannot say: references that resolve, and which pod may reach which.
 
-const compose = readComposeFile(COMPOSE_FILE);
+const compose = readCompose(COMPOSE_FILE);
 const schema = loadKubernetesSchema();
 /** Image and port overrides, as an env file gives them (docker/offline.env is written by a script, not kept). */
 const OVERRIDES = {

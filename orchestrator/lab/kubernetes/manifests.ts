@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { basename, isAbsolute, resolve } from 'node:path';
 import { BenchError } from '../../../foundation/errors.js';
 import { apiService } from '../engine/replicas.js';
 import { interpolate } from '../engine/images.js';
@@ -89,11 +88,6 @@ export interface ManifestOptions {
 
 type Doc = Record<string, unknown>;
 type Svc = Record<string, unknown>;
-
-/** docker-compose.yml (merge keys resolved) and the folder its relative paths start from. */
-export function readComposeFile(file: string): { doc: Doc; dir: string } {
-  return { doc: parse(readFileSync(file, 'utf8'), { merge: true }) as Doc, dir: dirname(resolve(file)) };
-}
 
 /**
  * The lab's Kubernetes objects, in the order `kubectl apply` should meet them: the Secret,
