@@ -188,6 +188,12 @@ test('the NetworkPolicies expose only the entry: the api links through the proxy
       'proxy -> redis:6379',
     ],
   );
+  // Prometheus's scrape of the api does not hang on the entry's rule.
+  const scrape = reachable(manifests().filter((o) => o.metadata.name !== 'metabench-api-entry'));
+  assert.deepEqual(
+    scrape.filter((p) => p.endsWith('-> api:8080')),
+    ['observers -> api:8080'],
+  );
   // A pod no policy selects takes anything: the check can fail.
   const open = manifests().filter(
     (o) => !['metabench-deny-ingress', 'metabench-redis-from-proxy'].includes(o.metadata.name),

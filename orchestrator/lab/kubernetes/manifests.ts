@@ -509,6 +509,8 @@ function networkPolicies(
       spec: { podSelector: { matchLabels: { [PART_OF]: LAB } }, policyTypes: ['Ingress'] },
     },
     allow('metabench-api-entry', 'api', [{ ports: own.api ?? [] }]),
+    // Also said on its own: narrowing the entry (to a client's address block, say) keeps the scrape.
+    allow('metabench-api-scrape', 'api', [{ from: 'observers', ports: own.api ?? [] }]),
     allow('metabench-proxy-links', 'proxy', [
       { from: 'api', ports: proxyPorts },
       { from: 'observers', ports: own.toxiproxy ?? [] },
