@@ -17,13 +17,9 @@ test('lab manifests --kubernetes --out DIR --replicas 2 --env-file F: a valid fi
   writeFileSync(envFile, 'METABENCH_API_IMAGE=registry.example/metabench-api:7\nMETABENCH_API_PORT=30100\n');
   const out = join(dir, 'k8s');
   const r = await runCli([
-    'lab',
-    'manifests',
-    '--kubernetes',
+    ...'lab manifests --kubernetes --replicas 2'.split(' '),
     '--out',
     out,
-    '--replicas',
-    '2',
     '--env-file',
     envFile,
   ]);
