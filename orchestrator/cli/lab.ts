@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { recoverOrphanedFaults } from '../trigger/journal.js';
 import { registerDockerLab } from './labDocker.js';
+import { registerManifests } from './labManifests.js';
 
 export function register(program: Command): void {
   const lab = program.command('lab').description('manage the lab');
@@ -18,4 +19,5 @@ export function register(program: Command): void {
       );
     });
   registerDockerLab(lab);
+  registerManifests(lab);
 }

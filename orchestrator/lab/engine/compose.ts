@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
 import { engineAddress, engineEnv } from './engine.js';
 import type { ComposeOptions } from '../dockerData.js';
@@ -11,6 +12,17 @@ export type { ComposeOptions } from '../dockerData.js';
 /** The compose file shipped at the package's top level. */
 export const COMPOSE_FILE = fileURLToPath(new URL('../../../../docker-compose.yml', import.meta.url));
 export const DEFAULT_PROJECT = 'metabench';
+
+/**
+ * docker-compose.yml (merge keys resolved) and the folder its relative paths start from: the
+ * one description of the lab that the swarm stack and the Kubernetes manifests are made from.
+ */
+export function readCompose(file: string): { doc: Record<string, unknown>; dir: string } {
+  return {
+    doc: parse(readFileSync(file, 'utf8'), { merge: true }) as Record<string, unknown>,
+    dir: dirname(resolve(file)),
+  };
+}
 
 /** The lab's services by role; llm-stub sits under the compose profile "llm". */
 export const CORE_SERVICES = ['api', 'redis', 'postgres', 'toxiproxy'] as const;
