@@ -65,3 +65,26 @@ test('the metrics server serves /metrics on loopback, 404 elsewhere, and says wh
     await srv.close();
   }
 });
+
+test('a listener with a token refuses a scrape without it or with another, and serves one with it', async () => {
+  const live = createLiveMetrics();
+  live.offered.inc(2);
+  const token = 'k7-test-token';
+  const srv = await startMetricsServer(live.registry, [{ host: '127.0.0.1', token }], 0);
+  try {
+    const url = `http://${srv.addresses[0]}/metrics`;
+    const none = await fetch(url);
+    assert.equal(none.status, 401);
+    assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+    assert.doesNotMatch(await none.text(), /metabench_offered_total/);
+    const wrong = await fetch(url, { headers: { authorization: 'Bearer k7-test-tokeN' } });
+    assert.equal(wrong.status, 401);
+    const basic = await fetch(url, { headers: { authorization: `Basic ${token}` } });
+    assert.equal(basic.status, 401);
+    const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(ok.status, 200);
+    assert.match(await ok.text(), /^metabench_offered_total 2$/m);
+  } finally {
+    await srv.close();
+  }
+});
