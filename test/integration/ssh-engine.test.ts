@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -111,11 +112,18 @@ before(async () => {
 after(async () => {
   const left = await local.listContainers({ all: true, filters: { label: [LABEL] } }).catch(() => []);
   for (const c of left) await local.getContainer(c.Id).remove({ force: true });
+  // Idle connections end with their ssh (a session's sshd holds the log pipe open until then).
+  for (const d of clients) (d.modem as unknown as { agent: Agent }).agent.destroy();
   sshd?.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const viaAlias = (alias = ALIAS): Docker => dockerClient(engineAddress({ DOCKER_HOST: `ssh://${alias}` }, dir));
+const clients: Docker[] = [];
+const viaAlias = (alias = ALIAS): Docker => {
+  const d = dockerClient(engineAddress({ DOCKER_HOST: `ssh://${alias}` }, dir));
+  clients.push(d);
+  return d;
+};
 
 test('the triggers’ calls reach the engine through an ssh config’s alias, key file and known_hosts, with no agent', { skip }, async () => {
   const docker = viaAlias();
