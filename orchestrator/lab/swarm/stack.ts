@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
 import { interpolate } from '../engine/images.js';
 import { apiService, replicaOfService, replicaPortsProblem } from '../engine/replicas.js';
-import { ENGINE_SOCKET, swarmPrometheusConfig } from './prometheusConfig.js';
+import { ENGINE_SOCKET, swarmPrometheusConfig, type ClientScrape } from './prometheusConfig.js';
 
 /**
  * The lab as a Docker Swarm stack (`docker stack deploy -c <file>`), generated from
@@ -81,6 +81,8 @@ export interface StackOptions {
   readonly placement?: Placement | undefined;
   /** Prometheus too (lab up); a run deploys the core alone when the stack has none. */
   readonly observers: boolean;
+  /** Where Prometheus scrapes the orchestrator's client metrics, with a token; absent: host.docker.internal, as in the docker lab. */
+  readonly clientScrape?: ClientScrape | undefined;
   /** A value that changes per run: set as a container label of the api replicas, so each run gets fresh api tasks. */
   readonly generation?: string;
 }
@@ -214,7 +216,7 @@ function swarmService(
     const path = isAbsolute(src) ? src : resolve(dir, src);
     const generated =
       name === 'prometheus' && target === PROMETHEUS_CONFIG
-        ? swarmPrometheusConfig(o.stack, readFile(path), src)
+        ? swarmPrometheusConfig(o.stack, readFile(path), src, o.clientScrape)
         : undefined;
     const hash = createHash('sha256')
       .update(generated ?? readFile(path))
