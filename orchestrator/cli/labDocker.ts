@@ -21,6 +21,7 @@ import {
 import { parseEnvFile, serviceImages } from '../lab/engine/images.js';
 import { checkPorts, ownPorts, publishedPorts } from '../lab/docker/ports.js';
 import { swarmDown, swarmStatus, swarmUp } from './labSwarm.js';
+import { parseMetricsAddress } from '../lab/swarm/clientScrape.js';
 import { addRuntimeOptions, composeOptions, type RuntimeFlags } from './runtimeOption.js';
 
 type LabFlags = Pick<RuntimeFlags, 'runtime' | 'project' | 'envFile'>;
@@ -39,10 +40,23 @@ export function registerDockerLab(lab: Command): void {
         '--replicas <N>',
         'swarm: api replicas to deploy (services api, api1…; a run deploys its own lab.api.replicas)',
         wholeNumber('--replicas', 1, MAX_REPLICAS),
+      )
+      .option(
+        '--metrics-address <HOST:PORT>',
+        'swarm: where Prometheus scrapes the client metrics (an address of this machine its node reaches; with a bearer token). Default: host.docker.internal on a local engine, else the address the engine sees this machine from',
       ),
     false,
-  ).action(async (o: LabFlags & { grafana: boolean; llm?: boolean; replicas?: number }) => {
-    if (o.runtime === 'swarm') return swarmUp(composeOptions(o), o.replicas ?? 1);
+  ).action(async (o: LabFlags & { grafana: boolean; llm?: boolean; replicas?: number; metricsAddress?: string }) => {
+    if (o.metricsAddress !== undefined) {
+      parseMetricsAddress(o.metricsAddress);
+      if (o.runtime !== 'swarm')
+        throw new BenchError(
+          'E_USAGE',
+          `lab up --metrics-address: only the swarm runtime's Prometheus is configured by metabench`,
+          'the docker lab’s Prometheus scrapes host.docker.internal:9464 (prometheus/prometheus.yml)',
+        );
+    }
+    if (o.runtime === 'swarm') return swarmUp(composeOptions(o), o.replicas ?? 1, o.metricsAddress);
     if (o.replicas !== undefined)
       throw new BenchError(
         'E_USAGE',

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type Docker from 'dockerode';
 import { DEFAULT_SOCKET, dockerClient, engineAddress } from '../../orchestrator/lab/engine/engine.js';
+import { seenFrom } from '../../orchestrator/lab/engine/seenFrom.js';
+import { sshHostName } from '../../orchestrator/lab/engine/sshDial.js';
 import { parseEnvFile } from '../../orchestrator/lab/engine/images.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
@@ -148,6 +150,11 @@ test('the triggers’ calls reach the engine through an ssh config’s alias, ke
   assert.equal(sshdLog.match(/Accepted publickey for root/g)?.length, 1, sshdLog);
   // accept-new wrote the sshd's host key on the first connection.
   assert.match(readFileSync(join(dir, 'known_hosts'), 'utf8'), /ssh-ed25519/);
+});
+
+test('the address the ssh engine sees this machine from follows the config’s HostName (ssh -G)', { skip }, async () => {
+  assert.equal(await seenFrom(engineAddress({ DOCKER_HOST: `ssh://${ALIAS}` }, dir)), '127.0.0.1');
+  assert.equal(sshHostName(`ssh://${ALIAS}`), '127.0.0.1');
 });
 
 test('a key the sshd does not accept fails the call with ssh’s own words', { skip }, async () => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
 import { Duplex } from 'node:stream';
 
@@ -138,4 +138,15 @@ export function sshDialAgent(sshUrl: string): Agent {
   (agent as unknown as { createConnection: () => Duplex }).createConnection = () =>
     new SshStdioSocket(spawn('ssh', args, { stdio: ['pipe', 'pipe', 'pipe'] }));
   return agent;
+}
+
+/**
+ * The host an ssh:// engine's connection goes to, as ssh resolves it (`ssh -G`: a Host
+ * alias's HostName from ~/.ssh/config); undefined when ssh cannot say.
+ */
+export function sshHostName(sshUrl: string): string | undefined {
+  const args = sshDialArgs(sshUrl);
+  // The dial arguments up to the host, without the remote command: what ssh would connect to.
+  const r = spawnSync('ssh', ['-G', ...args.slice(0, args.indexOf('--') + 2)], { encoding: 'utf8', timeout: 10_000 });
+  return r.status === 0 ? /^hostname (\S+)$/m.exec(r.stdout)?.[1] : undefined;
 }
