@@ -76,7 +76,8 @@ export async function runtimeContext(f: RuntimeFlags): Promise<Pick<RunContext, 
   const docker = dockerClient();
   await pingEngine(docker);
   // Where `lab up` told the stack's Prometheus to scrape, read back from its deployed configuration.
-  const scrape = f.runtime === 'swarm' && f.metrics ? await deployedClientScrape(docker, f.project) : undefined;
+  const scrape =
+    f.runtime === 'swarm' && f.metrics ? await deployedClientScrape(docker, f.project) : undefined;
   const observe: ObserveOptions = {
     ...(f.metrics ? { metricsPort: f.metricsPort ?? DEFAULT_METRICS_PORT } : {}),
     metricsHosts: await bridgeGateway(docker),

@@ -11,7 +11,8 @@ export interface MetricsServer {
 }
 
 /** A host to listen on; with `token`, a scrape must carry `Authorization: Bearer <token>`. */
-export type MetricsListener = string | { readonly host: string; readonly port?: number; readonly token: string };
+export type MetricsListener =
+  string | { readonly host: string; readonly port?: number; readonly token: string };
 
 /** Whether the request carries the bearer token (compared in constant time). */
 function authorized(req: IncomingMessage, token: string): boolean {

@@ -17,7 +17,8 @@ export interface ObserveOptions {
    * The address the swarm stack's Prometheus scrapes (`lab up --metrics-address`, or the one
    * the engine sees), served only to a scrape with its bearer token: other machines reach it.
    */
-  readonly metricsScrape?: { readonly host: string; readonly port: number; readonly token: string } | undefined;
+  readonly metricsScrape?:
+    { readonly host: string; readonly port: number; readonly token: string } | undefined;
   /** Grafana to annotate (run span, trigger windows); undefined: none. */
   readonly grafanaUrl?: string | undefined;
 }

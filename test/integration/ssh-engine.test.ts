@@ -97,7 +97,10 @@ before(async () => {
     `  UserKnownHostsFile ${join(dir, 'known_hosts')}`,
     '  BatchMode yes',
   ];
-  writeFileSync(join(dir, 'ssh_config'), [...host(ALIAS, 'id_test'), ...host(`${ALIAS}-other`, 'id_other'), ''].join('\n'));
+  writeFileSync(
+    join(dir, 'ssh_config'),
+    [...host(ALIAS, 'id_test'), ...host(`${ALIAS}-other`, 'id_other'), ''].join('\n'),
+  );
   mkdirSync(join(dir, 'bin'));
   writeFileSync(join(dir, 'bin', 'ssh'), `#!/bin/sh\nexec /usr/bin/ssh -F ${join(dir, 'ssh_config')} "$@"\n`);
   chmodSync(join(dir, 'bin', 'ssh'), 0o755);
@@ -127,35 +130,43 @@ const viaAlias = (alias = ALIAS): Docker => {
   return d;
 };
 
-test('the triggers’ calls reach the engine through an ssh config’s alias, key file and known_hosts, with no agent', { skip }, async () => {
-  const docker = viaAlias();
-  await docker.ping();
-  const image = parseEnvFile(readFileSync(OFFLINE_ENV_FILE, 'utf8')).METABENCH_REDIS_IMAGE!;
-  const c = await docker.createContainer({
-    Image: image,
-    Entrypoint: ['sleep', 'infinity'],
-    Labels: { 'metabench.test': 'ssh-engine' },
-    HostConfig: { NetworkMode: 'none' },
-  });
-  await c.start();
-  assert.equal((await c.inspect()).State.Status, 'running');
-  await c.pause();
-  assert.equal((await c.inspect()).State.Status, 'paused');
-  // The local engine sees the same container paused: the calls went to this engine.
-  assert.equal((await local.getContainer(c.id).inspect()).State.Status, 'paused');
-  await c.unpause();
-  assert.equal((await c.inspect()).State.Status, 'running');
-  await c.remove({ force: true });
-  // One ssh session carried every call: idle connections are kept, not a handshake per call.
-  assert.equal(sshdLog.match(/Accepted publickey for root/g)?.length, 1, sshdLog);
-  // accept-new wrote the sshd's host key on the first connection.
-  assert.match(readFileSync(join(dir, 'known_hosts'), 'utf8'), /ssh-ed25519/);
-});
+test(
+  'the triggers’ calls reach the engine through an ssh config’s alias, key file and known_hosts, with no agent',
+  { skip },
+  async () => {
+    const docker = viaAlias();
+    await docker.ping();
+    const image = parseEnvFile(readFileSync(OFFLINE_ENV_FILE, 'utf8')).METABENCH_REDIS_IMAGE!;
+    const c = await docker.createContainer({
+      Image: image,
+      Entrypoint: ['sleep', 'infinity'],
+      Labels: { 'metabench.test': 'ssh-engine' },
+      HostConfig: { NetworkMode: 'none' },
+    });
+    await c.start();
+    assert.equal((await c.inspect()).State.Status, 'running');
+    await c.pause();
+    assert.equal((await c.inspect()).State.Status, 'paused');
+    // The local engine sees the same container paused: the calls went to this engine.
+    assert.equal((await local.getContainer(c.id).inspect()).State.Status, 'paused');
+    await c.unpause();
+    assert.equal((await c.inspect()).State.Status, 'running');
+    await c.remove({ force: true });
+    // One ssh session carried every call: idle connections are kept, not a handshake per call.
+    assert.equal(sshdLog.match(/Accepted publickey for root/g)?.length, 1, sshdLog);
+    // accept-new wrote the sshd's host key on the first connection.
+    assert.match(readFileSync(join(dir, 'known_hosts'), 'utf8'), /ssh-ed25519/);
+  },
+);
 
-test('the address the ssh engine sees this machine from follows the config’s HostName (ssh -G)', { skip }, async () => {
-  assert.equal(await seenFrom(engineAddress({ DOCKER_HOST: `ssh://${ALIAS}` }, dir)), '127.0.0.1');
-  assert.equal(sshHostName(`ssh://${ALIAS}`), '127.0.0.1');
-});
+test(
+  'the address the ssh engine sees this machine from follows the config’s HostName (ssh -G)',
+  { skip },
+  async () => {
+    assert.equal(await seenFrom(engineAddress({ DOCKER_HOST: `ssh://${ALIAS}` }, dir)), '127.0.0.1');
+    assert.equal(sshHostName(`ssh://${ALIAS}`), '127.0.0.1');
+  },
+);
 
 test('a key the sshd does not accept fails the call with ssh’s own words', { skip }, async () => {
   await assert.rejects(viaAlias(`${ALIAS}-other`).ping(), /exited with 255: .*Permission denied/);

@@ -62,7 +62,11 @@ class SshStdioSocket extends Duplex {
         return;
       }
       const why = this.stderr.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
-      this.destroy(new Error(`ssh ${child.spawnargs.slice(1).join(' ')} exited with ${code ?? signal}${why ? `: ${why}` : ''}`));
+      this.destroy(
+        new Error(
+          `ssh ${child.spawnargs.slice(1).join(' ')} exited with ${code ?? signal}${why ? `: ${why}` : ''}`,
+        ),
+      );
     });
   }
 
@@ -147,6 +151,9 @@ export function sshDialAgent(sshUrl: string): Agent {
 export function sshHostName(sshUrl: string): string | undefined {
   const args = sshDialArgs(sshUrl);
   // The dial arguments up to the host, without the remote command: what ssh would connect to.
-  const r = spawnSync('ssh', ['-G', ...args.slice(0, args.indexOf('--') + 2)], { encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync('ssh', ['-G', ...args.slice(0, args.indexOf('--') + 2)], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   return r.status === 0 ? /^hostname (\S+)$/m.exec(r.stdout)?.[1] : undefined;
 }

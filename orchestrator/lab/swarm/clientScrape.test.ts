@@ -26,5 +26,8 @@ test('client scrape: the given address or the one the engine sees, each time wit
   assert.match(a!.token, /^[A-Za-z0-9_-]{32}$/);
   assert.notEqual(a!.token, b!.token);
   assert.equal(await clientScrapeFor({ socketPath: '/x' }, undefined, 9464), undefined);
-  assert.equal((await clientScrapeFor({ url: 'http://127.0.0.1:2375' }, undefined, 19464))?.address, '127.0.0.1:19464');
+  assert.equal(
+    (await clientScrapeFor({ url: 'http://127.0.0.1:2375' }, undefined, 19464))?.address,
+    '127.0.0.1:19464',
+  );
 });

@@ -30,7 +30,11 @@ export function parseMetricsAddress(v: string, flag = '--metrics-address'): { ho
   const host = m?.[1]?.replace(/^\[|\]$/g, '');
   const port = Number(m?.[2]);
   if (!host || !Number.isInteger(port) || port < 1 || port > 65535)
-    throw new BenchError('E_USAGE', `${flag} takes HOST:PORT (got "${v}")`, 'e.g. 192.0.2.10:9464, [2001:db8::1]:9464');
+    throw new BenchError(
+      'E_USAGE',
+      `${flag} takes HOST:PORT (got "${v}")`,
+      'e.g. 192.0.2.10:9464, [2001:db8::1]:9464',
+    );
   if (host === '0.0.0.0' || host === '::')
     throw new BenchError(
       'E_USAGE',
@@ -46,13 +50,17 @@ export async function deployedClientScrape(docker: Docker, stack: string): Promi
     const svc = (await docker.getService(`${stack}_prometheus`).inspect()) as {
       Spec?: { TaskTemplate?: { ContainerSpec?: { Configs?: { ConfigID?: string }[] } } };
     };
-    ids = (svc.Spec?.TaskTemplate?.ContainerSpec?.Configs ?? []).flatMap((c) => (c.ConfigID ? [c.ConfigID] : []));
+    ids = (svc.Spec?.TaskTemplate?.ContainerSpec?.Configs ?? []).flatMap((c) =>
+      c.ConfigID ? [c.ConfigID] : [],
+    );
   } catch {
     return undefined; // no Prometheus in the stack (a run's own core) or no stack
   }
   for (const id of ids) {
     const cfg = (await docker.getConfig(id).inspect()) as { Spec?: { Data?: string } };
-    const found = cfg.Spec?.Data ? clientScrapeOf(Buffer.from(cfg.Spec.Data, 'base64').toString()) : undefined;
+    const found = cfg.Spec?.Data
+      ? clientScrapeOf(Buffer.from(cfg.Spec.Data, 'base64').toString())
+      : undefined;
     if (found) return found;
   }
   return undefined;

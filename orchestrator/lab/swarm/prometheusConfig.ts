@@ -103,8 +103,7 @@ export function swarmClientJob(c: ClientScrape): Job {
 export function clientScrapeOf(configText: string): ClientScrape | undefined {
   const doc = parse(configText) as { scrape_configs?: Job[] } | null;
   const job = doc?.scrape_configs?.find((j) => j.job_name === CLIENT_JOB) as
-    | { authorization?: { credentials?: unknown }; static_configs?: { targets?: unknown[] }[] }
-    | undefined;
+    { authorization?: { credentials?: unknown }; static_configs?: { targets?: unknown[] }[] } | undefined;
   const token = job?.authorization?.credentials;
   const address = job?.static_configs?.[0]?.targets?.[0];
   return typeof token === 'string' && typeof address === 'string' ? { address, token } : undefined;
