@@ -76,7 +76,8 @@ class SshStdioSocket extends Duplex {
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
     this.touch();
-    this.child.stdin!.write(chunk, cb);
+    // A write error (EPIPE: ssh already gone) is not the reason: ssh's exit, which follows, says it.
+    this.child.stdin!.write(chunk, () => cb());
   }
 
   override _final(cb: (err?: Error | null) => void): void {
