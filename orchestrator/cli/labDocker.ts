@@ -25,6 +25,7 @@ import { parseMetricsAddress } from '../lab/swarm/clientScrape.js';
 import { addRuntimeOptions, composeOptions, type RuntimeFlags } from './runtimeOption.js';
 
 type LabFlags = Pick<RuntimeFlags, 'runtime' | 'project' | 'envFile'>;
+type UpFlags = LabFlags & { grafana: boolean; llm?: boolean; replicas?: number; metricsAddress?: string };
 
 /** `metabench lab up|down|status --runtime docker`: the Compose lab around `docker compose` (or `docker-compose`). */
 export function registerDockerLab(lab: Command): void {
@@ -46,54 +47,50 @@ export function registerDockerLab(lab: Command): void {
         'swarm: where Prometheus scrapes the client metrics (an address of this machine its node reaches; with a bearer token). Default: host.docker.internal on a local engine, else the address the engine sees this machine from',
       ),
     false,
-  ).action(
-    async (o: LabFlags & { grafana: boolean; llm?: boolean; replicas?: number; metricsAddress?: string }) => {
-      if (o.metricsAddress !== undefined) {
-        parseMetricsAddress(o.metricsAddress);
-        if (o.runtime !== 'swarm')
-          throw new BenchError(
-            'E_USAGE',
-            `lab up --metrics-address: only the swarm runtime's Prometheus is configured by metabench`,
-            'the docker lab’s Prometheus scrapes host.docker.internal:9464 (prometheus/prometheus.yml)',
-          );
-      }
-      if (o.runtime === 'swarm') return swarmUp(composeOptions(o), o.replicas ?? 1, o.metricsAddress);
-      if (o.replicas !== undefined)
+  ).action(async (o: UpFlags) => {
+    if (o.metricsAddress !== undefined) {
+      parseMetricsAddress(o.metricsAddress);
+      if (o.runtime !== 'swarm')
         throw new BenchError(
           'E_USAGE',
-          'lab up --replicas: only the swarm runtime deploys api replicas ahead of a run',
-          'a docker run creates the replicas its lab.api.replicas asks for',
+          `lab up --metrics-address: only the swarm runtime's Prometheus is configured by metabench`,
+          'the docker lab’s Prometheus scrapes host.docker.internal:9464 (prometheus/prometheus.yml)',
         );
-      const c = dockerOnly(o, 'up');
-      const docker = dockerClient();
-      await pingEngine(docker);
-      const services: string[] = [...CORE_SERVICES, ...OBSERVE_SERVICES];
-      if (o.grafana) {
-        const missing = await grafanaMissing(c);
-        if (missing) process.stderr.write(`metabench: Grafana left out: ${missing}\n`);
-        else services.push(...GRAFANA_SERVICES);
-      }
-      if (o.llm) services.push('llm-stub');
-      // Every published port must be free, unless this project's own containers hold it already.
-      await checkPorts(
-        publishedPorts(services, composeEnv(c)),
-        ownPorts(await projectContainers(docker, c.project)),
+    }
+    if (o.runtime === 'swarm') return swarmUp(composeOptions(o), o.replicas ?? 1, o.metricsAddress);
+    if (o.replicas !== undefined)
+      throw new BenchError(
+        'E_USAGE',
+        'lab up --replicas: only the swarm runtime deploys api replicas ahead of a run',
+        'a docker run creates the replicas its lab.api.replicas asks for',
       );
-      process.stderr.write(
-        `metabench: ${composeCli().bin} up ${services.join(' ')} (project ${c.project})\n`,
-      );
-      await runCompose(c, [...(o.llm ? ['--profile', 'llm'] : []), 'up', '-d', ...services], {
-        inherit: true,
-      });
-      const started = await projectContainers(docker, c.project);
-      for (const service of services) {
-        const s = started.find((x) => x.service === service);
-        if (!s) throw new BenchError('E_LAB_PREFLIGHT', `${service}: compose created no container for it`);
-        await waitHealthy(docker, s.id, 120_000);
-      }
-      printStatus(await projectContainers(docker, c.project), c.project);
-    },
-  );
+    const c = dockerOnly(o, 'up');
+    const docker = dockerClient();
+    await pingEngine(docker);
+    const services: string[] = [...CORE_SERVICES, ...OBSERVE_SERVICES];
+    if (o.grafana) {
+      const missing = await grafanaMissing(c);
+      if (missing) process.stderr.write(`metabench: Grafana left out: ${missing}\n`);
+      else services.push(...GRAFANA_SERVICES);
+    }
+    if (o.llm) services.push('llm-stub');
+    // Every published port must be free, unless this project's own containers hold it already.
+    await checkPorts(
+      publishedPorts(services, composeEnv(c)),
+      ownPorts(await projectContainers(docker, c.project)),
+    );
+    process.stderr.write(`metabench: ${composeCli().bin} up ${services.join(' ')} (project ${c.project})\n`);
+    await runCompose(c, [...(o.llm ? ['--profile', 'llm'] : []), 'up', '-d', ...services], {
+      inherit: true,
+    });
+    const started = await projectContainers(docker, c.project);
+    for (const service of services) {
+      const s = started.find((x) => x.service === service);
+      if (!s) throw new BenchError('E_LAB_PREFLIGHT', `${service}: compose created no container for it`);
+      await waitHealthy(docker, s.id, 120_000);
+    }
+    printStatus(await projectContainers(docker, c.project), c.project);
+  });
 
   addRuntimeOptions(
     lab
