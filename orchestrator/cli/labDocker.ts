@@ -21,9 +21,11 @@ import {
 import { parseEnvFile, serviceImages } from '../lab/engine/images.js';
 import { checkPorts, ownPorts, publishedPorts } from '../lab/docker/ports.js';
 import { swarmDown, swarmForward, swarmStatus, swarmUp } from './labSwarm.js';
+import { parseMetricsAddress } from '../lab/swarm/clientScrape.js';
 import { addRuntimeOptions, composeOptions, type RuntimeFlags } from './runtimeOption.js';
 
 type LabFlags = Pick<RuntimeFlags, 'runtime' | 'project' | 'envFile'>;
+type UpFlags = LabFlags & { grafana: boolean; llm?: boolean; replicas?: number; metricsAddress?: string };
 
 /** `metabench lab up|down|status --runtime docker`: the Compose lab around `docker compose` (or `docker-compose`). */
 export function registerDockerLab(lab: Command): void {
@@ -39,10 +41,23 @@ export function registerDockerLab(lab: Command): void {
         '--replicas <N>',
         'swarm: api replicas to deploy (services api, api1…; a run deploys its own lab.api.replicas)',
         wholeNumber('--replicas', 1, MAX_REPLICAS),
+      )
+      .option(
+        '--metrics-address <HOST:PORT>',
+        'swarm: where Prometheus scrapes the client metrics (an address of this machine its node reaches; with a bearer token). Default: host.docker.internal on a local engine, else the address the engine sees this machine from',
       ),
     false,
-  ).action(async (o: LabFlags & { grafana: boolean; llm?: boolean; replicas?: number }) => {
-    if (o.runtime === 'swarm') return swarmUp(composeOptions(o), o.replicas ?? 1);
+  ).action(async (o: UpFlags) => {
+    if (o.metricsAddress !== undefined) {
+      parseMetricsAddress(o.metricsAddress);
+      if (o.runtime !== 'swarm')
+        throw new BenchError(
+          'E_USAGE',
+          `lab up --metrics-address: only the swarm runtime's Prometheus is configured by metabench`,
+          'the docker lab’s Prometheus scrapes host.docker.internal:9464 (prometheus/prometheus.yml)',
+        );
+    }
+    if (o.runtime === 'swarm') return swarmUp(composeOptions(o), o.replicas ?? 1, o.metricsAddress);
     if (o.replicas !== undefined)
       throw new BenchError(
         'E_USAGE',
@@ -65,7 +80,9 @@ export function registerDockerLab(lab: Command): void {
       ownPorts(await projectContainers(docker, c.project)),
     );
     process.stderr.write(`metabench: ${composeCli().bin} up ${services.join(' ')} (project ${c.project})\n`);
-    await runCompose(c, [...(o.llm ? ['--profile', 'llm'] : []), 'up', '-d', ...services], { inherit: true });
+    await runCompose(c, [...(o.llm ? ['--profile', 'llm'] : []), 'up', '-d', ...services], {
+      inherit: true,
+    });
     const started = await projectContainers(docker, c.project);
     for (const service of services) {
       const s = started.find((x) => x.service === service);

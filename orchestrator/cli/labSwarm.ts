@@ -2,6 +2,8 @@ import type Docker from 'dockerode';
 import { BenchError } from '../../foundation/errors.js';
 import { COMPOSE_FILE, type ComposeOptions } from '../lab/engine/compose.js';
 import { dockerClient, engineAddress, inspectContainer, pingEngine } from '../lab/engine/engine.js';
+import { clientScrapeFor } from '../lab/swarm/clientScrape.js';
+import { DEFAULT_METRICS_PORT } from '../live/observers.js';
 import {
   deployStack,
   docker as dockerCli,
@@ -21,15 +23,22 @@ import { nodeEngine, taskEndpoints, type TaskEndpoint } from '../lab/swarm/tasks
 
 /** `metabench lab up|down|status --runtime swarm`: the lab as a Docker Swarm stack (named --project). */
 
-export async function swarmUp(c: ComposeOptions, replicas: number): Promise<void> {
-  const d = dockerClient();
-  await pingEngine(d);
+export async function swarmUp(c: ComposeOptions, replicas: number, metricsAddress?: string): Promise<void> {
+  const engine = engineAddress();
+  const d = dockerClient(engine);
+  await pingEngine(d, engine);
   await managerOf(d);
+  const clientScrape = await clientScrapeFor(engine, metricsAddress, DEFAULT_METRICS_PORT);
+  if (clientScrape)
+    process.stderr.write(
+      `metabench: the stack's Prometheus scrapes the client metrics at ${clientScrape.address} with a bearer token (a run serves them there)\n`,
+    );
   const doc = stackFile(readCompose(c.file ?? COMPOSE_FILE), {
     stack: c.project,
     replicas,
     env: stackEnv(c.envFile),
     observers: true,
+    clientScrape,
   });
   // The tasks before: those prepareDeploy's new tasks and the deploy's are not.
   let before = await taskIds(d, c.project);

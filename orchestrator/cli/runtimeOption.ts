@@ -2,6 +2,7 @@ import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { Option, type Command } from 'commander';
 import { DEFAULT_PROJECT, type ComposeOptions } from '../lab/engine/compose.js';
 import { dockerClient, pingEngine, projectContainers } from '../lab/engine/engine.js';
+import { deployedClientScrape, parseMetricsAddress } from '../lab/swarm/clientScrape.js';
 import { DEFAULT_METRICS_PORT, type ObserveOptions } from '../live/observers.js';
 import type { RunContext } from '../run/runOnce.js';
 import { wholeNumber } from './options.js';
@@ -74,9 +75,13 @@ export async function runtimeContext(f: RuntimeFlags): Promise<Pick<RunContext, 
     };
   const docker = dockerClient();
   await pingEngine(docker);
+  // Where `lab up` told the stack's Prometheus to scrape, read back from its deployed configuration.
+  const scrape =
+    f.runtime === 'swarm' && f.metrics ? await deployedClientScrape(docker, f.project) : undefined;
   const observe: ObserveOptions = {
     ...(f.metrics ? { metricsPort: f.metricsPort ?? DEFAULT_METRICS_PORT } : {}),
     metricsHosts: await bridgeGateway(docker),
+    ...(scrape ? { metricsScrape: { ...parseMetricsAddress(scrape.address), token: scrape.token } } : {}),
     ...(f.grafanaUrl !== undefined ? { grafanaUrl: f.grafanaUrl } : await labGrafana(docker, f.project)),
   };
   return { docker: composeOptions(f), observe };

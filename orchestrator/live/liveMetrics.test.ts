@@ -4,6 +4,9 @@ import type { Attempt, AttemptResult, Origin } from '../../bench/outcome.js';
 import { parsePrometheusText } from '../scrape/prometheusText.js';
 import { LiveRecorder, createLiveMetrics } from './liveMetrics.js';
 import { startMetricsServer } from './metricsServer.js';
+import { RunObservers } from './observers.js';
+import type { Lab } from '../lab/Lab.js';
+import { freePort } from '../lab/local/dataServices.js';
 
 const origin = (id: number, intendedMs: number, deadlineMs = Infinity): Origin =>
   ({ id, intendedMs, deadlineMs }) as Origin;
@@ -63,5 +66,50 @@ test('the metrics server serves /metrics on loopback, 404 elsewhere, and says wh
     assert.equal((await fetch(`http://${srv.addresses[0]}/`)).status, 404);
   } finally {
     await srv.close();
+  }
+});
+
+test('a listener with a token refuses a scrape without it or with another, and serves one with it', async () => {
+  const live = createLiveMetrics();
+  live.offered.inc(2);
+  const token = 'k7-test-token';
+  const srv = await startMetricsServer(live.registry, [{ host: '127.0.0.1', token }], 0);
+  try {
+    const url = `http://${srv.addresses[0]}/metrics`;
+    const none = await fetch(url);
+    assert.equal(none.status, 401);
+    assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+    assert.doesNotMatch(await none.text(), /metabench_offered_total/);
+    const wrong = await fetch(url, { headers: { authorization: 'Bearer k7-test-tokeN' } });
+    assert.equal(wrong.status, 401);
+    const basic = await fetch(url, { headers: { authorization: `Basic ${token}` } });
+    assert.equal(basic.status, 401);
+    const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(ok.status, 200);
+    assert.match(await ok.text(), /^metabench_offered_total 2$/m);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a run’s observers serve the swarm Prometheus’s scrape address only with its token, and 127.0.0.1 without', async () => {
+  const port = await freePort('127.0.0.1');
+  const scrapePort = await freePort('127.0.0.1');
+  const said: string[] = [];
+  const obs = new RunObservers(
+    { metricsPort: port, metricsScrape: { host: '127.0.0.1', port: scrapePort, token: 'tok-9' } },
+    { processes: () => [] } as unknown as Lab,
+    (l) => said.push(l),
+  );
+  await obs.start();
+  try {
+    assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 200);
+    const scrape = `http://127.0.0.1:${scrapePort}/metrics`;
+    assert.equal((await fetch(scrape)).status, 401);
+    assert.equal((await fetch(scrape, { headers: { authorization: 'Bearer tok-9' } })).status, 200);
+    assert.match(said.join('\n'), new RegExp(`127\\.0\\.0\\.1:${scrapePort}/metrics`));
+    assert.doesNotMatch(said.join('\n'), /tok-9/, 'the token is not printed');
+  } finally {
+    await obs.finish({ experiment: 'x', run: 1, originEpochMs: undefined, endMs: 0, triggers: [] });
   }
 });

@@ -2,7 +2,7 @@ import type { TriggerRecord } from '../analysis/summary.js';
 import { annotateRun } from '../grafana/annotateRun.js';
 import type { Lab } from '../lab/Lab.js';
 import { createLiveMetrics, type LiveMetrics } from './liveMetrics.js';
-import { startMetricsServer, type MetricsServer } from './metricsServer.js';
+import { startMetricsServer, type MetricsListener, type MetricsServer } from './metricsServer.js';
 
 /** What watches a run from outside: the live /metrics server and Grafana annotations. */
 export interface ObserveOptions {
@@ -13,6 +13,12 @@ export interface ObserveOptions {
    * container reaches it as host.docker.internal (host-gateway).
    */
   readonly metricsHosts?: readonly string[];
+  /**
+   * The address the swarm stack's Prometheus scrapes (`lab up --metrics-address`, or the one
+   * the engine sees), served only to a scrape with its bearer token: other machines reach it.
+   */
+  readonly metricsScrape?:
+    { readonly host: string; readonly port: number; readonly token: string } | undefined;
   /** Grafana to annotate (run span, trigger windows); undefined: none. */
   readonly grafanaUrl?: string | undefined;
 }
@@ -34,7 +40,12 @@ export class RunObservers {
 
   async start(): Promise<void> {
     if (!this.metrics || this.opts.metricsPort === undefined) return;
-    const hosts = ['127.0.0.1', ...(this.opts.metricsHosts ?? []).filter((h) => h !== '127.0.0.1')];
+    const scrape = this.opts.metricsScrape;
+    const hosts: MetricsListener[] = [
+      '127.0.0.1',
+      ...(this.opts.metricsHosts ?? []).filter((h) => h !== '127.0.0.1' && h !== scrape?.host),
+      ...(scrape ? [scrape] : []),
+    ];
     this.server = await startMetricsServer(this.metrics.registry, hosts, this.opts.metricsPort);
     if (this.server.addresses.length > 0)
       this.say(`  live metrics: ${this.server.addresses.map((a) => `http://${a}/metrics`).join(', ')}`);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { Agent, createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isBenchError } from '../../../foundation/errors.js';
 import { DEFAULT_SOCKET, dockerClient, engineAddress, engineEnv, pingEngine } from './engine.js';
+import { sshDialArgs } from './sshDial.js';
 
 // Finding the Docker engine as the docker CLI does: DOCKER_CONTEXT, DOCKER_HOST (unix, tcp with
 // or without TLS, ssh), the current context of config.json, the default socket. Each HOME is a
@@ -116,12 +117,19 @@ test('DOCKER_HOST ssh://: the user, host and port kept', () => {
     ssh: 'ssh://me@build.example:2222',
     from: 'DOCKER_HOST=ssh://me@build.example:2222',
   });
+  // The client's connections are the system ssh's (sshDial.ts), with that user, host and port.
   const client = dockerClient({ ssh: 'ssh://me@build.example:2222' });
-  const modem = client.modem as unknown as { protocol: string; host: string; port: number; username: string };
-  assert.deepEqual(
-    [modem.protocol, modem.host, modem.port, modem.username],
-    ['ssh', 'build.example', 2222, 'me'],
-  );
+  const modem = client.modem as unknown as { protocol: string; agent: unknown };
+  assert.equal(modem.protocol, 'http');
+  assert.ok(modem.agent instanceof Agent);
+  assert.deepEqual(sshDialArgs('ssh://me@build.example:2222').slice(3, 9), [
+    '-l',
+    'me',
+    '-p',
+    '2222',
+    '--',
+    'build.example',
+  ]);
 });
 
 test('DOCKER_HOST of another kind: a usage error naming it and the forms that work', () => {

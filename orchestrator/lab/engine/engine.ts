@@ -8,6 +8,7 @@ import type Docker from 'dockerode';
 import type DockerClient from 'dockerode';
 import { BenchError } from '../../../foundation/errors.js';
 import type { EngineAddress, EngineTls } from '../dockerData.js';
+import { sshDialAgent } from './sshDial.js';
 
 export type { EngineAddress, EngineTls } from '../dockerData.js';
 
@@ -125,7 +126,7 @@ export function engineEnv(addr: EngineAddress): Record<string, string> {
   return env;
 }
 
-// dockerode (a CommonJS module) is required on first use: it and ssh2 take about 0.2 s to
+// dockerode (a CommonJS module) is required on first use: it and ssh2 (docker-modem's) take about 0.2 s to
 // load, which every command paid when it was imported up front, Docker or not.
 const require = createRequire(import.meta.url);
 let DockerClass: typeof DockerClient | undefined;
@@ -133,16 +134,15 @@ let DockerClass: typeof DockerClient | undefined;
 export function dockerClient(addr: EngineAddress = engineAddress()): Docker {
   const Docker: typeof DockerClient = (DockerClass ??= require('dockerode') as typeof DockerClient);
   if ('socketPath' in addr) return new Docker({ socketPath: addr.socketPath });
-  if ('ssh' in addr) {
-    const u = new URL(addr.ssh);
+  // The docker CLI's own connection (sshDial.ts): the system ssh with its config, keys and agent.
+  // The host name is a placeholder: every connection is made by the agent.
+  if ('ssh' in addr)
     return new Docker({
-      protocol: 'ssh',
-      host: u.hostname,
-      port: Number(u.port || 22),
-      ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-      sshOptions: { ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}) },
+      protocol: 'http',
+      host: 'docker',
+      port: 2375,
+      agent: sshDialAgent(addr.ssh),
     } as Docker.DockerOptions);
-  }
   const u = new URL(addr.url);
   if (!addr.tls) return new Docker({ host: u.hostname, port: Number(u.port || 2375), protocol: 'http' });
   const read = (f: string | undefined): Buffer | undefined => (f ? readFileSync(f) : undefined);

@@ -8,7 +8,7 @@ import { interpolate } from '../engine/images.js';
 import { apiService, replicaOfService, replicaPortsProblem } from '../engine/replicas.js';
 import { PG_HBA, stackSecrets, withCredentials } from './credentials.js';
 import { CONTROL_SCRIPT } from './forward.js';
-import { ENGINE_SOCKET, swarmPrometheusConfig } from './prometheusConfig.js';
+import { ENGINE_SOCKET, swarmPrometheusConfig, type ClientScrape } from './prometheusConfig.js';
 import { API_LINK_PORT_BASE } from '../engine/apiLinkPorts.js';
 
 /**
@@ -97,6 +97,8 @@ export interface StackOptions {
   readonly placement?: Placement | undefined;
   /** Prometheus too (lab up); a run deploys the core alone when the stack has none. */
   readonly observers: boolean;
+  /** Where Prometheus scrapes the orchestrator's client metrics, with a token; absent: host.docker.internal, as in the docker lab. */
+  readonly clientScrape?: ClientScrape | undefined;
   /** A value that changes per run: set as a container label of the api replicas, so each run gets fresh api tasks. */
   readonly generation?: string;
   /**
@@ -254,7 +256,7 @@ function swarmService(
     const path = isAbsolute(src) ? src : resolve(dir, src);
     const generated =
       name === 'prometheus' && target === PROMETHEUS_CONFIG
-        ? swarmPrometheusConfig(o.stack, readFile(path), src)
+        ? swarmPrometheusConfig(o.stack, readFile(path), src, o.clientScrape)
         : undefined;
     cfgs.push({
       source: addConfig(top, o.stack, target, generated ?? readFile(path), generated ? undefined : path),
