@@ -117,6 +117,7 @@ const DOCKER = [
   'lab-conformance-swarm',
   'reference-images',
   'swarm-lab',
+  'swarm-two-node',
 ];
 const isDocker = (f) => DOCKER.includes(stem(f));
 
