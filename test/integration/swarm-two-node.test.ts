@@ -10,7 +10,7 @@ import { parseEnvFile } from '../../orchestrator/lab/engine/images.js';
 import { freePort } from '../../orchestrator/lab/local/dataServices.js';
 import { swarmState } from '../../orchestrator/lab/swarm/SwarmLab.js';
 import { taskEndpoints } from '../../orchestrator/lab/swarm/tasks.js';
-import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
+import { engineOrImagesMissing, OFFLINE_ENV_FILE } from '../helpers/offlineImages.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import {
   HOST_ADDR,
@@ -45,12 +45,7 @@ const ENV_FILE = OFFLINE_ENV_FILE;
 const docker = dockerClient();
 
 async function whyNot(): Promise<string | undefined> {
-  try {
-    await docker.ping();
-  } catch (err) {
-    return `no Docker engine answers (${(err as Error).message}); .ci/run starts one where it can`;
-  }
-  const missing = await offlineImagesMissing(docker, ENV_FILE);
+  const missing = await engineOrImagesMissing(docker, ENV_FILE);
   if (missing) return missing;
   const state = ((await docker.info()) as { Swarm?: { LocalNodeState?: string } }).Swarm?.LocalNodeState;
   if (state !== 'inactive')
@@ -58,142 +53,145 @@ async function whyNot(): Promise<string | undefined> {
   return secondEngineUnavailable();
 }
 
-test('swarm on two nodes: the api on a worker in its own network namespace, the data services on the manager, the pause on the worker, the verdict, lab down leaving nothing on either', async (t) => {
-  const why = await whyNot();
-  if (why) {
-    t.diagnostic(`skipped: ${why}`);
-    t.skip(why);
-    return;
-  }
-  const t0 = Date.now();
-  const since = (): string => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
-  let node: SecondEngine | undefined;
-  let initialised = false;
-  // A test process that dies without its finally (an uncaught error) still undoes it all.
-  const undo = (): void => {
-    if (initialised) spawnSync('docker', ['swarm', 'leave', '--force'], { stdio: 'ignore' });
-    initialised = false;
-    reclaim();
-  };
-  process.once('exit', undo);
-  const common = ['--runtime', 'swarm', '--project', STACK, '--env-file', ENV_FILE];
-  const env: Record<string, string> = { METABENCH_STATE_DIR: tempDir('swarm-2node-state') };
-  try {
-    node = await startSecondEngine(docker);
-    const init = spawnSync('docker', ['swarm', 'init', '--advertise-addr', HOST_ADDR], { encoding: 'utf8' });
-    assert.equal(init.status, 0, init.stderr);
-    initialised = true;
-    const worker = await joinAsWorker(docker, node, { role: 'api' });
-    // Swarm ships no image between nodes: the api's goes to the worker as a user would send it.
-    const apiImage = parseEnvFile(readFileSync(ENV_FILE, 'utf8')).METABENCH_API_IMAGE!;
-    loadImages([apiImage]);
-    t.diagnostic(`second engine up, joined as a worker, api image loaded after ${since()}`);
+const skip = await whyNot();
 
-    // Swarm publishes on every interface of the node that runs the task: ports free here.
-    for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS', 'API'])
-      env[`METABENCH_${s}_PORT`] = String(await freePort('0.0.0.0'));
-    const out = join(tempDir('swarm-2node'), 'out');
-    const run = startCli(
-      [
-        'run',
-        'experiments/retry-storm.yaml',
-        '--scale',
-        '0.2',
-        '--any-scale',
-        // As swarm-lab.test.ts runs the storm: two workers, the pause through dockerd, the
-        // generator sharing this 2-core machine with both engines.
-        '--set',
-        'lab.api.workers=2',
-        '--set',
-        'validity.triggerOnTime=1s',
-        '--set',
-        'validity.lagP99=100ms',
-        '--set',
-        'lab.placement.api=["node.labels.role == api"]',
-        '--set',
-        'lab.placement.redis=["node.role == manager"]',
-        '--set',
-        'lab.placement.postgres=["node.role == manager"]',
-        '--set',
-        'lab.placement.proxy=["node.role == manager"]',
-        '--out',
-        out,
-        '--quiet',
-        ...common,
-      ],
-      env,
-    );
-    // While it runs: where each task is, and the api container's state as the worker's engine says.
-    const states = new Set<string>();
-    let placed: { api?: string; data: Record<string, string>; apiContainer?: string } = { data: {} };
-    let running = true;
-    void run.done.then(() => (running = false));
-    while (running) {
-      const { services, tasks, nodes } = await swarmState(docker, STACK).catch(() => ({
-        services: [],
-        tasks: [],
-        nodes: [],
-      }));
-      const eps = taskEndpoints(STACK, services, tasks, nodes);
-      const api = eps.get('api');
-      if (api) {
-        placed = { ...placed, api: api.node, apiContainer: api.container };
-        const c = await inspectContainer(node.docker, api.container).catch(() => undefined);
-        if (c) states.add(c.state);
-      }
-      for (const s of ['redis', 'postgres', 'toxiproxy']) if (eps.get(s)) placed.data[s] = eps.get(s)!.node;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const done = await run.done;
-    t.diagnostic(
-      `storm done after ${since()}; api container states seen on the worker: ${[...states].join(', ')}`,
-    );
-    assert.equal(done.code, 0, done.stderr);
-    const self = ((await docker.info()) as { Swarm?: { NodeID?: string } }).Swarm!.NodeID!;
-    assert.equal(placed.api, worker, 'the api task ran on the worker');
-    assert.deepEqual(
-      placed.data,
-      { redis: self, postgres: self, toxiproxy: self },
-      'the data services on the manager',
-    );
-    // Its container is the worker engine's, not the first engine's.
-    await assert.rejects(docker.getContainer(placed.apiContainer!).inspect(), /no such container/i);
-    assert.ok(
-      states.has('paused'),
-      `the pause reached the api on the worker: states ${[...states].join(', ')}`,
-    );
-    assert.ok(states.has('running'));
-
-    const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
-    assert.equal(s.usable, true, JSON.stringify(s));
-    assert.equal(s.metastable, true, `verdict: ${s.recoveryReason}`);
-    const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
-      topology: { components: { name: string; config: { tasks?: { node?: string; address?: string }[] } }[] };
+test(
+  'swarm on two nodes: the api on a worker in its own network namespace, the data services on the manager, the pause on the worker, the verdict, lab down leaving nothing on either',
+  { skip: skip ?? false },
+  async (t) => {
+    const t0 = Date.now();
+    const since = (): string => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
+    let node: SecondEngine | undefined;
+    let initialised = false;
+    // A test process that dies without its finally (an uncaught error) still undoes it all.
+    const undo = (): void => {
+      if (initialised) spawnSync('docker', ['swarm', 'leave', '--force'], { stdio: 'ignore' });
+      initialised = false;
+      reclaim((step, ms) => process.stderr.write(`reclaim: ${step} ${ms} ms\n`));
     };
-    const api = manifest.topology.components.find((c) => c.name === 'api')!;
-    assert.deepEqual(
-      api.config.tasks?.map((x) => [x.node, x.address]),
-      [[NODE_NAME, NODE_ADDR]],
-    );
+    process.once('exit', undo);
+    const common = ['--runtime', 'swarm', '--project', STACK, '--env-file', ENV_FILE];
+    const env: Record<string, string> = { METABENCH_STATE_DIR: tempDir('swarm-2node-state') };
+    try {
+      node = await startSecondEngine(docker);
+      const init = spawnSync('docker', ['swarm', 'init', '--advertise-addr', HOST_ADDR], {
+        encoding: 'utf8',
+      });
+      assert.equal(init.status, 0, init.stderr);
+      initialised = true;
+      const worker = await joinAsWorker(docker, node, { role: 'api' });
+      // Swarm ships no image between nodes: the api's goes to the worker as a user would send it.
+      const apiImage = parseEnvFile(readFileSync(ENV_FILE, 'utf8')).METABENCH_API_IMAGE!;
+      loadImages([apiImage]);
+      t.diagnostic(`second engine up, joined as a worker, api image loaded after ${since()}`);
 
-    // lab down: nothing of the stack on the manager, nor on the worker.
-    const down = await runCli(['lab', 'down', ...common], env);
-    assert.equal(down.code, 0, down.stderr);
-    assert.deepEqual(await stackLeft(docker, STACK), []);
-    assert.deepEqual(await leftOnWorker(node.docker, STACK), []);
-    t.diagnostic(`lab down done after ${since()}`);
-  } finally {
-    if (initialised && (await stackLeft(docker, STACK).catch(() => [])).length > 0)
-      spawnSync('docker', ['stack', 'rm', STACK], { stdio: 'ignore' });
-    undo();
-    process.removeListener('exit', undo);
-    t.diagnostic(`two-node test done after ${since()}`);
-  }
-  // The second engine left nothing: no folder, namespace or interface; the first engine is in no swarm.
-  for (const p of NODE_PATHS) assert.equal(existsSync(p), false, `${p} is left`);
-  assert.notEqual(spawnSync('ip', ['link', 'show', VETH_HOST]).status, 0, 'the veth pair is left');
-  assert.equal(
-    ((await docker.info()) as { Swarm?: { LocalNodeState?: string } }).Swarm?.LocalNodeState,
-    'inactive',
-  );
-});
+      // Swarm publishes on every interface of the node that runs the task: ports free here.
+      for (const s of ['REDIS', 'POSTGRES', 'TOXIPROXY', 'PROMETHEUS', 'API'])
+        env[`METABENCH_${s}_PORT`] = String(await freePort('0.0.0.0'));
+      const out = join(tempDir('swarm-2node'), 'out');
+      const run = startCli(
+        [
+          'run',
+          'experiments/retry-storm.yaml',
+          '--any-scale',
+          '--scale',
+          '0.2',
+          ...Object.entries({
+            // As swarm-lab.test.ts runs the storm: two workers, the pause through dockerd, the
+            // generator sharing this 2-core machine with both engines.
+            'lab.api.workers': '2',
+            'validity.triggerOnTime': '1s',
+            'validity.lagP99': '100ms',
+            // The api on the node labelled role=api (the worker), the data services on the manager.
+            'lab.placement.api': '["node.labels.role == api"]',
+            'lab.placement.redis': '["node.role == manager"]',
+            'lab.placement.postgres': '["node.role == manager"]',
+            'lab.placement.proxy': '["node.role == manager"]',
+          }).flatMap(([k, v]) => ['--set', `${k}=${v}`]),
+          '--out',
+          out,
+          '--quiet',
+          ...common,
+        ],
+        env,
+      );
+      // While it runs: where each task is, and the api container's state as the worker's engine says.
+      const states = new Set<string>();
+      let placed: { api?: string; data: Record<string, string>; apiContainer?: string } = { data: {} };
+      let running = true;
+      void run.done.then(() => (running = false));
+      while (running) {
+        const { services, tasks, nodes } = await swarmState(docker, STACK).catch(() => ({
+          services: [],
+          tasks: [],
+          nodes: [],
+        }));
+        const eps = taskEndpoints(STACK, services, tasks, nodes);
+        const api = eps.get('api');
+        if (api) {
+          placed = { ...placed, api: api.node, apiContainer: api.container };
+          const c = await inspectContainer(node.docker, api.container).catch(() => undefined);
+          if (c) states.add(c.state);
+        }
+        for (const s of ['redis', 'postgres', 'toxiproxy']) if (eps.get(s)) placed.data[s] = eps.get(s)!.node;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const done = await run.done;
+      t.diagnostic(
+        `storm done after ${since()}; api container states seen on the worker: ${[...states].join(', ')}`,
+      );
+      assert.equal(done.code, 0, done.stderr);
+      const self = ((await docker.info()) as { Swarm?: { NodeID?: string } }).Swarm!.NodeID!;
+      assert.equal(placed.api, worker, 'the api task ran on the worker');
+      assert.deepEqual(
+        placed.data,
+        { redis: self, postgres: self, toxiproxy: self },
+        'the data services on the manager',
+      );
+      // Its container is the worker engine's, not the first engine's.
+      await assert.rejects(docker.getContainer(placed.apiContainer!).inspect(), /no such container/i);
+      assert.ok(
+        states.has('paused'),
+        `the pause reached the api on the worker: states ${[...states].join(', ')}`,
+      );
+      assert.ok(states.has('running'));
+
+      const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary;
+      assert.equal(s.usable, true, JSON.stringify(s));
+      assert.equal(s.metastable, true, `verdict: ${s.recoveryReason}`);
+      const manifest = JSON.parse(readFileSync(join(out, 'run-1', 'manifest.json'), 'utf8')) as {
+        topology: {
+          components: { name: string; config: { tasks?: { node?: string; address?: string }[] } }[];
+        };
+      };
+      const api = manifest.topology.components.find((c) => c.name === 'api')!;
+      assert.deepEqual(
+        api.config.tasks?.map((x) => [x.node, x.address]),
+        [[NODE_NAME, NODE_ADDR]],
+      );
+
+      // lab down: nothing of the stack on the manager, nor on the worker.
+      const down = await runCli(['lab', 'down', ...common], env);
+      assert.equal(down.code, 0, down.stderr);
+      assert.deepEqual(await stackLeft(docker, STACK), []);
+      assert.deepEqual(await leftOnWorker(node.docker, STACK), []);
+      t.diagnostic(`lab down done after ${since()}`);
+    } finally {
+      if (initialised && (await stackLeft(docker, STACK).catch(() => [])).length > 0)
+        spawnSync('docker', ['stack', 'rm', STACK], { stdio: 'ignore' });
+      const leaving = Date.now();
+      undo();
+      process.removeListener('exit', undo);
+      t.diagnostic(
+        `second engine removed in ${Date.now() - leaving} ms; two-node test done after ${since()}`,
+      );
+    }
+    // The second engine left nothing: no folder, namespace or interface; the first engine is in no swarm.
+    for (const p of NODE_PATHS) assert.equal(existsSync(p), false, `${p} is left`);
+    assert.notEqual(spawnSync('ip', ['link', 'show', VETH_HOST]).status, 0, 'the veth pair is left');
+    assert.equal(
+      ((await docker.info()) as { Swarm?: { LocalNodeState?: string } }).Swarm?.LocalNodeState,
+      'inactive',
+    );
+  },
+);
