@@ -26,3 +26,16 @@ export async function offlineImagesMissing(
       }
   return undefined;
 }
+
+/** Why a Docker test cannot run here: no engine answers, or the offline images are not there; undefined when it can. */
+export async function engineOrImagesMissing(
+  docker: Docker,
+  envFile = OFFLINE_ENV_FILE,
+): Promise<string | undefined> {
+  try {
+    await docker.ping();
+  } catch (err) {
+    return `no Docker engine answers (${(err as Error).message}); .ci/run starts one where it can`;
+  }
+  return offlineImagesMissing(docker, envFile);
+}
