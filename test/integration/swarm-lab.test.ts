@@ -147,12 +147,29 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     env[`METABENCH_${s}_PORT`] = String(await freePort('0.0.0.0'));
   env.METABENCH_API_PORT = String(await twoFreePorts());
   const common = ['--runtime', 'swarm', '--project', STACK, '--env-file', ENV_FILE];
+  // The client metrics at an address the user gives (as from another machine: not loopback),
+  // scraped by the stack's Prometheus with the token lab up generates.
+  const metricsHost = Object.entries(networkInterfaces())
+    .filter(([name]) => !/^(docker|br-|veth)/.test(name))
+    .flatMap(([, a]) => a ?? [])
+    .find((a) => a.family === 'IPv4' && !a.internal)?.address;
+  const metricsAddress = metricsHost ? `${metricsHost}:${await freePort('0.0.0.0')}` : undefined;
   const proxiedBefore = listeningPorts(true);
   const listeningBefore = listeningPorts();
   let prometheus: ReturnType<typeof startCli> | undefined;
   try {
     // lab up: both replicas' tasks answer at the node address and port task discovery finds.
-    const up = await runCli(['lab', 'up', '--replicas', '2', ...common], env);
+    const up = await runCli(
+      [
+        'lab',
+        'up',
+        '--replicas',
+        '2',
+        ...(metricsAddress ? ['--metrics-address', metricsAddress] : []),
+        ...common,
+      ],
+      env,
+    );
     assert.equal(up.code, 0, up.stderr);
     for (const s of ['api', 'api1', 'redis', 'postgres', 'toxiproxy', 'prometheus', 'control'])
       assert.match(up.stdout, new RegExp(`^${s} +running +(healthy|-)`, 'm'));
@@ -249,6 +266,22 @@ test('swarm: lab up with 2 api replicas, a pause undone by lab reset after SIGKI
     // The run's fresh tasks, both scraped (their series hold the run's requests) before the orchestrator goes.
     const runTasks = { api: (await apiContainer('api')).task, api1: (await apiContainer('api1')).task };
     const runSeries = await apiSeries(promPort, runTasks);
+    // The run serves its client metrics at the address lab up was given, to Prometheus's
+    // scrape with the token (a scrape without it would be refused: up 0).
+    if (metricsAddress) {
+      const scraped = Date.now() + 30_000;
+      let client: Series[] = [];
+      while (Date.now() < scraped) {
+        client = await promQuery(promPort, 'up{job="metabench"}');
+        if (client.some((x) => x.value[1] === '1')) break;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      assert.deepEqual(
+        client.map((x) => [x.metric.instance, x.value[1]]),
+        [[metricsAddress, '1']],
+        `the client metrics scraped at ${metricsAddress}: ${JSON.stringify(client)}`,
+      );
+    } else t.diagnostic('no non-loopback address here: the client metrics address is not checked');
     run.child.kill('SIGKILL');
     await run.done;
     assert.notEqual(runTasks.api, upTasks.api, 'a run deploys fresh api tasks');

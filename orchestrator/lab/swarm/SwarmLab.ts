@@ -57,6 +57,9 @@ export interface SwarmLabConfig extends DockerLabConfig {
 /** Where a halted replica's api link dials: nothing listens on port 1 in the proxy's container, so the dial is refused. */
 const REFUSING_UPSTREAM = '127.0.0.1:1';
 
+/** The dependencies behind the fault proxy's links of the same name, and their ports. */
+const DATA_PORTS: Readonly<Record<string, number>> = { redis: 6379, postgres: 5432 };
+
 /** The label `docker stack deploy` gives a stack's services, networks and configs. */
 export const STACK_LABEL = 'com.docker.stack.namespace';
 
@@ -78,6 +81,8 @@ export class SwarmLab extends DockerLab {
   private readonly acting = new Map<string, 'halted' | 'started'>();
   /** Each api replica's address on the stack's network, as its api link dials it (a run through the link). */
   private readonly linkUpstreams = new Map<number, string>();
+  /** Redis's and Postgres's addresses on the stack's network once a trigger started them again (swarm's DNS no longer names them). */
+  private readonly dataAddresses = new Map<string, string>();
 
   constructor(private readonly swarm: SwarmLabConfig) {
     super(swarm);
@@ -91,6 +96,7 @@ export class SwarmLab extends DockerLab {
     await pingEngine(this.docker);
     await managerOf(this.docker);
     const generation = randomBytes(6).toString('hex');
+    this.dataAddresses.clear();
     const env = stackEnv(this.swarm.compose.envFile);
     const flagsOf = (i: number): string =>
       flagsString(dockerApiFlags({ ...this.swarm, seed: replicaSeed(this.swarm.seed, i) }));
@@ -144,15 +150,15 @@ export class SwarmLab extends DockerLab {
     return this.linkUpstreams.get(i) ?? super.apiLinkUpstream(i);
   }
 
-  /** The service's container's address on the stack's network, with the api's port. */
-  private async stackAddress(service: string): Promise<string> {
+  /** The service's container's address on the stack's network, with `port` (the api's by default). */
+  private async stackAddress(service: string, port = 8080): Promise<string> {
     const network = `${this.stack}_default`;
     const c = await this.dockerOf(service)
       .getContainer(this.containers.get(service)?.id ?? '')
       .inspect();
     const ip = (c.NetworkSettings.Networks as Record<string, { IPAddress?: string }>)[network]?.IPAddress;
     if (!ip) throw new BenchError('E_LAB', `${service}'s container has no address on network ${network}`);
-    return `${ip}:8080`;
+    return `${ip}:${port}`;
   }
 
   /**
@@ -167,7 +173,14 @@ export class SwarmLab extends DockerLab {
     const docker = this.dockerOf(CONTROL_SERVICE);
     for (const [service, port] of Object.entries(FORWARDED)) {
       const f = await forward(
-        execPipe(docker, control, service, port, (m) => this.note(`control pipe: ${m}`)),
+        // Dialed by name, or at the address a start trigger found (the name is gone then).
+        execPipe(
+          docker,
+          control,
+          () => this.dataAddresses.get(service)?.split(':')[0] ?? service,
+          port,
+          (m) => this.note(`control pipe: ${m}`),
+        ),
         (m) => this.note(m),
       );
       this.forwards.set(service, f);
@@ -280,18 +293,43 @@ export class SwarmLab extends DockerLab {
     for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'halted');
     await super.kill(t);
     await this.repointApiLinks(t, 'halted');
+    await this.repointDataLinks(t, 'halted');
   }
 
   override async stop(t: Target): Promise<void> {
     for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'halted');
     await super.stop(t);
     await this.repointApiLinks(t, 'halted');
+    await this.repointDataLinks(t, 'halted');
   }
 
   override async start(t: Target): Promise<void> {
     await super.start(t);
     for (const s of servicesOf(t, this.replicas)) this.acting.set(s, 'started');
     await this.repointApiLinks(t, 'started');
+    await this.repointDataLinks(t, 'started');
+  }
+
+  /**
+   * The api's links to Redis and Postgres dial them by name; a container a trigger killed and
+   * the engine started again runs outside swarm's knowledge (its task stays failed) and swarm's
+   * DNS no longer names it, so without this the api would never reach it again and a crash of
+   * the cache would look like a collapse that never ends. Once started, the link (and the
+   * control channel's forward) dials the container's address on the stack's network; while it
+   * is down, an address that refuses at once, as a dead Redis does on the other runtimes.
+   */
+  private async repointDataLinks(t: Target, now: 'halted' | 'started'): Promise<void> {
+    if (!this.faultProxyApi) return;
+    const links = new LinkClient(this.faultProxyApi);
+    for (const s of servicesOf(t, this.replicas)) {
+      const port = DATA_PORTS[s];
+      if (port === undefined) continue;
+      if (now === 'started') this.dataAddresses.set(s, await this.stackAddress(s, port));
+      else this.dataAddresses.delete(s);
+      const upstream = now === 'started' ? this.dataAddresses.get(s)! : REFUSING_UPSTREAM;
+      await links.repoint(s, upstream);
+      this.note(`the link to ${s} dials ${upstream}${now === 'halted' ? ` (refused: ${s} is down)` : ''}`);
+    }
   }
 
   /**

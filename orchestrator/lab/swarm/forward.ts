@@ -80,13 +80,15 @@ export const CONTROL_SCRIPT = '/metabench/control.mjs';
 export function execPipe(
   docker: Docker,
   container: string,
-  host: string,
+  /** The host to dial, read at each connection when a function (an address that changes). */
+  host: string | (() => string),
   port: number,
   onError: (message: string) => void = () => undefined,
 ): () => Promise<PipeEnds> {
   return async () => {
+    const to = typeof host === 'string' ? host : host();
     const exec = await docker.getContainer(container).exec({
-      Cmd: ['node', CONTROL_SCRIPT, host, String(port)],
+      Cmd: ['node', CONTROL_SCRIPT, to, String(port)],
       AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
@@ -96,7 +98,7 @@ export function execPipe(
       Writable & { destroy(): void };
     const output = new PassThrough();
     const errors = new PassThrough();
-    errors.on('data', (d: Buffer) => onError(`${host}:${port}: ${d.toString().trim()}`));
+    errors.on('data', (d: Buffer) => onError(`${to}:${port}: ${d.toString().trim()}`));
     docker.modem.demuxStream(stream, output, errors);
     stream.once('end', () => output.end());
     stream.once('close', () => output.end());
