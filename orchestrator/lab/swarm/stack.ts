@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 import { BenchError } from '../../../foundation/errors.js';
+import { readCompose as readComposeFile } from '../engine/compose.js';
 import { interpolate } from '../engine/images.js';
 import { apiService, replicaOfService, replicaPortsProblem } from '../engine/replicas.js';
 import { PG_HBA, stackSecrets, withCredentials } from './credentials.js';
@@ -132,9 +132,10 @@ export function dependenciesFirst(doc: Doc): Doc {
   };
 }
 
-/** docker-compose.yml (merge keys resolved) and the folder its relative paths start from. */
+/** docker-compose.yml (merge keys resolved) and the folder its relative paths start from, as a stack's Doc. */
 export function readCompose(file: string): { doc: Doc; dir: string } {
-  return { doc: parse(readFileSync(file, 'utf8'), { merge: true }) as Doc, dir: dirname(resolve(file)) };
+  const c = readComposeFile(file);
+  return { doc: c.doc as Doc, dir: c.dir };
 }
 
 /**
