@@ -16,13 +16,13 @@ test('a closed loop sends less when the service stalls, and its response times h
     return now >= 2000 && now < 3000 ? 3000 - now + 10 : 10;
   });
   const recorder = new Recorder({ windows: [{ name: 'all', startMs: 0, endMs: 10_000 }] });
-  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const dispatch = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const done = driveClosed({
     clock,
     users: 10,
     think: { dist: 'constant', meanMs: 90 },
     rng: seededRng(2),
-    send,
+    dispatch,
     recorder,
     endMs: 5000,
     deadlineMs: Infinity,

@@ -4,7 +4,7 @@ import { isEventTarget } from './abort.js';
 import type { Clock } from '../foundation/clock.js';
 import { sampleDuration, type DurationDist } from '../foundation/distributions.js';
 import type { Origin } from './outcome.js';
-import type { SendAttempt } from './policy/ClientPolicy.js';
+import { sendOf, type Dispatch } from './policy/dispatch.js';
 import type { Recorder } from './record/Recorder.js';
 import type { Rng } from '../foundation/rng.js';
 import type { WorkloadMix } from './workload/mix.js';
@@ -15,7 +15,7 @@ export interface ClosedLoopOptions {
   readonly users: number;
   readonly think: DurationDist;
   readonly rng: Rng;
-  readonly send: SendAttempt;
+  readonly dispatch: Dispatch;
   readonly recorder: Recorder;
   readonly endMs: number;
   readonly deadlineMs: number;
@@ -39,6 +39,8 @@ export async function driveClosed(o: ClosedLoopOptions): Promise<void> {
   let id = 0;
   const stopAt = (): boolean => clock.now() >= o.endMs || (o.stop?.aborted ?? false);
   let nextTickMs = 1000;
+  // A user awaits each request: the comparison loop keeps its promise per origin.
+  const send = sendOf(o.dispatch);
 
   const user = async (u: number): Promise<void> => {
     await clock.sleepUntil((u / o.users) * o.think.meanMs, o.stop);
@@ -52,7 +54,7 @@ export async function driveClosed(o: ClosedLoopOptions): Promise<void> {
         ? { id: id++, intendedMs: t, deadlineMs: t + o.deadlineMs, request: o.mix.next() }
         : { id: id++, intendedMs: t, deadlineMs: t + o.deadlineMs };
       recorder.offered(origin);
-      const r = await o.send({ origin, number: 1 }, run.signal);
+      const r = await send({ origin, number: 1 }, run.signal);
       recorder.outcome(
         origin,
         run.signal.aborted && r.kind !== 'ok' ? { ...r, kind: 'abandoned-at-end', endMs: clock.now() } : r,

@@ -27,7 +27,7 @@ async function runDrive(policyMaxAttempts: number, timeoutMs: number) {
   const transport = stallingService(clock);
   const recorder = new Recorder({ windows: [{ name: 'all', startMs: 0, endMs: 10_000 }] });
   const env = policyEnv(clock, seededRng(3));
-  const send = stack(
+  const dispatch = stack(
     [retry({ maxAttempts: policyMaxAttempts }), observe(recorder), attemptTimeout(timeoutMs)],
     viaTransport(transport, clock),
     env,
@@ -35,7 +35,7 @@ async function runDrive(policyMaxAttempts: number, timeoutMs: number) {
   const done = drive({
     clock,
     arrivals: flatArrivals('constant', 100, 0, 5000),
-    send,
+    dispatch,
     recorder,
     deadlineMs: Infinity,
     drainMs: 5000,
@@ -82,11 +82,11 @@ test('origins still in flight after the drain are recorded as abandoned-at-end',
   const clock = new VirtualClock();
   const transport = new ScriptedTransport(clock, (a) => (a.origin.intendedMs >= 900 ? Infinity : 5));
   const recorder = new Recorder({});
-  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const dispatch = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const done = drive({
     clock,
     arrivals: flatArrivals('constant', 10, 0, 1000),
-    send,
+    dispatch,
     recorder,
     deadlineMs: Infinity,
     drainMs: 100,
@@ -107,13 +107,13 @@ test('a stop signal ends the schedule early and still records every origin', asy
   const clock = new VirtualClock();
   const transport = new ScriptedTransport(clock, () => 50);
   const recorder = new Recorder({});
-  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const dispatch = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const stop = new AbortController();
   clock.timer(500, () => stop.abort());
   const done = drive({
     clock,
     arrivals: flatArrivals('constant', 100, 0, 10_000),
-    send,
+    dispatch,
     recorder,
     deadlineMs: Infinity,
     drainMs: 1000,
@@ -130,9 +130,17 @@ test('a generator that falls more than maxLag behind gives origins up as unsent 
   const clock = new VirtualClock();
   const transport = new ScriptedTransport(clock, () => 5);
   const recorder = new Recorder({});
-  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const dispatch = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const arrivals = flatArrivals('constant', 100, 0, 5000);
-  const done = drive({ clock, arrivals, send, recorder, deadlineMs: Infinity, drainMs: 100, maxLagMs: 500 });
+  const done = drive({
+    clock,
+    arrivals,
+    dispatch,
+    recorder,
+    deadlineMs: Infinity,
+    drainMs: 100,
+    maxLagMs: 500,
+  });
   await clock.advanceTo(999);
   // The clock jumps 2 s while the generator is not running (as if blocked).
   clock.jumpTo(3000);
@@ -155,7 +163,7 @@ test('successive drives on one Recorder (a step test): origin ids go on, earlier
     { classes: ['light', 'heavy'], retainFromMs: 0 },
     { write: (e) => lines.push(e as { e: string }), close: () => Promise.resolve() },
   );
-  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const dispatch = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const mix = new WorkloadMix(
     [
       { name: 'light', share: 0.5, method: 'GET', path: '/work', bodyBytes: 0 },
@@ -171,7 +179,7 @@ test('successive drives on one Recorder (a step test): origin ids go on, earlier
         'constant',
         seededRng(2),
       ),
-      send,
+      dispatch,
       recorder,
       deadlineMs: Infinity,
       drainMs: 1000,
@@ -229,13 +237,13 @@ test('a driver behind its schedule lets I/O run between bursts of 16 sends, and 
   };
   const transport = new ScriptedTransport(clock, () => 1);
   const recorder = new Recorder({ windows: [{ name: 'all', startMs: 0, endMs: 10_000 }] });
-  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const dispatch = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   // Every one of the 100 intended times (0–99 ms) has passed when the driver starts.
   clock.jumpTo(200);
   const done = drive({
     clock: behind,
     arrivals: flatArrivals('constant', 1000, 0, 100),
-    send,
+    dispatch,
     recorder,
     deadlineMs: Infinity,
     drainMs: 1000,

@@ -1,10 +1,10 @@
 import type { AbortSignalLike } from '../foundation/abortSignal.js';
 import { setMaxListeners } from 'node:events';
-import { isEventTarget, nodeController, type BenchController, type NewController } from './abort.js';
+import { isEventTarget } from './abort.js';
 import type { Clock } from '../foundation/clock.js';
 import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
-import type { Origin } from './outcome.js';
-import type { SendAttempt } from './policy/ClientPolicy.js';
+import type { AttemptResult, Origin } from './outcome.js';
+import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './policy/dispatch.js';
 import type { Recorder } from './record/Recorder.js';
 import type { WorkloadMix } from './workload/mix.js';
 
@@ -12,7 +12,7 @@ export interface DriveOptions {
   readonly clock: Clock;
   readonly arrivals: ArrivalProcess;
   /** The top of the client-policy stack. */
-  readonly send: SendAttempt;
+  readonly dispatch: Dispatch;
   readonly recorder: Recorder;
   /** Client deadline per origin, ms after its intended time (Infinity: none). */
   readonly deadlineMs: number;
@@ -30,8 +30,6 @@ export interface DriveOptions {
   readonly maxLagMs?: number;
   /** The first origin's id (default 0); successive drives on one Recorder (a step test) keep ids unique. */
   readonly firstOriginId?: number;
-  /** Makes each origin's AbortController (Node's by default; the simulator passes a lean one). */
-  readonly newController?: NewController;
   /**
    * The send tick, ms (default 0: every origin wakes the driver at its own intended
    * time). With a tick, the driver wakes at most once per tick and sends every arrival
@@ -73,27 +71,12 @@ const BURST = 16;
  * `abandoned-at-end`.
  */
 export async function drive(opts: DriveOptions): Promise<void> {
-  const { clock, arrivals, send, recorder } = opts;
-  // Each origin gets its own AbortController, aborted when the run ends. One signal
-  // shared by every in-flight origin would carry thousands of listeners, and adding or
-  // removing a listener costs O(listeners): during a storm that alone starves the loop.
-  const live = new Set<BenchController>();
-  let ended = false;
+  const { clock, arrivals, dispatch, recorder } = opts;
+  // Each origin is one dispatch with its own handler, kept in `live` until it answers, so
+  // the run's end aborts exactly what is still out (no shared signal with a listener per
+  // origin: adding or removing one costs O(listeners), which during a storm starves the loop).
+  const run = new DriveState(clock, recorder);
   if (isEventTarget(opts.stop)) setMaxListeners(0, opts.stop);
-  const newController = opts.newController ?? nodeController;
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-
-  const settle = (origin: Origin, ctl: BenchController, p: ReturnType<SendAttempt>): void => {
-    p.then((r) => {
-      live.delete(ctl);
-      recorder.outcome(
-        origin,
-        ended && r.kind !== 'ok' ? { ...r, kind: 'abandoned-at-end', endMs: clock.now() } : r,
-      );
-      if (--inFlight === 0 && drained) drained();
-    });
-  };
 
   // The next bucket boundary after now: a drive that starts mid-run (a step test's next
   // step) does not re-tick the buckets before it.
@@ -145,28 +128,76 @@ export async function drive(opts: DriveOptions): Promise<void> {
       ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request: opts.mix.next() }
       : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
     recorder.offered(origin);
-    inFlight++;
-    const ctl = newController();
-    live.add(ctl);
-    settle(origin, ctl, send({ origin, number: 1 }, ctl.signal));
+    new OriginInFlight(run, origin).send(dispatch);
   }
 
-  if (inFlight > 0 && !opts.stop?.aborted) {
+  if (run.live.size > 0 && !opts.stop?.aborted) {
     await new Promise<void>((resolve) => {
       const cancel = clock.timer(clock.now() + opts.drainMs, resolve);
-      drained = () => {
+      run.drained = () => {
         cancel();
         resolve();
       };
       opts.stop?.addEventListener('abort', () => resolve(), { once: true });
     });
   }
-  if (inFlight > 0) {
+  if (run.live.size > 0) {
     await new Promise<void>((resolve) => {
-      drained = resolve;
-      ended = true;
-      for (const ctl of live) ctl.abort();
+      run.drained = resolve;
+      run.ended = true;
+      // An origin may answer inside abort, and leave `live` then: a Set's iteration allows it.
+      for (const o of run.live) o.abort();
     });
   }
   recorder.tick(clock.now());
+}
+
+/** What the origins of one drive share. */
+class DriveState {
+  /** The origins not yet answered. */
+  readonly live = new Set<OriginInFlight>();
+  /** Set once the drain is over: what answers from now on was abandoned at the end. */
+  ended = false;
+  /** Called when the last live origin answers, once the schedule is over. */
+  drained: (() => void) | undefined;
+
+  constructor(
+    readonly clock: Clock,
+    readonly recorder: Recorder,
+  ) {}
+}
+
+/** One origin, from its dispatch to its outcome. */
+class OriginInFlight implements AttemptHandler {
+  private below: InFlight = SETTLED;
+  private done = false;
+
+  constructor(
+    private readonly run: DriveState,
+    private readonly origin: Origin,
+  ) {}
+
+  send(dispatch: Dispatch): void {
+    // Live before the dispatch: the stack may answer inside it.
+    this.run.live.add(this);
+    const below = dispatch({ origin: this.origin, number: 1 }, this);
+    if (!this.done) this.below = below;
+  }
+
+  onResponse(r: AttemptResult): void {
+    if (this.done) return;
+    this.done = true;
+    this.below = SETTLED;
+    const run = this.run;
+    run.live.delete(this);
+    run.recorder.outcome(
+      this.origin,
+      run.ended && r.kind !== 'ok' ? { ...r, kind: 'abandoned-at-end', endMs: run.clock.now() } : r,
+    );
+    if (run.live.size === 0 && run.drained) run.drained();
+  }
+
+  abort(): void {
+    this.below.abort();
+  }
 }

@@ -14,11 +14,11 @@ async function driveLate(sendDelays: ArrayLike<number> | undefined) {
   const clock = new VirtualClock();
   const transport = new ScriptedTransport(clock, () => 5);
   const recorder = new Recorder({ lateness: true });
-  const send = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
+  const dispatch = stack([observe(recorder)], viaTransport(transport, clock), policyEnv(clock, seededRng(1)));
   const done = drive({
     clock,
     arrivals: flatArrivals('constant', 100, 0, 100),
-    send,
+    dispatch,
     recorder,
     deadlineMs: Infinity,
     drainMs: 1000,

@@ -5,7 +5,7 @@ import { flatArrivals } from '../test/helpers/arrivals.js';
 import { seededRng } from '../foundation/rng.js';
 import { drive } from './driver.js';
 import type { AttemptResult } from './outcome.js';
-import type { SendAttempt } from './policy/ClientPolicy.js';
+import { SETTLED, type Dispatch } from './policy/dispatch.js';
 import { Recorder } from './record/Recorder.js';
 
 interface Sent {
@@ -17,16 +17,17 @@ interface Sent {
 async function sends(ratePerS: number, seconds: number, sendTickMs: number | undefined): Promise<Sent[]> {
   const clock = new VirtualClock();
   const out: Sent[] = [];
-  const send: SendAttempt = (a) => {
+  const dispatch: Dispatch = (a, h) => {
     const now = clock.now();
     out.push({ intendedMs: a.origin.intendedMs, sentMs: now });
     const r: AttemptResult = { kind: 'ok', status: 200, sentMs: now, endMs: now, attempt: a.number };
-    return Promise.resolve(r);
+    h.onResponse(r);
+    return SETTLED;
   };
   const done = drive({
     clock,
     arrivals: flatArrivals('poisson', ratePerS, 0, seconds * 1000, seededRng(7, 'arrivals')),
-    send,
+    dispatch,
     recorder: new Recorder({}),
     deadlineMs: Infinity,
     drainMs: 1000,

@@ -1,17 +1,10 @@
-import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Rng } from '../../foundation/rng.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
-import type { Transport } from '../transport/Transport.js';
+import type { Transport, TransportResult } from '../transport/Transport.js';
 import type { PolicyEvent } from './events.js';
-import type { NewController } from '../abort.js';
-
-/**
- * Sends one attempt and settles with its result; never rejects. `signal` is the
- * caller's cancellation (the run ending, a hedge losing, the user abandoning); a
- * policy that gives up on its own (a timeout) aborts only what is below it.
- */
-export type SendAttempt = (attempt: Attempt, signal: AbortSignalLike) => Promise<AttemptResult>;
+import { nodeController, type NewController } from '../abort.js';
+import { nativeDispatchOf, type AttemptHandler, type Dispatch, type TransportHandler } from './dispatch.js';
 
 /**
  * What every policy may use. No policy reads the wall clock or Math.random, so the
@@ -25,9 +18,9 @@ export interface PolicyEnv {
   /** Where policies report what they decided (the Recorder subscribes). Must not block. */
   readonly emit: (event: PolicyEvent) => void;
   /**
-   * Makes the AbortControllers the policies cancel their layers with. Node's own is the
-   * default; the simulator passes a lean one (Node's costs microseconds to create, the
-   * largest single cost of a simulated origin). See bench/abort.ts.
+   * Makes the AbortControllers that cancel promise-form layers (a transport without a
+   * native dispatch, a layer adapted with dispatchOf). Node's own is the default; the runs
+   * pass a lean one (Node's costs microseconds to create). See bench/abort.ts.
    */
   readonly newController?: NewController;
 }
@@ -42,50 +35,91 @@ export function policyEnv(
 }
 
 /**
- * A client policy wraps the layer below it, undici-interceptor style. Policies that
- * loop over attempts (retry, hedge) sit above those that act on one attempt, so every
- * attempt is seen and timed on its own. The full order is documented with the policy registry (orchestrator/spec/policies/index.ts).
+ * A client policy wraps the layer below it, undici-interceptor style: given the layer
+ * below, it returns its own dispatch (bench/policy/dispatch.ts). Policies that loop over
+ * attempts (retry, hedge) sit above those that act on one attempt, so every attempt is
+ * seen and timed on its own. The full order is documented with the policy registry
+ * (orchestrator/spec/policies/index.ts).
  */
-export type ClientPolicy = (next: SendAttempt, env: PolicyEnv) => SendAttempt;
+export type ClientPolicy = (next: Dispatch, env: PolicyEnv) => Dispatch;
 
 /** Builds a stack: `policies[0]` is outermost, `base` innermost. */
-export function stack(policies: readonly ClientPolicy[], base: SendAttempt, env: PolicyEnv): SendAttempt {
-  let send = base;
-  for (let i = policies.length - 1; i >= 0; i--) send = policies[i]!(send, env);
-  return send;
+export function stack(policies: readonly ClientPolicy[], base: Dispatch, env: PolicyEnv): Dispatch {
+  let dispatch = base;
+  for (let i = policies.length - 1; i >= 0; i--) dispatch = policies[i]!(dispatch, env);
+  return dispatch;
+}
+
+export interface ViaTransportOptions {
+  /** Headers every attempt carries; the attempt's own (set by policies) are added over them. */
+  readonly headers?: Record<string, string>;
+  /** The controllers of a promise-form transport's attempts (Node's by default). */
+  readonly newController?: NewController;
 }
 
 /**
  * The innermost layer: a transport, with send and completion times read from the
- * clock. The attempt's own headers (set by policies) are added to `headers`.
+ * clock. A transport with a native `dispatch` (the simulator's) is called through it, with
+ * no promise per attempt; any other (the lab's HTTP) through its promise `send`, with one
+ * controller per attempt, which is the attempt's InFlight.
  */
-export function viaTransport(
-  transport: Transport,
-  clock: Clock,
-  headers?: Record<string, string>,
-): SendAttempt {
-  return async (attempt, signal) => {
-    const h = attempt.headers ? { ...headers, ...attempt.headers } : headers;
-    const calledMs = clock.now();
-    const r = await transport.send(attempt, h, signal);
-    // A wait for a connection inside the client is not service time: sentMs is when it left.
-    const wait = r.clientWaitMs ?? 0;
-    const out: AttemptResult = {
-      kind: r.kind,
-      status: r.status,
-      sentMs: calledMs + wait,
-      endMs: clock.now(),
-      attempt: attempt.number,
-    };
-    // The common answer (no wait, no stream, no Retry-After) is this one object.
-    if (wait <= 0 && !r.stream && r.retryAfterMs === undefined) return out;
-    const withWait: AttemptResult = {
-      ...out,
-      ...(wait > 0 ? { clientWaitMs: wait } : {}),
-      ...(r.stream ? { stream: r.stream } : {}),
-    };
-    return r.retryAfterMs === undefined ? withWait : { ...withWait, retryAfterMs: r.retryAfterMs };
+export function viaTransport(transport: Transport, clock: Clock, opts: ViaTransportOptions = {}): Dispatch {
+  const headers = opts.headers;
+  const native = nativeDispatchOf(transport);
+  if (native)
+    return (attempt, handler) =>
+      native(attempt, headersOf(attempt, headers), new TransportAttempt(clock, attempt, handler));
+  const newController = opts.newController ?? nodeController;
+  return (attempt, handler) => {
+    const ctl = newController();
+    const t = new TransportAttempt(clock, attempt, handler);
+    void transport.send(attempt, headersOf(attempt, headers), ctl.signal).then(t.onResultBound);
+    return ctl;
   };
+}
+
+function headersOf(
+  attempt: Attempt,
+  headers: Record<string, string> | undefined,
+): Record<string, string> | undefined {
+  return attempt.headers ? { ...headers, ...attempt.headers } : headers;
+}
+
+/** One attempt at the transport: turns its result into the attempt's, timed by the clock. */
+class TransportAttempt implements TransportHandler {
+  private readonly calledMs: number;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly attempt: Attempt,
+    private readonly handler: AttemptHandler,
+  ) {
+    this.calledMs = clock.now();
+  }
+
+  /** For the promise form: `then` needs a function. */
+  get onResultBound(): (r: TransportResult) => void {
+    return (r) => this.onResult(r);
+  }
+
+  onResult(r: TransportResult): void {
+    this.handler.onResponse(attemptResult(r, this.calledMs, this.clock.now(), this.attempt.number));
+  }
+}
+
+/** A transport's result as the attempt's: `calledMs` is when the transport was called. */
+function attemptResult(r: TransportResult, calledMs: number, endMs: number, attempt: number): AttemptResult {
+  // A wait for a connection inside the client is not service time: sentMs is when it left.
+  const wait = r.clientWaitMs ?? 0;
+  const out: AttemptResult = { kind: r.kind, status: r.status, sentMs: calledMs + wait, endMs, attempt };
+  // The common answer (no wait, no stream, no Retry-After) is this one object.
+  if (wait <= 0 && !r.stream && r.retryAfterMs === undefined) return out;
+  const withWait: AttemptResult = {
+    ...out,
+    ...(wait > 0 ? { clientWaitMs: wait } : {}),
+    ...(r.stream ? { stream: r.stream } : {}),
+  };
+  return r.retryAfterMs === undefined ? withWait : { ...withWait, retryAfterMs: r.retryAfterMs };
 }
 
 /**

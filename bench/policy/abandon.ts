@@ -1,5 +1,7 @@
 import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
-import type { ClientPolicy } from './ClientPolicy.js';
+import type { Attempt, AttemptResult } from '../outcome.js';
+import type { ClientPolicy, PolicyEnv } from './ClientPolicy.js';
+import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './dispatch.js';
 
 export interface AbandonOptions {
   /** The fraction of users (origins) who may give up, 0..1. */
@@ -18,24 +20,48 @@ export interface AbandonOptions {
 export function abandon(o: AbandonOptions): ClientPolicy {
   if (!(o.fraction >= 0 && o.fraction <= 1))
     throw new RangeError(`fraction must be in [0, 1] (got ${o.fraction})`);
-  return (next, env) => async (first, signal) => {
-    if (o.fraction === 0 || env.rng.next() >= o.fraction) return next(first, signal);
-    const patienceMs = sampleDuration(o.patience, env.rng);
-    const ctl = env.newController?.() ?? new AbortController();
-    let gaveUpMs = -1;
-    const cancel = env.clock.timer(first.origin.intendedMs + patienceMs, () => {
-      gaveUpMs = env.clock.now();
-      ctl.abort();
-    });
-    const onOuterAbort = (): void => ctl.abort();
-    signal.addEventListener('abort', onOuterAbort, { once: true });
-    try {
-      // Waits for the layers below to settle so every attempt is recorded before the outcome.
-      const r = await next(first, ctl.signal);
-      return gaveUpMs >= 0 ? { ...r, kind: 'abandoned', status: 0, endMs: gaveUpMs } : r;
-    } finally {
-      cancel();
-      signal.removeEventListener('abort', onOuterAbort);
-    }
+  return (next, env) => (first, handler) => {
+    if (o.fraction === 0 || env.rng.next() >= o.fraction) return next(first, handler);
+    return new PatientOrigin(next, env, sampleDuration(o.patience, env.rng), first, handler);
   };
+}
+
+/** An origin whose user may give up: at the end of its patience it aborts what is below. */
+class PatientOrigin implements AttemptHandler, InFlight {
+  private below: InFlight = SETTLED;
+  private gaveUpMs = -1;
+  private done = false;
+  private readonly cancel: () => void;
+
+  constructor(
+    next: Dispatch,
+    private readonly env: PolicyEnv,
+    patienceMs: number,
+    first: Attempt,
+    private readonly handler: AttemptHandler,
+  ) {
+    this.cancel = env.clock.timer(first.origin.intendedMs + patienceMs, () => this.giveUp());
+    const below = next(first, this);
+    if (!this.done) this.below = below;
+  }
+
+  // Answered once the layers below have settled, so every attempt is recorded before the outcome.
+  onResponse(r: AttemptResult): void {
+    if (this.done) return;
+    this.done = true;
+    this.cancel();
+    this.below = SETTLED;
+    const at = this.gaveUpMs;
+    this.handler.onResponse(at >= 0 ? { ...r, kind: 'abandoned', status: 0, endMs: at } : r);
+  }
+
+  abort(): void {
+    this.below.abort();
+  }
+
+  private giveUp(): void {
+    if (this.done) return;
+    this.gaveUpMs = this.env.clock.now();
+    this.below.abort();
+  }
 }

@@ -7,12 +7,23 @@ import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
 import { drive } from '../driver.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
-import { balance, BALANCE_POLICIES, Balancer, LEAST_LATENCY_ALPHA, type BalancePolicy } from './balance.js';
+import {
+  balance as balanceLegacy,
+  BALANCE_POLICIES,
+  Balancer,
+  LEAST_LATENCY_ALPHA,
+  type BalancePolicy,
+} from './balance.js';
 import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
-import { hedge } from './hedge.js';
+import { hedge as hedgeLegacy } from './hedge.js';
 import { observe } from './observe.js';
 import { retry } from './retry.js';
 import { attemptTimeout } from './timeout.js';
+import { legacyPolicy } from './legacyPromise.js';
+
+// TEMPORARY (legacyPromise.ts): the promise-form balance in the dispatch stacks below.
+const balance = (...a: Parameters<typeof balanceLegacy>): ClientPolicy => legacyPolicy(balanceLegacy(...a));
+const hedge = (...a: Parameters<typeof hedgeLegacy>): ClientPolicy => legacyPolicy(hedgeLegacy(...a));
 
 interface Scenario {
   readonly replicas: number;
@@ -61,11 +72,11 @@ async function run(policy: BalancePolicy, s: Scenario) {
     attemptTimeout(1000),
   ];
   const env = policyEnv(clock, seededRng(s.seed ?? 1, 'client'), { emit: (e) => recorder.policy(e) });
-  const send = stack(policies, viaTransport(transport, clock), env);
+  const dispatch = stack(policies, viaTransport(transport, clock), env);
   const done = drive({
     clock,
     arrivals: flatArrivals('constant', s.ratePerS, 0, s.durationMs),
-    send,
+    dispatch,
     recorder,
     deadlineMs: Infinity,
     drainMs: 10_000,

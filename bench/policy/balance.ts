@@ -1,5 +1,5 @@
 import type { Rng } from '../../foundation/rng.js';
-import type { ClientPolicy } from './ClientPolicy.js';
+import type { LegacyPolicy as ClientPolicy } from './legacyPromise.js'; // TEMPORARY (legacyPromise.ts)
 
 /**
  * How the client picks the api replica of each attempt (DESIGN.md §4): the load balancer

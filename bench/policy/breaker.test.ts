@@ -4,9 +4,15 @@ import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng } from '../../foundation/rng.js';
 import type { AttemptResult, Origin } from '../outcome.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
-import { breaker, CircuitBreaker, SamplingBreaker, type BreakerPass } from './breaker.js';
+import { breaker as breakerLegacy, CircuitBreaker, SamplingBreaker, type BreakerPass } from './breaker.js';
 import { policyEnv, stack, viaTransport } from './ClientPolicy.js';
+import { sendOf } from './dispatch.js';
 import type { BreakerState, PolicyEvent } from './events.js';
+import { legacyPolicy } from './legacyPromise.js';
+import type { ClientPolicy } from './ClientPolicy.js';
+
+// TEMPORARY (legacyPromise.ts): the promise-form breaker in the dispatch stacks below.
+const breaker = (...a: Parameters<typeof breakerLegacy>): ClientPolicy => legacyPolicy(breakerLegacy(...a));
 
 const OK = { kind: 'ok', status: 200 } as const;
 const TIMEOUT = { kind: 'timeout', status: 0 } as const;
@@ -156,10 +162,12 @@ test('as a policy: a refused attempt is never sent, comes back as breaker-open a
   // Opens on the second failure: every attempt failed, and the window holds two.
   const opensOnSecond = new SamplingBreaker({ failureRatio: 1, windowMs: 10_000, minVolume: 2 });
   const cb = new CircuitBreaker(opensOnSecond, { openMs: 1000, probes: 1 }, clock);
-  const send = stack(
-    [breaker(cb)],
-    viaTransport(transport, clock),
-    policyEnv(clock, seededRng(1), { client: 3, emit: (e) => events.push(e) }),
+  const send = sendOf(
+    stack(
+      [breaker(cb)],
+      viaTransport(transport, clock),
+      policyEnv(clock, seededRng(1), { client: 3, emit: (e) => events.push(e) }),
+    ),
   );
   const origin: Origin = { id: 9, intendedMs: 0, deadlineMs: Infinity };
   const results: AttemptResult[] = [];

@@ -1,6 +1,7 @@
 import type { Clock } from '../../foundation/clock.js';
 import type { AttemptResult } from '../outcome.js';
-import { refuse, type ClientPolicy } from './ClientPolicy.js';
+import { refuse } from './ClientPolicy.js';
+import type { LegacyPolicy as ClientPolicy } from './legacyPromise.js'; // TEMPORARY (legacyPromise.ts)
 import type { BreakerState } from './events.js';
 import { SlidingCounts } from './window.js';
 

@@ -1,7 +1,8 @@
 import type { NewController } from '../abort.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Rng } from '../../foundation/rng.js';
-import { stack, type ClientPolicy, type PolicyEnv, type SendAttempt } from './ClientPolicy.js';
+import { stack, type ClientPolicy, type PolicyEnv } from './ClientPolicy.js';
+import type { Dispatch } from './dispatch.js';
 import type { PolicyEvent } from './events.js';
 
 /**
@@ -34,7 +35,7 @@ export interface StackPart<M, S> {
 /** One client: its stack and the state it shares across its origins (one explicit object). */
 export interface ClientInstance<S> {
   readonly id: number;
-  readonly send: SendAttempt;
+  readonly dispatch: Dispatch;
   readonly state: S;
 }
 
@@ -47,7 +48,7 @@ export function buildClientInstance<M, S extends object>(
   model: M,
   parts: readonly StackPart<M, S>[],
   id: number,
-  base: SendAttempt,
+  base: Dispatch,
   env: PolicyEnv,
   observe: ClientPolicy,
 ): ClientInstance<S> {
@@ -55,12 +56,12 @@ export function buildClientInstance<M, S extends object>(
   for (const p of parts) if (p.state) state = { ...state, ...p.state(model, env) };
   const ctx: LayerContext<S> = { env, state, observe };
   const policies = parts.flatMap((p) => p.layer?.(model, ctx) ?? []);
-  return { id, send: stack(policies, base, env), state };
+  return { id, dispatch: stack(policies, base, env), state };
 }
 
 export interface Clients<S> {
   /** The load's entry point: origin i goes to client i mod K. */
-  readonly send: SendAttempt;
+  readonly dispatch: Dispatch;
   readonly instances: readonly ClientInstance<S>[];
   /** Stops the clients' timers (breakers), at the end of a run. */
   dispose(): void;
@@ -75,7 +76,7 @@ export interface Clients<S> {
 export function buildClients<M extends { readonly instances: number }, S extends object>(
   model: M,
   parts: readonly StackPart<M, S>[],
-  base: SendAttempt,
+  base: Dispatch,
   ctx: {
     readonly clock: Clock;
     readonly rngFor: (client: number) => Rng;
@@ -106,9 +107,9 @@ export function buildClients<M extends { readonly instances: number }, S extends
         ctx.observe,
       ),
     );
-  const only = instances[0]!.send;
+  const only = instances[0]!.dispatch;
   return {
-    send: k === 1 ? only : (a, s) => instances[a.origin.id % k]!.send(a, s),
+    dispatch: k === 1 ? only : (a, h) => instances[a.origin.id % k]!.dispatch(a, h),
     instances,
     dispose: () => instances.forEach((c) => parts.forEach((p) => p.dispose?.(c.state))),
   };

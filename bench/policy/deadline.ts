@@ -5,10 +5,10 @@ export { DEADLINE_HEADER };
 
 /** Adds DEADLINE_HEADER to each attempt. Sits innermost, right above the transport. */
 export function propagateDeadline(): ClientPolicy {
-  return (next, env) => (attempt, signal) => {
+  return (next, env) => (attempt, handler) => {
     const d = attempt.origin.deadlineMs;
-    if (!Number.isFinite(d)) return next(attempt, signal);
+    if (!Number.isFinite(d)) return next(attempt, handler);
     const leftMs = Math.max(0, Math.floor(d - env.clock.now()));
-    return next({ ...attempt, headers: { ...attempt.headers, [DEADLINE_HEADER]: String(leftMs) } }, signal);
+    return next({ ...attempt, headers: { ...attempt.headers, [DEADLINE_HEADER]: String(leftMs) } }, handler);
   };
 }

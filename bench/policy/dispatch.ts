@@ -1,6 +1,6 @@
 import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
-import type { TransportResult } from '../transport/Transport.js';
+import type { Transport, TransportResult } from '../transport/Transport.js';
 import { nodeController, type NewController } from '../abort.js';
 
 /**
@@ -83,4 +83,15 @@ export function dispatchOf(send: SendAttempt, newController: NewController = nod
     void send(attempt, ctl.signal).then((r) => handler.onResponse(r));
     return { abort: () => ctl.abort() };
   };
+}
+
+/**
+ * The transport's native dispatch, or undefined for a transport that only sends promises.
+ * TEMPORARY guard on the arity: until the simulator's transport dispatches natively
+ * (branch sim-engine), it has a private method of that name with another signature; then
+ * `dispatch?` joins the Transport interface and this is a plain presence check.
+ */
+export function nativeDispatchOf(t: Transport): DispatchTransport['dispatch'] | undefined {
+  const d = (t as Partial<DispatchTransport>).dispatch;
+  return typeof d === 'function' && d.length === 3 ? d.bind(t) : undefined;
 }

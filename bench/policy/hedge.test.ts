@@ -7,11 +7,16 @@ import { Recorder } from '../record/Recorder.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
 import { awsBudget } from './budget.js';
 import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
+import { sendOf } from './dispatch.js';
 import type { PolicyEvent } from './events.js';
-import { hedge } from './hedge.js';
+import { hedge as hedgeLegacy } from './hedge.js';
 import { observe } from './observe.js';
 import { retry } from './retry.js';
 import { attemptTimeout } from './timeout.js';
+import { legacyPolicy } from './legacyPromise.js';
+
+// TEMPORARY (legacyPromise.ts): the promise-form hedge in the dispatch stacks below.
+const hedge = (...a: Parameters<typeof hedgeLegacy>): ClientPolicy => legacyPolicy(hedgeLegacy(...a));
 
 function setup(
   latency: (a: Attempt) => number,
@@ -32,7 +37,7 @@ function setup(
       recorder.policy(e);
     },
   });
-  const send = stack(policies(observe(recorder)), viaTransport(transport, clock), env);
+  const send = sendOf(stack(policies(observe(recorder)), viaTransport(transport, clock), env));
   const origin: Origin = { id: 7, intendedMs: 0, deadlineMs: Infinity };
   const go = async (signal = new AbortController().signal): Promise<AttemptResult> => {
     const p = send({ origin, number: 1 }, signal);

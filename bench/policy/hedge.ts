@@ -1,7 +1,7 @@
 import type { Attempt, AttemptResult } from '../outcome.js';
 import type { BenchController } from '../abort.js';
 import type { RetryBudget } from './budget.js';
-import type { ClientPolicy } from './ClientPolicy.js';
+import type { LegacyPolicy as ClientPolicy } from './legacyPromise.js'; // TEMPORARY (legacyPromise.ts)
 
 export interface HedgeOptions {
   /** Send a hedge when the attempt has had no answer for this long, ms. */

@@ -1,6 +1,8 @@
 import type { Clock } from '../../foundation/clock.js';
 import type { Recorder } from '../record/Recorder.js';
+import type { Attempt, AttemptResult } from '../outcome.js';
 import type { ClientPolicy } from './ClientPolicy.js';
+import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './dispatch.js';
 
 /**
  * Records every attempt that reaches the transport. Sits below retry, hedge, breaker
@@ -13,11 +15,41 @@ import type { ClientPolicy } from './ClientPolicy.js';
  * cannot: Recorder.lastCompleteBucket).
  */
 export function observe(recorder: Recorder, clock?: Clock): ClientPolicy {
-  return (next) => async (attempt, signal) => {
-    const started = clock ? recorder.attemptStarted(clock.now()) : undefined;
-    let r = await next(attempt, signal);
-    if (signal.aborted && r.kind !== 'ok') r = { ...r, kind: 'cancelled', status: 0 };
-    recorder.attempt(attempt, r, started);
-    return r;
-  };
+  return (next) => (attempt, handler) => new ObservedAttempt(next, recorder, clock, attempt, handler);
+}
+
+/** One attempt on its way to the transport, recorded when it answers. */
+class ObservedAttempt implements AttemptHandler, InFlight {
+  private below: InFlight = SETTLED;
+  private readonly started: number | undefined;
+  private aborted = false;
+  private done = false;
+
+  constructor(
+    next: Dispatch,
+    private readonly recorder: Recorder,
+    clock: Clock | undefined,
+    private readonly attempt: Attempt,
+    private readonly handler: AttemptHandler,
+  ) {
+    this.started = clock ? recorder.attemptStarted(clock.now()) : undefined;
+    const below = next(attempt, this);
+    if (!this.done) this.below = below;
+  }
+
+  onResponse(result: AttemptResult): void {
+    if (this.done) return;
+    this.done = true;
+    this.below = SETTLED;
+    const r =
+      this.aborted && result.kind !== 'ok' ? { ...result, kind: 'cancelled' as const, status: 0 } : result;
+    this.recorder.attempt(this.attempt, r, this.started);
+    this.handler.onResponse(r);
+  }
+
+  abort(): void {
+    if (this.done) return;
+    this.aborted = true;
+    this.below.abort();
+  }
 }

@@ -9,6 +9,7 @@ import { abandon } from './abandon.js';
 import { exponential, fixed } from './backoff.js';
 import { ratioBudget } from './budget.js';
 import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
+import { sendOf } from './dispatch.js';
 import { DEADLINE_HEADER, propagateDeadline } from './deadline.js';
 import type { PolicyEvent } from './events.js';
 import { observe } from './observe.js';
@@ -24,11 +25,13 @@ function setup(latency: (n: number) => number, kind: (n: number) => AttemptResul
   );
   const env = policyEnv(clock, seededRng(1));
   const seen: AttemptResult[] = [];
-  const record: ClientPolicy = (next) => async (a, s) => {
-    const r = await next(a, s);
-    seen.push(r);
-    return r;
-  };
+  const record: ClientPolicy = (next) => (a, h) =>
+    next(a, {
+      onResponse(r) {
+        seen.push(r);
+        h.onResponse(r);
+      },
+    });
   return { clock, transport, env, seen, record };
 }
 
@@ -36,7 +39,7 @@ const origin = (deadlineMs = Number.POSITIVE_INFINITY): Origin => ({ id: 1, inte
 
 test('the attempt timeout aborts a slow attempt at exactly its limit', async () => {
   const { clock, transport, env } = setup(() => 800);
-  const send = stack([attemptTimeout(500)], viaTransport(transport, clock), env);
+  const send = sendOf(stack([attemptTimeout(500)], viaTransport(transport, clock), env));
   const p = send({ origin: origin(), number: 1 }, new AbortController().signal);
   await clock.runUntilIdle();
   const r = await p;
@@ -47,10 +50,8 @@ test('the attempt timeout aborts a slow attempt at exactly its limit', async () 
 
 test('immediate retry re-sends at once after each timeout, up to maxAttempts in all', async () => {
   const { clock, transport, env, seen, record } = setup(() => 800);
-  const send = stack(
-    [retry({ maxAttempts: 4 }), record, attemptTimeout(500)],
-    viaTransport(transport, clock),
-    env,
+  const send = sendOf(
+    stack([retry({ maxAttempts: 4 }), record, attemptTimeout(500)], viaTransport(transport, clock), env),
   );
   const p = send({ origin: origin(), number: 1 }, new AbortController().signal);
   await clock.runUntilIdle();
@@ -71,7 +72,9 @@ test('immediate retry re-sends at once after each timeout, up to maxAttempts in 
 
 test('a success ends the retries', async () => {
   const { clock, transport, env } = setup((n) => (n < 3 ? 800 : 10));
-  const send = stack([retry({ maxAttempts: 4 }), attemptTimeout(500)], viaTransport(transport, clock), env);
+  const send = sendOf(
+    stack([retry({ maxAttempts: 4 }), attemptTimeout(500)], viaTransport(transport, clock), env),
+  );
   const p = send({ origin: origin(), number: 1 }, new AbortController().signal);
   await clock.runUntilIdle();
   const r = await p;
@@ -92,10 +95,8 @@ test('maxAttempts 1 sends once; a 4xx is never retried; a 5xx is', async () => {
       () => 5,
       () => kind,
     );
-    const send = stack(
-      [retry({ maxAttempts: max }), attemptTimeout(500)],
-      viaTransport(transport, clock),
-      env,
+    const send = sendOf(
+      stack([retry({ maxAttempts: max }), attemptTimeout(500)], viaTransport(transport, clock), env),
     );
     const p = send({ origin: origin(), number: 1 }, new AbortController().signal);
     await clock.runUntilIdle();
@@ -106,7 +107,9 @@ test('maxAttempts 1 sends once; a 4xx is never retried; a 5xx is', async () => {
 
 test("the origin's deadline cuts both the attempt and the retries", async () => {
   const { clock, transport, env } = setup(() => 800);
-  const send = stack([retry({ maxAttempts: 10 }), attemptTimeout(500)], viaTransport(transport, clock), env);
+  const send = sendOf(
+    stack([retry({ maxAttempts: 10 }), attemptTimeout(500)], viaTransport(transport, clock), env),
+  );
   const p = send({ origin: origin(1200), number: 1 }, new AbortController().signal);
   await clock.runUntilIdle();
   const r = await p;
@@ -131,7 +134,7 @@ function retrySetup(
   const transport = new ScriptedTransport(clock, latency, kind, extras);
   const events: PolicyEvent[] = [];
   const env = policyEnv(clock, seededRng(1), { emit: (e) => events.push(e) });
-  const send = stack([retry(opts), attemptTimeout(500)], viaTransport(transport, clock), env);
+  const send = sendOf(stack([retry(opts), attemptTimeout(500)], viaTransport(transport, clock), env));
   const go = async (o: Origin = origin()): Promise<AttemptResult> => {
     const p = send({ origin: o, number: 1 }, new AbortController().signal);
     await clock.runUntilIdle();
@@ -265,10 +268,12 @@ test('each attempt carries the remaining deadline in x-deadline-ms, in whole ms 
   const clock = new VirtualClock();
   const transport = new ScriptedTransport(clock, (a) => (a.number < 3 ? 300.7 : 5));
   const env = policyEnv(clock, seededRng(1));
-  const send = stack(
-    [retry({ maxAttempts: 4, backoff: fixed(50) }), attemptTimeout(200), propagateDeadline()],
-    viaTransport(transport, clock),
-    env,
+  const send = sendOf(
+    stack(
+      [retry({ maxAttempts: 4, backoff: fixed(50) }), attemptTimeout(200), propagateDeadline()],
+      viaTransport(transport, clock),
+      env,
+    ),
   );
   const o: Origin = { id: 1, intendedMs: 10, deadlineMs: 10 + 1000 };
   await clock.advanceTo(10.4);
@@ -295,15 +300,17 @@ test('a user whose patience runs out abandons: attempts in flight are cancelled,
   const transport = new ScriptedTransport(clock, () => 800);
   const recorder = new Recorder({});
   const env = policyEnv(clock, seededRng(1));
-  const send = stack(
-    [
-      abandon({ fraction: 1, patience: { dist: 'constant', meanMs: 1200 } }),
-      retry({ maxAttempts: 10 }),
-      observe(recorder),
-      attemptTimeout(500),
-    ],
-    viaTransport(transport, clock),
-    env,
+  const send = sendOf(
+    stack(
+      [
+        abandon({ fraction: 1, patience: { dist: 'constant', meanMs: 1200 } }),
+        retry({ maxAttempts: 10 }),
+        observe(recorder),
+        attemptTimeout(500),
+      ],
+      viaTransport(transport, clock),
+      env,
+    ),
   );
   const o: Origin = { id: 1, intendedMs: 100, deadlineMs: Infinity };
   await clock.advanceTo(100);
@@ -324,10 +331,12 @@ test('abandonment: only the declared fraction of users may give up, and only whe
   const clock = new VirtualClock();
   const transport = new ScriptedTransport(clock, (a) => (a.origin.id % 2 === 0 ? 100 : 5000));
   const env = policyEnv(clock, seededRng(9));
-  const send = stack(
-    [abandon({ fraction: 0.3, patience: { dist: 'exponential', meanMs: 1000 } })],
-    viaTransport(transport, clock),
-    env,
+  const send = sendOf(
+    stack(
+      [abandon({ fraction: 0.3, patience: { dist: 'exponential', meanMs: 1000 } })],
+      viaTransport(transport, clock),
+      env,
+    ),
   );
   const n = 4000;
   const ps: Promise<AttemptResult>[] = [];

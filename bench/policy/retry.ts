@@ -1,9 +1,8 @@
-import type { AbortSignalLike } from '../../foundation/abortSignal.js';
-import { lastNumberOf, type AttemptResult } from '../outcome.js';
+import { lastNumberOf, type Attempt, type AttemptResult, type Origin } from '../outcome.js';
 import { immediate, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
-import type { ClientPolicy } from './ClientPolicy.js';
-import type { Clock } from '../../foundation/clock.js';
+import type { ClientPolicy, PolicyEnv } from './ClientPolicy.js';
+import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './dispatch.js';
 
 /**
  * What a retry may follow. Never a 4xx other than 429: the request itself was wrong.
@@ -65,75 +64,137 @@ export interface RetryOptions {
  */
 export function retry(opts: RetryOptions): ClientPolicy {
   if (!(opts.maxAttempts >= 1)) throw new RangeError(`maxAttempts must be >= 1 (got ${opts.maxAttempts})`);
-  const max = opts.maxAttempts;
-  const on = opts.retryOn ?? RETRY_ON;
-  const budget = opts.budget;
-  const start = opts.backoff ?? immediate();
-  const otherReplica = opts.otherReplica === true;
-  return (next, env) => async (first, signal) => {
-    const origin = first.origin;
-    budget?.onRequest();
-    let backoff = start;
-    let paid = 0;
-    let r = await next(first, signal);
-    for (let tries = 1; ; tries++) {
-      if (r.kind === 'ok') {
-        budget?.onSuccess(paid);
-        return r;
-      }
-      if (signal.aborted || !isRetryable(r, on)) return r;
-      const now = env.clock.now();
-      const deny = (reason: 'budget' | 'deadline' | 'max-attempts'): AttemptResult => {
-        env.emit({ type: 'retry-denied', client: env.client, origin: origin.id, reason, atMs: now });
-        return r;
-      };
-      if (tries >= max) return max > 1 ? deny('max-attempts') : r;
-      backoff = backoff.next(env.rng);
-      const delayMs = Math.max(backoff.delayMs, r.retryAfterMs ?? 0);
-      if (now + delayMs >= origin.deadlineMs) return deny('deadline');
-      if (budget) {
-        paid = budget.acquire(r.kind);
-        if (paid === 0) return deny('budget');
-      }
-      const number = lastNumberOf(r) + 1;
-      env.emit({
-        type: 'retry',
-        client: env.client,
-        origin: origin.id,
-        number,
-        after: r.kind,
-        delayMs,
-        atMs: now,
-      });
-      if (delayMs > 0) {
-        await wait(env.clock, now + delayMs, signal);
-        if (signal.aborted) return r;
-      }
-      // r.replica is set only when a balancer picked it: there is another replica to go to.
-      r = await next(
-        otherReplica && r.replica !== undefined
-          ? { origin, number, avoidReplica: r.replica }
-          : { origin, number },
-        signal,
-      );
-    }
+  const rules: RetryRules = {
+    max: opts.maxAttempts,
+    on: opts.retryOn ?? RETRY_ON,
+    budget: opts.budget,
+    start: opts.backoff ?? immediate(),
+    otherReplica: opts.otherReplica === true,
   };
+  return (next, env) => (first, handler) => new RetryingOrigin(next, env, rules, first, handler);
+}
+
+/** A retry layer's options, resolved once. */
+interface RetryRules {
+  readonly max: number;
+  readonly on: readonly RetryOn[];
+  readonly budget: RetryBudget | undefined;
+  readonly start: Backoff;
+  readonly otherReplica: boolean;
 }
 
 /**
- * Resolves at `atMs` or when `signal` aborts. A plain clock timer, not sleepUntil: a
- * retry's wait needs no sub-millisecond precision, and thousands of waits spinning
- * out their last millisecond would cost the load generator CPU during a storm.
+ * One origin's tries, one after another. The layer below may answer inside `next` (a
+ * retry then goes out from inside the previous try's answer) or inside `abort`.
  */
-function wait(clock: Clock, atMs: number, signal: AbortSignalLike): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
+class RetryingOrigin implements AttemptHandler, InFlight {
+  private below: InFlight = SETTLED;
+  private backoff: Backoff;
+  private paid = 0;
+  private tries = 0;
+  /** Bumped per try sent: a try that answered (and retried) inside `next` is not kept as `below`. */
+  private sent = 0;
+  private aborted = false;
+  private done = false;
+  /** The failed try a backoff wait follows, and the wait's cancel; undefined when not waiting. */
+  private last: AttemptResult | undefined;
+  private cancelWait: (() => void) | undefined;
+  private readonly origin: Origin;
+
+  constructor(
+    private readonly next: Dispatch,
+    private readonly env: PolicyEnv,
+    private readonly rules: RetryRules,
+    first: Attempt,
+    private readonly handler: AttemptHandler,
+  ) {
+    this.origin = first.origin;
+    this.backoff = rules.start;
+    rules.budget?.onRequest();
+    this.send(first);
+  }
+
+  onResponse(r: AttemptResult): void {
+    if (this.done) return;
+    const tries = ++this.tries;
+    const { rules, env, origin } = this;
+    if (r.kind === 'ok') {
+      rules.budget?.onSuccess(this.paid);
+      return this.finish(r);
+    }
+    if (this.aborted || !isRetryable(r, rules.on)) return this.finish(r);
+    const now = env.clock.now();
+    if (tries >= rules.max) return rules.max > 1 ? this.deny(r, 'max-attempts', now) : this.finish(r);
+    this.backoff = this.backoff.next(env.rng);
+    const delayMs = Math.max(this.backoff.delayMs, r.retryAfterMs ?? 0);
+    if (now + delayMs >= origin.deadlineMs) return this.deny(r, 'deadline', now);
+    if (rules.budget) {
+      this.paid = rules.budget.acquire(r.kind);
+      if (this.paid === 0) return this.deny(r, 'budget', now);
+    }
+    env.emit({
+      type: 'retry',
+      client: env.client,
+      origin: origin.id,
+      number: lastNumberOf(r) + 1,
+      after: r.kind,
+      delayMs,
+      atMs: now,
+    });
+    this.below = SETTLED;
+    this.last = r;
+    // A plain clock timer, not sleepUntil: a retry's wait needs no sub-millisecond
+    // precision, and thousands of waits spinning out their last millisecond would cost
+    // the load generator CPU during a storm.
+    if (delayMs > 0) this.cancelWait = env.clock.timer(now + delayMs, () => this.afterWait());
+    else this.sendRetry();
+  }
+
+  abort(): void {
+    if (this.done || this.aborted) return;
+    this.aborted = true;
+    const cancel = this.cancelWait;
+    if (cancel) {
+      // Cut the wait short: the origin ends with the try the wait followed.
+      this.cancelWait = undefined;
       cancel();
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const cancel = clock.timer(atMs, done);
-    signal.addEventListener('abort', done, { once: true });
-  });
+      this.finish(this.last!);
+    } else this.below.abort();
+  }
+
+  private afterWait(): void {
+    this.cancelWait = undefined;
+    this.sendRetry();
+  }
+
+  /** The next try, after `last` failed. */
+  private sendRetry(): void {
+    const r = this.last!;
+    this.last = undefined;
+    const number = lastNumberOf(r) + 1;
+    // r.replica is set only when a balancer picked it: there is another replica to go to.
+    this.send(
+      this.rules.otherReplica && r.replica !== undefined
+        ? { origin: this.origin, number, avoidReplica: r.replica }
+        : { origin: this.origin, number },
+    );
+  }
+
+  private send(a: Attempt): void {
+    const n = ++this.sent;
+    const below = this.next(a, this);
+    if (n === this.sent && !this.done && this.last === undefined) this.below = below;
+  }
+
+  private deny(r: AttemptResult, reason: 'budget' | 'deadline' | 'max-attempts', atMs: number): void {
+    const env = this.env;
+    env.emit({ type: 'retry-denied', client: env.client, origin: this.origin.id, reason, atMs });
+    this.finish(r);
+  }
+
+  private finish(r: AttemptResult): void {
+    this.done = true;
+    this.below = SETTLED;
+    this.handler.onResponse(r);
+  }
 }

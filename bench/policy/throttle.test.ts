@@ -5,8 +5,15 @@ import { seededRng, type Rng } from '../../foundation/rng.js';
 import type { Origin } from '../outcome.js';
 import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
 import { policyEnv, stack, viaTransport } from './ClientPolicy.js';
+import { sendOf } from './dispatch.js';
 import type { PolicyEvent } from './events.js';
-import { AdaptiveThrottle, throttle } from './throttle.js';
+import { AdaptiveThrottle, throttle as throttleLegacy } from './throttle.js';
+import { legacyPolicy } from './legacyPromise.js';
+import type { ClientPolicy } from './ClientPolicy.js';
+
+// TEMPORARY (legacyPromise.ts): the promise-form throttle in the dispatch stacks below.
+const throttle = (...a: Parameters<typeof throttleLegacy>): ClientPolicy =>
+  legacyPolicy(throttleLegacy(...a));
 
 const never: Rng = { next: () => 0.999999 };
 
@@ -89,10 +96,12 @@ test('as a policy: a refused attempt is never sent and comes back at once as thr
   );
   const th = new AdaptiveThrottle({ k: 1, windowMs: 60_000 }, clock);
   const events: PolicyEvent[] = [];
-  const send = stack(
-    [throttle(th)],
-    viaTransport(transport, clock),
-    policyEnv(clock, seededRng(2), { emit: (e) => events.push(e) }),
+  const send = sendOf(
+    stack(
+      [throttle(th)],
+      viaTransport(transport, clock),
+      policyEnv(clock, seededRng(2), { emit: (e) => events.push(e) }),
+    ),
   );
   const origin: Origin = { id: 1, intendedMs: 0, deadlineMs: Infinity };
   const kinds: string[] = [];

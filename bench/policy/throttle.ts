@@ -2,7 +2,8 @@ import type { Clock } from '../../foundation/clock.js';
 import type { Rng } from '../../foundation/rng.js';
 import type { AttemptResult } from '../outcome.js';
 import { isBreakerFailure } from './breaker.js';
-import { refuse, type ClientPolicy } from './ClientPolicy.js';
+import { refuse } from './ClientPolicy.js';
+import type { LegacyPolicy as ClientPolicy } from './legacyPromise.js'; // TEMPORARY (legacyPromise.ts)
 import { SlidingCounts } from './window.js';
 
 export interface ThrottleOptions {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { VirtualClock } from '../../foundation/clock.js';
 import { policyEnv, stack, viaTransport } from '../policy/ClientPolicy.js';
 import { DEADLINE_HEADER, propagateDeadline } from '../policy/deadline.js';
+import { sendOf } from '../policy/dispatch.js';
 import { seededRng } from '../../foundation/rng.js';
 import { HttpTransport, parseRetryAfter } from './http.js';
 import { overReplicas } from './replicas.js';
@@ -49,7 +50,9 @@ test('over real HTTP: a 429 reports its Retry-After, a 400 is a plain 4xx, and x
     const clock = new VirtualClock();
     await clock.advanceTo(250);
     const ok = new HttpTransport({ url, connections: 2, clock });
-    const send = stack([propagateDeadline()], viaTransport(ok, clock), policyEnv(clock, seededRng(1)));
+    const send = sendOf(
+      stack([propagateDeadline()], viaTransport(ok, clock), policyEnv(clock, seededRng(1))),
+    );
     const r = await send({ origin, number: 2 }, signal);
     assert.equal(r.kind, 'ok');
     const h = seen.at(-1)!;

@@ -1,6 +1,7 @@
 import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Attempt } from '../outcome.js';
 import type { Transport, TransportResult } from './Transport.js';
+import { nativeDispatchOf, type DispatchTransport, type TransportHandler } from '../policy/dispatch.js';
 
 /**
  * One transport over the api's replicas: `endpoints[i]` carries the attempts whose
@@ -25,12 +26,20 @@ class ReplicaTransport implements Transport {
   readonly replicas: number;
   /** The endpoints' sum, when they count their connections (absent otherwise, as for one endpoint). */
   declare readonly openConnections?: number;
+  /** Passed through when every endpoint dispatches natively; absent otherwise. */
+  declare readonly dispatch?: DispatchTransport['dispatch'];
 
   constructor(private readonly endpoints: readonly Transport[]) {
     this.replicas = endpoints.length;
     if (endpoints.every((t) => t.openConnections !== undefined))
       Object.defineProperty(this, 'openConnections', {
         get: () => endpoints.reduce((sum, t) => sum + (t.openConnections ?? 0), 0),
+      });
+    const native = endpoints.map(nativeDispatchOf);
+    if (native.every((d) => d !== undefined))
+      Object.defineProperty(this, 'dispatch', {
+        value: (attempt: Attempt, headers: Record<string, string> | undefined, handler: TransportHandler) =>
+          native[this.index(attempt)]!(attempt, headers, handler),
       });
   }
 
@@ -39,10 +48,18 @@ class ReplicaTransport implements Transport {
     headers: Record<string, string> | undefined,
     signal: AbortSignalLike,
   ): Promise<TransportResult> {
+    return this.endpoint(attempt).send(attempt, headers, signal);
+  }
+
+  private endpoint(attempt: Attempt): Transport {
+    return this.endpoints[this.index(attempt)]!;
+  }
+
+  private index(attempt: Attempt): number {
     const i = attempt.replica ?? 0;
-    const t = this.endpoints[i];
-    if (!t) throw new RangeError(`replica ${i} does not exist: this transport reaches ${this.replicas}`);
-    return t.send(attempt, headers, signal);
+    if (!(Number.isInteger(i) && i >= 0 && i < this.replicas))
+      throw new RangeError(`replica ${i} does not exist: this transport reaches ${this.replicas}`);
+    return i;
   }
 
   async close(): Promise<void> {

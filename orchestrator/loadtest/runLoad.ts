@@ -134,9 +134,9 @@ async function measure(o: LoadOptions): Promise<LoadReport> {
         }
       : {}),
   });
-  const send = stack(
+  const dispatch = stack(
     [retry({ maxAttempts: attempts }), observe(recorder), attemptTimeout(o.timeoutMs)],
-    viaTransport(transport, clock),
+    viaTransport(transport, clock, { newController: leanController }),
     { ...policyEnv(clock, seededRng(o.seed, 'client')), newController: leanController },
   );
   const profile = new RateProfile([{ durationMs: o.durationMs, fromPerS: o.ratePerS, toPerS: o.ratePerS }]);
@@ -145,11 +145,10 @@ async function measure(o: LoadOptions): Promise<LoadReport> {
     await drive({
       clock,
       arrivals: profiledArrivals(profile, o.arrival, seededRng(o.seed, 'arrivals'), 'a flat rate'),
-      send,
+      dispatch,
       recorder,
       deadlineMs: Number.POSITIVE_INFINITY,
       drainMs: o.timeoutMs * attempts + 500,
-      newController: leanController,
       sendTickMs: SEND_TICK_MS,
       ...(o.stop ? { stop: o.stop } : {}),
     });

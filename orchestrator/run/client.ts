@@ -74,14 +74,19 @@ export function buildClient(
   const replicas = apiReplicas(plan.experiment);
   checkReplicas(replicas, transport);
   const model = clientModel(plan.experiment.client, replicas);
-  return buildClients(model, CLIENT_STACK, viaTransport(transport, clock), {
-    clock,
-    ...(newController ? { newController } : {}),
-    // Client 0 keeps the stream the single client always had.
-    rngFor: (k) => seededRng(plan.seed, k === 0 ? 'client' : `client-${k}`),
-    emit: (e) => recorder.policy(e),
-    observe: observe(recorder, clock),
-  });
+  return buildClients(
+    model,
+    CLIENT_STACK,
+    viaTransport(transport, clock, newController ? { newController } : {}),
+    {
+      clock,
+      ...(newController ? { newController } : {}),
+      // Client 0 keeps the stream the single client always had.
+      rngFor: (k) => seededRng(plan.seed, k === 0 ? 'client' : `client-${k}`),
+      emit: (e) => recorder.policy(e),
+      observe: observe(recorder, clock),
+    },
+  );
 }
 
 /** Attempts one origin can have in flight at once, summed over its tries (hedges included). */

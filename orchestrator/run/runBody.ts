@@ -29,7 +29,7 @@ export interface Running {
   readonly lab: Lab;
   readonly clock: Clock;
   readonly recorder: Recorder;
-  /** The driver's options but the arrivals: the client's send, the recorder, deadline, drain, stop. */
+  /** The driver's options but the arrivals: the client's dispatch, the recorder, deadline, drain, stop. */
   readonly driving: Omit<DriveOptions, 'arrivals'>;
   /** Waits for `p` on the runtime (runs the simulation's clock until it settles). */
   settle<T>(p: Promise<T>): Promise<T>;
@@ -190,13 +190,12 @@ export async function runBody(
       recorder: rec,
       driving: {
         clock: clk,
-        send: clients.send,
+        dispatch: clients.dispatch,
         recorder: rec,
         deadlineMs: plan.deadlineMs,
         drainMs: drainMs(plan.experiment.client),
         stop: rt.stopSignal(ctx.stop),
         ...(mix ? { mix } : {}),
-        ...(rt.newController ? { newController: rt.newController } : {}),
         ...(rt.sendTickMs ? { sendTickMs: rt.sendTickMs } : {}),
       },
       settle: (p) => rt.settle(p),

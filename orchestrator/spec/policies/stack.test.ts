@@ -56,7 +56,7 @@ async function run(
   const done = drive({
     clock,
     arrivals: flatArrivals('constant', opts.ratePerS, 0, opts.durationMs),
-    send: clients.send,
+    dispatch: clients.dispatch,
     recorder,
     deadlineMs: opts.deadlineMs ?? Infinity,
     drainMs: 10_000,

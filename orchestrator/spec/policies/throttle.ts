@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { AdaptiveThrottle, throttle as throttleLayer } from '../../../bench/policy/throttle.js';
+import { AdaptiveThrottle, throttle as throttleLegacy } from '../../../bench/policy/throttle.js';
 import { positiveDuration } from '../../../foundation/fields.js';
 import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
+import { legacyPolicy } from '../../../bench/policy/legacyPromise.js';
+
+// TEMPORARY (bench/policy/legacyPromise.ts): the promise-form throttle in a dispatch stack.
+const throttleLayer = (...a: Parameters<typeof throttleLegacy>) => legacyPolicy(throttleLegacy(...a));
 
 /**
  * `throttle:` client-side adaptive throttling (SRE book ch. 21). Below the breaker: it
