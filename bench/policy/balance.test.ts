@@ -3,13 +3,16 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng } from '../../foundation/rng.js';
 import { flatArrivals } from '../../test/helpers/arrivals.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
+import { dispatchStack, ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
 import { drive } from '../driver.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
 import { balance, BALANCE_POLICIES, Balancer, LEAST_LATENCY_ALPHA, type BalancePolicy } from './balance.js';
-import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
+import { policyEnv } from './ClientPolicy.js';
+import { sendOf } from './dispatch.js';
+import type { DispatchPolicy } from './dispatchPolicy.js';
 import { hedge } from './hedge.js';
+import { dispatchPolicy } from './legacy.js';
 import { observe } from './observe.js';
 import { retry } from './retry.js';
 import { attemptTimeout } from './timeout.js';
@@ -33,7 +36,7 @@ interface Scenario {
  */
 async function run(policy: BalancePolicy, s: Scenario) {
   const clock = new VirtualClock();
-  const transport = new ScriptedTransport(
+  const transport = new ScriptedDispatch(
     clock,
     (a) => s.latencyMs(a.replica ?? 0, a),
     (a) => s.kind?.(a.replica ?? 0) ?? 'ok',
@@ -53,15 +56,15 @@ async function run(policy: BalancePolicy, s: Scenario) {
     { write: (e) => lines.push(e as Record<string, unknown>), close: async () => {} },
   );
   let balancer: Balancer | undefined;
-  const policies: ClientPolicy[] = [
-    ...(s.retry ? [retry(s.retry)] : []),
+  const policies: DispatchPolicy[] = [
+    ...(s.retry ? [dispatchPolicy(retry(s.retry))] : []),
     ...(s.hedgeMs !== undefined ? [hedge({ delayMs: s.hedgeMs })] : []),
     balance({ policy, replicas: s.replicas }, (b) => (balancer = b)),
-    observe(recorder),
-    attemptTimeout(1000),
+    dispatchPolicy(observe(recorder)),
+    dispatchPolicy(attemptTimeout(1000)),
   ];
   const env = policyEnv(clock, seededRng(s.seed ?? 1, 'client'), { emit: (e) => recorder.policy(e) });
-  const send = stack(policies, viaTransport(transport, clock), env);
+  const send = sendOf(dispatchStack(policies, transport.dispatch, env));
   const done = drive({
     clock,
     arrivals: flatArrivals('constant', s.ratePerS, 0, s.durationMs),

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng } from '../../foundation/rng.js';
 import type { AttemptResult, Origin } from '../outcome.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
+import { dispatchStack, ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
 import { breaker, CircuitBreaker, SamplingBreaker, type BreakerPass } from './breaker.js';
-import { policyEnv, stack, viaTransport } from './ClientPolicy.js';
+import { policyEnv } from './ClientPolicy.js';
+import { sendOf } from './dispatch.js';
 import type { BreakerState, PolicyEvent } from './events.js';
 
 const OK = { kind: 'ok', status: 200 } as const;
@@ -148,7 +149,7 @@ test('results of attempts admitted in an earlier state are ignored; a cancelled 
 test('as a policy: a refused attempt is never sent, comes back as breaker-open and is reported', async () => {
   const clock = new VirtualClock();
   const events: PolicyEvent[] = [];
-  const transport = new ScriptedTransport(
+  const transport = new ScriptedDispatch(
     clock,
     () => 10,
     () => 'http-5xx',
@@ -156,10 +157,12 @@ test('as a policy: a refused attempt is never sent, comes back as breaker-open a
   // Opens on the second failure: every attempt failed, and the window holds two.
   const opensOnSecond = new SamplingBreaker({ failureRatio: 1, windowMs: 10_000, minVolume: 2 });
   const cb = new CircuitBreaker(opensOnSecond, { openMs: 1000, probes: 1 }, clock);
-  const send = stack(
-    [breaker(cb)],
-    viaTransport(transport, clock),
-    policyEnv(clock, seededRng(1), { client: 3, emit: (e) => events.push(e) }),
+  const send = sendOf(
+    dispatchStack(
+      [breaker(cb)],
+      transport.dispatch,
+      policyEnv(clock, seededRng(1), { client: 3, emit: (e) => events.push(e) }),
+    ),
   );
   const origin: Origin = { id: 9, intendedMs: 0, deadlineMs: Infinity };
   const results: AttemptResult[] = [];

@@ -4,11 +4,14 @@ import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng } from '../../foundation/rng.js';
 import { lastNumberOf, type Attempt, type AttemptResult, type OutcomeKind, type Origin } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
+import { dispatchStack, ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
 import { awsBudget } from './budget.js';
-import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
+import { policyEnv } from './ClientPolicy.js';
+import { sendOf } from './dispatch.js';
+import type { DispatchPolicy } from './dispatchPolicy.js';
 import type { PolicyEvent } from './events.js';
 import { hedge } from './hedge.js';
+import { dispatchPolicy } from './legacy.js';
 import { observe } from './observe.js';
 import { retry } from './retry.js';
 import { attemptTimeout } from './timeout.js';
@@ -16,10 +19,14 @@ import { attemptTimeout } from './timeout.js';
 function setup(
   latency: (a: Attempt) => number,
   kind: (a: Attempt) => OutcomeKind = () => 'ok',
-  policies: (o: ClientPolicy) => ClientPolicy[] = (o) => [hedge({ delayMs: 100 }), o, attemptTimeout(500)],
+  policies: (o: DispatchPolicy) => DispatchPolicy[] = (o) => [
+    hedge({ delayMs: 100 }),
+    o,
+    dispatchPolicy(attemptTimeout(500)),
+  ],
 ) {
   const clock = new VirtualClock();
-  const transport = new ScriptedTransport(clock, latency, kind);
+  const transport = new ScriptedDispatch(clock, latency, kind);
   const lines: Record<string, unknown>[] = [];
   const recorder = new Recorder(
     { policies: { clients: 1, budget: false, breaker: false, throttle: false, hedge: true, abandon: false } },
@@ -32,7 +39,7 @@ function setup(
       recorder.policy(e);
     },
   });
-  const send = stack(policies(observe(recorder)), viaTransport(transport, clock), env);
+  const send = sendOf(dispatchStack(policies(dispatchPolicy(observe(recorder))), transport.dispatch, env));
   const origin: Origin = { id: 7, intendedMs: 0, deadlineMs: Infinity };
   const go = async (signal = new AbortController().signal): Promise<AttemptResult> => {
     const p = send({ origin, number: 1 }, signal);
@@ -107,7 +114,12 @@ test('when both fail the try fails at the last failure, and a retry continues th
   const s = setup(
     (a) => (a.number <= 2 ? Infinity : 10),
     () => 'ok',
-    (o) => [retry({ maxAttempts: 2 }), hedge({ delayMs: 100 }), o, attemptTimeout(500)],
+    (o) => [
+      dispatchPolicy(retry({ maxAttempts: 2 })),
+      hedge({ delayMs: 100 }),
+      o,
+      dispatchPolicy(attemptTimeout(500)),
+    ],
   );
   const r = await s.go();
   // Attempt 1 at 0 and its hedge 2 at 100 both time out (at 500 and 600); the retry is 3.
@@ -131,7 +143,7 @@ test('with a budget, a hedge needs a token; without one it is not sent', async (
   const s = setup(
     () => 300,
     () => 'ok',
-    (o) => [hedge({ delayMs: 100, budget }), o, attemptTimeout(500)],
+    (o) => [hedge({ delayMs: 100, budget }), o, dispatchPolicy(attemptTimeout(500))],
   );
   await s.go();
   assert.equal(s.transport.sent.length, 2); // the 5 tokens paid for one hedge
@@ -145,7 +157,7 @@ test('up to maxHedges hedges, one more every delay', async () => {
   const s = setup(
     (a) => (a.number === 3 ? 10 : 1000),
     () => 'ok',
-    (o) => [hedge({ delayMs: 100, maxHedges: 3 }), o, attemptTimeout(2000)],
+    (o) => [hedge({ delayMs: 100, maxHedges: 3 }), o, dispatchPolicy(attemptTimeout(2000))],
   );
   const r = await s.go();
   assert.deepEqual(s.transport.sentAtMs, [0, 100, 200]);

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng, type Rng } from '../../foundation/rng.js';
 import type { Origin } from '../outcome.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
-import { policyEnv, stack, viaTransport } from './ClientPolicy.js';
+import { dispatchStack, ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
+import { policyEnv } from './ClientPolicy.js';
+import { sendOf } from './dispatch.js';
 import type { PolicyEvent } from './events.js';
 import { AdaptiveThrottle, throttle } from './throttle.js';
 
@@ -82,17 +83,19 @@ test('the history slides: with no traffic for a window, it stops refusing', asyn
 
 test('as a policy: a refused attempt is never sent and comes back at once as throttled', async () => {
   const clock = new VirtualClock();
-  const transport = new ScriptedTransport(
+  const transport = new ScriptedDispatch(
     clock,
     () => 10,
     () => 'http-5xx',
   );
   const th = new AdaptiveThrottle({ k: 1, windowMs: 60_000 }, clock);
   const events: PolicyEvent[] = [];
-  const send = stack(
-    [throttle(th)],
-    viaTransport(transport, clock),
-    policyEnv(clock, seededRng(2), { emit: (e) => events.push(e) }),
+  const send = sendOf(
+    dispatchStack(
+      [throttle(th)],
+      transport.dispatch,
+      policyEnv(clock, seededRng(2), { emit: (e) => events.push(e) }),
+    ),
   );
   const origin: Origin = { id: 1, intendedMs: 0, deadlineMs: Infinity };
   const kinds: string[] = [];

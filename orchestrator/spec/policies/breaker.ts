@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { promisePolicy } from '../../../bench/policy/legacy.js';
 import { breaker as breakerLayer, CircuitBreaker, SamplingBreaker } from '../../../bench/policy/breaker.js';
 import { fraction, int, positiveDuration } from '../../../foundation/fields.js';
 import { formatDuration } from '../../../foundation/units.js';
@@ -65,7 +66,7 @@ export const breaker = clientPolicy({
       : undefined,
   }),
   dispose: (s) => s.breaker?.dispose(),
-  layer: { at: 40, build: (_m, { state }) => (state.breaker ? breakerLayer(state.breaker) : undefined) },
+  layer: { at: 40, build: (_m, { state }) => (state.breaker ? promisePolicy(breakerLayer(state.breaker)) : undefined) },
   describe: {
     at: 50,
     text: ({ breaker: b }) =>

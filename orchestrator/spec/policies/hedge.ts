@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { promisePolicy } from '../../../bench/policy/legacy.js';
 import { hedge as hedgeLayer } from '../../../bench/policy/hedge.js';
 import { int, positiveDuration } from '../../../foundation/fields.js';
 import { formatDuration } from '../../../foundation/units.js';
@@ -26,11 +27,13 @@ export const hedge = clientPolicy({
     at: 30,
     build: (m, { state: { budget } }) =>
       m.hedge
-        ? hedgeLayer({
-            delayMs: m.hedge.delayMs,
-            maxHedges: m.hedge.maxHedges,
-            ...(budget ? { budget } : {}),
-          })
+        ? promisePolicy(
+            hedgeLayer({
+              delayMs: m.hedge.delayMs,
+              maxHedges: m.hedge.maxHedges,
+              ...(budget ? { budget } : {}),
+            }),
+          )
         : undefined,
   },
   describe: {

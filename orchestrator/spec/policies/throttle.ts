@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { promisePolicy } from '../../../bench/policy/legacy.js';
 import { AdaptiveThrottle, throttle as throttleLayer } from '../../../bench/policy/throttle.js';
 import { positiveDuration } from '../../../foundation/fields.js';
 import { formatDuration } from '../../../foundation/units.js';
@@ -27,7 +28,7 @@ export const throttle = clientPolicy({
   model: ({ throttle: t }): { readonly throttle?: { readonly k: number; readonly windowMs: number } } =>
     t ? { throttle: { k: t.k, windowMs: t.window } } : {},
   state: (m, env) => ({ throttle: m.throttle ? new AdaptiveThrottle(m.throttle, env.clock) : undefined }),
-  layer: { at: 50, build: (_m, { state }) => (state.throttle ? throttleLayer(state.throttle) : undefined) },
+  layer: { at: 50, build: (_m, { state }) => (state.throttle ? promisePolicy(throttleLayer(state.throttle)) : undefined) },
   describe: {
     at: 60,
     text: ({ throttle: t }) => t && `adaptive throttling (K ${t.k}, window ${formatDuration(t.window)})`,
