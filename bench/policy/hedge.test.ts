@@ -4,10 +4,10 @@ import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng } from '../../foundation/rng.js';
 import { lastNumberOf, type Attempt, type AttemptResult, type OutcomeKind, type Origin } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
-import { dispatchStack, ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
+import { dispatchStack, ImmediateDispatch, ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
 import { awsBudget } from './budget.js';
 import { policyEnv } from './ClientPolicy.js';
-import { sendOf } from './dispatch.js';
+import { sendOf, type Dispatch } from './dispatch.js';
 import type { DispatchPolicy } from './dispatchPolicy.js';
 import type { PolicyEvent } from './events.js';
 import { hedge } from './hedge.js';
@@ -174,4 +174,91 @@ test("the caller's cancellation cancels every attempt in flight", async () => {
   assert.equal(r.kind, 'cancelled');
   assert.equal(s.transport.aborted, 2);
   assert.equal(s.recorder.close().totals.policies.cancelledAttempts, 2);
+});
+
+const origin7: Origin = { id: 7, intendedMs: 0, deadlineMs: Infinity };
+
+test('re-entrant: an answer inside dispatch ends the try inside dispatch, with no hedge timer left', () => {
+  const clock = new VirtualClock();
+  for (const kind of ['ok', 'http-5xx'] as const) {
+    const below = new ImmediateDispatch(clock, () => kind);
+    const got: AttemptResult[] = [];
+    const inFlight = hedge({ delayMs: 100 })(below.dispatch, policyEnv(clock, seededRng(1)))(
+      { origin: origin7, number: 1 },
+      { onResponse: (r) => got.push(r) },
+    );
+    assert.deepEqual(
+      got.map((r) => [r.kind, r.attempt]),
+      [[kind, 1]],
+    );
+    assert.equal(clock.pendingTimers, 0);
+    inFlight.abort(); // settled: nothing to abort, nothing answered again
+    assert.equal(got.length, 1);
+    assert.equal(below.aborted, 0);
+  }
+});
+
+test('re-entrant: hedges refused inside dispatch never hide the first attempt’s own failure', async () => {
+  const clock = new VirtualClock();
+  const slow = new ScriptedDispatch(
+    clock,
+    () => 300,
+    () => 'http-5xx',
+  );
+  const refusing = new ImmediateDispatch(clock, () => 'breaker-open');
+  const below: Dispatch = (a, h) => (a.hedge ? refusing.dispatch(a, h) : slow.dispatch(a, h));
+  const got: AttemptResult[] = [];
+  hedge({ delayMs: 100, maxHedges: 2 })(below, policyEnv(clock, seededRng(1)))(
+    { origin: origin7, number: 1 },
+    { onResponse: (r) => got.push(r) },
+  );
+  await clock.runUntilIdle();
+  assert.equal(refusing.sent.length, 2); // at 100 and 200, each refused on the spot
+  assert.equal(got.length, 1);
+  assert.deepEqual(
+    [got[0]!.kind, got[0]!.attempt, got[0]!.endMs, lastNumberOf(got[0]!)],
+    ['http-5xx', 1, 300, 3],
+  );
+});
+
+test('re-entrant: a loser answering inside its abort (even ok) is ignored; the winner is answered once', async () => {
+  const clock = new VirtualClock();
+  // The first attempt waits until aborted, then answers ok inside abort; the hedge answers ok inside dispatch.
+  const below = new ImmediateDispatch(clock, (a) => (a.hedge ? 'ok' : undefined), 'ok');
+  const events: PolicyEvent[] = [];
+  const got: AttemptResult[] = [];
+  hedge({ delayMs: 100 })(below.dispatch, policyEnv(clock, seededRng(1), { emit: (e) => events.push(e) }))(
+    { origin: origin7, number: 1 },
+    { onResponse: (r) => got.push(r) },
+  );
+  await clock.runUntilIdle();
+  assert.equal(below.aborted, 1);
+  assert.deepEqual(
+    got.map((r) => [r.kind, r.attempt, r.endMs]),
+    [['ok', 2, 100]],
+  );
+  assert.deepEqual(events, [{ type: 'hedge-won', client: 0, origin: 7, number: 2, atMs: 100 }]);
+});
+
+test("re-entrant: the caller's abort, answered inside abort by every leg, ends the try inside abort, once", async () => {
+  const clock = new VirtualClock();
+  const below = new ImmediateDispatch(clock, () => undefined, 'timeout');
+  const got: AttemptResult[] = [];
+  const inFlight = hedge({ delayMs: 100 })(below.dispatch, policyEnv(clock, seededRng(1)))(
+    { origin: origin7, number: 1 },
+    { onResponse: (r) => got.push(r) },
+  );
+  await clock.advanceTo(150);
+  assert.equal(below.sent.length, 2);
+  assert.equal(got.length, 0);
+  inFlight.abort();
+  assert.equal(below.aborted, 2);
+  // Both failed; the last failure (the hedge's, aborted after the first) is the try's.
+  assert.deepEqual(
+    got.map((r) => [r.kind, r.attempt]),
+    [['timeout', 2]],
+  );
+  inFlight.abort();
+  assert.equal(got.length, 1);
+  assert.equal(clock.pendingTimers, 0);
 });

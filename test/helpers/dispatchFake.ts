@@ -36,7 +36,8 @@ export class ScriptedDispatch {
   answer(a: Attempt, sentMs: number): AttemptResult {
     const kind = this.kindOf(a);
     const status =
-      this.extras.status?.(a) ?? (kind === 'ok' ? 200 : kind === 'http-5xx' ? 503 : kind === 'http-4xx' ? 400 : 0);
+      this.extras.status?.(a) ??
+      (kind === 'ok' ? 200 : kind === 'http-5xx' ? 503 : kind === 'http-4xx' ? 400 : 0);
     const retryAfterMs = this.extras.retryAfterMs?.(a);
     const r: AttemptResult = { kind, status, sentMs, endMs: this.clock.now(), attempt: a.number };
     return retryAfterMs === undefined ? r : { ...r, retryAfterMs };
@@ -97,4 +98,43 @@ export function dispatchStack(policies: readonly DispatchPolicy[], base: Dispatc
   let d = base;
   for (let i = policies.length - 1; i >= 0; i--) d = policies[i]!(d, env);
   return d;
+}
+
+/**
+ * A layer that never waits: it answers inside `dispatch` with `kindOf(attempt)`, or, when
+ * that is undefined, holds the attempt until it is aborted and answers `abortKind` inside
+ * `abort`. For the re-entrancy tests: every answer comes back on the caller's stack.
+ */
+export class ImmediateDispatch {
+  sent: Attempt[] = [];
+  aborted = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly kindOf: (a: Attempt) => OutcomeKind | undefined,
+    private readonly abortKind: OutcomeKind = 'cancelled',
+  ) {}
+
+  readonly dispatch: Dispatch = (attempt, handler) => {
+    this.sent.push(attempt);
+    const kind = this.kindOf(attempt);
+    if (kind !== undefined) {
+      handler.onResponse(this.result(attempt, kind));
+      return { abort: () => {} };
+    }
+    let held = true;
+    return {
+      abort: () => {
+        if (!held) return;
+        held = false;
+        this.aborted++;
+        handler.onResponse(this.result(attempt, this.abortKind));
+      },
+    };
+  };
+
+  private result(a: Attempt, kind: OutcomeKind): AttemptResult {
+    const nowMs = this.clock.now();
+    return { kind, status: kind === 'ok' ? 200 : 0, sentMs: nowMs, endMs: nowMs, attempt: a.number };
+  }
 }

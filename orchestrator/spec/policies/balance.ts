@@ -28,7 +28,9 @@ export const balance = clientPolicy({
   layer: {
     at: 55,
     build: (m) =>
-      m.replicas > 1 ? promisePolicy(balanceLayer({ policy: m.balance ?? 'round-robin', replicas: m.replicas })) : undefined,
+      m.replicas > 1
+        ? promisePolicy(balanceLayer({ policy: m.balance ?? 'round-robin', replicas: m.replicas }))
+        : undefined,
   },
   describe: { at: 75, text: ({ balance: b }) => b && `${b} balancing over the api replicas` },
 });

@@ -66,7 +66,10 @@ export const breaker = clientPolicy({
       : undefined,
   }),
   dispose: (s) => s.breaker?.dispose(),
-  layer: { at: 40, build: (_m, { state }) => (state.breaker ? promisePolicy(breakerLayer(state.breaker)) : undefined) },
+  layer: {
+    at: 40,
+    build: (_m, { state }) => (state.breaker ? promisePolicy(breakerLayer(state.breaker)) : undefined),
+  },
   describe: {
     at: 50,
     text: ({ breaker: b }) =>

@@ -28,7 +28,10 @@ export const throttle = clientPolicy({
   model: ({ throttle: t }): { readonly throttle?: { readonly k: number; readonly windowMs: number } } =>
     t ? { throttle: { k: t.k, windowMs: t.window } } : {},
   state: (m, env) => ({ throttle: m.throttle ? new AdaptiveThrottle(m.throttle, env.clock) : undefined }),
-  layer: { at: 50, build: (_m, { state }) => (state.throttle ? promisePolicy(throttleLayer(state.throttle)) : undefined) },
+  layer: {
+    at: 50,
+    build: (_m, { state }) => (state.throttle ? promisePolicy(throttleLayer(state.throttle)) : undefined),
+  },
   describe: {
     at: 60,
     text: ({ throttle: t }) => t && `adaptive throttling (K ${t.k}, window ${formatDuration(t.window)})`,
