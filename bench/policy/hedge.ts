@@ -117,8 +117,8 @@ class HedgedTry implements InFlight {
   }
 
   /**
-   * Ends the try: the losers are aborted first (their own answers, possibly given inside
-   * abort, are then ignored), so everything below is settled when the caller hears.
+   * Ends the try: the losers are aborted before the caller hears (as the promise form
+   * did); their own answers, inside abort or later, are ignored.
    */
   private finish(r: AttemptResult): void {
     this.done = true;
