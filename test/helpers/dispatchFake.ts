@@ -3,28 +3,16 @@ import type { Attempt, AttemptResult, OutcomeKind } from '../../bench/outcome.js
 import type { PolicyEnv } from '../../bench/policy/ClientPolicy.js';
 import type { AttemptHandler, Dispatch, InFlight } from '../../bench/policy/dispatch.js';
 import type { DispatchPolicy } from '../../bench/policy/dispatchPolicy.js';
-import type { ScriptExtras } from './fakeTransport.js';
+import { ScriptedTransport } from './fakeTransport.js';
 
 /**
  * The innermost layer of a dispatch stack in virtual time: each attempt takes
  * `latencyMs(attempt)` and ends with `kindOf(attempt)`; `Infinity` never answers until
  * aborted. An abort answers `timeout` at once, inside `abort` (the re-entrant case every
  * layer above must survive). Counts the attempts sent (with their headers and the time
- * each left) and the aborts, like ScriptedTransport does for the promise form.
+ * each left) and the aborts in ScriptedTransport's fields: the same script, dispatched.
  */
-export class ScriptedDispatch {
-  sent: Attempt[] = [];
-  sentAtMs: number[] = [];
-  headers: (Record<string, string> | undefined)[] = [];
-  aborted = 0;
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly latencyMs: (a: Attempt) => number,
-    private readonly kindOf: (a: Attempt) => OutcomeKind = () => 'ok',
-    private readonly extras: ScriptExtras = {},
-  ) {}
-
+export class ScriptedDispatch extends ScriptedTransport {
   readonly dispatch: Dispatch = (attempt, handler) => {
     this.sent.push(attempt);
     this.sentAtMs.push(this.clock.now());
