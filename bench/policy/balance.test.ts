@@ -3,27 +3,17 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng } from '../../foundation/rng.js';
 import { flatArrivals } from '../../test/helpers/arrivals.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
+import { ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
 import { drive } from '../driver.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
-import {
-  balance as balanceLegacy,
-  BALANCE_POLICIES,
-  Balancer,
-  LEAST_LATENCY_ALPHA,
-  type BalancePolicy,
-} from './balance.js';
-import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
-import { hedge as hedgeLegacy } from './hedge.js';
+import { balance, BALANCE_POLICIES, Balancer, LEAST_LATENCY_ALPHA, type BalancePolicy } from './balance.js';
+import { stack, policyEnv } from './ClientPolicy.js';
+import type { ClientPolicy } from './ClientPolicy.js';
+import { hedge } from './hedge.js';
 import { observe } from './observe.js';
 import { retry } from './retry.js';
 import { attemptTimeout } from './timeout.js';
-import { legacyPolicy } from './legacyPromise.js';
-
-// TEMPORARY (legacyPromise.ts): the promise-form balance in the dispatch stacks below.
-const balance = (...a: Parameters<typeof balanceLegacy>): ClientPolicy => legacyPolicy(balanceLegacy(...a));
-const hedge = (...a: Parameters<typeof hedgeLegacy>): ClientPolicy => legacyPolicy(hedgeLegacy(...a));
 
 interface Scenario {
   readonly replicas: number;
@@ -44,7 +34,7 @@ interface Scenario {
  */
 async function run(policy: BalancePolicy, s: Scenario) {
   const clock = new VirtualClock();
-  const transport = new ScriptedTransport(
+  const transport = new ScriptedDispatch(
     clock,
     (a) => s.latencyMs(a.replica ?? 0, a),
     (a) => s.kind?.(a.replica ?? 0) ?? 'ok',
@@ -72,7 +62,7 @@ async function run(policy: BalancePolicy, s: Scenario) {
     attemptTimeout(1000),
   ];
   const env = policyEnv(clock, seededRng(s.seed ?? 1, 'client'), { emit: (e) => recorder.policy(e) });
-  const dispatch = stack(policies, viaTransport(transport, clock), env);
+  const dispatch = stack(policies, transport.dispatch, env);
   const done = drive({
     clock,
     arrivals: flatArrivals('constant', s.ratePerS, 0, s.durationMs),

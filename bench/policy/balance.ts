@@ -1,5 +1,8 @@
+import type { ClientPolicy } from './ClientPolicy.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { Rng } from '../../foundation/rng.js';
-import type { LegacyPolicy as ClientPolicy } from './legacyPromise.js'; // TEMPORARY (legacyPromise.ts)
+import type { Attempt, AttemptResult } from '../outcome.js';
+import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './dispatch.js';
 
 /**
  * How the client picks the api replica of each attempt (DESIGN.md §4): the load balancer
@@ -150,13 +153,39 @@ export function balance(o: BalanceOptions, onBalancer?: (b: Balancer) => void): 
   return (next, env) => {
     const b = new Balancer(o.policy, o.replicas, env.rng);
     onBalancer?.(b);
-    return async (attempt, signal) => {
-      const replica = b.pick(attempt.avoidReplica);
-      b.started(replica);
-      const t0 = env.clock.now();
-      const r = await next({ ...attempt, replica }, signal);
-      b.ended(replica, signal.aborted ? Number.NaN : env.clock.now() - t0);
-      return { ...r, replica };
-    };
+    return (attempt, handler) => new BalancedAttempt(b, env.clock, next, attempt, handler);
   };
+}
+
+/** One attempt on the replica its balancer picked: started there, ended there once. */
+class BalancedAttempt implements AttemptHandler, InFlight {
+  private readonly replica: number;
+  private readonly t0: number;
+  private below: InFlight = SETTLED;
+  private aborted = false;
+
+  constructor(
+    private readonly b: Balancer,
+    private readonly clock: Clock,
+    next: Dispatch,
+    attempt: Attempt,
+    private readonly handler: AttemptHandler,
+  ) {
+    const replica = b.pick(attempt.avoidReplica);
+    this.replica = replica;
+    b.started(replica);
+    this.t0 = clock.now();
+    // May answer inside: then `below` is settled and aborting it does nothing.
+    this.below = next({ ...attempt, replica }, this);
+  }
+
+  onResponse(r: AttemptResult): void {
+    this.b.ended(this.replica, this.aborted ? Number.NaN : this.clock.now() - this.t0);
+    this.handler.onResponse({ ...r, replica: this.replica });
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.below.abort();
+  }
 }

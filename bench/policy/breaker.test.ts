@@ -3,16 +3,11 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng } from '../../foundation/rng.js';
 import type { AttemptResult, Origin } from '../outcome.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
-import { breaker as breakerLegacy, CircuitBreaker, SamplingBreaker, type BreakerPass } from './breaker.js';
-import { policyEnv, stack, viaTransport } from './ClientPolicy.js';
+import { ImmediateDispatch, ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
+import { breaker, CircuitBreaker, SamplingBreaker, type BreakerPass } from './breaker.js';
+import { stack, policyEnv } from './ClientPolicy.js';
 import { sendOf } from './dispatch.js';
 import type { BreakerState, PolicyEvent } from './events.js';
-import { legacyPolicy } from './legacyPromise.js';
-import type { ClientPolicy } from './ClientPolicy.js';
-
-// TEMPORARY (legacyPromise.ts): the promise-form breaker in the dispatch stacks below.
-const breaker = (...a: Parameters<typeof breakerLegacy>): ClientPolicy => legacyPolicy(breakerLegacy(...a));
 
 const OK = { kind: 'ok', status: 200 } as const;
 const TIMEOUT = { kind: 'timeout', status: 0 } as const;
@@ -154,7 +149,7 @@ test('results of attempts admitted in an earlier state are ignored; a cancelled 
 test('as a policy: a refused attempt is never sent, comes back as breaker-open and is reported', async () => {
   const clock = new VirtualClock();
   const events: PolicyEvent[] = [];
-  const transport = new ScriptedTransport(
+  const transport = new ScriptedDispatch(
     clock,
     () => 10,
     () => 'http-5xx',
@@ -165,7 +160,7 @@ test('as a policy: a refused attempt is never sent, comes back as breaker-open a
   const send = sendOf(
     stack(
       [breaker(cb)],
-      viaTransport(transport, clock),
+      transport.dispatch,
       policyEnv(clock, seededRng(1), { client: 3, emit: (e) => events.push(e) }),
     ),
   );
@@ -183,4 +178,48 @@ test('as a policy: a refused attempt is never sent, comes back as breaker-open a
   assert.equal(transport.sent.length, 2);
   assert.equal(results[2]!.endMs - results[2]!.sentMs, 0); // fails fast
   assert.deepEqual(events, [{ type: 'rejected', client: 3, origin: 9, number: 3, by: 'breaker', atMs: 20 }]);
+});
+
+test('re-entrant: answers and refusals inside dispatch are counted once and passed up at once', () => {
+  const clock = new VirtualClock();
+  const below = new ImmediateDispatch(clock, () => 'http-5xx');
+  const opensOnSecond = new SamplingBreaker({ failureRatio: 1, windowMs: 10_000, minVolume: 2 });
+  const cb = new CircuitBreaker(opensOnSecond, { openMs: 1000, probes: 1 }, clock);
+  const d = breaker(cb)(below.dispatch, policyEnv(clock, seededRng(1)));
+  const origin: Origin = { id: 9, intendedMs: 0, deadlineMs: Infinity };
+  const got: string[] = [];
+  for (let n = 1; n <= 3; n++) {
+    const inFlight = d({ origin, number: n }, { onResponse: (r) => got.push(r.kind) });
+    assert.equal(got.length, n, 'answered inside dispatch');
+    inFlight.abort(); // settled: nothing happens
+  }
+  assert.deepEqual(got, ['http-5xx', 'http-5xx', 'breaker-open']);
+  assert.equal(below.sent.length, 2);
+  assert.equal(below.aborted, 0);
+  assert.equal(cb.opens, 1);
+});
+
+test('re-entrant: a probe cancelled inside its abort frees the half-open slot at once', async () => {
+  const clock = new VirtualClock();
+  const cb = new CircuitBreaker(
+    new SamplingBreaker({ failureRatio: 1, windowMs: 10_000, minVolume: 1 }),
+    { openMs: 1000, probes: 1 },
+    clock,
+  );
+  const p = cb.tryPass()!;
+  cb.onResult(p, TIMEOUT);
+  await clock.advanceTo(1000);
+  assert.equal(cb.state, 'half-open');
+  const below = new ImmediateDispatch(clock, () => undefined, 'cancelled');
+  const d = breaker(cb)(below.dispatch, policyEnv(clock, seededRng(1)));
+  const origin: Origin = { id: 9, intendedMs: 0, deadlineMs: Infinity };
+  const got: string[] = [];
+  const probe = d({ origin, number: 1 }, { onResponse: (r) => got.push(r.kind) });
+  d({ origin, number: 2 }, { onResponse: (r) => got.push(r.kind) });
+  assert.deepEqual(got, ['breaker-open']); // the one slot is taken
+  probe.abort();
+  assert.deepEqual(got, ['breaker-open', 'cancelled']);
+  assert.equal(cb.state, 'half-open');
+  d({ origin, number: 3 }, { onResponse: (r) => got.push(r.kind) });
+  assert.equal(below.sent.length, 2, 'the freed slot admits the next probe');
 });

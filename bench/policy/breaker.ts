@@ -1,7 +1,8 @@
+import type { ClientPolicy } from './ClientPolicy.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { AttemptResult } from '../outcome.js';
 import { refuse } from './ClientPolicy.js';
-import type { LegacyPolicy as ClientPolicy } from './legacyPromise.js'; // TEMPORARY (legacyPromise.ts)
+import { SETTLED, type AttemptHandler } from './dispatch.js';
 import type { BreakerState } from './events.js';
 import { SlidingCounts } from './window.js';
 
@@ -178,16 +179,30 @@ export class CircuitBreaker {
 
 /**
  * The breaker as a policy on each attempt: a refused attempt is never sent and comes
- * back at once as `breaker-open` (not retried: failing fast is the point).
+ * back at once (inside dispatch) as `breaker-open` (not retried: failing fast is the
+ * point). An admitted attempt's InFlight is the layer below's: the breaker only listens.
  */
 export function breaker(b: CircuitBreaker): ClientPolicy {
-  return (next, env) => async (attempt, signal) => {
+  return (next, env) => (attempt, handler) => {
     const pass = b.tryPass();
     if (!pass) {
-      return refuse(env, attempt, 'breaker');
+      handler.onResponse(refuse(env, attempt, 'breaker'));
+      return SETTLED;
     }
-    const r = await next(attempt, signal);
-    b.onResult(pass, r);
-    return r;
+    return next(attempt, new BreakerVerdict(b, pass, handler));
   };
+}
+
+/** Gives the breaker its verdict on an admitted attempt, then passes the result up. */
+class BreakerVerdict implements AttemptHandler {
+  constructor(
+    private readonly b: CircuitBreaker,
+    private readonly pass: BreakerPass,
+    private readonly handler: AttemptHandler,
+  ) {}
+
+  onResponse(r: AttemptResult): void {
+    this.b.onResult(this.pass, r);
+    this.handler.onResponse(r);
+  }
 }

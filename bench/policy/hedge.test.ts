@@ -4,19 +4,16 @@ import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng } from '../../foundation/rng.js';
 import { lastNumberOf, type Attempt, type AttemptResult, type OutcomeKind, type Origin } from '../outcome.js';
 import { Recorder } from '../record/Recorder.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
+import { ImmediateDispatch, ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
 import { awsBudget } from './budget.js';
-import { policyEnv, stack, viaTransport, type ClientPolicy } from './ClientPolicy.js';
-import { sendOf } from './dispatch.js';
+import { stack, policyEnv } from './ClientPolicy.js';
+import { sendOf, type Dispatch } from './dispatch.js';
+import type { ClientPolicy } from './ClientPolicy.js';
 import type { PolicyEvent } from './events.js';
-import { hedge as hedgeLegacy } from './hedge.js';
+import { hedge } from './hedge.js';
 import { observe } from './observe.js';
 import { retry } from './retry.js';
 import { attemptTimeout } from './timeout.js';
-import { legacyPolicy } from './legacyPromise.js';
-
-// TEMPORARY (legacyPromise.ts): the promise-form hedge in the dispatch stacks below.
-const hedge = (...a: Parameters<typeof hedgeLegacy>): ClientPolicy => legacyPolicy(hedgeLegacy(...a));
 
 function setup(
   latency: (a: Attempt) => number,
@@ -24,7 +21,7 @@ function setup(
   policies: (o: ClientPolicy) => ClientPolicy[] = (o) => [hedge({ delayMs: 100 }), o, attemptTimeout(500)],
 ) {
   const clock = new VirtualClock();
-  const transport = new ScriptedTransport(clock, latency, kind);
+  const transport = new ScriptedDispatch(clock, latency, kind);
   const lines: Record<string, unknown>[] = [];
   const recorder = new Recorder(
     { policies: { clients: 1, budget: false, breaker: false, throttle: false, hedge: true, abandon: false } },
@@ -37,7 +34,7 @@ function setup(
       recorder.policy(e);
     },
   });
-  const send = sendOf(stack(policies(observe(recorder)), viaTransport(transport, clock), env));
+  const send = sendOf(stack(policies(observe(recorder)), transport.dispatch, env));
   const origin: Origin = { id: 7, intendedMs: 0, deadlineMs: Infinity };
   const go = async (signal = new AbortController().signal): Promise<AttemptResult> => {
     const p = send({ origin, number: 1 }, signal);
@@ -167,4 +164,91 @@ test("the caller's cancellation cancels every attempt in flight", async () => {
   assert.equal(r.kind, 'cancelled');
   assert.equal(s.transport.aborted, 2);
   assert.equal(s.recorder.close().totals.policies.cancelledAttempts, 2);
+});
+
+const origin7: Origin = { id: 7, intendedMs: 0, deadlineMs: Infinity };
+
+test('re-entrant: an answer inside dispatch ends the try inside dispatch, with no hedge timer left', () => {
+  const clock = new VirtualClock();
+  for (const kind of ['ok', 'http-5xx'] as const) {
+    const below = new ImmediateDispatch(clock, () => kind);
+    const got: AttemptResult[] = [];
+    const inFlight = hedge({ delayMs: 100 })(below.dispatch, policyEnv(clock, seededRng(1)))(
+      { origin: origin7, number: 1 },
+      { onResponse: (r) => got.push(r) },
+    );
+    assert.deepEqual(
+      got.map((r) => [r.kind, r.attempt]),
+      [[kind, 1]],
+    );
+    assert.equal(clock.pendingTimers, 0);
+    inFlight.abort(); // settled: nothing to abort, nothing answered again
+    assert.equal(got.length, 1);
+    assert.equal(below.aborted, 0);
+  }
+});
+
+test('re-entrant: hedges refused inside dispatch never hide the first attempt’s own failure', async () => {
+  const clock = new VirtualClock();
+  const slow = new ScriptedDispatch(
+    clock,
+    () => 300,
+    () => 'http-5xx',
+  );
+  const refusing = new ImmediateDispatch(clock, () => 'breaker-open');
+  const below: Dispatch = (a, h) => (a.hedge ? refusing.dispatch(a, h) : slow.dispatch(a, h));
+  const got: AttemptResult[] = [];
+  hedge({ delayMs: 100, maxHedges: 2 })(below, policyEnv(clock, seededRng(1)))(
+    { origin: origin7, number: 1 },
+    { onResponse: (r) => got.push(r) },
+  );
+  await clock.runUntilIdle();
+  assert.equal(refusing.sent.length, 2); // at 100 and 200, each refused on the spot
+  assert.equal(got.length, 1);
+  assert.deepEqual(
+    [got[0]!.kind, got[0]!.attempt, got[0]!.endMs, lastNumberOf(got[0]!)],
+    ['http-5xx', 1, 300, 3],
+  );
+});
+
+test('re-entrant: a loser answering inside its abort (even ok) is ignored; the winner is answered once', async () => {
+  const clock = new VirtualClock();
+  // The first attempt waits until aborted, then answers ok inside abort; the hedge answers ok inside dispatch.
+  const below = new ImmediateDispatch(clock, (a) => (a.hedge ? 'ok' : undefined), 'ok');
+  const events: PolicyEvent[] = [];
+  const got: AttemptResult[] = [];
+  hedge({ delayMs: 100 })(below.dispatch, policyEnv(clock, seededRng(1), { emit: (e) => events.push(e) }))(
+    { origin: origin7, number: 1 },
+    { onResponse: (r) => got.push(r) },
+  );
+  await clock.runUntilIdle();
+  assert.equal(below.aborted, 1);
+  assert.deepEqual(
+    got.map((r) => [r.kind, r.attempt, r.endMs]),
+    [['ok', 2, 100]],
+  );
+  assert.deepEqual(events, [{ type: 'hedge-won', client: 0, origin: 7, number: 2, atMs: 100 }]);
+});
+
+test("re-entrant: the caller's abort, answered inside abort by every leg, ends the try inside abort, once", async () => {
+  const clock = new VirtualClock();
+  const below = new ImmediateDispatch(clock, () => undefined, 'timeout');
+  const got: AttemptResult[] = [];
+  const inFlight = hedge({ delayMs: 100 })(below.dispatch, policyEnv(clock, seededRng(1)))(
+    { origin: origin7, number: 1 },
+    { onResponse: (r) => got.push(r) },
+  );
+  await clock.advanceTo(150);
+  assert.equal(below.sent.length, 2);
+  assert.equal(got.length, 0);
+  inFlight.abort();
+  assert.equal(below.aborted, 2);
+  // Both failed; the last failure (the hedge's, aborted after the first) is the try's.
+  assert.deepEqual(
+    got.map((r) => [r.kind, r.attempt]),
+    [['timeout', 2]],
+  );
+  inFlight.abort();
+  assert.equal(got.length, 1);
+  assert.equal(clock.pendingTimers, 0);
 });

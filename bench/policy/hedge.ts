@@ -1,7 +1,8 @@
-import type { Attempt, AttemptResult } from '../outcome.js';
-import type { BenchController } from '../abort.js';
+import type { ClientPolicy } from './ClientPolicy.js';
+import type { Attempt, AttemptResult, Origin } from '../outcome.js';
 import type { RetryBudget } from './budget.js';
-import type { LegacyPolicy as ClientPolicy } from './legacyPromise.js'; // TEMPORARY (legacyPromise.ts)
+import type { PolicyEnv } from './ClientPolicy.js';
+import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './dispatch.js';
 
 export interface HedgeOptions {
   /** Send a hedge when the attempt has had no answer for this long, ms. */
@@ -28,68 +29,131 @@ export function hedge(o: HedgeOptions): ClientPolicy {
   if (!(o.delayMs >= 0)) throw new RangeError(`delayMs must be >= 0 (got ${o.delayMs})`);
   const maxHedges = o.maxHedges ?? 1;
   if (!(maxHedges >= 1)) throw new RangeError(`maxHedges must be >= 1 (got ${maxHedges})`);
-  return (next, env) => (first, signal) =>
-    new Promise<AttemptResult>((resolve) => {
-      const origin = first.origin;
-      const inFlight = new Set<BenchController>();
-      let number = first.number;
-      let hedges = 0;
-      let done = false;
-      let failure: AttemptResult | undefined;
-      let cancelTimer: (() => void) | undefined;
+  return (next, env) => (first, handler) => new HedgedTry(next, env, o, maxHedges, first, handler);
+}
 
-      const onOuterAbort = (): void => {
-        for (const c of inFlight) c.abort();
-      };
-      signal.addEventListener('abort', onOuterAbort, { once: true });
+/**
+ * One try: its first attempt and the hedges sent after it, each a `Leg` in flight until
+ * it answers. Re-entrant: a leg may answer inside `next` (a local refusal) or inside its
+ * own `abort`, so every step re-reads `done` and the legs in flight.
+ */
+class HedgedTry implements InFlight {
+  /** The legs not yet answered, oldest first. */
+  private readonly legs: Leg[] = [];
+  private number: number;
+  private hedges = 0;
+  private done = false;
+  private aborted = false;
+  private failure: AttemptResult | undefined;
+  private cancelTimer: (() => void) | undefined;
+  private readonly origin: Origin;
 
-      const finish = (r: AttemptResult): void => {
-        done = true;
-        cancelTimer?.();
-        signal.removeEventListener('abort', onOuterAbort);
-        for (const c of inFlight) c.abort(); // the losers
-        resolve(number > r.attempt ? { ...r, lastNumber: number } : r);
-      };
+  constructor(
+    private readonly next: Dispatch,
+    private readonly env: PolicyEnv,
+    private readonly o: HedgeOptions,
+    private readonly maxHedges: number,
+    first: Attempt,
+    private readonly handler: AttemptHandler,
+  ) {
+    this.origin = first.origin;
+    this.number = first.number;
+    this.launch(first);
+    if (!this.done) this.schedule(env.clock.now() + o.delayMs);
+  }
 
-      const launch = (a: Attempt): void => {
-        const ctl = env.newController?.() ?? new AbortController();
-        inFlight.add(ctl);
-        void next(a, ctl.signal).then((r) => {
-          inFlight.delete(ctl);
-          if (done) return;
-          if (r.kind === 'ok') {
-            if (a.hedge)
-              env.emit({
-                type: 'hedge-won',
-                client: env.client,
-                origin: origin.id,
-                number: a.number,
-                atMs: env.clock.now(),
-              });
-            finish(r);
-            return;
-          }
-          const local = r.kind === 'breaker-open' || r.kind === 'throttled';
-          if (!failure || !local) failure = r;
-          if (inFlight.size === 0) finish(failure);
+  /** The caller's cancellation: every leg in flight is aborted; the try ends when the last answers. */
+  abort(): void {
+    if (this.done || this.aborted) return;
+    this.aborted = true;
+    this.abortLegs();
+  }
+
+  /** A leg answered. */
+  settled(leg: Leg, r: AttemptResult): void {
+    const i = this.legs.indexOf(leg);
+    if (i >= 0) this.legs.splice(i, 1);
+    if (this.done) return; // a loser, cancelled by finish
+    if (r.kind === 'ok') {
+      if (leg.attempt.hedge)
+        this.env.emit({
+          type: 'hedge-won',
+          client: this.env.client,
+          origin: this.origin.id,
+          number: leg.attempt.number,
+          atMs: this.env.clock.now(),
         });
-      };
+      this.finish(r);
+      return;
+    }
+    const local = r.kind === 'breaker-open' || r.kind === 'throttled';
+    if (!this.failure || !local) this.failure = r;
+    if (this.legs.length === 0) this.finish(this.failure);
+  }
 
-      const schedule = (atMs: number): void => {
-        cancelTimer = env.clock.timer(atMs, () => {
-          cancelTimer = undefined;
-          if (done || signal.aborted || inFlight.size === 0) return;
-          if (o.budget && o.budget.acquire('hedge') === 0) {
-            env.emit({ type: 'hedge-denied', client: env.client, origin: origin.id, atMs: env.clock.now() });
-            return;
-          }
-          hedges++;
-          launch({ origin, number: ++number, hedge: true });
-          if (hedges < maxHedges && !done) schedule(atMs + o.delayMs);
+  private launch(a: Attempt): void {
+    const leg = new Leg(this, a);
+    this.legs.push(leg);
+    leg.below = this.next(a, leg);
+  }
+
+  private schedule(atMs: number): void {
+    this.cancelTimer = this.env.clock.timer(atMs, () => {
+      this.cancelTimer = undefined;
+      if (this.done || this.aborted || this.legs.length === 0) return;
+      if (this.o.budget && this.o.budget.acquire('hedge') === 0) {
+        this.env.emit({
+          type: 'hedge-denied',
+          client: this.env.client,
+          origin: this.origin.id,
+          atMs: this.env.clock.now(),
         });
-      };
-
-      launch(first);
-      if (!done) schedule(env.clock.now() + o.delayMs);
+        return;
+      }
+      this.hedges++;
+      this.launch({ origin: this.origin, number: ++this.number, hedge: true });
+      if (this.hedges < this.maxHedges && !this.done) this.schedule(atMs + this.o.delayMs);
     });
+  }
+
+  /**
+   * Ends the try: the losers are aborted before the caller hears (as the promise form
+   * did); their own answers, inside abort or later, are ignored.
+   */
+  private finish(r: AttemptResult): void {
+    this.done = true;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.abortLegs();
+    this.handler.onResponse(this.number > r.attempt ? { ...r, lastNumber: this.number } : r);
+  }
+
+  /** Aborts the legs in flight; each leaves `legs` when it answers, possibly at once. */
+  private abortLegs(): void {
+    if (this.legs.length === 0) return;
+    for (const leg of this.legs.slice()) leg.abort();
+  }
+}
+
+/** One attempt of a hedged try, in flight below. */
+class Leg implements AttemptHandler {
+  below: InFlight = SETTLED;
+  /** Answered or aborted: nothing more to abort. */
+  private over = false;
+
+  constructor(
+    private readonly of: HedgedTry,
+    readonly attempt: Attempt,
+  ) {}
+
+  onResponse(r: AttemptResult): void {
+    this.over = true;
+    this.of.settled(this, r);
+  }
+
+  abort(): void {
+    if (this.over) return;
+    this.over = true;
+    this.below.abort();
+  }
 }

@@ -3,17 +3,11 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../../foundation/clock.js';
 import { seededRng, type Rng } from '../../foundation/rng.js';
 import type { Origin } from '../outcome.js';
-import { ScriptedTransport } from '../../test/helpers/fakeTransport.js';
-import { policyEnv, stack, viaTransport } from './ClientPolicy.js';
+import { ScriptedDispatch } from '../../test/helpers/dispatchFake.js';
+import { stack, policyEnv } from './ClientPolicy.js';
 import { sendOf } from './dispatch.js';
 import type { PolicyEvent } from './events.js';
-import { AdaptiveThrottle, throttle as throttleLegacy } from './throttle.js';
-import { legacyPolicy } from './legacyPromise.js';
-import type { ClientPolicy } from './ClientPolicy.js';
-
-// TEMPORARY (legacyPromise.ts): the promise-form throttle in the dispatch stacks below.
-const throttle = (...a: Parameters<typeof throttleLegacy>): ClientPolicy =>
-  legacyPolicy(throttleLegacy(...a));
+import { AdaptiveThrottle, throttle } from './throttle.js';
 
 const never: Rng = { next: () => 0.999999 };
 
@@ -89,7 +83,7 @@ test('the history slides: with no traffic for a window, it stops refusing', asyn
 
 test('as a policy: a refused attempt is never sent and comes back at once as throttled', async () => {
   const clock = new VirtualClock();
-  const transport = new ScriptedTransport(
+  const transport = new ScriptedDispatch(
     clock,
     () => 10,
     () => 'http-5xx',
@@ -99,7 +93,7 @@ test('as a policy: a refused attempt is never sent and comes back at once as thr
   const send = sendOf(
     stack(
       [throttle(th)],
-      viaTransport(transport, clock),
+      transport.dispatch,
       policyEnv(clock, seededRng(2), { emit: (e) => events.push(e) }),
     ),
   );

@@ -1,9 +1,10 @@
+import type { ClientPolicy } from './ClientPolicy.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Rng } from '../../foundation/rng.js';
 import type { AttemptResult } from '../outcome.js';
 import { isBreakerFailure } from './breaker.js';
 import { refuse } from './ClientPolicy.js';
-import type { LegacyPolicy as ClientPolicy } from './legacyPromise.js'; // TEMPORARY (legacyPromise.ts)
+import { SETTLED, type AttemptHandler } from './dispatch.js';
 import { SlidingCounts } from './window.js';
 
 export interface ThrottleOptions {
@@ -64,14 +65,29 @@ export class AdaptiveThrottle {
   }
 }
 
-/** Throttling as a policy on each attempt: a refused attempt comes back at once as `throttled`. */
+/**
+ * Throttling as a policy on each attempt: a refused attempt comes back at once (inside
+ * dispatch) as `throttled`. An admitted attempt's InFlight is the layer below's.
+ */
 export function throttle(t: AdaptiveThrottle): ClientPolicy {
-  return (next, env) => async (attempt, signal) => {
+  return (next, env) => (attempt, handler) => {
     if (!t.tryPass(env.rng)) {
-      return refuse(env, attempt, 'throttle');
+      handler.onResponse(refuse(env, attempt, 'throttle'));
+      return SETTLED;
     }
-    const r = await next(attempt, signal);
-    t.onResult(r);
-    return r;
+    return next(attempt, new ThrottleCount(t, handler));
   };
+}
+
+/** Counts an admitted attempt's result in the throttle's history, then passes it up. */
+class ThrottleCount implements AttemptHandler {
+  constructor(
+    private readonly t: AdaptiveThrottle,
+    private readonly handler: AttemptHandler,
+  ) {}
+
+  onResponse(r: AttemptResult): void {
+    this.t.onResult(r);
+    this.handler.onResponse(r);
+  }
 }

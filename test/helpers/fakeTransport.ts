@@ -21,10 +21,10 @@ export class ScriptedTransport implements Transport {
   aborted = 0;
 
   constructor(
-    private readonly clock: Clock,
-    private readonly latencyMs: (a: Attempt) => number,
-    private readonly kindOf: (a: Attempt) => OutcomeKind = () => 'ok',
-    private readonly extras: ScriptExtras = {},
+    protected readonly clock: Clock,
+    protected readonly latencyMs: (a: Attempt) => number,
+    protected readonly kindOf: (a: Attempt) => OutcomeKind = () => 'ok',
+    protected readonly extras: ScriptExtras = {},
   ) {}
 
   send(

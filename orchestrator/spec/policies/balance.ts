@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import {
-  balance as balanceLegacy,
+  balance as balanceLayer,
   BALANCE_POLICIES,
   type BalancePolicy,
 } from '../../../bench/policy/balance.js';
 import { clientPolicy } from './kind.js';
-import { legacyPolicy } from '../../../bench/policy/legacyPromise.js';
-
-// TEMPORARY (bench/policy/legacyPromise.ts): the promise-form balance in a dispatch stack.
-const balanceLayer = (...a: Parameters<typeof balanceLegacy>) => legacyPolicy(balanceLegacy(...a));
 
 /**
  * `balance:` how the client spreads its attempts over the api replicas (the load

@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import { breaker as breakerLegacy, CircuitBreaker, SamplingBreaker } from '../../../bench/policy/breaker.js';
+import { breaker as breakerLayer, CircuitBreaker, SamplingBreaker } from '../../../bench/policy/breaker.js';
 import { fraction, int, positiveDuration } from '../../../foundation/fields.js';
 import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
-import { legacyPolicy } from '../../../bench/policy/legacyPromise.js';
-
-// TEMPORARY (bench/policy/legacyPromise.ts): the promise-form breaker in a dispatch stack.
-const breakerLayer = (...a: Parameters<typeof breakerLegacy>) => legacyPolicy(breakerLegacy(...a));
 
 const ms = () => positiveDuration(3_600_000);
 
@@ -69,7 +65,10 @@ export const breaker = clientPolicy({
       : undefined,
   }),
   dispose: (s) => s.breaker?.dispose(),
-  layer: { at: 40, build: (_m, { state }) => (state.breaker ? breakerLayer(state.breaker) : undefined) },
+  layer: {
+    at: 40,
+    build: (_m, { state }) => (state.breaker ? breakerLayer(state.breaker) : undefined),
+  },
   describe: {
     at: 50,
     text: ({ breaker: b }) =>

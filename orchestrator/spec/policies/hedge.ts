@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import { hedge as hedgeLegacy } from '../../../bench/policy/hedge.js';
+import { hedge as hedgeLayer } from '../../../bench/policy/hedge.js';
 import { int, positiveDuration } from '../../../foundation/fields.js';
 import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
-import { legacyPolicy } from '../../../bench/policy/legacyPromise.js';
-
-// TEMPORARY (bench/policy/legacyPromise.ts): the promise-form hedge in a dispatch stack.
-const hedgeLayer = (...a: Parameters<typeof hedgeLegacy>) => legacyPolicy(hedgeLegacy(...a));
 
 /**
  * `hedge:` a second attempt of the same try after a delay; the loser is cancelled. Below

@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import { AdaptiveThrottle, throttle as throttleLegacy } from '../../../bench/policy/throttle.js';
+import { AdaptiveThrottle, throttle as throttleLayer } from '../../../bench/policy/throttle.js';
 import { positiveDuration } from '../../../foundation/fields.js';
 import { formatDuration } from '../../../foundation/units.js';
 import { clientPolicy } from './kind.js';
-import { legacyPolicy } from '../../../bench/policy/legacyPromise.js';
-
-// TEMPORARY (bench/policy/legacyPromise.ts): the promise-form throttle in a dispatch stack.
-const throttleLayer = (...a: Parameters<typeof throttleLegacy>) => legacyPolicy(throttleLegacy(...a));
 
 /**
  * `throttle:` client-side adaptive throttling (SRE book ch. 21). Below the breaker: it
@@ -31,7 +27,10 @@ export const throttle = clientPolicy({
   model: ({ throttle: t }): { readonly throttle?: { readonly k: number; readonly windowMs: number } } =>
     t ? { throttle: { k: t.k, windowMs: t.window } } : {},
   state: (m, env) => ({ throttle: m.throttle ? new AdaptiveThrottle(m.throttle, env.clock) : undefined }),
-  layer: { at: 50, build: (_m, { state }) => (state.throttle ? throttleLayer(state.throttle) : undefined) },
+  layer: {
+    at: 50,
+    build: (_m, { state }) => (state.throttle ? throttleLayer(state.throttle) : undefined),
+  },
   describe: {
     at: 60,
     text: ({ throttle: t }) => t && `adaptive throttling (K ${t.k}, window ${formatDuration(t.window)})`,
