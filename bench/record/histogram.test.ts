@@ -24,7 +24,8 @@ test('recordUs records what recordValue records, across every bucket of the rang
   const slow = createLatencyHistogram();
   // Edges of buckets and of the range, then log-uniform values from 1 µs to an hour.
   const values = [1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096, 2 ** 31 - 1, 2 ** 31, 3_600_000_000];
-  for (let i = 0; i < 20_000; i++) values.push(Math.max(1, Math.round(Math.exp(rng.next() * Math.log(3.6e9)))));
+  for (let i = 0; i < 20_000; i++)
+    values.push(Math.max(1, Math.round(Math.exp(rng.next() * Math.log(3.6e9)))));
   for (const v of values) {
     recordUs(fast, v);
     slow.recordValue(v);
