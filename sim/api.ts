@@ -191,6 +191,10 @@ export class SimApi {
   onDied: (() => void) | undefined;
   /** How many times it was started (1 for the first start). */
   starts = 0;
+  /** True while one of the api's own events runs (a timer of its code): see `turn`. */
+  inTurn = false;
+  /** Called when one of the api's events is done (the transport delivers what it answered then). */
+  onTurnEnd: (() => void) | undefined;
   /** Sees each request's queue wait when a worker takes it (validation against closed forms). */
   observeQueueWait: ((ms: number) => void) | undefined;
 
@@ -218,7 +222,7 @@ export class SimApi {
     // The api's code runs inside the process: its timers wait while it is paused.
     const procClock = {
       now: () => this.clock.now(),
-      timer: (atMs: number, fn: () => void) => this.proc.at(atMs, fn),
+      timer: (atMs: number, fn: () => void) => this.proc.at(atMs, () => this.turn(fn)),
     };
     this.pool = new WorkerPool(this.cfg.workers, {
       ...poolOptions(this.cfg.mitigations),
@@ -259,6 +263,22 @@ export class SimApi {
       },
       GONE,
     );
+  }
+
+  /**
+   * Runs one of the api's events. What it answers inside reaches the client after it,
+   * as the lab's api writes the answer, frees the worker and takes the next job before
+   * the client reads: the client hears at the same virtual instant, after the api.
+   */
+  private turn(fn: () => void): void {
+    if (this.inTurn) return fn();
+    this.inTurn = true;
+    try {
+      fn();
+    } finally {
+      this.inTurn = false;
+      this.onTurnEnd?.();
+    }
   }
 
   /** The handler's streams: the api's own, and the keyed one when the run draws by attempt. */

@@ -6,6 +6,8 @@ interface Entry {
   fn: (() => void) | undefined;
 }
 
+/** What fireNext and take answer when the next timer is due after the run's limit. */
+const PAST_LIMIT = 2;
 /** Immediates queued per turn of the event loop (see `run`). */
 const BATCH = 512;
 /** A delay (to the µs) seen this many times in a row of its detector slot gets a lane. */
@@ -178,13 +180,13 @@ export class SimClock implements Clock {
       const one = (): void => {
         if (stopped) return;
         if (settled) return finish();
-        const top = this.peek();
-        if (top !== undefined && top.atMs > limitMs) {
+        const fired = this.fireNext(limitMs);
+        if (fired === PAST_LIMIT) {
           stopped = true;
           reject(new Error(`the simulation went past ${limitMs} ms of virtual time without the run ending`));
           return;
         }
-        if (!this.fireNext()) {
+        if (!fired) {
           stopped = true;
           left = 0;
           setImmediate(() => {
@@ -199,18 +201,11 @@ export class SimClock implements Clock {
     });
   }
 
-  /** The next timer (cancelled ones included), from the heap or the lanes, in (time, creation) order. */
-  private peek(): Entry | undefined {
-    let best = this.heap[0];
-    for (const l of this.lanes) {
-      const e = l.items[l.head];
-      if (e !== undefined && (best === undefined || before(e, best))) best = e;
-    }
-    return best;
-  }
-
-  /** Takes the next timer out (cancelled ones included); undefined when none is left. */
-  private take(): Entry | undefined {
+  /**
+   * Takes the next timer out (cancelled ones included); undefined when none is left;
+   * PAST_LIMIT, leaving it in, when it is due after `limitMs`.
+   */
+  private take(limitMs: number): Entry | typeof PAST_LIMIT | undefined {
     let best = this.heap[0];
     let from: Lane | undefined;
     for (const l of this.lanes) {
@@ -221,6 +216,7 @@ export class SimClock implements Clock {
       }
     }
     if (best === undefined) return undefined;
+    if (best.atMs > limitMs) return PAST_LIMIT;
     if (!from) return this.pop();
     from.items[from.head++] = undefined;
     if (from.head === from.items.length) {
@@ -233,10 +229,11 @@ export class SimClock implements Clock {
     return best;
   }
 
-  /** Fires the next live timer; false when there is none. */
-  private fireNext(): boolean {
+  /** Fires the next live timer; false when there is none, PAST_LIMIT when the next is due after `limitMs`. */
+  private fireNext(limitMs = Number.POSITIVE_INFINITY): boolean | typeof PAST_LIMIT {
     for (;;) {
-      const e = this.take();
+      const e = this.take(limitMs);
+      if (e === PAST_LIMIT) return e;
       if (e === undefined) return false;
       const fn = e.fn;
       if (fn === undefined) continue;

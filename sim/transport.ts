@@ -4,6 +4,7 @@ import { deadlineHeaderMs } from '../services/api/requestLimits.js';
 import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 import { FifoQueue } from '../foundation/fifoQueue.js';
 import type { Transport, TransportResult } from '../bench/transport/Transport.js';
+import type { DispatchTransport, InFlight, TransportHandler } from '../bench/policy/dispatch.js';
 import type { SimApi, SimRequest } from './api.js';
 import type { QueuedWork } from '../services/api/workHandler.js';
 import type { SimClock } from './clock.js';
@@ -48,7 +49,7 @@ interface ClientConn {
  * api that refuses or resets behind the proxy resets the client's connection (the proxy
  * accepted it, then closed it).
  */
-export class SimTransport implements Transport {
+export class SimTransport implements Transport, DispatchTransport {
   /**
    * One simulated api server: N replicas are N of these under
    * bench/transport/replicas.ts's overReplicas (sim/runtime.ts), as the lab's HTTP
@@ -56,7 +57,10 @@ export class SimTransport implements Transport {
    */
   readonly replicas = 1;
   private active = 0;
-  private readonly waiting = new FifoQueue<() => boolean>();
+  private readonly waiting = new FifoQueue<SlotWaiter>();
+  /** Results the api gave inside its current event, delivered when it is done (`deliver`). */
+  private readonly outHandlers: TransportHandler[] = [];
+  private readonly outResults: TransportResult[] = [];
   /** When each idle kept-alive connection became idle, oldest first (the newest is reused first). */
   private readonly idle = new FifoQueue<number>();
   /** Through the api link: the idle connections, in step with `idle`. */
@@ -74,55 +78,84 @@ export class SimTransport implements Transport {
       // Behind the proxy the api's side closed, and the proxy closes the clients' side.
       for (const cc of this.idleConns.drain()) this.opts.link!.release(cc.conn);
     };
+    api.onTurnEnd = () => {
+      if (this.outHandlers.length > 0) this.flush();
+    };
   }
 
+  /** The promise form (the promise-based client policies): a dispatch whose abort is `signal`'s. */
   send(
     attempt: Attempt,
     headers: Record<string, string> | undefined,
     signal: AbortSignal,
   ): Promise<TransportResult> {
     if (signal.aborted) return Promise.resolve({ kind: 'timeout', status: 0 });
-    if (this.active < this.opts.connections) {
-      this.active++;
-      return new Promise((resolve) => this.dispatch(attempt, headers, signal, 0, resolve));
-    }
-    const t0 = this.clock.now();
-    return new Promise((resolve) => {
-      let done = false;
-      const onAbort = (): void => {
-        if (done) return;
-        done = true;
-        resolve({ kind: 'timeout', status: 0, clientWaitMs: this.clock.now() - t0 });
-      };
-      this.waiting.push(() => {
-        if (done) return false;
-        done = true;
-        signal.removeEventListener('abort', onAbort);
-        this.dispatch(attempt, headers, signal, this.clock.now() - t0, resolve);
-        return true;
-      });
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    return new Promise((resolve) => new SignalledSend(this, attempt, headers, signal, resolve));
   }
 
-  private dispatch(
+  /**
+   * Starts one attempt: on a free connection at once, else after the attempts before it
+   * (FIFO). The handler hears exactly once; `abort()` is the caller giving up (its timeout).
+   */
+  dispatch(
     attempt: Attempt,
     headers: Record<string, string> | undefined,
-    signal: AbortSignal,
+    handler: TransportHandler,
+  ): InFlight {
+    if (this.active < this.opts.connections) {
+      this.active++;
+      return this.start(attempt, headers, 0, handler);
+    }
+    const w = new SlotWaiter(this, attempt, headers, handler, this.clock.now());
+    this.waiting.push(w);
+    return w;
+  }
+
+  /** An attempt on its connection (it holds a slot): its request goes to the api. */
+  start(
+    attempt: Attempt,
+    headers: Record<string, string> | undefined,
     waitMs: number,
-    resolve: (r: TransportResult) => void,
-  ): void {
+    handler: TransportHandler,
+  ): SimCall {
     this.sent++;
-    const req = new SimCall(this, attempt, headers, signal, waitMs, resolve);
+    const req = new SimCall(this, attempt, headers, waitMs, handler);
     const link = this.opts.link;
-    if (!link) return this.api.connect(req, this.takeIdle() !== undefined);
+    if (!link) {
+      this.api.connect(req, this.takeIdle() !== undefined);
+      return req;
+    }
     // With the link, takeIdle gives its connections (never `true`).
     const idle = this.takeIdle() as ClientConn | undefined;
     const cc = idle ?? this.openConn(link);
-    if (!cc) return req.refuse(); // the link is down: the proxy's port refuses
+    if (!cc) {
+      req.refuse(); // the link is down: the proxy's port refuses
+      return req;
+    }
     cc.call = req;
     req.cc = cc;
     link.send(cc.conn, 'upstream', HTTP_REQUEST_BYTES, () => this.api.connect(req, idle !== undefined));
+    return req;
+  }
+
+  /**
+   * Hands `result` to its client. Inside one of the api's own events the client hears
+   * once that event is done: the api finishes its bookkeeping and takes its next job
+   * first, as the lab's api does before the client's socket is read.
+   */
+  deliver(handler: TransportHandler, result: TransportResult): void {
+    if (!this.api.inTurn) return handler.onResult(result);
+    this.outHandlers.push(handler);
+    this.outResults.push(result);
+  }
+
+  /** The api's event is done: its answers reach their clients, in the order given. */
+  private flush(): void {
+    const hs = this.outHandlers;
+    const rs = this.outResults;
+    for (let i = 0; i < hs.length; i++) hs[i]!.onResult(rs[i]!);
+    hs.length = 0;
+    rs.length = 0;
   }
 
   /** A new connection over the api link; whoever is on it hears when the link closes it. */
@@ -171,13 +204,17 @@ export class SimTransport implements Transport {
   }
 
   private passSlot(): void {
-    for (let next = this.waiting.pop(); next; next = this.waiting.pop()) if (next()) return;
+    for (let next = this.waiting.pop(); next; next = this.waiting.pop()) if (next.take()) return;
     this.active--;
   }
 
   /** The client destroyed `req`'s connection: the api learns it (the lab's api sees the socket close). */
   closed(req: SimRequest): void {
     this.api.clientClosed(req);
+  }
+
+  now(): number {
+    return this.clock.now();
   }
 
   get link(): SimLink | undefined {
@@ -195,8 +232,64 @@ export class SimTransport implements Transport {
   async close(): Promise<void> {}
 }
 
+/** An attempt waiting for a free connection (the connection cap): it starts when a slot passes to it. */
+class SlotWaiter implements InFlight {
+  private done = false;
+  private call: SimCall | undefined;
+
+  constructor(
+    private readonly t: SimTransport,
+    private readonly attempt: Attempt,
+    private readonly headers: Record<string, string> | undefined,
+    private readonly handler: TransportHandler,
+    private readonly t0: number,
+  ) {}
+
+  /** A slot is free: starts the attempt (true), or false when its caller gave up meanwhile. */
+  take(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    this.call = this.t.start(this.attempt, this.headers, this.t.now() - this.t0, this.handler);
+    return true;
+  }
+
+  abort(): void {
+    if (this.call) return this.call.abort();
+    if (this.done) return;
+    this.done = true;
+    this.handler.onResult({ kind: 'timeout', status: 0, clientWaitMs: this.t.now() - this.t0 });
+  }
+}
+
+/** `send`'s promise over a dispatch: the signal aborts the attempt, the result settles the promise. */
+class SignalledSend implements TransportHandler {
+  private readonly inFlight: InFlight;
+  private settled = false;
+
+  constructor(
+    t: SimTransport,
+    attempt: Attempt,
+    headers: Record<string, string> | undefined,
+    private readonly signal: AbortSignal,
+    private readonly resolve: (r: TransportResult) => void,
+  ) {
+    this.inFlight = t.dispatch(attempt, headers, this);
+    if (!this.settled) signal.addEventListener('abort', this, { once: true });
+  }
+
+  onResult(r: TransportResult): void {
+    this.settled = true;
+    this.signal.removeEventListener('abort', this);
+    this.resolve(r);
+  }
+
+  handleEvent(): void {
+    this.inFlight.abort();
+  }
+}
+
 /** One attempt on its connection: what the api answers it, or how the connection failed. */
-class SimCall implements SimRequest {
+class SimCall implements SimRequest, InFlight {
   readonly route: string;
   readonly cost: string | undefined;
   readonly key: number | undefined;
@@ -212,9 +305,8 @@ class SimCall implements SimRequest {
     private readonly t: SimTransport,
     attempt: Attempt,
     headers: Record<string, string> | undefined,
-    private signal: AbortSignal | undefined,
     private readonly waitMs: number,
-    private resolve: ((r: TransportResult) => void) | undefined,
+    private handler: TransportHandler | undefined,
   ) {
     const r = attempt.origin.request;
     if (r) {
@@ -229,26 +321,27 @@ class SimCall implements SimRequest {
     }
     this.deadlineHeaderMs = headers ? deadlineHeaderMs(headers) : undefined;
     this.drawKey = t.keyed ? attemptKey(attempt.origin.id, attempt.number) : undefined;
-    signal!.addEventListener('abort', this, { once: true });
   }
 
-  /** The caller gave up (its timeout): like the lab's transport, destroy the connection and settle. */
-  handleEvent(): void {
+  /**
+   * The caller gave up (its timeout): like the lab's transport, destroy the connection and
+   * settle. The api learns it before the client hears (as with the signal's listeners).
+   */
+  abort(): void {
+    if (this.settled) return;
     this.gone = true;
-    this.finish('timeout', 0, false);
     this.t.closed(this);
+    this.finish('timeout', 0, false);
   }
 
   private finish(kind: OutcomeKind, status: number, keep: boolean): void {
     if (this.settled) return;
     this.settled = true;
-    if (!this.gone) this.signal!.removeEventListener('abort', this);
-    const resolve = this.resolve!;
-    // A collapsed api keeps the requests of clients long gone: let their promises go.
-    this.signal = undefined;
-    this.resolve = undefined;
+    const handler = this.handler!;
+    // A collapsed api keeps the requests of clients long gone: let their handlers go.
+    this.handler = undefined;
     this.t.ended(keep, this.cc);
-    resolve(this.waitMs > 0 ? { kind, status, clientWaitMs: this.waitMs } : { kind, status });
+    this.t.deliver(handler, this.waitMs > 0 ? { kind, status, clientWaitMs: this.waitMs } : { kind, status });
   }
 
   answer(status: number, shed?: string): void {
@@ -275,8 +368,8 @@ class SimCall implements SimRequest {
     if (this.settled) return;
     this.cc = undefined; // the link released it already
     this.gone = true;
-    this.finish('conn-reset', 0, false);
     this.t.closed(this);
+    this.finish('conn-reset', 0, false);
   }
 
   connectTimedOut(): void {

@@ -24,7 +24,38 @@ export function usOf(ms: number): number {
 
 /** Records a latency given in milliseconds (clamped into the trackable range). */
 export function recordMs(h: LatencyHistogram, ms: number): void {
-  h.recordValue(usOf(ms));
+  recordUs(h, usOf(ms));
+}
+
+/** The library's own steps of recordValue, reached past its index computation. */
+interface RecordSteps {
+  readonly countsArrayLength: number;
+  readonly unitMagnitude: number;
+  readonly subBucketHalfCountMagnitude: number;
+  incrementCountAtIndex(index: number): void;
+  updateMinAndMax(value: number): void;
+  incrementTotalCount(): void;
+}
+
+/**
+ * `h.recordValue(us)` for a whole number of microseconds in [1, 2^32): the same counts,
+ * min, max and total, with the bucket found by counting leading zeros. The library's
+ * recordValue computes it with Math.log2, Math.pow and a division on every call (a tenth
+ * of a simulated run's time went there); anything out of this range goes through it.
+ */
+export function recordUs(h: LatencyHistogram, us: number): void {
+  const s = h as unknown as RecordSteps;
+  if (s.unitMagnitude !== 0 || !(us >= 1 && us <= 0xffffffff) || us !== Math.floor(us))
+    return h.recordValue(us);
+  const m = s.subBucketHalfCountMagnitude;
+  // getBucketIndex: max(floor(log2(us)) - m, 0); getSubBucketIndex: floor(us / 2^bucket).
+  let bucket = 31 - Math.clz32(us) - m;
+  if (bucket < 0) bucket = 0;
+  const index = (bucket << m) + (us >>> bucket);
+  if (index >= s.countsArrayLength) return h.recordValue(us);
+  s.incrementCountAtIndex(index);
+  s.updateMinAndMax(us);
+  s.incrementTotalCount();
 }
 
 /** A latency distribution as reported: always with its sample count. Null figures mean no samples. */

@@ -3,6 +3,7 @@ import type { BucketSeries } from './buckets.js';
 import { setAt } from './buckets.js';
 import {
   createLatencyHistogram,
+  recordUs,
   usOf,
   summarize,
   type LatencyHistogram,
@@ -57,19 +58,19 @@ export class Latencies {
   /** A successful attempt's service time (completion − actual send), by its end. */
   service(r: AttemptResult): void {
     const us = usOf(r.endMs - r.sentMs);
-    this.overall.service.recordValue(us);
+    recordUs(this.overall.service, us);
     for (const w of this.windows)
-      if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) w.lat.service.recordValue(us);
+      if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) recordUs(w.lat.service, us);
   }
 
   /** A successful origin's response time (completion − intended time), ending in bucket `b`. */
   response(o: Origin, r: AttemptResult, b: number): void {
     const us = usOf(r.endMs - o.intendedMs);
-    this.overall.response.recordValue(us);
+    recordUs(this.overall.response, us);
     for (const w of this.windows)
-      if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) w.lat.response.recordValue(us);
+      if (r.endMs >= w.def.startMs && r.endMs < w.def.endMs) recordUs(w.lat.response, us);
     if (b > this.curBucket) this.rotate(b);
-    if (b === this.curBucket) this.curHist.recordValue(us);
+    if (b === this.curBucket) recordUs(this.curHist, us);
   }
 
   /**
@@ -79,13 +80,13 @@ export class Latencies {
    */
   scheduleLag(a: Attempt, r: AttemptResult, lateMs: number): boolean {
     const lagMs = r.sentMs - (r.clientWaitMs ?? 0) - a.origin.intendedMs;
-    this.lag.recordValue(usOf(lagMs > 0 ? lagMs : 0));
+    recordUs(this.lag, usOf(lagMs > 0 ? lagMs : 0));
     return lagMs > lateMs;
   }
 
   /** How long the attempt waited inside the client for a connection (only when it did). */
   clientWait(r: AttemptResult): void {
-    if (r.clientWaitMs) this.wait.recordValue(usOf(r.clientWaitMs));
+    if (r.clientWaitMs) recordUs(this.wait, usOf(r.clientWaitMs));
   }
 
   /** Closes per-bucket figures up to (not including) bucket `b`. */

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { seededRng } from '../../foundation/rng.js';
+import { createLatencyHistogram, recordUs, type LatencyHistogram } from './histogram.js';
+
+/** Everything a summary or a series reads from a histogram, and its counts bucket by bucket. */
+const figures = (h: LatencyHistogram): unknown => {
+  // The library's counts array (not public API): the two must agree bucket by bucket.
+  const counts = Array.from((h as unknown as { _counts: Uint32Array })._counts);
+  return {
+    total: h.totalCount,
+    min: h.minNonZeroValue,
+    max: h.maxValue,
+    mean: h.mean,
+    p: [0, 50, 90, 99, 99.9, 100].map((p) => h.getValueAtPercentile(p)),
+    counts,
+    table: h.outputPercentileDistribution(),
+  };
+};
+
+test('recordUs records what recordValue records, across every bucket of the range', () => {
+  const rng = seededRng(11, 'histogram');
+  const fast = createLatencyHistogram();
+  const slow = createLatencyHistogram();
+  // Edges of buckets and of the range, then log-uniform values from 1 µs to an hour.
+  const values = [1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096, 2 ** 31 - 1, 2 ** 31, 3_600_000_000];
+  for (let i = 0; i < 20_000; i++)
+    values.push(Math.max(1, Math.round(Math.exp(rng.next() * Math.log(3.6e9)))));
+  for (const v of values) {
+    recordUs(fast, v);
+    slow.recordValue(v);
+  }
+  assert.deepEqual(figures(fast), figures(slow));
+  assert.equal(fast.totalCount, values.length);
+});
+
+test('recordUs hands what it cannot index to recordValue (fractional, zero)', () => {
+  const fast = createLatencyHistogram();
+  const slow = createLatencyHistogram();
+  for (const v of [2.5, 0, 1500.25]) {
+    recordUs(fast, v);
+    slow.recordValue(v);
+  }
+  assert.deepEqual(figures(fast), figures(slow));
+});
