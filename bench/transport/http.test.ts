@@ -8,6 +8,8 @@ import { DEADLINE_HEADER, propagateDeadline } from '../policy/deadline.js';
 import { seededRng } from '../../foundation/rng.js';
 import { HttpTransport, parseRetryAfter } from './http.js';
 import { overReplicas } from './replicas.js';
+import type { TransportResult } from './Transport.js';
+import type { InFlight } from '../policy/dispatch.js';
 
 test('Retry-After: delay-seconds, or an HTTP-date against the response Date header', () => {
   assert.equal(parseRetryAfter('2', undefined), 2000);
@@ -302,4 +304,72 @@ test('over real HTTP, two replicas: each attempt reaches the server of its repli
     await t.close();
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }
+});
+
+/** Dispatches one attempt and resolves with its result (the handler is the test's). */
+function dispatched(t: HttpTransport, id: number, onResult?: (r: TransportResult) => void) {
+  let inFlight: InFlight | undefined;
+  const result = new Promise<TransportResult>((resolve) => {
+    inFlight = t.dispatch(originN(id), undefined, {
+      onResult(r) {
+        onResult?.(r);
+        resolve(r);
+      },
+    });
+  });
+  return { result, inFlight: inFlight! };
+}
+
+test('dispatch: a handler that dispatches again from its answer gets the connection the answer freed', async () => {
+  const s = await countingServer((_req, res) => res.end('ok'));
+  const t = new HttpTransport({ url: s.url, connections: 4, clock: new VirtualClock() });
+  try {
+    const kinds: string[] = [];
+    let second: Promise<TransportResult> | undefined;
+    const first = dispatched(t, 1, () => (second = dispatched(t, 2).result));
+    kinds.push((await first.result).kind);
+    kinds.push((await second!).kind);
+    assert.deepEqual(kinds, ['ok', 'ok']);
+    assert.equal(s.connections, 1);
+    // Aborting an attempt that has settled does nothing, though its connection has carried another since.
+    first.inFlight.abort();
+    assert.equal(t.sockets, 1);
+    assert.equal((await dispatched(t, 3).result).kind, 'ok');
+    assert.equal(s.connections, 1);
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
+
+test('dispatch: aborting an attempt that waits for a connection answers at once, and the wait does not take the connection', async () => {
+  const { RealClock } = await import('../../foundation/clock.js');
+  const s = await countingServer((_req, res) => setTimeout(() => res.end('ok'), 40));
+  const t = new HttpTransport({ url: s.url, connections: 1, clock: new RealClock() });
+  try {
+    const a = dispatched(t, 1);
+    let answered: TransportResult | undefined;
+    const b = dispatched(t, 2, (r) => (answered = r));
+    const c = dispatched(t, 3);
+    await new Promise((r) => setTimeout(r, 10));
+    b.inFlight.abort();
+    assert.equal(answered?.kind, 'timeout'); // synchronously, inside abort
+    assert.ok((answered?.clientWaitMs ?? 0) > 0);
+    assert.equal((await a.result).kind, 'ok');
+    const rc = await c.result;
+    assert.equal(rc.kind, 'ok');
+    assert.ok((rc.clientWaitMs ?? 0) >= 30, `c waited ${rc.clientWaitMs} ms for a's connection`);
+    assert.equal(s.connections, 1);
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
+
+test('dispatch on a closed transport answers timeout at once', async () => {
+  const t = new HttpTransport({ url: 'http://127.0.0.1:9', connections: 1, clock: new VirtualClock() });
+  await t.close();
+  let r: TransportResult | undefined;
+  t.dispatch(originN(1), undefined, { onResult: (x) => (r = x) });
+  assert.deepEqual(r, { kind: 'timeout', status: 0, clientWaitMs: 0 });
 });
