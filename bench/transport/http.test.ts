@@ -373,3 +373,63 @@ test('dispatch on a closed transport answers timeout at once', async () => {
   t.dispatch(originN(1), undefined, { onResult: (x) => (r = x) });
   assert.deepEqual(r, { kind: 'timeout', status: 0, clientWaitMs: 0 });
 });
+
+test('raw answers: headers split across reads, a chunked body, and a body that runs to the end of the stream', async () => {
+  const { createServer: createTcpServer } = await import('node:net');
+  const pause = () => new Promise((r) => setTimeout(r, 5));
+  // Each answer goes out in pieces, so the reads that carry it end mid-line and mid-chunk.
+  const answers: Record<string, string[]> = {
+    '/split': [
+      'HTTP/1.1 503 Service Unavai',
+      'lable\r\nX-Sh',
+      'ed: 1\r\nRetry-After: 2\r\nContent-Length: 2\r\n\r\n',
+      'no',
+    ],
+    '/chunked': ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel', 'lo\r\n0\r\n', '\r\n'],
+    '/eof': ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nhel', 'lo'],
+  };
+  const server = createTcpServer((sock) => {
+    let buf = '';
+    sock.on('data', async (d) => {
+      buf += d.toString('latin1');
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const path = buf.split(' ')[1]!;
+      buf = buf.slice(end + 4);
+      for (const piece of answers[path]!) {
+        sock.write(piece);
+        await pause();
+      }
+      if (path === '/eof') sock.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const on = (path: string) => ({
+    ...originN(1),
+    origin: { ...originN(1).origin, request: { ...okRequest, path } },
+  });
+  const t = new HttpTransport({ url, connections: 1, clock: new VirtualClock() });
+  try {
+    assert.deepEqual(await t.send(on('/split'), undefined, live()), {
+      kind: 'shed',
+      status: 503,
+      clientWaitMs: 0,
+      retryAfterMs: 2000,
+    });
+    assert.deepEqual(await t.send(on('/chunked'), undefined, live()), {
+      kind: 'ok',
+      status: 200,
+      clientWaitMs: 0,
+    });
+    assert.deepEqual(await t.send(on('/eof'), undefined, live()), {
+      kind: 'ok',
+      status: 200,
+      clientWaitMs: 0,
+    });
+    assert.equal(t.openConnections, 0);
+  } finally {
+    await t.close();
+    server.close();
+  }
+});

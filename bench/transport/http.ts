@@ -40,6 +40,8 @@ export const CONNECT_TIMEOUT_MS = 60_000;
 /** An idle connection is closed after this long (keepAliveMs's default; the simulated transport's too). */
 export const KEEP_ALIVE_MS = 4000;
 const EMPTY: readonly string[] = [];
+/** Where every connection's socket reads into (see Connection). */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * HTTP/1.1 with keep-alive over plain sockets, one request per connection at a time,
@@ -166,7 +168,7 @@ export class HttpTransport implements Transport, DispatchTransport {
 
   private dial(): Connection {
     this.open++;
-    const c = new Connection(this, connect({ host: this.host, port: this.port, noDelay: true }));
+    const c = new Connection(this, this.host, this.port);
     this.all.add(c);
     return c;
   }
@@ -327,10 +329,21 @@ class Connection {
   private cancelAfterTokens = Infinity;
   private sentMs = 0;
 
+  private readonly socket: Socket;
+
   constructor(
     private readonly t: HttpTransport,
-    private readonly socket: Socket,
+    host: string,
+    port: number,
   ) {
+    // Responses are read into one buffer shared by every connection and parsed at once
+    // (the parser copies what it keeps): no Buffer and no stream 'data' event per read.
+    const socket = (this.socket = connect({
+      host,
+      port,
+      noDelay: true,
+      onread: { buffer: READ_BUFFER, callback: (n, buf) => this.onRead(n, buf) },
+    }));
     const p = this.parser;
     p[HTTPParser.kOnHeadersComplete] = (info) =>
       this.onHeaders(info.statusCode, info.headers, info.shouldKeepAlive);
@@ -345,10 +358,6 @@ class Connection {
       socket.once('close', () => resolve());
     });
     socket.on('timeout', () => this.fail('timeout'));
-    socket.on('data', (d: Buffer) => {
-      const r = this.parser.execute(d);
-      if (r instanceof Error) this.fail('conn-error');
-    });
     // The server closed its side: a body that runs to the end of the stream ends here.
     socket.on('end', () => {
       if (this.current) this.parser.finish();
@@ -358,6 +367,12 @@ class Connection {
       this.fail('conn-reset');
       t.closedSocket(this);
     });
+  }
+
+  private onRead(n: number, buf: Uint8Array): boolean {
+    const r = this.parser.execute(buf as Buffer, 0, n);
+    if (r instanceof Error) this.fail('conn-error');
+    return true;
   }
 
   /** Sends the exchange's request (the transport has counted this connection busy). */
