@@ -1,12 +1,12 @@
 import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import { connect, type Socket } from 'node:net';
-import { HTTPParser } from 'http-parser-js';
 import type { Clock } from '../../foundation/clock.js';
 import { FifoQueue } from '../../foundation/fifoQueue.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { kindOfStatus } from '../outcome.js';
 import { parseRetryAfter } from '../../foundation/retryAfter.js';
 import { SseMeter } from './sse.js';
+import { ResponseParser, type ResponseSink } from './responseParser.js';
 import type { Transport, TransportResult } from './Transport.js';
 import type { DispatchTransport, InFlight, TransportHandler } from '../policy/dispatch.js';
 
@@ -39,13 +39,12 @@ export interface HttpTransportOptions {
 export const CONNECT_TIMEOUT_MS = 60_000;
 /** An idle connection is closed after this long (keepAliveMs's default; the simulated transport's too). */
 export const KEEP_ALIVE_MS = 4000;
-const EMPTY: readonly string[] = [];
 /** Where every connection's socket reads into (see Connection). */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * HTTP/1.1 with keep-alive over plain sockets, one request per connection at a time,
- * responses parsed by http-parser-js (as autocannon does). This is the load generator's
+ * responses parsed in place (responseParser.ts). This is the load generator's
  * hot path, so it is ours, and it dispatches natively (bench/policy/dispatch.ts): an
  * attempt is one small `Exchange` object, no promise, no closure and no abort listener; a
  * free connection is found in O(1) (a stack, most recently used first), a request is one
@@ -312,8 +311,8 @@ class SignalledSend implements TransportHandler {
  * One keep-alive connection and the attempt it carries. The response's state lives on the
  * connection (one attempt at a time); the parser's callbacks are bound once.
  */
-class Connection {
-  private readonly parser = new HTTPParser(HTTPParser.RESPONSE);
+class Connection implements ResponseSink {
+  private readonly parser = new ResponseParser(this);
   idleSinceMs = 0;
   private dead = false;
   /** Settles when the handshake is done (or the socket is gone). */
@@ -323,7 +322,6 @@ class Connection {
   /** From request() until the connection is handed back or lost (counted in the transport's busy). */
   private holding = false;
   private status = 0;
-  private headers: readonly string[] = EMPTY;
   private keepAlive = true;
   private meter: SseMeter | null = null;
   private cancelAfterTokens = Infinity;
@@ -344,11 +342,6 @@ class Connection {
       noDelay: true,
       onread: { buffer: READ_BUFFER, callback: (n, buf) => this.onRead(n, buf) },
     }));
-    const p = this.parser;
-    p[HTTPParser.kOnHeadersComplete] = (info) =>
-      this.onHeaders(info.statusCode, info.headers, info.shouldKeepAlive);
-    p[HTTPParser.kOnBody] = (chunk, offset, length) => this.onBody(chunk, offset, length);
-    p[HTTPParser.kOnMessageComplete] = () => this.onComplete();
     socket.setTimeout(CONNECT_TIMEOUT_MS);
     this.connected = new Promise<void>((resolve) => {
       socket.once('connect', () => {
@@ -370,8 +363,7 @@ class Connection {
   }
 
   private onRead(n: number, buf: Uint8Array): boolean {
-    const r = this.parser.execute(buf as Buffer, 0, n);
-    if (r instanceof Error) this.fail('conn-error');
+    if (!this.parser.execute(buf as Buffer, 0, n)) this.fail('conn-error');
     return true;
   }
 
@@ -380,7 +372,6 @@ class Connection {
     const req = x.attempt.origin.request;
     const body = req?.body;
     this.status = 0;
-    this.headers = EMPTY;
     this.keepAlive = true;
     this.meter = null;
     this.cancelAfterTokens = req?.cancelAfterTokens ?? Infinity;
@@ -411,22 +402,20 @@ class Connection {
     x.answer(r);
   }
 
-  private onHeaders(status: number, headers: string[], keepAlive: boolean): void {
+  onHead(status: number, keepAlive: boolean, eventStream: boolean): void {
     this.status = status;
-    this.headers = headers;
     this.keepAlive = keepAlive;
-    if (status === 200 && this.header('content-type')?.startsWith('text/event-stream'))
-      this.meter = new SseMeter(this.t.clock, this.sentMs);
+    if (status === 200 && eventStream) this.meter = new SseMeter(this.t.clock, this.sentMs);
   }
 
-  private onBody(chunk: Buffer, offset: number, length: number): void {
+  onBody(buf: Buffer, start: number, end: number): void {
     if (!this.meter || !this.current) return;
     // The user stopped reading: the rest of the answer is not wanted.
-    if (this.meter.push(chunk.subarray(offset, offset + length)) >= this.cancelAfterTokens)
+    if (this.meter.push(buf.subarray(start, end)) >= this.cancelAfterTokens)
       this.abandon(this.current, 'abandoned');
   }
 
-  private onComplete(): void {
+  onComplete(): void {
     const x = this.current;
     if (!x) return;
     const status = this.status;
@@ -437,14 +426,14 @@ class Connection {
       // Ended without [DONE]: the answer was cut short, whatever the status said.
       r = { kind: stream.done ? 'ok' : 'conn-error', status, clientWaitMs, stream };
     } else if (status === 429 || status === 503) {
-      const kind = status === 503 && this.header('x-shed') !== undefined ? 'shed' : kindOfStatus(status);
-      const retryAfterMs = parseRetryAfter(this.header('retry-after'), this.header('date'));
+      const kind = status === 503 && this.parser.shed ? 'shed' : kindOfStatus(status);
+      const retryAfterMs = parseRetryAfter(this.parser.retryAfter, this.parser.date);
       r =
         retryAfterMs === undefined
           ? { kind, status, clientWaitMs }
           : { kind, status, clientWaitMs, retryAfterMs };
     } else r = { kind: kindOfStatus(status), status, clientWaitMs };
-    const hint = this.keepAlive ? this.header('keep-alive') : undefined;
+    const hint = this.keepAlive ? this.parser.keepAliveHint : undefined;
     if (hint) {
       const m = /timeout=(\d+)/i.exec(hint);
       if (m) this.t.keepAliveMs = Math.min(this.t.keepAliveMs, Math.max(0, Number(m[1]) * 1000 - 1000));
@@ -488,23 +477,6 @@ class Connection {
   get isDead(): boolean {
     return this.dead;
   }
-
-  /** A response header by lower-case name (the first, if repeated); compared without allocating. */
-  private header(name: string): string | undefined {
-    const h = this.headers;
-    for (let i = 0; i < h.length; i += 2) if (sameLowerCase(h[i]!, name)) return h[i + 1];
-    return undefined;
-  }
-}
-
-/** Whether `s` equals `lower` (lower-case ASCII) ignoring ASCII case. */
-function sameLowerCase(s: string, lower: string): boolean {
-  if (s.length !== lower.length) return false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(i)) return false;
-  }
-  return true;
 }
 
 /** Maps socket error codes onto failure kinds. */
