@@ -9,6 +9,8 @@ import { sendOf } from '../policy/dispatch.js';
 import { seededRng } from '../../foundation/rng.js';
 import { HttpTransport, parseRetryAfter } from './http.js';
 import { overReplicas } from './replicas.js';
+import type { TransportResult } from './Transport.js';
+import type { InFlight } from '../policy/dispatch.js';
 
 test('Retry-After: delay-seconds, or an HTTP-date against the response Date header', () => {
   assert.equal(parseRetryAfter('2', undefined), 2000);
@@ -304,5 +306,133 @@ test('over real HTTP, two replicas: each attempt reaches the server of its repli
   } finally {
     await t.close();
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  }
+});
+
+/** Dispatches one attempt and resolves with its result (the handler is the test's). */
+function dispatched(t: HttpTransport, id: number, onResult?: (r: TransportResult) => void) {
+  let inFlight: InFlight | undefined;
+  const result = new Promise<TransportResult>((resolve) => {
+    inFlight = t.dispatch(originN(id), undefined, {
+      onResult(r) {
+        onResult?.(r);
+        resolve(r);
+      },
+    });
+  });
+  return { result, inFlight: inFlight! };
+}
+
+test('dispatch: a handler that dispatches again from its answer gets the connection the answer freed', async () => {
+  const s = await countingServer((_req, res) => res.end('ok'));
+  const t = new HttpTransport({ url: s.url, connections: 4, clock: new VirtualClock() });
+  try {
+    const kinds: string[] = [];
+    let second: Promise<TransportResult> | undefined;
+    const first = dispatched(t, 1, () => (second = dispatched(t, 2).result));
+    kinds.push((await first.result).kind);
+    kinds.push((await second!).kind);
+    assert.deepEqual(kinds, ['ok', 'ok']);
+    assert.equal(s.connections, 1);
+    // Aborting an attempt that has settled does nothing, though its connection has carried another since.
+    first.inFlight.abort();
+    assert.equal(t.sockets, 1);
+    assert.equal((await dispatched(t, 3).result).kind, 'ok');
+    assert.equal(s.connections, 1);
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
+
+test('dispatch: aborting an attempt that waits for a connection answers at once, and the wait does not take the connection', async () => {
+  const { RealClock } = await import('../../foundation/clock.js');
+  const s = await countingServer((_req, res) => setTimeout(() => res.end('ok'), 40));
+  const t = new HttpTransport({ url: s.url, connections: 1, clock: new RealClock() });
+  try {
+    const a = dispatched(t, 1);
+    let answered: TransportResult | undefined;
+    const b = dispatched(t, 2, (r) => (answered = r));
+    const c = dispatched(t, 3);
+    await new Promise((r) => setTimeout(r, 10));
+    b.inFlight.abort();
+    assert.equal(answered?.kind, 'timeout'); // synchronously, inside abort
+    assert.ok((answered?.clientWaitMs ?? 0) > 0);
+    assert.equal((await a.result).kind, 'ok');
+    const rc = await c.result;
+    assert.equal(rc.kind, 'ok');
+    assert.ok((rc.clientWaitMs ?? 0) >= 30, `c waited ${rc.clientWaitMs} ms for a's connection`);
+    assert.equal(s.connections, 1);
+  } finally {
+    await t.close();
+    await s.close();
+  }
+});
+
+test('dispatch on a closed transport answers timeout at once', async () => {
+  const t = new HttpTransport({ url: 'http://127.0.0.1:9', connections: 1, clock: new VirtualClock() });
+  await t.close();
+  let r: TransportResult | undefined;
+  t.dispatch(originN(1), undefined, { onResult: (x) => (r = x) });
+  assert.deepEqual(r, { kind: 'timeout', status: 0, clientWaitMs: 0 });
+});
+
+test('raw answers: headers split across reads, a chunked body, and a body that runs to the end of the stream', async () => {
+  const { createServer: createTcpServer } = await import('node:net');
+  const pause = () => new Promise((r) => setTimeout(r, 5));
+  // Each answer goes out in pieces, so the reads that carry it end mid-line and mid-chunk.
+  const answers: Record<string, string[]> = {
+    '/split': [
+      'HTTP/1.1 503 Service Unavai',
+      'lable\r\nX-Sh',
+      'ed: 1\r\nRetry-After: 2\r\nContent-Length: 2\r\n\r\n',
+      'no',
+    ],
+    '/chunked': ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel', 'lo\r\n0\r\n', '\r\n'],
+    '/eof': ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nhel', 'lo'],
+  };
+  const server = createTcpServer((sock) => {
+    let buf = '';
+    sock.on('data', async (d) => {
+      buf += d.toString('latin1');
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const path = buf.split(' ')[1]!;
+      buf = buf.slice(end + 4);
+      for (const piece of answers[path]!) {
+        sock.write(piece);
+        await pause();
+      }
+      if (path === '/eof') sock.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const on = (path: string) => ({
+    ...originN(1),
+    origin: { ...originN(1).origin, request: { ...okRequest, path } },
+  });
+  const t = new HttpTransport({ url, connections: 1, clock: new VirtualClock() });
+  try {
+    assert.deepEqual(await t.send(on('/split'), undefined, live()), {
+      kind: 'shed',
+      status: 503,
+      clientWaitMs: 0,
+      retryAfterMs: 2000,
+    });
+    assert.deepEqual(await t.send(on('/chunked'), undefined, live()), {
+      kind: 'ok',
+      status: 200,
+      clientWaitMs: 0,
+    });
+    assert.deepEqual(await t.send(on('/eof'), undefined, live()), {
+      kind: 'ok',
+      status: 200,
+      clientWaitMs: 0,
+    });
+    assert.equal(t.openConnections, 0);
+  } finally {
+    await t.close();
+    server.close();
   }
 });

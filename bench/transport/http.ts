@@ -1,13 +1,14 @@
 import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import { connect, type Socket } from 'node:net';
-import { HTTPParser } from 'http-parser-js';
 import type { Clock } from '../../foundation/clock.js';
 import { FifoQueue } from '../../foundation/fifoQueue.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import { kindOfStatus } from '../outcome.js';
 import { parseRetryAfter } from '../../foundation/retryAfter.js';
 import { SseMeter } from './sse.js';
+import { ResponseParser, type ResponseSink } from './responseParser.js';
 import type { Transport, TransportResult } from './Transport.js';
+import type { DispatchTransport, InFlight, TransportHandler } from '../policy/dispatch.js';
 
 export { parseRetryAfter } from '../../foundation/retryAfter.js';
 
@@ -34,24 +35,23 @@ export interface HttpTransportOptions {
   readonly keepAliveMs?: number;
 }
 
-/** Hands a waiting attempt a connection (`null`: the transport closed); false when that attempt already gave up. */
-type Waiter = (c: Connection | null) => boolean;
-
 /** How long a connect may take before the attempt fails (the simulated transport uses it too). */
 export const CONNECT_TIMEOUT_MS = 60_000;
 /** An idle connection is closed after this long (keepAliveMs's default; the simulated transport's too). */
 export const KEEP_ALIVE_MS = 4000;
-const EMPTY: readonly string[] = [];
+/** Where every connection's socket reads into (see Connection). */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * HTTP/1.1 with keep-alive over plain sockets, one request per connection at a time,
- * responses parsed by http-parser-js (as autocannon does). This is the load generator's
- * hot path, so it is ours: a free connection is found in O(1) (a stack, most recently
- * used first), a request is one string and one write, and nothing is allocated per
- * request beyond its promise and result. Attempts beyond the connection cap wait here,
- * in FIFO order, and report how long.
+ * responses parsed in place (responseParser.ts). This is the load generator's
+ * hot path, so it is ours, and it dispatches natively (bench/policy/dispatch.ts): an
+ * attempt is one small `Exchange` object, no promise, no closure and no abort listener; a
+ * free connection is found in O(1) (a stack, most recently used first), a request is one
+ * string (its constant part built once) and one write. Attempts beyond the connection cap
+ * wait here, in FIFO order, and report how long.
  */
-export class HttpTransport implements Transport {
+export class HttpTransport implements Transport, DispatchTransport {
   private readonly host: string;
   private readonly port: number;
   private readonly hostHeader: string;
@@ -59,13 +59,16 @@ export class HttpTransport implements Transport {
   readonly path: string;
   readonly clock: Clock;
   private readonly cap: number;
+  /** The default request's line and host header, up to the origin id's value. */
+  private readonly defaultHead: string;
   /** Open connections, busy or idle. */
   private open = 0;
   /** Connections holding an attempt. */
   private busy = 0;
   /** Idle connections, oldest first; the last is reused first. */
   private readonly idle: Connection[] = [];
-  private readonly waiting = new FifoQueue<Waiter>();
+  /** Attempts waiting for a connection; one that gave up stays queued as a no-op (O(1) abort). */
+  private readonly waiting = new FifoQueue<Exchange>();
   private closed = false;
   /** Every connection not yet closed, for close() to wait on. */
   readonly all = new Set<Connection>();
@@ -84,6 +87,7 @@ export class HttpTransport implements Transport {
     this.clock = opts.clock;
     this.method = opts.method ?? 'GET';
     this.path = opts.path ?? '/work';
+    this.defaultHead = this.headPrefix(this.method, this.path);
     this.keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     // One timer for every idle connection, not one per idle spell.
     // eslint-disable-next-line no-restricted-globals -- sockets idle in real time, whatever clock times the attempts
@@ -91,6 +95,33 @@ export class HttpTransport implements Transport {
     this.sweeper.unref();
   }
 
+  /**
+   * Starts one attempt: on an idle connection, a new one (below the cap), or after a wait
+   * for one. `handler.onResult` is called exactly once, synchronously only when the
+   * transport is closed.
+   */
+  dispatch(
+    attempt: Attempt,
+    headers: Record<string, string> | undefined,
+    handler: TransportHandler,
+  ): InFlight {
+    const x = new Exchange(this, attempt, headers, handler);
+    if (this.closed) {
+      x.answer({ kind: 'timeout', status: 0, clientWaitMs: 0 });
+      return x;
+    }
+    const conn = this.idle.pop() ?? (this.open < this.cap ? this.dial() : undefined);
+    if (conn) {
+      this.busy++;
+      conn.request(x);
+    } else {
+      x.queuedMs = this.clock.now();
+      this.waiting.push(x);
+    }
+    return x;
+  }
+
+  /** The promise form of dispatch; `signal` aborts the attempt. Never rejects. */
   send(
     attempt: Attempt,
     headers: Record<string, string> | undefined,
@@ -98,59 +129,18 @@ export class HttpTransport implements Transport {
   ): Promise<TransportResult> {
     if (this.closed || signal.aborted)
       return Promise.resolve({ kind: 'timeout', status: 0, clientWaitMs: 0 });
-    const conn = this.idle.pop() ?? (this.open < this.cap ? this.dial() : undefined);
-    if (conn) {
-      this.busy++;
-      return conn.request(attempt, headers, signal, 0);
-    }
-    return this.sendAfterWait(attempt, headers, signal);
+    return new Promise((resolve) => new SignalledSend(resolve, signal).start(this, attempt, headers));
   }
 
-  private async sendAfterWait(
-    attempt: Attempt,
-    headers: Record<string, string> | undefined,
-    signal: AbortSignalLike,
-  ): Promise<TransportResult> {
-    const t0 = this.clock.now();
-    const conn = await this.acquire(signal);
-    const clientWaitMs = this.clock.now() - t0;
-    if (!conn) return { kind: 'timeout', status: 0, clientWaitMs };
-    return conn.request(attempt, headers, signal, clientWaitMs);
-  }
-
-  /**
-   * Waits for a free connection. An aborted waiter stays in the queue as a no-op (O(1)):
-   * thousands of waiters time out at once in a collapse, and searching the queue for
-   * each would starve the generator.
-   */
-  private acquire(signal: AbortSignalLike): Promise<Connection | null> {
-    return new Promise((resolve) => {
-      let done = false;
-      const onAbort = (): void => {
-        if (done) return;
-        done = true;
-        resolve(null);
-      };
-      this.waiting.push((c) => {
-        if (done) return false;
-        done = true;
-        signal.removeEventListener('abort', onAbort);
-        if (c) this.busy++;
-        resolve(c);
-        return true;
-      });
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  private nextWaiter(): Waiter | undefined {
-    return this.waiting.pop();
-  }
-
-  /** A connection finished its attempt and can carry another. */
+  /** A connection finished its attempt and can carry another: the oldest live waiter's, or it idles. */
   released(c: Connection): void {
     this.busy--;
-    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) if (w(c)) return;
+    for (let x = this.waiting.pop(); x; x = this.waiting.pop())
+      if (x.waiting()) {
+        this.busy++;
+        c.request(x);
+        return;
+      }
     c.idleSinceMs = this.clock.now();
     this.idle.push(c);
   }
@@ -165,10 +155,8 @@ export class HttpTransport implements Transport {
     }
     // A waiter that could have had this connection gets a new one.
     if (this.closed || this.waiting.length === 0) return;
-    const fresh = this.dial();
-    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) if (w(fresh)) return;
-    fresh.idleSinceMs = this.clock.now();
-    this.idle.push(fresh);
+    this.busy++;
+    this.released(this.dial());
   }
 
   /** A connection's socket has closed. */
@@ -179,7 +167,7 @@ export class HttpTransport implements Transport {
 
   private dial(): Connection {
     this.open++;
-    const c = new Connection(this, connect({ host: this.host, port: this.port, noDelay: true }));
+    const c = new Connection(this, this.host, this.port);
     this.all.add(c);
     return c;
   }
@@ -190,11 +178,20 @@ export class HttpTransport implements Transport {
     while (this.idle.length > 0 && this.idle[0]!.idleSinceMs <= limit) this.idle[0]!.destroy();
   }
 
+  private headPrefix(method: string, path: string): string {
+    return `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\nx-origin-id: `;
+  }
+
   /** The request line and headers of an attempt (the body, if any, follows). */
   head(attempt: Attempt, headers: Record<string, string> | undefined, bodyBytes: number): string {
     const req = attempt.origin.request;
     const method = req?.method ?? this.method;
-    let s = `${method} ${req?.path ?? this.path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\nx-origin-id: ${attempt.origin.id}\r\nx-attempt: ${attempt.number}\r\n`;
+    let s =
+      (req ? this.headPrefix(method, req.path ?? this.path) : this.defaultHead) +
+      attempt.origin.id +
+      '\r\nx-attempt: ' +
+      attempt.number +
+      '\r\n';
     if (headers) for (const k in headers) s += `${k}: ${headers[k]}\r\n`;
     if (bodyBytes > 0 || method !== 'GET') s += `content-length: ${bodyBytes}\r\n`;
     return s + '\r\n';
@@ -230,44 +227,121 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
-    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) w(null);
+    for (let x = this.waiting.pop(); x; x = this.waiting.pop()) x.giveUp();
     for (const c of this.all) c.destroy();
     if (this.all.size > 0) await new Promise<void>((resolve) => (this.onEmpty = resolve));
   }
 }
 
 /**
- * One keep-alive connection and the attempt it carries. Its state lives on the object
- * (one attempt at a time), and it is itself the abort listener (handleEvent), so an
- * attempt costs no closures here.
+ * One attempt through the transport, from dispatch to its one answer: waiting for a
+ * connection (`conn` null), on the wire (`conn` set) or settled (`handler` null). It is
+ * the attempt's InFlight; aborting it after it settled does nothing, even if its
+ * connection has since carried another attempt.
  */
-class Connection {
-  private readonly parser = new HTTPParser(HTTPParser.RESPONSE);
+class Exchange implements InFlight {
+  conn: Connection | null = null;
+  /** When it started waiting for a connection (transport clock). */
+  queuedMs = 0;
+  clientWaitMs = 0;
+
+  constructor(
+    private readonly t: HttpTransport,
+    readonly attempt: Attempt,
+    readonly headers: Record<string, string> | undefined,
+    private handler: TransportHandler | null,
+  ) {}
+
+  /** Still waiting (taken off the queue now): stops the wait's clock. */
+  waiting(): boolean {
+    if (this.handler === null) return false;
+    this.clientWaitMs = this.t.clock.now() - this.queuedMs;
+    return true;
+  }
+
+  /** The transport closed while it waited. */
+  giveUp(): void {
+    if (this.waiting()) this.answer({ kind: 'timeout', status: 0, clientWaitMs: this.clientWaitMs });
+  }
+
+  abort(): void {
+    if (this.handler === null) return;
+    // On the wire: the answer will not be read, so the connection goes.
+    if (this.conn) this.conn.abandon(this, 'timeout');
+    else this.giveUp(); // still queued: stays there as a no-op
+  }
+
+  /** Settles, once; the caller has done its own bookkeeping first (re-entrancy: the handler may dispatch again). */
+  answer(r: TransportResult): void {
+    const h = this.handler;
+    if (h === null) return;
+    this.handler = null;
+    this.conn = null;
+    h.onResult(r);
+  }
+}
+
+/** `send` over dispatch: the attempt's promise, aborted by a signal (it is its own listener). */
+class SignalledSend implements TransportHandler {
+  private inFlight: InFlight | null = null;
+  private done = false;
+
+  constructor(
+    private readonly resolve: (r: TransportResult) => void,
+    private readonly signal: AbortSignalLike,
+  ) {}
+
+  start(t: HttpTransport, attempt: Attempt, headers: Record<string, string> | undefined): void {
+    this.inFlight = t.dispatch(attempt, headers, this);
+    if (!this.done) this.signal.addEventListener('abort', this, { once: true });
+  }
+
+  onResult(r: TransportResult): void {
+    this.done = true;
+    if (this.inFlight) this.signal.removeEventListener('abort', this);
+    this.resolve(r);
+  }
+
+  handleEvent(): void {
+    this.inFlight?.abort();
+  }
+}
+
+/**
+ * One keep-alive connection and the attempt it carries. The response's state lives on the
+ * connection (one attempt at a time); the parser's callbacks are bound once.
+ */
+class Connection implements ResponseSink {
+  private readonly parser = new ResponseParser(this);
   idleSinceMs = 0;
   private dead = false;
   /** Settles when the handshake is done (or the socket is gone). */
   readonly connected: Promise<void>;
+  /** The attempt on the wire; null between attempts. Counted in the transport's busy while set. */
+  private current: Exchange | null = null;
   /** From request() until the connection is handed back or lost (counted in the transport's busy). */
   private holding = false;
-  private resolve: ((r: TransportResult) => void) | null = null;
-  private signal: AbortSignalLike | null = null;
-  private clientWaitMs = 0;
   private status = 0;
-  private headers: readonly string[] = EMPTY;
   private keepAlive = true;
   private meter: SseMeter | null = null;
   private cancelAfterTokens = Infinity;
   private sentMs = 0;
 
+  private readonly socket: Socket;
+
   constructor(
     private readonly t: HttpTransport,
-    private readonly socket: Socket,
+    host: string,
+    port: number,
   ) {
-    const p = this.parser;
-    p[HTTPParser.kOnHeadersComplete] = (info) =>
-      this.onHeaders(info.statusCode, info.headers, info.shouldKeepAlive);
-    p[HTTPParser.kOnBody] = (chunk, offset, length) => this.onBody(chunk, offset, length);
-    p[HTTPParser.kOnMessageComplete] = () => this.onComplete();
+    // Responses are read into one buffer shared by every connection and parsed at once
+    // (the parser copies what it keeps): no Buffer and no stream 'data' event per read.
+    const socket = (this.socket = connect({
+      host,
+      port,
+      noDelay: true,
+      onread: { buffer: READ_BUFFER, callback: (n, buf) => this.onRead(n, buf) },
+    }));
     socket.setTimeout(CONNECT_TIMEOUT_MS);
     this.connected = new Promise<void>((resolve) => {
       socket.once('connect', () => {
@@ -277,13 +351,9 @@ class Connection {
       socket.once('close', () => resolve());
     });
     socket.on('timeout', () => this.fail('timeout'));
-    socket.on('data', (d: Buffer) => {
-      const r = this.parser.execute(d);
-      if (r instanceof Error) this.fail('conn-error');
-    });
     // The server closed its side: a body that runs to the end of the stream ends here.
     socket.on('end', () => {
-      if (this.resolve) this.parser.finish();
+      if (this.current) this.parser.finish();
     });
     socket.on('error', (err: NodeJS.ErrnoException) => this.fail(kindOfSocketError(err.code)));
     socket.on('close', () => {
@@ -292,99 +362,90 @@ class Connection {
     });
   }
 
-  request(
-    attempt: Attempt,
-    headers: Record<string, string> | undefined,
-    signal: AbortSignalLike,
-    clientWaitMs: number,
-  ): Promise<TransportResult> {
-    const req = attempt.origin.request;
+  private onRead(n: number, buf: Uint8Array): boolean {
+    if (!this.parser.execute(buf as Buffer, 0, n)) this.fail('conn-error');
+    return true;
+  }
+
+  /** Sends the exchange's request (the transport has counted this connection busy). */
+  request(x: Exchange): void {
+    const req = x.attempt.origin.request;
     const body = req?.body;
     this.status = 0;
-    this.headers = EMPTY;
     this.keepAlive = true;
     this.meter = null;
     this.cancelAfterTokens = req?.cancelAfterTokens ?? Infinity;
-    this.clientWaitMs = clientWaitMs;
-    this.signal = signal;
+    this.current = x;
+    x.conn = this;
     this.holding = true;
     this.sentMs = this.t.clock.now();
-    const p = new Promise<TransportResult>((resolve) => (this.resolve = resolve));
-    signal.addEventListener('abort', this, { once: true });
-    const head = this.t.head(attempt, headers, body?.length ?? 0);
+    const head = this.t.head(x.attempt, x.headers, body?.length ?? 0);
     if (body && body.length > 0) {
       this.socket.cork();
       this.socket.write(head, 'latin1');
       this.socket.write(body);
       this.socket.uncork();
     } else this.socket.write(head, 'latin1');
-    return p;
   }
 
-  /** The attempt's signal aborted: the answer will not be read, so the connection goes. */
-  handleEvent(): void {
-    this.settle({ kind: 'timeout', status: 0, clientWaitMs: this.clientWaitMs, ...this.streamPart() });
+  /** Ends the attempt on this connection with `kind` (the caller gave up, or stopped reading) and closes it. */
+  abandon(x: Exchange, kind: OutcomeKind): void {
+    if (this.current !== x) return;
+    const r: TransportResult = {
+      kind,
+      status: kind === 'abandoned' ? this.status : 0,
+      clientWaitMs: x.clientWaitMs,
+      ...this.streamPart(),
+    };
+    this.current = null;
     this.destroy();
+    x.answer(r);
   }
 
-  private onHeaders(status: number, headers: string[], keepAlive: boolean): void {
+  onHead(status: number, keepAlive: boolean, eventStream: boolean): void {
     this.status = status;
-    this.headers = headers;
     this.keepAlive = keepAlive;
-    if (status === 200 && this.header('content-type')?.startsWith('text/event-stream'))
-      this.meter = new SseMeter(this.t.clock, this.sentMs);
+    if (status === 200 && eventStream) this.meter = new SseMeter(this.t.clock, this.sentMs);
   }
 
-  private onBody(chunk: Buffer, offset: number, length: number): void {
-    if (!this.meter) return;
-    if (this.meter.push(chunk.subarray(offset, offset + length)) >= this.cancelAfterTokens) {
-      // The user stopped reading: the rest of the answer is not wanted.
-      this.settle({
-        kind: 'abandoned',
-        status: this.status,
-        clientWaitMs: this.clientWaitMs,
-        ...this.streamPart(),
-      });
-      this.destroy();
-    }
+  onBody(buf: Buffer, start: number, end: number): void {
+    if (!this.meter || !this.current) return;
+    // The user stopped reading: the rest of the answer is not wanted.
+    if (this.meter.push(buf.subarray(start, end)) >= this.cancelAfterTokens)
+      this.abandon(this.current, 'abandoned');
   }
 
-  private onComplete(): void {
-    if (!this.resolve) return;
+  onComplete(): void {
+    const x = this.current;
+    if (!x) return;
     const status = this.status;
-    const clientWaitMs = this.clientWaitMs;
+    const clientWaitMs = x.clientWaitMs;
     let r: TransportResult;
     if (this.meter) {
       const stream = this.meter.result();
       // Ended without [DONE]: the answer was cut short, whatever the status said.
       r = { kind: stream.done ? 'ok' : 'conn-error', status, clientWaitMs, stream };
     } else if (status === 429 || status === 503) {
-      const kind = status === 503 && this.header('x-shed') !== undefined ? 'shed' : kindOfStatus(status);
-      const retryAfterMs = parseRetryAfter(this.header('retry-after'), this.header('date'));
+      const kind = status === 503 && this.parser.shed ? 'shed' : kindOfStatus(status);
+      const retryAfterMs = parseRetryAfter(this.parser.retryAfter, this.parser.date);
       r =
         retryAfterMs === undefined
           ? { kind, status, clientWaitMs }
           : { kind, status, clientWaitMs, retryAfterMs };
     } else r = { kind: kindOfStatus(status), status, clientWaitMs };
-    const hint = this.keepAlive ? this.header('keep-alive') : undefined;
+    const hint = this.keepAlive ? this.parser.keepAliveHint : undefined;
     if (hint) {
       const m = /timeout=(\d+)/i.exec(hint);
       if (m) this.t.keepAliveMs = Math.min(this.t.keepAliveMs, Math.max(0, Number(m[1]) * 1000 - 1000));
     }
-    this.settle(r);
+    // The connection's bookkeeping first (it may go straight to a waiter), then the answer,
+    // whose handler may dispatch again at once.
+    this.current = null;
     if (this.keepAlive && !this.dead) {
       this.holding = false;
       this.t.released(this);
     } else this.destroy();
-  }
-
-  private settle(r: TransportResult): void {
-    const resolve = this.resolve;
-    if (!resolve) return;
-    this.resolve = null;
-    this.signal?.removeEventListener('abort', this);
-    this.signal = null;
-    resolve(r);
+    x.answer(r);
   }
 
   private streamPart(): { stream?: ReturnType<SseMeter['result']> } {
@@ -393,13 +454,18 @@ class Connection {
 
   /** The socket failed or closed: the attempt it carried (if any) ends with `kind`. */
   private fail(kind: OutcomeKind): void {
-    this.settle({ kind, status: 0, clientWaitMs: this.clientWaitMs, ...this.streamPart() });
-    this.destroy();
+    const x = this.current;
+    if (x) this.abandon(x, kind);
+    else this.destroy();
   }
 
   /** Closes the connection; an attempt still on it ends as `conn-reset`. Tells the transport once. */
   destroy(): void {
-    this.settle({ kind: 'conn-reset', status: 0, clientWaitMs: this.clientWaitMs, ...this.streamPart() });
+    const x = this.current;
+    if (x) {
+      this.abandon(x, 'conn-reset');
+      return;
+    }
     this.socket.destroy();
     if (this.dead) return;
     this.dead = true;
@@ -410,14 +476,6 @@ class Connection {
 
   get isDead(): boolean {
     return this.dead;
-  }
-
-  /** A response header by lower-case name (the first, if repeated). */
-  private header(name: string): string | undefined {
-    const h = this.headers;
-    for (let i = 0; i < h.length; i += 2)
-      if (h[i]!.length === name.length && h[i]!.toLowerCase() === name) return h[i + 1];
-    return undefined;
   }
 }
 
