@@ -1,7 +1,8 @@
 import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
 import type { ClientPolicy, PolicyEnv } from './ClientPolicy.js';
-import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './dispatch.js';
+import { CutShort } from './cutShort.js';
+import type { AttemptHandler, Dispatch } from './dispatch.js';
 
 export interface AbandonOptions {
   /** The fraction of users (origins) who may give up, 0..1. */
@@ -26,42 +27,18 @@ export function abandon(o: AbandonOptions): ClientPolicy {
   };
 }
 
-/** An origin whose user may give up: at the end of its patience it aborts what is below. */
-class PatientOrigin implements AttemptHandler, InFlight {
-  private below: InFlight = SETTLED;
-  private gaveUpMs = -1;
-  private done = false;
-  private readonly cancel: () => void;
-
-  constructor(
-    next: Dispatch,
-    private readonly env: PolicyEnv,
-    patienceMs: number,
-    first: Attempt,
-    private readonly handler: AttemptHandler,
-  ) {
-    this.cancel = env.clock.timer(first.origin.intendedMs + patienceMs, () => this.giveUp());
-    const below = next(first, this);
-    if (!this.done) this.below = below;
+/**
+ * An origin whose user may give up: at the end of its patience it aborts what is below,
+ * and answers once the layers below have settled, so every attempt is recorded before
+ * the outcome.
+ */
+class PatientOrigin extends CutShort {
+  constructor(next: Dispatch, env: PolicyEnv, patienceMs: number, first: Attempt, handler: AttemptHandler) {
+    super(env.clock, handler);
+    this.start(next, first, first.origin.intendedMs + patienceMs);
   }
 
-  // Answered once the layers below have settled, so every attempt is recorded before the outcome.
-  onResponse(r: AttemptResult): void {
-    if (this.done) return;
-    this.done = true;
-    this.cancel();
-    this.below = SETTLED;
-    const at = this.gaveUpMs;
-    this.handler.onResponse(at >= 0 ? { ...r, kind: 'abandoned', status: 0, endMs: at } : r);
-  }
-
-  abort(): void {
-    this.below.abort();
-  }
-
-  private giveUp(): void {
-    if (this.done) return;
-    this.gaveUpMs = this.env.clock.now();
-    this.below.abort();
+  protected cutShort(r: AttemptResult, gaveUpMs: number): AttemptResult {
+    return { ...r, kind: 'abandoned', status: 0, endMs: gaveUpMs };
   }
 }

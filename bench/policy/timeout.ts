@@ -1,6 +1,7 @@
 import type { Attempt, AttemptResult } from '../outcome.js';
 import type { ClientPolicy, PolicyEnv } from './ClientPolicy.js';
-import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './dispatch.js';
+import { CutShort } from './cutShort.js';
+import type { AttemptHandler, Dispatch } from './dispatch.js';
 
 /**
  * Gives each attempt `timeoutMs`, cut short by the origin's deadline. When its timer
@@ -12,50 +13,21 @@ export function attemptTimeout(timeoutMs: number): ClientPolicy {
   return (next, env) => (attempt, handler) => new TimedAttempt(next, env, timeoutMs, attempt, handler);
 }
 
-/** One attempt under its timer. The layer below may answer inside `next` or inside `abort`. */
-class TimedAttempt implements AttemptHandler, InFlight {
-  private below: InFlight = SETTLED;
-  private firedAtMs = -1;
-  private done = false;
+/** One attempt under its timer. */
+class TimedAttempt extends CutShort {
   private readonly byDeadline: boolean;
-  private readonly cancel: () => void;
 
-  constructor(
-    next: Dispatch,
-    private readonly env: PolicyEnv,
-    timeoutMs: number,
-    attempt: Attempt,
-    private readonly handler: AttemptHandler,
-  ) {
+  constructor(next: Dispatch, env: PolicyEnv, timeoutMs: number, attempt: Attempt, handler: AttemptHandler) {
+    super(env.clock, handler);
     const startMs = env.clock.now();
     const deadlineMs = attempt.origin.deadlineMs;
     this.byDeadline = deadlineMs < startMs + timeoutMs;
-    // The timer before the attempt: a synchronous answer cancels it.
-    this.cancel = env.clock.timer(Math.min(startMs + timeoutMs, deadlineMs), () => this.fire());
-    const below = next(attempt, this);
-    if (!this.done) this.below = below;
+    this.start(next, attempt, Math.min(startMs + timeoutMs, deadlineMs));
   }
 
-  onResponse(r: AttemptResult): void {
-    if (this.done) return;
-    this.done = true;
-    this.cancel();
-    this.below = SETTLED;
-    const at = this.firedAtMs;
-    this.handler.onResponse(
-      at >= 0 && r.kind !== 'ok'
-        ? { ...r, kind: this.byDeadline ? 'deadline-exceeded' : 'timeout', status: 0, endMs: at }
-        : r,
-    );
-  }
-
-  abort(): void {
-    this.below.abort();
-  }
-
-  private fire(): void {
-    if (this.done) return;
-    this.firedAtMs = this.env.clock.now();
-    this.below.abort();
+  protected cutShort(r: AttemptResult, firedAtMs: number): AttemptResult {
+    return r.kind === 'ok'
+      ? r
+      : { ...r, kind: this.byDeadline ? 'deadline-exceeded' : 'timeout', status: 0, endMs: firedAtMs };
   }
 }
