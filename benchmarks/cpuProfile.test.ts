@@ -27,7 +27,7 @@ test('a CPU profile is summed into self time by file and by function, the larges
     ['node_modules/hdr-histogram-js/dist/x.js', 0.5],
   ]);
   assert.deepEqual(t.byFunction, [
-    ['(garbage collector) (native)', 3],
+    ['(garbage collector) (native)', 3.25],
     ['(anonymous) orchestrator/results/eventLog.js:41', 2],
     ['write orchestrator/results/eventLog.js:10', 2],
   ]);
