@@ -7,7 +7,7 @@
  * Each through the CLI as a whole process under /usr/bin/time, and whether the two
  * results are the same (map.csv, sweep.csv byte for byte). Beside each speed-up, what
  * bounds it: the CPU the two runs used (the same work should cost the same), the core
- * time left idle (cores × wall − CPU), and the serial part: the start-up before the first
+ * time it left (cores × wall − CPU: idle, or other work's), and the serial part: the start-up before the first
  * run began and the writing after the last one ended (from the runs' manifests and
  * summaries), with `metabench --version` alone as the cost of loading the CLI.
  * (`metabench model` writes neither per run: "–".) It asserts nothing. `--scale F` scales the sweep's experiment (default 1).
@@ -109,7 +109,7 @@ say(
 const version = timed([process.execPath, CLI, '--version']);
 say();
 say(
-  `Loading the CLI alone (\`metabench --version\`): ${version.wallS.toFixed(2)} s wall, ${version.cpuS.toFixed(2)} CPU-s. Each command below is a whole process under /usr/bin/time; "start-up" is from its start to its first run's, "writing" from its last run's summary to its end; idle is ${cores} cores × wall − CPU.`,
+  `Loading the CLI alone (\`metabench --version\`): ${version.wallS.toFixed(2)} s wall, ${version.cpuS.toFixed(2)} CPU-s. Each command below is a whole process under /usr/bin/time; "start-up" is from its start to its first run's, "writing" from its last run's summary to its end; "core-s it left" is ${cores} cores × wall − its CPU (idle, or used by other work on the machine).`,
 );
 const goals: Goal[] = [];
 for (const w of WORKLOADS) {
@@ -118,7 +118,9 @@ for (const w of WORKLOADS) {
   say();
   say(`${w.command}.`);
   say();
-  say('| --jobs | wall | CPU | CPU per run | idle core-s | start-up | writing | speed-up |');
+  say(
+    '| --jobs | wall | CPU | CPU per run | core-s it left (idle or to other work) | start-up | writing | speed-up |',
+  );
   say('|---|---|---|---|---|---|---|---|');
   const measured = [1, cores].map((jobs) => {
     const m = measure([...w.args, '--jobs', String(jobs)], join(dir, `${w.result}-${jobs}`));
