@@ -43,7 +43,10 @@ function filesNamed(dir: string, name: string): string[] {
 
 function measure(args: readonly string[], out: string): Measured {
   const t0 = Date.now();
-  const cost = timed([process.execPath, CLI, ...args, '--out', out, '--quiet']);
+  // 11: the sweep finished with invalid runs (each point's report says why); still timed.
+  const cost = timed([process.execPath, CLI, ...args, '--out', out, '--quiet'], [0, 11]);
+  if (cost.status === 11)
+    say(`\`metabench ${args[0]} … ${args.slice(-2).join(' ')}\`: some runs invalid (exit 11).`);
   const t1 = t0 + cost.wallS * 1000;
   const starts = filesNamed(out, 'manifest.json').map(
     (f) => Date.parse((JSON.parse(readFileSync(f, 'utf8')) as { startedAt?: string }).startedAt ?? '') || t1,

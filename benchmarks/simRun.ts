@@ -64,19 +64,26 @@ export interface ProcessCost {
   readonly maxRssMb: number;
 }
 
-/** Runs a command under /usr/bin/time: its own output, and what it cost as a whole process. */
-export function timed(argv: readonly string[]): ProcessCost & { stdout: string } {
+/**
+ * Runs a command under /usr/bin/time: its own output, its exit status, and what it cost
+ * as a whole process. An exit status outside `accept` throws.
+ */
+export function timed(
+  argv: readonly string[],
+  accept: readonly number[] = [0],
+): ProcessCost & { stdout: string; status: number } {
   const r = spawnSync('/usr/bin/time', ['-f', 'METABENCH-TIME %e %U %S %M', ...argv], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
   });
   const m = /METABENCH-TIME (\S+) (\S+) (\S+) (\d+)\s*$/.exec(r.stderr ?? '');
-  if (r.status !== 0 || !m)
+  if (r.status === null || !accept.includes(r.status) || !m)
     throw new Error(
       `${argv.join(' ')} failed (${r.status}): ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`,
     );
   return {
     stdout: r.stdout,
+    status: r.status,
     wallS: Number(m[1]),
     cpuS: Number(m[2]) + Number(m[3]),
     maxRssMb: Number(m[4]) / 1024,
