@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import { metabenchVersion } from '../results/manifest.js';
-import { orphanedJournals, recoverOrphanedFaults } from '../trigger/journal.js';
 import { optionDescription } from './help.js';
 
 /**
@@ -40,7 +39,7 @@ const WITHOUT_RUNTIME = new Set([
   'ls',
 ]);
 
-async function registerRuntimesFor(action: Command): Promise<void> {
+async function registerRuntimesFor(action: Command, orphanedJournals: () => boolean): Promise<void> {
   let top = action;
   while (top.parent?.parent) top = top.parent;
   if (WITHOUT_RUNTIME.has(top.name()) && !orphanedJournals()) return;
@@ -64,7 +63,10 @@ export async function buildProgram(names: readonly string[] = Object.keys(COMMAN
     // One default per option (options.ts); subcommands inherit this.
     .configureHelp({ optionDescription })
     .hook('preAction', async (_program, action) => {
-      await registerRuntimesFor(action);
+      // The fault journal (and the trigger kinds its recipes name) loads when a command runs,
+      // not for --version or --help.
+      const { orphanedJournals, recoverOrphanedFaults } = await import('../trigger/journal.js');
+      await registerRuntimesFor(action, orphanedJournals);
       // A crashed orchestrator may have left a fault applied (a paused process): undo it first.
       // `lab reset` does that itself and reports each one.
       if (action.name() === 'reset' && action.parent?.name() === 'lab') return;
