@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { metabenchVersion } from '../results/manifest.js';
 import { optionDescription } from './help.js';
+import type { Runtime } from '../lab/runtimes.js';
 
 /**
  * Each command's module, in the order `--help` lists them. A command's module loads what its
@@ -43,9 +44,25 @@ async function registerRuntimesFor(action: Command, orphanedJournals: () => bool
   let top = action;
   while (top.parent?.parent) top = top.parent;
   if (WITHOUT_RUNTIME.has(top.name()) && !orphanedJournals()) return;
+  // `run` and `sweep` with --runtime use that runtime alone (and the simulation for a twin):
+  // only it is loaded, unless an orphaned fault's recipe may need another.
+  if (
+    NAMES_ITS_RUNTIME.has(top.name()) &&
+    top === action &&
+    action.getOptionValueSource('runtime') === 'cli'
+  ) {
+    const o = action.opts<{ runtime: Runtime; twin?: boolean }>();
+    if (!orphanedJournals()) {
+      const { registerNamedRuntimes } = await import('./namedRuntimes.js');
+      return registerNamedRuntimes(o.twin ? [o.runtime, 'sim'] : [o.runtime]);
+    }
+  }
   const { registerRuntimes } = await import('./runtimes.js');
   registerRuntimes();
 }
+
+/** The commands whose --runtime is the only runtime they use (a sweep file's own runtime is said by --runtime or not at all). */
+const NAMES_ITS_RUNTIME = new Set(['run', 'sweep']);
 
 /**
  * The command line with the named commands registered (all of them by default: the
