@@ -70,13 +70,17 @@ export function mannKendall(
   opts: MannKendallOptions = {},
 ): MannKendall | null {
   const { t, y } = present(xs);
+  if (y.length < 3) return null;
+  return mannKendallOf(y, sortedSlopes(t, y), opts);
+}
+
+/** mannKendall of the values present, `slopes` their pairwise slopes in ascending order. */
+function mannKendallOf(y: readonly number[], slopes: Float64Array, opts: MannKendallOptions): MannKendall {
   const n = y.length;
-  if (n < 3) return null;
   let s = 0;
   for (let i = 0; i < n - 1; i++) for (let j = i + 1; j < n; j++) s += Math.sign(y[j]! - y[i]!);
   const varS0 = tieCorrectedVariance(y);
-  const slopes = pairwiseSlopes(t, y);
-  const slope = median(slopes);
+  const slope = sortedMedian(slopes);
   const alpha = opts.alpha ?? 0.05;
   const maxLag = opts.lag === undefined ? n - 1 : Math.min(opts.lag, n - 1);
   let nOverNStar = 1;
@@ -133,13 +137,23 @@ export interface SenSlope {
 export function senSlope(xs: readonly (number | null)[], varS: number, confidence = 0.95): SenSlope | null {
   const { t, y } = present(xs);
   if (y.length < 2) return null;
-  const slopes = pairwiseSlopes(t, y).sort();
+  return senSlopeOf(t, y, sortedSlopes(t, y), varS, confidence);
+}
+
+/** senSlope of the values present at `t`, `slopes` their pairwise slopes in ascending order. */
+function senSlopeOf(
+  t: readonly number[],
+  y: readonly number[],
+  slopes: Float64Array,
+  varS: number,
+  confidence: number,
+): SenSlope {
   const nt = slopes.length;
   const c = normalInv(1 - (1 - confidence) / 2) * Math.sqrt(Math.max(0, varS));
   const lo = Math.max(Math.round((nt - c) / 2) - 1, 0);
   const hi = Math.min(Math.round((nt + c) / 2), nt - 1);
   return {
-    slope: median(slopes),
+    slope: sortedMedian(slopes),
     low: slopes[lo]!,
     high: slopes[hi]!,
     medianT: median(Float64Array.from(t)),
@@ -176,9 +190,12 @@ export interface Trend {
  * rising nor falling.
  */
 export function trendOf(ys: readonly (number | null)[], confidence = 0.95): Trend | null {
-  const mk = mannKendall(ys, { ar1: true });
-  if (mk === null) return null;
-  const sen = senSlope(ys, mk.varS, confidence)!;
+  const { t, y } = present(ys);
+  if (y.length < 3) return null;
+  // Both take the pairwise slopes sorted: made and sorted once (a tail of 500 s has 125,000).
+  const slopes = sortedSlopes(t, y);
+  const mk = mannKendallOf(y, slopes, { ar1: true });
+  const sen = senSlopeOf(t, y, slopes, mk.varS, confidence);
   const zCrit = normalInv(confidence);
   return {
     n: mk.n,
@@ -264,8 +281,16 @@ function pairwiseSlopes(t: readonly number[], y: readonly number[]): Float64Arra
   return out;
 }
 
+/** The pairwise slopes in ascending order. */
+function sortedSlopes(t: readonly number[], y: readonly number[]): Float64Array {
+  return pairwiseSlopes(t, y).sort();
+}
+
 function median(xs: Float64Array): number {
-  const s = xs.slice().sort();
+  return sortedMedian(xs.slice().sort());
+}
+
+function sortedMedian(s: Float64Array): number {
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }

@@ -14,14 +14,23 @@ for (const stream of [process.stdout, process.stderr])
   });
 
 // From a source checkout: sources changed since dist/ was built are said, never built here.
-const stale = await staleBuildWarning();
-if (stale) process.stderr.write(stale);
+// Said to a person at a terminal: finding out stats every source (a tenth of a second,
+// a sixth of a simulated run's whole process), which a script or a test need not pay.
+if (process.stderr.isTTY) {
+  const stale = await staleBuildWarning();
+  if (stale) process.stderr.write(stale);
+}
 
 // Only the command named on the command line is imported (with its options, help and
-// action); all of them for the top-level help, a mistyped name's suggestion or `help`.
+// action); none for --version; all of them for the top-level help, a mistyped name's
+// suggestion or `help`.
 const named = process.argv[2];
 const program = await buildProgram(
-  named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : undefined,
+  named === '--version' || named === '-V'
+    ? []
+    : named !== undefined && Object.hasOwn(COMMANDS, named)
+      ? [named]
+      : undefined,
 );
 const argv = process.argv.includes('faultproxy')
   ? (await import('./faultproxy.js')).rewriteArgv(process.argv)

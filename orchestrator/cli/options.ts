@@ -78,3 +78,25 @@ export function addAnyScaleOption(cmd: Command): Command {
     'run even at a scale below the smallest the experiment accepts (refused otherwise; the manifest records the limits broken): for testing the machinery, not for results',
   );
 }
+
+/** What `--report` writes at the end: every report (the default), the sweep's own only, or none. */
+export type ReportChoice = 'all' | 'sweep' | 'none';
+
+/**
+ * `--report all|none` (run) and `all|sweep|none` (sweep): whether report.md, report.html,
+ * figures/ and data/ are written at the end. Drawing the figures takes longer than
+ * simulating a recovering run; a script that reads summary.json and the records skips it,
+ * and `metabench report DIR` writes the report later from the folder alone.
+ */
+export function addReportOption(cmd: Command, choices: readonly ReportChoice[], what: string): Command {
+  return cmd.option(
+    '--report <which>',
+    `${what}: ${choices.join(' | ')} (default all; \`metabench report DIR\` writes a report later from the folder)`,
+    (v: string): ReportChoice => {
+      if (!(choices as readonly string[]).includes(v))
+        throw new InvalidArgumentError(`--report takes one of ${choices.join(', ')} (got "${v}")`);
+      return v as ReportChoice;
+    },
+    'all' as ReportChoice,
+  );
+}

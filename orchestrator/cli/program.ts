@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { metabenchVersion } from '../results/manifest.js';
-import { orphanedJournals, recoverOrphanedFaults } from '../trigger/journal.js';
 import { optionDescription } from './help.js';
+import type { Runtime } from '../lab/runtimes.js';
 
 /**
  * Each command's module, in the order `--help` lists them. A command's module loads what its
@@ -40,13 +40,29 @@ const WITHOUT_RUNTIME = new Set([
   'ls',
 ]);
 
-async function registerRuntimesFor(action: Command): Promise<void> {
+async function registerRuntimesFor(action: Command, orphanedJournals: () => boolean): Promise<void> {
   let top = action;
   while (top.parent?.parent) top = top.parent;
   if (WITHOUT_RUNTIME.has(top.name()) && !orphanedJournals()) return;
+  // `run` and `sweep` with --runtime use that runtime alone (and the simulation for a twin):
+  // only it is loaded, unless an orphaned fault's recipe may need another.
+  if (
+    NAMES_ITS_RUNTIME.has(top.name()) &&
+    top === action &&
+    action.getOptionValueSource('runtime') === 'cli'
+  ) {
+    const o = action.opts<{ runtime: Runtime; twin?: boolean }>();
+    if (!orphanedJournals()) {
+      const { registerNamedRuntimes } = await import('./namedRuntimes.js');
+      return registerNamedRuntimes(o.twin ? [o.runtime, 'sim'] : [o.runtime]);
+    }
+  }
   const { registerRuntimes } = await import('./runtimes.js');
   registerRuntimes();
 }
+
+/** The commands whose --runtime is the only runtime they use (a sweep file's own runtime is said by --runtime or not at all). */
+const NAMES_ITS_RUNTIME = new Set(['run', 'sweep']);
 
 /**
  * The command line with the named commands registered (all of them by default: the
@@ -64,7 +80,10 @@ export async function buildProgram(names: readonly string[] = Object.keys(COMMAN
     // One default per option (options.ts); subcommands inherit this.
     .configureHelp({ optionDescription })
     .hook('preAction', async (_program, action) => {
-      await registerRuntimesFor(action);
+      // The fault journal (and the trigger kinds its recipes name) loads when a command runs,
+      // not for --version or --help.
+      const { orphanedJournals, recoverOrphanedFaults } = await import('../trigger/journal.js');
+      await registerRuntimesFor(action, orphanedJournals);
       // A crashed orchestrator may have left a fault applied (a paused process): undo it first.
       // `lab reset` does that itself and reports each one.
       if (action.name() === 'reset' && action.parent?.name() === 'lab') return;

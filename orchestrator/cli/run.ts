@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { BenchError } from '../../foundation/errors.js';
-import { runExperiment, twinCapacity, type ExperimentResult, type RunOptions } from '../run/runExperiment.js';
+import type { ExperimentResult, RunOptions } from '../run/runExperiment.js';
+import { twinCapacity } from '../run/runCapacity.js';
 import { runSimulated } from '../run/onThread.js';
 import { refuseOn, runtimePlugin } from '../lab/RuntimePlugin.js';
 import { dryRun, formatDryRun } from '../spec/dryRun.js';
@@ -16,7 +17,9 @@ import {
   addCapacityOption,
   addEventsOption,
   addPinOption,
+  addReportOption,
   positiveNumber,
+  type ReportChoice,
   wholeNumber,
 } from './options.js';
 import { checkScale } from './scaleCheck.js';
@@ -26,10 +29,7 @@ import { inHelpGroup } from './help.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
 import { join } from 'node:path';
 import { TWIN_DIR } from '../report/load.js';
-import { writeReport } from '../report/writeReport.js';
 import { onInterrupt } from './interrupt.js';
-import { compareHint } from '../export/compareHint.js';
-import { openBundle } from '../export/openBundle.js';
 import type { Experiment } from '../spec/schema.js';
 import type { PlannedCapacity } from '../spec/plan.js';
 import {
@@ -81,6 +81,7 @@ export function register(program: Command): void {
   addCapacityOption(cmd);
   addAnyScaleOption(cmd);
   addEventsOption(cmd, 'all', "one run's every attempt, for its analysis; the twin writes failures");
+  addReportOption(cmd, ['all', 'none'], 'write report.md, report.html, figures/ and data/ at the end');
   inHelpGroup(cmd).action(
     async (
       fileArg: string | undefined,
@@ -97,6 +98,7 @@ export function register(program: Command): void {
         capacity?: CapacityMode;
         twin?: boolean;
         events: EventsMode;
+        report: ReportChoice;
         pin?: boolean;
         anyScale?: boolean;
       } & RuntimeFlags &
@@ -109,7 +111,10 @@ export function register(program: Command): void {
             ? 'run takes an experiment file, or --from-bundle FILE'
             : 'run takes an experiment file or --from-bundle FILE, not both',
         );
-      const bundle = o.fromBundle !== undefined ? await openBundle(o.fromBundle) : null;
+      const bundle =
+        o.fromBundle !== undefined
+          ? await (await import('../export/openBundle.js')).openBundle(o.fromBundle)
+          : null;
       try {
         const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
         if (bundle && o.set.length > 0)
@@ -183,7 +188,10 @@ export function register(program: Command): void {
           const run = (e: Experiment, opts: RunOptions): Promise<ExperimentResult> =>
             opts.runtime !== undefined && runtimePlugin(opts.runtime).capabilities.virtualTime
               ? runSimulated(e, opts, SIM_WORKER)
-              : runExperiment(e, opts);
+              : import('../run/runExperiment.js').then((m) => m.runExperiment(e, opts));
+          const report = o.report !== 'none';
+          // What to read about a run: its report, or without one its summary.
+          const readMe = report ? 'report.md' : 'summary.json';
           const result = await run(experiment, {
             scale,
             out: o.out,
@@ -195,6 +203,7 @@ export function register(program: Command): void {
             capacity: o.capacity,
             planned,
             events: o.events,
+            report,
             overrides: describeOverrides(o.set),
             manifestExtra: {
               command: process.argv.slice(2),
@@ -217,6 +226,7 @@ export function register(program: Command): void {
               planned: twinCapacity(result.dir),
               // A twin is compared by its figures; its successes would only fill the disk.
               events: o.events === 'none' ? 'none' : 'failures',
+              report,
               manifestExtra: {
                 command: process.argv.slice(2),
                 ...origin,
@@ -225,19 +235,21 @@ export function register(program: Command): void {
                 twinOf: result.dir,
               },
             });
-            await writeReport(result.dir);
+            if (report) await (await import('../report/writeReport.js')).writeReport(result.dir);
           }
           process.stdout.write(`${result.dir}\n`);
           // The re-run beside the original: the command that compares them (stderr; stdout stays the folder).
           if (o.fromBundle !== undefined)
-            process.stderr.write(`compare with the bundled run: ${compareHint(o.fromBundle, result.dir)}\n`);
+            process.stderr.write(
+              `compare with the bundled run: ${(await import('../export/compareHint.js')).compareHint(o.fromBundle, result.dir)}\n`,
+            );
           if (interrupt.stop.aborted)
             throw new BenchError('E_INTERRUPTED', `interrupted; partial results are in ${result.dir}`);
           // An invalid run is unusable too; it is told below, with its failed checks.
           if (result.runs.some((r) => !r.usable && r.outcome !== 'invalid'))
             throw new BenchError(
               'E_RUN_UNUSABLE',
-              `a run is unusable (offered != recorded or interrupted); see ${result.dir}/report.md`,
+              `a run is unusable (offered != recorded or interrupted); see ${result.dir}/${readMe}`,
             );
           // An invalid run gets no verdict; --fail-on invalid says so with the gate's own code.
           const invalid = result.runs.filter((r) => r.outcome === 'invalid');
@@ -246,7 +258,7 @@ export function register(program: Command): void {
               'E_RUN_UNUSABLE',
               `${invalid.length} of ${result.runs.length} runs invalid, so no verdict:\n  ${invalid
                 .flatMap((r) => describeFailed(r.validity).map((f) => `run ${r.run}: ${f}`))
-                .join('\n  ')}\nsee ${result.dir}/report.md`,
+                .join('\n  ')}\nsee ${result.dir}/${readMe}`,
             );
           enforceGate(result.runs, o.failOn);
         } finally {

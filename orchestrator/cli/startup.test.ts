@@ -73,6 +73,35 @@ test('run --dry-run loads the runtimes but not the figure, PDF and Docker librar
   for (const part of HEAVY) assert.ok(!has(loaded, part), `run --dry-run loaded ${part}`);
 });
 
+test('--version loads no command, no runtime, no trigger and does not stat the sources', () => {
+  const loaded = modulesLoaded(['--version']);
+  for (const part of [
+    ...HEAVY,
+    '/dist/orchestrator/cli/run.js',
+    '/dist/orchestrator/cli/runtimes.js',
+    '/dist/orchestrator/trigger/',
+    '/dist/sim/',
+    '/scripts/build.mjs',
+    '/node_modules/zod/',
+  ])
+    assert.ok(!has(loaded, part), `--version loaded ${part}`);
+});
+
+test("run --runtime sim loads the simulation's runtime alone, and not the run's code on the main thread", () => {
+  const loaded = modulesLoaded(['run', 'experiments/retry-storm.yaml', '--runtime', 'sim', '--dry-run']);
+  assert.ok(has(loaded, '/dist/sim/runtime.js'), "the simulation's runtime is registered");
+  for (const part of [
+    ...HEAVY,
+    '/dist/orchestrator/cli/runtimes.js',
+    '/dist/orchestrator/lab/local/runtime.js',
+    '/dist/orchestrator/lab/docker/runtime.js',
+    '/dist/orchestrator/lab/swarm/runtime.js',
+    '/dist/orchestrator/run/runExperiment.js',
+    '/dist/orchestrator/report/writeReport.js',
+  ])
+    assert.ok(!has(loaded, part), `run --runtime sim --dry-run loaded ${part}`);
+});
+
 test('--help lists every command', () => {
   const r = spawnSync(process.execPath, [CLI, '--help'], { cwd: REPO, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

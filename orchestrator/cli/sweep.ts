@@ -18,9 +18,11 @@ import {
   addCapacityOption,
   addEventsOption,
   addPinOption,
+  addReportOption,
   addRuntimeOption,
   positiveNumber,
   wholeNumber,
+  type ReportChoice,
 } from './options.js';
 import { addComposeOptions, composeOptions } from './runtimeOption.js';
 import { checkScale } from './scaleCheck.js';
@@ -96,6 +98,11 @@ export function register(program: Command): void {
     'failures',
     "a sweep is read through its table and figures; every point's successes would fill the disk",
   );
+  addReportOption(
+    cmd,
+    ['all', 'sweep', 'none'],
+    "write each point's report and the sweep's (all), the sweep's only, or none",
+  );
   inHelpGroup(addSetOption(cmd)).action(
     async (
       fileArg: string | undefined,
@@ -114,6 +121,7 @@ export function register(program: Command): void {
         capacity?: CapacityMode;
         twin?: boolean;
         events: EventsMode;
+        report: ReportChoice;
         jobs?: number;
         pin?: boolean;
         project: string;
@@ -209,6 +217,7 @@ async function sweep(
     fromBundle?: string;
     twin?: boolean;
     events: EventsMode;
+    report: ReportChoice;
     jobs?: number;
     pin?: boolean;
     project: string;
@@ -295,6 +304,8 @@ async function sweep(
       capacity: o.capacity,
       planned: o.planned,
       events: o.events,
+      pointReports: o.report === 'all',
+      report: o.report !== 'none',
       jobs: o.jobs,
       pointWorker: new URL('./simWorker.js', import.meta.url),
       ...(o.twin ? { twin: true } : {}),

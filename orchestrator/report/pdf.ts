@@ -1,14 +1,18 @@
+import { createRequire } from 'node:module';
 import { renderSvg, type VlSpec } from './svg.js';
 import { PRINT_CONFIG, WIDTH_PX } from './theme.js';
 import { FONT_FILES } from './textWidth.js';
+import { sfntOf } from './sfnt.js';
 
 // pdfkit and svg-to-pdfkit are imported on first use (a quarter of a second to load, which
-// every command paid when they were imported up front).
+// every command paid when they were imported up front). pdfkit is required, as the text
+// measurer (textWidth.ts) requires it: its ES module build is a second copy of pdfkit and
+// its font library, loaded again (a fifth of a second per report).
 type PdfLibs = [typeof import('pdfkit'), (typeof import('svg-to-pdfkit'))['default']];
 let libs: Promise<PdfLibs> | undefined;
 const loadPdfkit = (): Promise<PdfLibs> =>
   (libs ??= Promise.all([
-    import('pdfkit').then((m) => m.default),
+    createRequire(import.meta.url)('pdfkit') as typeof import('pdfkit'),
     import('svg-to-pdfkit').then((m) => m.default),
   ]));
 
@@ -102,8 +106,8 @@ export async function svgToPdf(svg: string, widthCm: number, title = ''): Promis
     compress: true,
     info: { Title: title, Creator: 'metabench', Producer: 'metabench (pdfkit)', CreationDate: new Date(0) },
   });
-  doc.registerFont('Figure', FONT_FILES.regular);
-  doc.registerFont('Figure-Bold', FONT_FILES.bold);
+  doc.registerFont('Figure', sfntOf(FONT_FILES.regular));
+  doc.registerFont('Figure-Bold', sfntOf(FONT_FILES.bold));
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { sfntOf } from './sfnt.js';
 
 /**
  * The width of figure text in the font the figures print in (Source Sans 3, the file
@@ -25,8 +26,8 @@ function measurer(): PDFKit.PDFDocument {
   if (metrics) return metrics;
   const PDFDocument = require('pdfkit') as typeof import('pdfkit');
   const doc = new PDFDocument({ autoFirstPage: false });
-  doc.registerFont('regular', FONT_FILES.regular);
-  doc.registerFont('bold', FONT_FILES.bold);
+  doc.registerFont('regular', sfntOf(FONT_FILES.regular));
+  doc.registerFont('bold', sfntOf(FONT_FILES.bold));
   return (metrics = doc);
 }
 

@@ -29,6 +29,15 @@ export function metabenchVersion(): string {
 
 /** The git revision of the metabench checkout, with "-dirty" when it has uncommitted changes; null outside git. */
 export function gitRevision(): string | null {
+  // Asked once per process: a sweep's points and a run's repetitions each wrote a manifest,
+  // and each asked git twice (a tenth of a second of a simulated run).
+  if (revision === undefined) revision = askGit();
+  return revision;
+}
+
+let revision: string | null | undefined;
+
+function askGit(): string | null {
   try {
     const rev = execFileSync('git', ['rev-parse', 'HEAD'], {
       cwd: PACKAGE_ROOT,

@@ -3,7 +3,13 @@ import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js
 import type { Experiment } from '../spec/schema.js';
 import { planRun } from '../spec/plan.js';
 import { dryRun } from '../spec/dryRun.js';
-import { runCapacity, runExperiment, type ExperimentResult, type RunOptions } from './runExperiment.js';
+import type { ExperimentResult, RunOptions } from './runExperiment.js';
+import { runCapacity } from './runCapacity.js';
+
+// runExperiment is imported where a run starts: the thread that decides where a run goes
+// need not load the run's code (the worker thread does).
+const runExperiment = async (e: Experiment, opts: RunOptions): Promise<ExperimentResult> =>
+  (await import('./runExperiment.js')).runExperiment(e, opts);
 
 /**
  * A large simulated experiment on a worker thread of its own (`metabench run --runtime sim`,

@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BenchError } from '../../foundation/errors.js';
 import { aggregateRuns, type AggregateSummary } from '../analysis/aggregate.js';
 import type { RunSummary } from '../analysis/summary.js';
-import { writeReport } from '../report/writeReport.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { runLabel } from '../results/naming.js';
 import { appendIndex } from '../results/runIndex.js';
@@ -11,7 +8,8 @@ import { indexOutcome } from './indexOutcome.js';
 import { describeCapacity, planRun, usesCapacityFraction, type PlannedCapacity } from '../spec/plan.js';
 import type { Experiment } from '../spec/schema.js';
 import { Journal } from '../trigger/journal.js';
-import { capacityFor, type CapacityMode } from '../calibrate/capacity.js';
+import type { CapacityMode } from '../calibrate/capacity.js';
+import { runCapacity } from './runCapacity.js';
 import { DEFAULT_RUNTIME, type Runtime } from '../lab/runtimes.js';
 import { refuseOn, runtimePlugin } from '../lab/RuntimePlugin.js';
 import { runOnce, type RunContext } from './runOnce.js';
@@ -45,30 +43,8 @@ export interface RunOptions {
   readonly statusTty?: boolean | undefined;
   /** The command line's --set overrides as written: their short hash names the results folder. */
   readonly overrides?: readonly string[] | undefined;
-}
-
-/**
- * The capacity a lab run in `dir` used, as its run-1/manifest.json recorded it, for its
- * simulated twin: the twin then resolves `% capacity` against the same capacity, so it
- * offers the rate the lab actually ran (not one resolved again, for the simulation's
- * runtime, from a calibration store that may have changed).
- */
-export function twinCapacity(dir: string): PlannedCapacity {
-  const file = join(dir, 'run-1', 'manifest.json');
-  const m = JSON.parse(readFileSync(file, 'utf8')) as { capacity?: PlannedCapacity };
-  const c = m.capacity;
-  if (!c || c.usedPerS === null || !(c.usedPerS > 0))
-    throw new BenchError('E_USAGE', `${file}: capacity.usedPerS: missing (the lab run recorded no capacity)`);
-  return { ...c, from: `the lab run's (${dir}): ${c.from}` };
-}
-
-/** The capacity `% capacity` resolves against for `e` on `runtime`: the one given as it is (opts.planned), else per opts.capacity. */
-export function runCapacity(
-  e: Experiment,
-  runtime: Runtime,
-  opts: Pick<RunOptions, 'planned' | 'capacity'>,
-): ReturnType<typeof capacityFor> | { planned: PlannedCapacity } {
-  return opts.planned ? { planned: opts.planned } : capacityFor(e, runtime, opts.capacity);
+  /** Write the report (report.md, report.html, figures/, data/) at the end (default true); summaries and records are written either way. */
+  readonly report?: boolean | undefined;
 }
 
 export interface ExperimentResult {
@@ -81,7 +57,7 @@ export interface ExperimentResult {
  * Runs an experiment `repeat` times and writes its results folder:
  *   DIR/run-<i>/{manifest.json, events.ndjson.gz, timeseries.csv, summary.json, lab.log}
  *   DIR/summary.json   (the run's summary for one run; the aggregate for several)
- *   DIR/report.md, DIR/report.html, DIR/figures/, DIR/data/   (orchestrator/report/writeReport.ts)
+ *   DIR/report.md, DIR/report.html, DIR/figures/, DIR/data/   (orchestrator/report/writeReport.ts; not with report: false)
  */
 export async function runExperiment(e: Experiment, opts: RunOptions): Promise<ExperimentResult> {
   const runtime = opts.runtime ?? DEFAULT_RUNTIME;
@@ -170,7 +146,9 @@ async function runAll(
   }
   const aggregate = runs.length > 1 ? aggregateRuns(runs) : null;
   if (runs.length > 0) writeJson(join(dir, 'summary.json'), aggregate ?? runs[0]);
-  // The report is made from the files just written, by the same code as `metabench report`.
-  if (runs.length > 0) await writeReport(dir);
+  // The report is made from the files just written, by the same code as `metabench report`
+  // (imported here: its figure libraries are loaded only by a run that draws them).
+  if (runs.length > 0 && opts.report !== false)
+    await (await import('../report/writeReport.js')).writeReport(dir);
   return aggregate;
 }

@@ -49,6 +49,8 @@ export interface RerunOptions {
   readonly stop: AbortSignal;
   readonly maxReruns: number;
   readonly quiet?: boolean;
+  /** Write the point's report again (default true). */
+  readonly report?: boolean;
   /** How `% capacity` resolves for a run whose manifest recorded no capacity (an older folder): as the sweep resolves it. */
   readonly capacity?: Omit<Parameters<typeof planRun>[1], 'scale' | 'run' | 'sourceFile'>;
 }
@@ -61,7 +63,8 @@ export interface PointRerun {
 /**
  * Re-runs the invalid runs of the complete point in `pointDir` (`e` at `repeat` runs), at the
  * capacity each run recorded (so it offers the rate it did), then writes the point's
- * summary.json and report again. Returns what it did; an empty list when every run was valid.
+ * summary.json and (unless opts.report is false) report again. Returns what it did; an
+ * empty list when every run was valid.
  */
 export async function rerunInvalidRuns(
   e: Experiment,
@@ -110,7 +113,7 @@ export async function rerunInvalidRuns(
   // The point again, from its runs as they now are.
   const runs = Array.from({ length: repeat }, (_, k) => readSummary(pointDir, k + 1));
   writeJson(join(pointDir, 'summary.json'), runs.length > 1 ? aggregateRuns(runs) : runs[0]);
-  await writeReport(pointDir);
+  if (opts.report !== false) await writeReport(pointDir);
   return { runs: done };
 }
 

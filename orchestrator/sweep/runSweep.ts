@@ -12,7 +12,8 @@ import { BenchError } from '../../foundation/errors.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { runLabel } from '../results/naming.js';
 import { appendIndex } from '../results/runIndex.js';
-import { runCapacity, runExperiment, twinCapacity, type RunOptions } from '../run/runExperiment.js';
+import { runExperiment, type RunOptions } from '../run/runExperiment.js';
+import { runCapacity, twinCapacity } from '../run/runCapacity.js';
 import { availableParallelism } from 'node:os';
 import { inWorkers, SIMULATION_THREAD_LIMITS } from '../../foundation/workers.js';
 import type { PointJob } from './pointWorker.js';
@@ -71,6 +72,10 @@ export interface SweepOptions {
    */
   readonly rerunInvalid?: boolean | undefined;
   readonly maxReruns?: number | undefined;
+  /** Write each point's report (default true); its summaries and records are written either way. */
+  readonly pointReports?: boolean | undefined;
+  /** Write the sweep's own report (default true); its table (sweep.json, .csv, .md) is written either way. */
+  readonly report?: boolean | undefined;
   /** The worker threads' entry (its module registers the runtimes: orchestrator/cli/sweepWorker.ts); without it points run one at a time. */
   readonly pointWorker?: URL | undefined;
 }
@@ -217,7 +222,7 @@ async function sweepInto(
           events: opts.events === 'none' ? 'none' : 'failures',
           manifestExtra: { ...opts.manifestExtra, twinOf: pointDir(dir, p) },
         });
-        await writeReport(pointDir(dir, p));
+        if (opts.pointReports !== false) await writeReport(pointDir(dir, p));
         say(
           `point ${p.index}, simulated: ${pointVerdict(sim.runs)} (${describeTally(tallyOutcomes(sim.runs))})`,
         );
@@ -248,6 +253,7 @@ async function sweepInto(
         stop: opts.stop,
         maxReruns: opts.maxReruns ?? DEFAULT_MAX_RERUNS,
         quiet: opts.quiet ?? false,
+        report: opts.pointReports !== false,
         capacity: runCapacity(e, runtime, o),
       });
       rerun.push({ point: p, ...r });
@@ -257,7 +263,7 @@ async function sweepInto(
     }
   const results = writeTables(dir, s);
   // The sweep's report (report.md/html with its figures of merit against each factor).
-  if (results.length > 0) await writeReport(dir);
+  if (results.length > 0 && opts.report !== false) await writeReport(dir);
   return { dir, ran, skipped, results, rerun };
 }
 
@@ -278,6 +284,7 @@ function pointOptions(
     runtime: opts.runtime ?? s.sweep.runtime,
     capacity: opts.capacity,
     events: opts.events ?? 'failures',
+    report: opts.pointReports !== false,
     manifestExtra: {
       ...opts.manifestExtra,
       experimentFile: s.experimentFile,

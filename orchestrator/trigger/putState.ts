@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import { BenchError } from '../../foundation/errors.js';
 
 /**
@@ -6,6 +5,8 @@ import { BenchError } from '../../foundation/errors.js';
  * /_stub/state); anything but 200 is an error naming `who` and what it refused.
  */
 export async function putState(url: string, body: unknown, who: string, what: string): Promise<void> {
+  // undici is imported here: the trigger kinds load with every experiment file, a PUT is rare.
+  const { request } = await import('undici');
   const res = await request(url, {
     method: 'PUT',
     body: JSON.stringify(body),

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { ConnectionPool } from './connectionPool.js';
 import { wallClock, type ApiClock } from './lookup.js';
 
@@ -17,6 +18,11 @@ export interface DbPoolConfig {
    */
   readonly connectTimeoutMs?: number | undefined;
 }
+
+// pg is required when the first connection opens: the simulation imports this module for
+// PG_RECONNECT_MS alone, and pg takes a tenth of a second to load.
+let pgModule: typeof pg | undefined;
+const loadPg = (): typeof pg => (pgModule ??= createRequire(import.meta.url)('pg') as typeof pg);
 
 /** How often a broken connection's replacement is retried while Postgres does not answer. */
 export const PG_RECONNECT_MS = 500;
@@ -52,7 +58,7 @@ export class DbPool {
   }
 
   private async connect(): Promise<void> {
-    const c = new pg.Client({
+    const c = new (loadPg().Client)({
       host: this.cfg.host,
       port: this.cfg.port,
       user: this.cfg.user,
