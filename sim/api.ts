@@ -3,8 +3,7 @@ import type { DurationDist } from '../foundation/distributions.js';
 import { seededRng } from '../foundation/rng.js';
 import { CONNECT_TIMEOUT_MS } from '../bench/transport/http.js';
 import { ReadThrough, type DbRetryPolicy, type LookupEvents } from '../services/api/lookup.js';
-import type { Mitigations } from '../services/api/server.js';
-import { LISTEN_BACKLOG, poolOptions } from '../services/api/server.js';
+import { LISTEN_BACKLOG, poolOptions, type Mitigations } from '../services/api/poolOptions.js';
 import type { RejectReason } from '../services/api/shedding.js';
 import { WorkerPool } from '../services/api/workerPool.js';
 import {

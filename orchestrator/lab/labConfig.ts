@@ -1,4 +1,4 @@
-import type { Mitigations } from '../../services/api/server.js';
+import type { Mitigations } from '../../services/api/poolOptions.js';
 import type { DbRetryPolicy } from '../../services/api/lookup.js';
 import type { Experiment } from '../spec/schema.js';
 import { toDurationDist } from '../../foundation/fields.js';
