@@ -6,7 +6,7 @@ import { profiledArrivals } from '../../bench/arrival/profiled.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
 import { drive } from '../../bench/driver.js';
-import { EVENTS_FILE, NdjsonFile } from '../../bench/record/eventLog.js';
+import { eventSink } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../foundation/rng.js';
 import { BenchError } from '../../foundation/errors.js';
@@ -131,7 +131,7 @@ export const RULE_DEFINITION =
  * than from the hangover of the step before it. The ladder runs in increasing order;
  * then `refine` bisections between the saturation step and the step above it; then one
  * step at 150% of the saturation point. Writes DIR/calibration.json, DIR/steps.json (the
- * report's StepTable), DIR/manifest.json, DIR/timeseries.csv, DIR/events.ndjson.gz,
+ * report's StepTable), DIR/manifest.json, DIR/timeseries.csv, DIR/events.arrow,
  * DIR/lab.log and the report, and stores the capacity found (store.ts).
  */
 export async function runCalibration(
@@ -184,7 +184,7 @@ export async function runCalibration(
           experiment: e,
           ...opts.manifestExtra,
         });
-        return new NdjsonFile(join(dir, EVENTS_FILE));
+        return eventSink('all', dir);
       },
     },
     {

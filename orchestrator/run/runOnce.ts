@@ -1,14 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drive } from '../../bench/driver.js';
-import {
-  EVENTS_FILE,
-  eventSink,
-  NdjsonFile,
-  teeSink,
-  type EventSink,
-  type EventsMode,
-} from '../../bench/record/eventLog.js';
+import { eventSink, teeSink, type EventSink, type EventsMode } from '../../bench/record/eventLog.js';
 import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
 import { arrivalsFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
@@ -66,7 +59,7 @@ export interface RunContext {
 /**
  * One run: start the lab, drive the open-loop load through the client policies, apply
  * and undo the trigger on schedule, read the service's series every second, then
- * write manifest.json, events.ndjson.gz (as ctx.events says), timeseries.csv, the run's record
+ * write manifest.json, the event log (events.arrow, as ctx.events says), timeseries.csv, the run's record
  * (results/record.ts) and summary.json, its analysis, into `dir`.
  * Whatever happens, the trigger is undone and the lab stopped before this returns.
  * The local lab runs it in real time; the simulation (ctx.runtime 'sim') in virtual
@@ -113,7 +106,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         ...ctx.manifestExtra,
       };
       writeJson(join(dir, 'manifest.json'), manifest);
-      const log = eventSink(ctx.events ?? 'all', () => new NdjsonFile(join(dir, EVENTS_FILE)));
+      const log = eventSink(ctx.events ?? 'all', dir);
       return classes ? teeSink(log, classes.sink) : log;
     },
   });
