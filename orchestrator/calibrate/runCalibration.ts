@@ -1,5 +1,4 @@
 import type { ComposeOptions } from '../lab/dockerData.js';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
@@ -17,7 +16,8 @@ import { writeReport } from '../report/writeReport.js';
 import type { StepTable } from '../report/tables.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { provenance } from '../results/manifest.js';
-import { timeseriesCsv } from '../results/timeseries.js';
+import { timeseriesTable } from '../results/timeseries.js';
+import { writeTimeseries } from '../results/timeseriesFiles.js';
 import { clientModel, describeClient, policyPresence, worstOriginMs } from '../run/client.js';
 import { runBody } from '../run/runBody.js';
 import { StatusLine } from '../run/status.js';
@@ -264,7 +264,7 @@ export async function runCalibration(
     if (!s) return 'drain';
     return `step-${s.index}${ms < s.measureFromMs ? '-settle' : ''}`;
   };
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, x.server, x.procs, phaseOf));
+  writeTimeseries(dir, timeseriesTable(plan, recorded, x.server, x.procs, phaseOf));
   const interrupted = opts.stop.aborted || failure !== undefined;
   const result = summarize(e, se, cp, opts, details, startedAt, interrupted);
   let stored: CalibrationResult['stored'] = {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { drive } from '../../bench/driver.js';
 import { eventSink, teeSink, type EventSink, type EventsMode } from '../../bench/record/eventLog.js';
@@ -18,7 +18,8 @@ import type { Runtime } from '../lab/runtimes.js';
 import { provenance } from '../results/manifest.js';
 import { writeJson } from '../results/files.js';
 import { readRunRecord, writeRunRecord } from '../results/record.js';
-import { timeseriesCsv } from '../results/timeseries.js';
+import { timeseriesTable } from '../results/timeseries.js';
+import { writeTimeseries } from '../results/timeseriesFiles.js';
 import type { RunPlan } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
@@ -123,7 +124,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         ...(upstream ? { amplification_llm: upstream } : {}),
       }
     : { ...x.procs, ...cpu };
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, extraCols));
+  writeTimeseries(dir, timeseriesTable(plan, x.recorded, x.server, extraCols));
   if (manifest && x.machine)
     writeJson(join(dir, 'manifest.json'), {
       ...manifest,
