@@ -113,7 +113,9 @@ export class ArrowEventFile implements EventSink {
     private readonly notesPath: string,
   ) {
     this.schema = new Schema(EVENT_COLUMNS.map((c, i) => new Field(c.name, arrowType(c, i), c.name !== 'e')));
-    this.dictionaries = EVENT_COLUMNS.map((c) => (c.values ? vectorFromArray([...c.values], new Utf8()) : undefined));
+    this.dictionaries = EVENT_COLUMNS.map((c) =>
+      c.values ? vectorFromArray([...c.values], new Utf8()) : undefined,
+    );
     const out = createWriteStream(path);
     this.done = new Promise((resolve, reject) => {
       out.once('error', reject);
@@ -222,7 +224,8 @@ export class ArrowEventFile implements EventSink {
       if (spec.type === 'f64' && typeof v !== 'number') return false;
       if (spec.type === 'bool' && v !== true) return false;
       if (spec.type === 'dict' && !spec.values!.includes(v as string)) return false;
-      if (range && !(Number.isInteger(v) && (v as number) >= range[0] && (v as number) <= range[1])) return false;
+      if (range && !(Number.isInteger(v) && (v as number) >= range[0] && (v as number) <= range[1]))
+        return false;
     }
     return true;
   }
@@ -257,7 +260,10 @@ export class ArrowEventFile implements EventSink {
 }
 
 /** events.notes.arrow (NOTE_COLUMNS): written whole at the end, a few lines at most per second. */
-function writeNotes(path: string, notes: readonly { seq: number; e: string; atMs: number | null; json: string }[]): void {
+function writeNotes(
+  path: string,
+  notes: readonly { seq: number; e: string; atMs: number | null; json: string }[],
+): void {
   const table = new Table({
     seq: vectorFromArray(
       notes.map((x) => x.seq),

@@ -14,7 +14,10 @@ function readNotes(path: string): Note[] {
   const json = t.getChild('json');
   const out: Note[] = [];
   for (let i = 0; i < t.numRows; i++)
-    out.push({ seq: seq!.get(i) as number, line: JSON.parse(json!.get(i) as string) as Record<string, unknown> });
+    out.push({
+      seq: seq!.get(i) as number,
+      line: JSON.parse(json!.get(i) as string) as Record<string, unknown>,
+    });
   return out;
 }
 

@@ -49,38 +49,39 @@ export const COL = Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c.name, i])) 
  * own order: [field, column]. An outcome's `attempts` (the attempt that decided it) is
  * column `n`; a refusal's `atMs` is column `endMs` (when it was refused).
  */
-export const FIELDS: Readonly<Record<(typeof EVENT_TYPES)[number], readonly (readonly [string, string])[]>> = {
-  attempt: [
-    ['origin', 'origin'],
-    ['cls', 'cls'],
-    ['n', 'n'],
-    ['intendedMs', 'intendedMs'],
-    ['sentMs', 'sentMs'],
-    ['endMs', 'endMs'],
-    ['kind', 'kind'],
-    ['status', 'status'],
-    ['clientWaitMs', 'clientWaitMs'],
-    ['hedge', 'hedge'],
-    ['replica', 'replica'],
-    ['tokens', 'tokens'],
-    ['ttftMs', 'ttftMs'],
-    ['itlMs', 'itlMs'],
-  ],
-  outcome: [
-    ['origin', 'origin'],
-    ['intendedMs', 'intendedMs'],
-    ['endMs', 'endMs'],
-    ['kind', 'kind'],
-    ['attempts', 'n'],
-  ],
-  rejected: [
-    ['origin', 'origin'],
-    ['n', 'n'],
-    ['by', 'by'],
-    ['atMs', 'endMs'],
-    ['client', 'client'],
-  ],
-};
+export const FIELDS: Readonly<Record<(typeof EVENT_TYPES)[number], readonly (readonly [string, string])[]>> =
+  {
+    attempt: [
+      ['origin', 'origin'],
+      ['cls', 'cls'],
+      ['n', 'n'],
+      ['intendedMs', 'intendedMs'],
+      ['sentMs', 'sentMs'],
+      ['endMs', 'endMs'],
+      ['kind', 'kind'],
+      ['status', 'status'],
+      ['clientWaitMs', 'clientWaitMs'],
+      ['hedge', 'hedge'],
+      ['replica', 'replica'],
+      ['tokens', 'tokens'],
+      ['ttftMs', 'ttftMs'],
+      ['itlMs', 'itlMs'],
+    ],
+    outcome: [
+      ['origin', 'origin'],
+      ['intendedMs', 'intendedMs'],
+      ['endMs', 'endMs'],
+      ['kind', 'kind'],
+      ['attempts', 'n'],
+    ],
+    rejected: [
+      ['origin', 'origin'],
+      ['n', 'n'],
+      ['by', 'by'],
+      ['atMs', 'endMs'],
+      ['client', 'client'],
+    ],
+  };
 
 /**
  * The notes table (events.notes.arrow): every other line whole, as JSON, with its type,

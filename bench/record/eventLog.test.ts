@@ -39,7 +39,10 @@ async function write(mode: EventsMode, n = 1): Promise<string> {
 }
 
 /** Attempts and outcomes with every optional field now and then, from a seeded draw. */
-function* recorded(count: number, seed: number): Generator<[Attempt, AttemptResult] | [Origin, AttemptResult, OutcomeKind]> {
+function* recorded(
+  count: number,
+  seed: number,
+): Generator<[Attempt, AttemptResult] | [Origin, AttemptResult, OutcomeKind]> {
   const rng = seededRng(seed, 'events');
   for (let id = 0; id < count; id++) {
     const u = (): number => rng.next();
@@ -58,7 +61,15 @@ function* recorded(count: number, seed: number): Generator<[Attempt, AttemptResu
       endMs: sentMs + u() * 500,
       attempt: 1 + Math.floor(u() * 4),
       ...(u() < 0.1 ? { clientWaitMs: u() * 20 } : {}),
-      ...(u() < 0.1 ? { stream: { tokens: Math.floor(u() * 500), ttftMs: u() * 900, ...(u() < 0.5 ? { itlMs: u() * 9 } : {}) } } : {}),
+      ...(u() < 0.1
+        ? {
+            stream: {
+              tokens: Math.floor(u() * 500),
+              ttftMs: u() * 900,
+              ...(u() < 0.5 ? { itlMs: u() * 9 } : {}),
+            },
+          }
+        : {}),
     } as AttemptResult;
     const a: Attempt = {
       origin,
@@ -129,7 +140,10 @@ test('events.ndjson.gz (--events ndjson): gzip-compressed, read back line for li
 
 test('lines written whole come back whole from Arrow, in order; a field the columns lack makes a note', async () => {
   const dir = await write('all', 3);
-  assert.deepEqual(readEvents(dir), [0, 1, 2].flatMap((i) => EVENTS.map((e) => ({ ...e, origin: i }))));
+  assert.deepEqual(
+    readEvents(dir),
+    [0, 1, 2].flatMap((i) => EVENTS.map((e) => ({ ...e, origin: i }))),
+  );
   const odd = mkdtempSync(join(tmpdir(), 'figures-eventlog-'));
   const sink = eventSink('all', odd);
   const lines = [

@@ -28,7 +28,10 @@ export function recordingSink(sink: EventSink): RecordingSink {
 }
 
 /** A sink over whole lines (the ndjson file, in-memory consumers): attempts and outcomes become their lines. */
-export function lineSink(write: (event: object) => void, close: () => Promise<void> = async () => {}): RecordingSink {
+export function lineSink(
+  write: (event: object) => void,
+  close: () => Promise<void> = async () => {},
+): RecordingSink {
   return {
     attempt: (a, r) => write(attemptEvent(a, r)),
     outcome: (o, r, kind) => write(outcomeEvent(o, r, kind)),
