@@ -106,7 +106,7 @@ export class ArrowEventFile implements EventSink {
   private valid: Uint8Array[] = [];
   private row = 0;
   private rows = 0;
-  private readonly notes: { seq: number; e: string; atMs: number | null; json: string }[] = [];
+  private readonly notes: Note[] = [];
 
   constructor(
     path: string,
@@ -259,28 +259,22 @@ export class ArrowEventFile implements EventSink {
   }
 }
 
+interface Note {
+  readonly seq: number;
+  readonly e: string;
+  readonly atMs: number | null;
+  readonly json: string;
+}
+
 /** events.notes.arrow (NOTE_COLUMNS): written whole at the end, a few lines at most per second. */
-function writeNotes(
-  path: string,
-  notes: readonly { seq: number; e: string; atMs: number | null; json: string }[],
-): void {
+function writeNotes(path: string, notes: readonly Note[]): void {
+  const column = (k: keyof Note, type: DataType): Vector =>
+    vectorFromArray(notes.map((x) => x[k]) as (number | string | null)[], type as never);
   const table = new Table({
-    seq: vectorFromArray(
-      notes.map((x) => x.seq),
-      new Int32(),
-    ),
-    e: vectorFromArray(
-      notes.map((x) => x.e),
-      new Utf8(),
-    ),
-    atMs: vectorFromArray(
-      notes.map((x) => x.atMs),
-      new Float64(),
-    ),
-    json: vectorFromArray(
-      notes.map((x) => x.json),
-      new Utf8(),
-    ),
+    seq: column('seq', new Int32()),
+    e: column('e', new Utf8()),
+    atMs: column('atMs', new Float64()),
+    json: column('json', new Utf8()),
   });
   writeFileSync(path, tableToIPC(table, 'file'));
 }
