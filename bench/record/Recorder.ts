@@ -2,9 +2,8 @@ import type { Attempt, AttemptResult, Origin, OutcomeKind } from '../outcome.js'
 import { FAILURE_KINDS } from '../outcome.js';
 import type { PolicyEvent } from '../policy/events.js';
 import { bucketOf, bump, closeSeries, emptySeries, type BucketSeries, type ClassSeries } from './buckets.js';
-import type { EventSink } from './eventLog.js';
-import { nullSink } from './eventLog.js';
-import { attemptEvent, outcomeEvent, policyEvent } from './eventEncoding.js';
+import { nullSink, recordingSink, type EventSink, type RecordingSink } from './eventSink.js';
+import { policyEvent } from './eventEncoding.js';
 import type { LatencyHistogram, LatencySummary } from './histogram.js';
 import { Latencies, type RecordWindow, type WindowLatency } from './latencies.js';
 import { NO_POLICIES, PolicyAccount, type PolicyCounters, type PolicyPresence } from './policyAccounting.js';
@@ -100,6 +99,7 @@ export class Recorder {
   private lastFirstSendMs = 0;
   /** False with no event log: the hot path then builds no event objects at all. */
   private readonly logging: boolean;
+  private readonly events: RecordingSink;
   /** Per-class counts, indexed like the mix (undefined without a mix). */
   private readonly classNames: readonly string[] | undefined;
   private readonly perClass: ClassSeries[] | undefined;
@@ -124,10 +124,11 @@ export class Recorder {
       /** Keep each origin's schedule lag by origin id (Recorded.lateness), for the lateness replay. */
       lateness?: boolean;
     },
-    private readonly events: EventSink = nullSink,
+    sink: EventSink = nullSink,
   ) {
+    this.events = recordingSink(sink);
     this.bucketMs = opts.bucketMs ?? 1000;
-    this.logging = events !== nullSink;
+    this.logging = sink !== nullSink;
     this.classNames = opts.classes && opts.classes.length > 0 ? opts.classes : undefined;
     this.perClass = this.classNames?.map(() => ({ offered: [], goodput: [], failed: [] }));
     this.retainFromMs = opts.retainFromMs ?? Number.POSITIVE_INFINITY;
@@ -205,7 +206,7 @@ export class Recorder {
       bump(this.s.clientWaits, bucketOf(r.sentMs, this.bucketMs));
     }
     if (r.kind === 'ok') this.latencies.service(r);
-    if (this.logging) this.events.write(attemptEvent(a, r));
+    if (this.logging) this.events.attempt(a, r);
   }
 
   /**
@@ -244,7 +245,7 @@ export class Recorder {
       // A user who gave up on purpose (a stream cancelled, patience run out) is not an error.
       if (cls && kind !== 'abandoned') bump(cls.failed, b);
     }
-    if (this.logging) this.events.write(outcomeEvent(o, r, kind));
+    if (this.logging) this.events.outcome(o, r, kind);
   }
 
   /**

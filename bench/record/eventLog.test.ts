@@ -1,10 +1,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { EVENTS_FILE, eventLines, eventSink, eventsFileOf, NdjsonFile, readEvents } from './eventLog.js';
+import { tableFromIPC } from 'apache-arrow';
+import { seededRng } from '../../foundation/rng.js';
+import type { Attempt, AttemptResult, Origin, OutcomeKind } from '../outcome.js';
+import { BATCH_ROWS } from './arrowEvents.js';
+import { KINDS } from './eventColumns.js';
+import {
+  eachEvent,
+  EVENTS_FILE,
+  eventSink,
+  eventsFileOf,
+  NDJSON_EVENTS_FILE,
+  NOTES_FILE,
+  readEvents,
+  type EventsMode,
+} from './eventLog.js';
 
 const EVENTS = [
   { e: 'attempt', origin: 1, n: 1, kind: 'ok', status: 200 },
@@ -13,20 +27,102 @@ const EVENTS = [
   { e: 'outcome', origin: 2, kind: 'timeout', attempts: 1 },
   { e: 'trigger', action: 'apply', atMs: 1000 },
   { e: 'breaker', client: 0, from: 'closed', to: 'open', atMs: 1200 },
+  { e: 'rejected', origin: 3, n: 2, by: 'throttle', atMs: 1300.25 },
 ];
 
-async function write(mode: 'all' | 'failures' | 'none', n = 1): Promise<string> {
+async function write(mode: EventsMode, n = 1): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-'));
-  const sink = eventSink(mode, () => new NdjsonFile(join(dir, EVENTS_FILE)));
-  // Enough lines to cross the 64 KiB batch several times.
+  const sink = eventSink(mode, dir);
   for (let i = 0; i < n; i++) for (const e of EVENTS) sink.write({ ...e, origin: i });
   await sink.close();
   return dir;
 }
 
-test('events.ndjson.gz: what is written is gzip-compressed and reads back line for line', async () => {
-  const dir = await write('all', 5000);
-  const path = join(dir, EVENTS_FILE);
+/** Attempts and outcomes with every optional field now and then, from a seeded draw. */
+function* recorded(
+  count: number,
+  seed: number,
+): Generator<[Attempt, AttemptResult] | [Origin, AttemptResult, OutcomeKind]> {
+  const rng = seededRng(seed, 'events');
+  for (let id = 0; id < count; id++) {
+    const u = (): number => rng.next();
+    const origin: Origin = {
+      id,
+      intendedMs: id * 1.0001 + u(),
+      deadlineMs: 1e9,
+      ...(u() < 0.2 ? { request: { cls: Math.floor(u() * 3), method: 'GET', path: '/' } } : {}),
+    } as Origin;
+    const kind = KINDS[Math.floor(u() * KINDS.length)]!;
+    const sentMs = origin.intendedMs + u() * 3;
+    const r: AttemptResult = {
+      kind,
+      status: kind === 'ok' ? 200 : 0,
+      sentMs,
+      endMs: sentMs + u() * 500,
+      attempt: 1 + Math.floor(u() * 4),
+      ...(u() < 0.1 ? { clientWaitMs: u() * 20 } : {}),
+      ...(u() < 0.1
+        ? {
+            stream: {
+              tokens: Math.floor(u() * 500),
+              ttftMs: u() * 900,
+              ...(u() < 0.5 ? { itlMs: u() * 9 } : {}),
+            },
+          }
+        : {}),
+    } as AttemptResult;
+    const a: Attempt = {
+      origin,
+      number: r.attempt,
+      ...(u() < 0.1 ? { hedge: true } : {}),
+      ...(u() < 0.3 ? { replica: Math.floor(u() * 3) } : {}),
+    };
+    yield [a, r];
+    yield [origin, r, u() < 0.5 ? kind : 'deadline-exceeded'];
+  }
+}
+
+async function record(mode: EventsMode, count: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-'));
+  const sink = eventSink(mode, dir);
+  let i = 0;
+  for (const x of recorded(count, 7)) {
+    if (x.length === 2) sink.attempt!(x[0], x[1]);
+    else sink.outcome!(x[0], x[1], x[2]);
+    if (++i % 5000 === 0) sink.write({ e: 'trigger', action: 'apply', atMs: i, name: `t${i}` });
+  }
+  await sink.close();
+  return dir;
+}
+
+test('events.arrow holds what events.ndjson.gz holds: every attempt and outcome field, notes in their place', async () => {
+  const count = BATCH_ROWS / 2 + 100; // two events each: two record batches
+  const arrow = await record('all', count);
+  const ndjson = await record('ndjson', count);
+  assert.equal(eventsFileOf(arrow), join(arrow, EVENTS_FILE));
+  assert.equal(eventsFileOf(ndjson), join(ndjson, NDJSON_EVENTS_FILE));
+  const a = readEvents(arrow);
+  const b = readEvents(ndjson);
+  assert.equal(a.length, 2 * count + Math.floor((2 * count) / 5000));
+  assert.equal(a.length, b.length);
+  assert.deepEqual(a, b);
+  // Read by Arrow's own reader: batches of BATCH_ROWS, the types and the notes table.
+  const t = tableFromIPC(readFileSync(join(arrow, EVENTS_FILE)));
+  assert.equal(t.numRows, 2 * count);
+  assert.equal(t.batches.length, 2);
+  assert.equal(t.getChild('origin')!.type.toString(), 'Int32');
+  assert.equal(String(t.getChild('kind')!.get(1)), String(b[1]!['kind']));
+  const notes = tableFromIPC(readFileSync(join(arrow, NOTES_FILE)));
+  assert.equal(notes.numRows, Math.floor((2 * count) / 5000));
+  assert.equal(notes.getChild('seq')!.get(0), 5000);
+  let streamed = 0;
+  for await (const e of eachEvent(arrow)) if (e['e']) streamed++;
+  assert.equal(streamed, a.length);
+});
+
+test('events.ndjson.gz (--events ndjson): gzip-compressed, read back line for line', async () => {
+  const dir = await write('ndjson', 5000);
+  const path = join(dir, NDJSON_EVENTS_FILE);
   const raw = readFileSync(path);
   assert.deepEqual([...raw.subarray(0, 2)], [0x1f, 0x8b], 'gzip magic');
   const text = gunzipSync(raw).toString('utf8');
@@ -38,18 +134,42 @@ test('events.ndjson.gz: what is written is gzip-compressed and reads back line f
     EVENTS.map((e) => ({ ...e, origin: 0 })),
   );
   let streamed = 0;
-  for await (const line of eventLines(path)) if (JSON.parse(line)) streamed++;
+  for await (const e of eachEvent(dir)) if (e['e']) streamed++;
   assert.equal(streamed, back.length);
+});
+
+test('lines written whole come back whole from Arrow, in order; a field the columns lack makes a note', async () => {
+  const dir = await write('all', 3);
+  assert.deepEqual(
+    readEvents(dir),
+    [0, 1, 2].flatMap((i) => EVENTS.map((e) => ({ ...e, origin: i }))),
+  );
+  const odd = mkdtempSync(join(tmpdir(), 'figures-eventlog-'));
+  const sink = eventSink('all', odd);
+  const lines = [
+    { e: 'attempt', origin: 1, n: 1, kind: 'ok', status: 200, extra: 'x' },
+    { e: 'attempt', origin: 2, n: 1, kind: 'no-such-kind', status: 0 },
+    { e: 'outcome', origin: 3, endMs: 0.5, kind: 'ok', attempts: 1 },
+    { e: 'attempt', origin: 2 ** 40, n: 1 },
+  ];
+  for (const l of lines) sink.write(l);
+  await sink.close();
+  assert.deepEqual(readEvents(odd), lines);
+  assert.equal(tableFromIPC(readFileSync(join(odd, NOTES_FILE))).numRows, 3);
 });
 
 test('--events failures keeps every line but the successful attempts and outcomes; none writes no file', async () => {
   const kept = readEvents(await write('failures'));
   assert.deepEqual(
     kept.map((e) => `${String(e['e'])}:${String(e['kind'] ?? '')}`),
-    ['attempt:timeout', 'outcome:timeout', 'trigger:', 'breaker:'],
+    ['attempt:timeout', 'outcome:timeout', 'trigger:', 'breaker:', 'rejected:'],
   );
+  const recordedFailures = readEvents(await record('failures', 1000));
+  assert.ok(recordedFailures.length > 0);
+  assert.ok(recordedFailures.every((e) => e['kind'] !== 'ok'));
   const none = await write('none');
   assert.equal(eventsFileOf(none), null);
+  assert.equal(existsSync(join(none, EVENTS_FILE)), false);
   assert.deepEqual(readEvents(none), []);
 });
 
@@ -58,7 +178,7 @@ test('an older results folder (events.ndjson, uncompressed, a torn last line) is
   writeFileSync(join(dir, 'events.ndjson'), EVENTS.map((e) => JSON.stringify(e)).join('\n') + '\n{"e":"att');
   assert.equal(eventsFileOf(dir), join(dir, 'events.ndjson'));
   assert.deepEqual(readEvents(dir), EVENTS);
-  const lines: string[] = [];
-  for await (const l of eventLines(join(dir, 'events.ndjson'))) lines.push(l);
-  assert.equal(lines.length, EVENTS.length + 1);
+  const streamed: unknown[] = [];
+  for await (const e of eachEvent(dir)) streamed.push(e);
+  assert.deepEqual(streamed, EVENTS);
 });

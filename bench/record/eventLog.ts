@@ -1,26 +1,33 @@
 import { createReadStream, createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Attempt, AttemptResult, Origin, OutcomeKind } from '../outcome.js';
+import { ArrowEventFile } from './arrowEvents.js';
+import { arrowEvents } from './arrowRead.js';
+import { attemptEvent, outcomeEvent } from './eventEncoding.js';
+import { failuresOnly, nullSink, type EventSink } from './eventSink.js';
 import { constants, createGunzip, createGzip, gunzipSync, type Gzip } from 'node:zlib';
 
-/** Where events.ndjson lines go. `write` is on the hot path: it must not block. */
-export interface EventSink {
-  write(event: object): void;
-  close(): Promise<void>;
-}
+export type { EventSink } from './eventSink.js';
+export { failuresOnly, lineSink, nullSink, teeSink } from './eventSink.js';
 
 /**
  * Which events a run writes to its event log:
- *   all       every line (attempts, outcomes, triggers, policy decisions);
+ *   all       every event (attempts, outcomes, triggers, policy decisions), as Arrow
+ *             (events.arrow and events.notes.arrow);
  *   failures  the same without the successful attempts and outcomes (`kind: ok`), the bulk
  *             of a healthy run; what a failure analysis reads is all there;
- *   none      no event log at all.
+ *   none      no event log at all;
+ *   ndjson    every event as one JSON line each, gzip-compressed (events.ndjson.gz).
  */
-export const EVENTS_MODES = ['all', 'failures', 'none'] as const;
+export const EVENTS_MODES = ['all', 'failures', 'none', 'ndjson'] as const;
 export type EventsMode = (typeof EVENTS_MODES)[number];
 
-/** The event log's file name in a run folder (gzip-compressed ndjson). */
-export const EVENTS_FILE = 'events.ndjson.gz';
+/** The event log's file in a run folder: Apache Arrow IPC (eventColumns.ts), with its notes table. */
+export const EVENTS_FILE = 'events.arrow';
+export const NOTES_FILE = 'events.notes.arrow';
+/** The same events as gzip-compressed JSON lines (`--events ndjson`, and folders before Arrow). */
+export const NDJSON_EVENTS_FILE = 'events.ndjson.gz';
 /** What older results folders hold: the same lines, uncompressed. */
 export const LEGACY_EVENTS_FILE = 'events.ndjson';
 
@@ -42,6 +49,14 @@ export class NdjsonFile implements EventSink {
     this.out = createWriteStream(path, { flags: 'w' });
     this.gzip = createGzip({ level: constants.Z_BEST_SPEED });
     this.gzip.pipe(this.out);
+  }
+
+  attempt(a: Attempt, r: AttemptResult): void {
+    this.write(attemptEvent(a, r));
+  }
+
+  outcome(o: Origin, r: AttemptResult, kind: OutcomeKind): void {
+    this.write(outcomeEvent(o, r, kind));
   }
 
   write(event: object): void {
@@ -69,68 +84,72 @@ export class NdjsonFile implements EventSink {
   }
 }
 
-/** A successful attempt or outcome: what `--events failures` leaves out. */
-function isSuccess(event: object): boolean {
-  const e = event as { e?: unknown; kind?: unknown };
-  return (e.e === 'attempt' || e.e === 'outcome') && e.kind === 'ok';
+/** The sink a run writes its event log through, into the run folder `dir`. */
+export function eventSink(mode: EventsMode, dir: string): EventSink {
+  switch (mode) {
+    case 'none':
+      return nullSink;
+    case 'ndjson':
+      return new NdjsonFile(join(dir, NDJSON_EVENTS_FILE));
+    case 'all':
+      return new ArrowEventFile(join(dir, EVENTS_FILE), join(dir, NOTES_FILE));
+    case 'failures':
+      return failuresOnly(new ArrowEventFile(join(dir, EVENTS_FILE), join(dir, NOTES_FILE)));
+  }
 }
 
-/** The sink a run writes its event log through, for a mode; `open` makes the file (not called for `none`). */
-export function eventSink(mode: EventsMode, open: () => EventSink): EventSink {
-  if (mode === 'none') return nullSink;
-  const file = open();
-  if (mode === 'all') return file;
-  return { write: (e) => (isSuccess(e) ? undefined : file.write(e)), close: () => file.close() };
-}
-
-/** Both sinks get every event (the event log and an in-memory consumer). */
-export function teeSink(a: EventSink, b: EventSink): EventSink {
-  return {
-    write(e) {
-      a.write(e);
-      b.write(e);
-    },
-    close: async () => {
-      await Promise.all([a.close(), b.close()]);
-    },
-  };
-}
-
-/** The event log of a run folder: events.ndjson.gz, or an older folder's events.ndjson; null without one. */
+/** The event log of a run folder: events.arrow, events.ndjson.gz or an older folder's events.ndjson; null without one. */
 export function eventsFileOf(runDir: string): string | null {
-  for (const f of [EVENTS_FILE, LEGACY_EVENTS_FILE]) if (existsSync(join(runDir, f))) return join(runDir, f);
+  for (const f of [EVENTS_FILE, NDJSON_EVENTS_FILE, LEGACY_EVENTS_FILE])
+    if (existsSync(join(runDir, f))) return join(runDir, f);
   return null;
 }
 
-/** The lines of an event log, compressed or not (by its name), one at a time. */
-export function eventLines(path: string): AsyncIterable<string> {
+/**
+ * Every event of a run folder's log, one at a time, as its ndjson line's object whatever
+ * the file's format (Arrow rows become the lines they stand for, notes in their place);
+ * a torn last line of an interrupted ndjson log is skipped. Nothing without a log.
+ */
+export async function* eachEvent(runDir: string): AsyncIterable<Record<string, unknown>> {
+  const path = eventsFileOf(runDir);
+  if (path === null) return;
+  if (path.endsWith('.arrow')) {
+    yield* arrowEvents(path, join(runDir, NOTES_FILE));
+    return;
+  }
   const raw = createReadStream(path);
-  const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
-  return createInterface({ input, crlfDelay: Infinity });
+  const input = path.endsWith('.gz') ? raw.pipe(createGunzip({ finishFlush: constants.Z_SYNC_FLUSH })) : raw;
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    const e = parseLine(line);
+    if (e) yield e;
+  }
+}
+
+function parseLine(line: string): Record<string, unknown> | null {
+  if (line === '') return null;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null; // a torn last line
+  }
 }
 
 /**
- * Every event of a run folder's log, parsed (for tests and small logs: it holds them all
- * in memory); a torn last line of an interrupted run is skipped. [] without a log.
+ * Every event of a run folder's log (eachEvent), all in memory: for tests and small logs.
+ * [] without a log.
  */
 export function readEvents(runDir: string): Record<string, unknown>[] {
   const path = eventsFileOf(runDir);
   if (path === null) return [];
+  if (path.endsWith('.arrow')) return [...arrowEvents(path, join(runDir, NOTES_FILE))];
   const buf = readFileSync(path);
   const text = (
     path.endsWith('.gz') ? gunzipSync(buf, { finishFlush: constants.Z_SYNC_FLUSH }) : buf
   ).toString('utf8');
   const out: Record<string, unknown>[] = [];
   for (const line of text.split('\n')) {
-    if (line === '') continue;
-    try {
-      out.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      /* a torn last line */
-    }
+    const e = parseLine(line);
+    if (e) out.push(e);
   }
   return out;
 }
-
-/** Discards events (for tests and benchmarks that only want the buckets). */
-export const nullSink: EventSink = { write() {}, close: async () => {} };

@@ -1,4 +1,4 @@
-import type { EventSink } from '../../bench/record/eventLog.js';
+import { lineSink, type EventSink } from '../../bench/record/eventLog.js';
 import type { RunPlan } from '../spec/plan.js';
 import { nearestRank } from './percentiles.js';
 import { round } from '../../foundation/round.js';
@@ -173,13 +173,10 @@ export function classCollector(plan: RunPlan): { sink: EventSink; summary: () =>
   const events: ClassEvent[] = [];
   const p = plan.phases;
   return {
-    sink: {
-      write(e) {
-        const k = (e as { e?: unknown }).e;
-        if (k === 'attempt' || k === 'outcome') events.push(e as ClassEvent);
-      },
-      close: async () => {},
-    },
+    sink: lineSink((e) => {
+      const k = (e as { e?: unknown }).e;
+      if (k === 'attempt' || k === 'outcome') events.push(e as ClassEvent);
+    }),
     summary: () =>
       summarizeClasses(
         events,

@@ -1,12 +1,11 @@
 import type { ComposeOptions } from '../lab/dockerData.js';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { profiledArrivals } from '../../bench/arrival/profiled.js';
 import { RateProfile } from '../../bench/arrival/profile.js';
 import type { ArrivalProcess } from '../../bench/arrival/ArrivalProcess.js';
 import { drive } from '../../bench/driver.js';
-import { EVENTS_FILE, NdjsonFile } from '../../bench/record/eventLog.js';
+import { eventSink } from '../../bench/record/eventLog.js';
 import { Recorder } from '../../bench/record/Recorder.js';
 import { seededRng } from '../../foundation/rng.js';
 import { BenchError } from '../../foundation/errors.js';
@@ -17,7 +16,8 @@ import { writeReport } from '../report/writeReport.js';
 import type { StepTable } from '../report/tables.js';
 import { resultsDir, writeJson } from '../results/files.js';
 import { provenance } from '../results/manifest.js';
-import { timeseriesCsv } from '../results/timeseries.js';
+import { timeseriesTable } from '../results/timeseries.js';
+import { writeTimeseries } from '../results/timeseriesFiles.js';
 import { clientModel, describeClient, policyPresence, worstOriginMs } from '../run/client.js';
 import { runBody } from '../run/runBody.js';
 import { StatusLine } from '../run/status.js';
@@ -131,7 +131,7 @@ export const RULE_DEFINITION =
  * than from the hangover of the step before it. The ladder runs in increasing order;
  * then `refine` bisections between the saturation step and the step above it; then one
  * step at 150% of the saturation point. Writes DIR/calibration.json, DIR/steps.json (the
- * report's StepTable), DIR/manifest.json, DIR/timeseries.csv, DIR/events.ndjson.gz,
+ * report's StepTable), DIR/manifest.json, DIR/timeseries.csv, DIR/events.arrow,
  * DIR/lab.log and the report, and stores the capacity found (store.ts).
  */
 export async function runCalibration(
@@ -184,7 +184,7 @@ export async function runCalibration(
           experiment: e,
           ...opts.manifestExtra,
         });
-        return new NdjsonFile(join(dir, EVENTS_FILE));
+        return eventSink('all', dir);
       },
     },
     {
@@ -264,7 +264,7 @@ export async function runCalibration(
     if (!s) return 'drain';
     return `step-${s.index}${ms < s.measureFromMs ? '-settle' : ''}`;
   };
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, recorded, x.server, x.procs, phaseOf));
+  writeTimeseries(dir, timeseriesTable(plan, recorded, x.server, x.procs, phaseOf));
   const interrupted = opts.stop.aborted || failure !== undefined;
   const result = summarize(e, se, cp, opts, details, startedAt, interrupted);
   let stored: CalibrationResult['stored'] = {

@@ -50,13 +50,13 @@ export function addCapacityOption(cmd: Command): Command {
 }
 
 /**
- * `--events all|failures|none` (run, sweep): which events each run writes to its
- * events.ndjson.gz. `dflt` is the command's default, said in the help.
+ * `--events all|failures|none|ndjson` (run, sweep): which events each run writes to its
+ * event log (events.arrow, or events.ndjson.gz). `dflt` is the command's default, said in the help.
  */
 export function addEventsOption(cmd: Command, dflt: EventsMode, why: string): Command {
   return cmd.option(
     '--events <which>',
-    `which events each run writes to run-<i>/events.ndjson.gz: all | failures (no successful attempt or outcome) | none (default ${dflt}: ${why})`,
+    `which events each run writes to run-<i>/events.arrow: all | failures (no successful attempt or outcome) | none | ndjson (all, as run-<i>/events.ndjson.gz) (default ${dflt}: ${why})`,
     (v: string): EventsMode => {
       if (!(EVENTS_MODES as readonly string[]).includes(v))
         throw new InvalidArgumentError(`--events takes one of ${EVENTS_MODES.join(', ')} (got "${v}")`);

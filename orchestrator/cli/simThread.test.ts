@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { readEvents } from '../../bench/record/eventLog.js';
 import { loadExperimentFile } from '../spec/load.js';
 import { runExperiment, type RunOptions } from '../run/runExperiment.js';
 import { runExperimentOnThread, THREAD_FROM_ORIGINS, worthAThread } from '../run/onThread.js';
@@ -34,9 +34,8 @@ test('a simulated run on its thread writes what it writes on this one, and stops
   assert.equal(here.runs[0]!.outcome, 'metastable');
   for (const f of ['run-1/summary.json', 'run-1/timeseries.csv', 'summary.json'])
     assert.equal(readFileSync(join(there.dir, f), 'utf8'), readFileSync(join(here.dir, f), 'utf8'), f);
-  const events = (dir: string): string =>
-    gunzipSync(readFileSync(join(dir, 'run-1/events.ndjson.gz'))).toString();
-  assert.equal(events(there.dir), events(here.dir));
+  const events = (dir: string): Record<string, unknown>[] => readEvents(join(dir, 'run-1'));
+  assert.deepEqual(events(there.dir), events(here.dir));
 
   // A stop on this thread ends the run on the other: an interrupted run, its folder written.
   const stop = new AbortController();

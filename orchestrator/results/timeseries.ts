@@ -4,6 +4,7 @@ import type { ServerSeries } from '../scrape/scraper.js';
 import type { RunPlan } from '../spec/plan.js';
 import { serverAmplification } from '../analysis/summary.js';
 import { round } from '../../foundation/round.js';
+import { seriesCsv, type SeriesCell, type SeriesTable } from './timeseriesFiles.js';
 
 /** The phase a bucket starts in. */
 function phaseAt(plan: RunPlan, ms: number): string {
@@ -27,7 +28,15 @@ export function csvNumber(v: number | null | undefined): string {
  * timeseries.csv: one row per bucket (second), one column per series. Empty cells
  * mean "not measured" (no success in that second, or no scrape answered), never zero.
  */
-export function timeseriesCsv(
+export function timeseriesCsv(...args: Parameters<typeof timeseriesTable>): string {
+  return seriesCsv(timeseriesTable(...args));
+}
+
+/**
+ * The per-second series (timeseries.csv's columns and rows). Numbers are as the csv
+ * writes them: measured figures rounded to 3 decimals (csvNumber), counts as they are.
+ */
+export function timeseriesTable(
   plan: RunPlan,
   r: Recorded,
   server: ServerSeries | null,
@@ -35,7 +44,7 @@ export function timeseriesCsv(
   procs?: Record<string, (number | null)[]>,
   /** The `phase` column (default: the run's phases; a step test names its steps). */
   phaseOf: (ms: number) => string = (ms) => phaseAt(plan, ms),
-): string {
+): SeriesTable {
   const s = r.series;
   const cols = [
     't_s',
@@ -75,48 +84,47 @@ export function timeseriesCsv(
   const procCols = Object.keys(procs ?? {}).sort();
   cols.push(...extraCols, ...procCols);
   const p = r.policies;
-  const when = (on: boolean, v: number | undefined): string => (on ? cell(v ?? 0) : '');
-  const rows = [cols.join(',')];
-  const cell = csvNumber;
+  const cell = (v: number | null | undefined): number | null =>
+    v === null || v === undefined ? null : round(v, 3);
+  const when = (on: boolean, v: number | undefined): number | null => (on ? cell(v ?? 0) : null);
+  const rows: SeriesCell[][] = [];
   for (let i = 0; i < r.buckets; i++) {
     const offered = s.offered[i] ?? 0;
     const received = server?.received[i] ?? null;
     const serverAmp = server ? serverAmplification(server, s.offered, i, i + 1) : null;
-    rows.push(
-      [
-        (i * r.bucketMs) / 1000,
-        phaseOf(i * r.bucketMs),
-        offered,
-        s.attempts[i] ?? 0,
-        s.goodput[i] ?? 0,
-        cell(offered > 0 ? (s.attempts[i] ?? 0) / offered : null),
-        cell(serverAmp),
-        ...FAILURE_KINDS.map((k) => s.failures[k][i] ?? 0),
-        s.lateSends[i] ?? 0,
-        s.inFlight[i] ?? 0,
-        s.clientWaits[i] ?? 0,
-        cell(s.responseP50[i]),
-        cell(s.responseP99[i]),
-        cell(s.responseMax[i]),
-        cell(received),
-        cell(server?.completed[i]),
-        cell(server?.wasted[i]),
-        cell(server?.queueDepth[i]),
-        cell(server?.busyWorkers[i]),
-        cell(server?.cpuSeconds[i]),
-        cell(server?.rssBytes[i]),
-        when(p.hedge, s.hedges[i]),
-        cell(s.cancelledAttempts[i] ?? 0),
-        when(p.budget, s.retriesDeniedBudget[i]),
-        when(p.breaker, s.rejectedBreaker[i]),
-        when(p.throttle, s.rejectedThrottle[i]),
-        when(p.breaker, s.breakerOpen[i]),
-        when(p.breaker, s.breakerHalfOpen[i]),
-        when(p.breaker, s.breakerOpens[i]),
-        ...extraCols.map((c) => cell(server?.extra?.[c]?.[i])),
-        ...procCols.map((c) => cell(procs?.[c]?.[i])),
-      ].join(','),
-    );
+    rows.push([
+      (i * r.bucketMs) / 1000,
+      phaseOf(i * r.bucketMs),
+      offered,
+      s.attempts[i] ?? 0,
+      s.goodput[i] ?? 0,
+      cell(offered > 0 ? (s.attempts[i] ?? 0) / offered : null),
+      cell(serverAmp),
+      ...FAILURE_KINDS.map((k) => s.failures[k][i] ?? 0),
+      s.lateSends[i] ?? 0,
+      s.inFlight[i] ?? 0,
+      s.clientWaits[i] ?? 0,
+      cell(s.responseP50[i]),
+      cell(s.responseP99[i]),
+      cell(s.responseMax[i]),
+      cell(received),
+      cell(server?.completed[i]),
+      cell(server?.wasted[i]),
+      cell(server?.queueDepth[i]),
+      cell(server?.busyWorkers[i]),
+      cell(server?.cpuSeconds[i]),
+      cell(server?.rssBytes[i]),
+      when(p.hedge, s.hedges[i]),
+      cell(s.cancelledAttempts[i] ?? 0),
+      when(p.budget, s.retriesDeniedBudget[i]),
+      when(p.breaker, s.rejectedBreaker[i]),
+      when(p.throttle, s.rejectedThrottle[i]),
+      when(p.breaker, s.breakerOpen[i]),
+      when(p.breaker, s.breakerHalfOpen[i]),
+      when(p.breaker, s.breakerOpens[i]),
+      ...extraCols.map((c) => cell(server?.extra?.[c]?.[i])),
+      ...procCols.map((c) => cell(procs?.[c]?.[i])),
+    ]);
   }
-  return rows.join('\n') + '\n';
+  return { columns: cols, rows };
 }

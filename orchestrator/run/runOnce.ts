@@ -1,14 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { drive } from '../../bench/driver.js';
-import {
-  EVENTS_FILE,
-  eventSink,
-  NdjsonFile,
-  teeSink,
-  type EventSink,
-  type EventsMode,
-} from '../../bench/record/eventLog.js';
+import { eventSink, teeSink, type EventSink, type EventsMode } from '../../bench/record/eventLog.js';
 import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
 import { arrivalsFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
@@ -25,7 +18,8 @@ import type { Runtime } from '../lab/runtimes.js';
 import { provenance } from '../results/manifest.js';
 import { writeJson } from '../results/files.js';
 import { readRunRecord, writeRunRecord } from '../results/record.js';
-import { timeseriesCsv } from '../results/timeseries.js';
+import { timeseriesTable } from '../results/timeseries.js';
+import { writeTimeseries } from '../results/timeseriesFiles.js';
 import type { RunPlan } from '../spec/plan.js';
 import type { Journal } from '../trigger/journal.js';
 import { TriggerSchedule } from './triggers.js';
@@ -66,7 +60,7 @@ export interface RunContext {
 /**
  * One run: start the lab, drive the open-loop load through the client policies, apply
  * and undo the trigger on schedule, read the service's series every second, then
- * write manifest.json, events.ndjson.gz (as ctx.events says), timeseries.csv, the run's record
+ * write manifest.json, the event log (events.arrow, as ctx.events says), timeseries.csv, the run's record
  * (results/record.ts) and summary.json, its analysis, into `dir`.
  * Whatever happens, the trigger is undone and the lab stopped before this returns.
  * The local lab runs it in real time; the simulation (ctx.runtime 'sim') in virtual
@@ -113,7 +107,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         ...ctx.manifestExtra,
       };
       writeJson(join(dir, 'manifest.json'), manifest);
-      const log = eventSink(ctx.events ?? 'all', () => new NdjsonFile(join(dir, EVENTS_FILE)));
+      const log = eventSink(ctx.events ?? 'all', dir);
       return classes ? teeSink(log, classes.sink) : log;
     },
   });
@@ -130,7 +124,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         ...(upstream ? { amplification_llm: upstream } : {}),
       }
     : { ...x.procs, ...cpu };
-  writeFileSync(join(dir, 'timeseries.csv'), timeseriesCsv(plan, x.recorded, x.server, extraCols));
+  writeTimeseries(dir, timeseriesTable(plan, x.recorded, x.server, extraCols));
   if (manifest && x.machine)
     writeJson(join(dir, 'manifest.json'), {
       ...manifest,

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { processTree } from '../../orchestrator/lab/proc/procUsage.js';
 import { startCli, tempDir } from '../helpers/cli.js';
 import { processState } from '../helpers/procState.js';
+import { readEvents } from '../../bench/record/eventLog.js';
 
 // Issue 34, point 4: each reference server (lab.api.server) started by `metabench run` from
 // an experiment file on the local runtime, in the api's place: the load reaches it, its
@@ -96,11 +96,7 @@ for (const server of Object.keys(SERVERS) as (keyof typeof SERVERS)[])
       triggerCheck?.ok,
       `${server}: the pause took effect on time and was undone: ${JSON.stringify(triggerCheck)}`,
     );
-    const events = gunzipSync(readFileSync(join(out, 'run-1', 'events.ndjson.gz')))
-      .toString()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { e: string; action?: string });
+    const events = readEvents(join(out, 'run-1')) as unknown as { e: string; action?: string }[];
     assert.deepEqual(
       events.filter((e) => e.e === 'trigger').map((e) => e.action),
       ['apply', 'undo'],

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
 import { runtimePlugin } from '../../orchestrator/lab/RuntimePlugin.js';
@@ -12,6 +11,7 @@ import { runExperiment } from '../../orchestrator/run/runExperiment.js';
 import { parseExperiment } from '../../orchestrator/spec/load.js';
 import { runCli, startCli, tempDir, waitFor } from '../helpers/cli.js';
 import { BACK, FRONT } from '../helpers/systemFixture.js';
+import { readEvents } from '../../bench/record/eventLog.js';
 
 // Issue 34, point 1 (acceptance): `system: { processes }` on the local runtime. The two
 // services written only for the test (a front with a fixed pool of 4 that calls a back
@@ -124,11 +124,9 @@ seed: 9
       ['pause', 'front', undefined, undefined],
     ],
   );
-  const events = gunzipSync(readFileSync(join(out, 'run-1', 'events.ndjson.gz')))
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.includes('"e":"trigger"'))
-    .map((l) => JSON.parse(l) as { action: string; kind: string });
+  const events = (
+    readEvents(join(out, 'run-1')) as unknown as ({ action: string; kind: string } & { e: string })[]
+  ).filter((e) => e.e === 'trigger');
   assert.deepEqual(
     events.map((x) => `${x.action} ${x.kind}`),
     ['apply latency', 'undo latency', 'apply pause', 'undo pause'],

@@ -2,7 +2,6 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
 import { runExperiment } from '../../orchestrator/run/runExperiment.js';
@@ -13,6 +12,7 @@ import { capacityFor } from '../../orchestrator/calibrate/capacity.js';
 import { runCalibration } from '../../orchestrator/calibrate/runCalibration.js';
 import { planRun } from '../../orchestrator/spec/plan.js';
 import { BACK, FRONT, startService, stopService, type Started } from '../helpers/systemFixture.js';
+import { readEvents } from '../../bench/record/eventLog.js';
 
 // Issue 34, point 1: `system: { url }` — a system metabench did not write, already running
 // (two services written only for this test: a front with a fixed pool of 4 that calls a
@@ -92,11 +92,9 @@ test('system: { url, metrics } with a command trigger: applied, undone, a verdic
   assert.equal(t.kind, 'command');
   assert.equal(t.error, undefined);
   assert.equal(t.undoError, undefined);
-  const events = gunzipSync(readFileSync(join(out, 'run-1', 'events.ndjson.gz')))
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.includes('"e":"trigger"'))
-    .map((l) => JSON.parse(l) as { action: string; kind: string });
+  const events = (
+    readEvents(join(out, 'run-1')) as unknown as ({ action: string; kind: string } & { e: string })[]
+  ).filter((e) => e.e === 'trigger');
   assert.deepEqual(
     events.map((x) => [x.action, x.kind]),
     [

@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { RunSummary } from '../../orchestrator/analysis/summary.js';
 import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
 import { runExperiment } from '../../orchestrator/run/runExperiment.js';
@@ -10,6 +9,7 @@ import { parseExperiment } from '../../orchestrator/spec/load.js';
 import { registerTrigger } from '../../orchestrator/trigger/registry.js';
 import { markFile } from '../fixtures/triggers/markFile.js';
 import { tempDir } from '../helpers/cli.js';
+import { readEvents } from '../../bench/record/eventLog.js';
 
 // Issue 34, point 2: a trigger kind added as one file (test/fixtures/triggers/markFile.ts)
 // and one registry line works on the real local runtime: the experiment file names it,
@@ -78,11 +78,14 @@ seed: 3
   assert.deepEqual(existsSync(journalDir) ? readdirSync(journalDir) : [], []);
 
   // The run's record carries it like any kind: its events, and its window in summary.json.
-  const events = gunzipSync(readFileSync(join(out, 'run-1', 'events.ndjson.gz')))
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.includes('"e":"trigger"'))
-    .map((l) => JSON.parse(l) as { action: string; kind: string; target: string; atMs: number });
+  const events = (
+    readEvents(join(out, 'run-1')) as unknown as ({
+      action: string;
+      kind: string;
+      target: string;
+      atMs: number;
+    } & { e: string })[]
+  ).filter((e) => e.e === 'trigger');
   assert.deepEqual(
     events.map((x) => [x.action, x.kind, x.target]),
     [

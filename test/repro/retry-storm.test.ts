@@ -86,7 +86,7 @@ test('retry-storm is metastable: amplification >= 2 and goodput < 50% of baselin
     'data/runs.csv',
     'run-1/manifest.json',
     'run-1/timeseries.csv',
-    'run-1/events.ndjson.gz',
+    'run-1/events.arrow',
     'run-1/summary.json',
   ])
     assert.ok(existsSync(join(out, f)), f);
