@@ -85,13 +85,7 @@ export function dispatchOf(send: SendAttempt, newController: NewController = nod
   };
 }
 
-/**
- * The transport's native dispatch, or undefined for a transport that only sends promises.
- * TEMPORARY guard on the arity: until the simulator's transport dispatches natively
- * (branch sim-engine), it has a private method of that name with another signature; then
- * `dispatch?` joins the Transport interface and this is a plain presence check.
- */
+/** The transport's native dispatch, or undefined for a transport that only sends promises. */
 export function nativeDispatchOf(t: Transport): DispatchTransport['dispatch'] | undefined {
-  const d = (t as Partial<DispatchTransport>).dispatch;
-  return typeof d === 'function' && d.length === 3 ? d.bind(t) : undefined;
+  return t.dispatch?.bind(t);
 }

@@ -1,6 +1,7 @@
 import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import type { StreamTiming } from './sse.js';
+import type { DispatchTransport } from '../policy/dispatch.js';
 
 /** What a transport reports for one attempt; timing is taken by the caller's clock. */
 export interface TransportResult {
@@ -27,6 +28,12 @@ export interface Transport {
     headers: Record<string, string> | undefined,
     signal: AbortSignalLike,
   ): Promise<TransportResult>;
+  /**
+   * The same attempt without a promise: its result goes to `handler`, and the returned
+   * InFlight aborts it (bench/policy/dispatch.ts). The lab's HTTP transport and the
+   * simulator's have it; the client calls it when present.
+   */
+  readonly dispatch?: DispatchTransport['dispatch'];
   close(): Promise<void>;
   /** Attempts on the wire now, where the transport has connections to count. */
   readonly openConnections?: number;
