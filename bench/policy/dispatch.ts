@@ -1,6 +1,6 @@
 import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
-import type { Transport, TransportResult } from '../transport/Transport.js';
+import type { Transport, TransportHandler } from '../transport/Transport.js';
 import { nodeController, type NewController } from '../abort.js';
 
 /**
@@ -37,10 +37,7 @@ export type Dispatch = (attempt: Attempt, handler: AttemptHandler) => InFlight;
 /** What a settled attempt returns from dispatch: nothing left to abort. */
 export const SETTLED: InFlight = { abort() {} };
 
-/** The transport's side of the seam: the same shape, with the transport's result. */
-export interface TransportHandler {
-  onResult(result: TransportResult): void;
-}
+export type { TransportHandler };
 
 /**
  * A transport that dispatches natively (the simulator's): no promise per attempt.

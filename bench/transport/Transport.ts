@@ -1,7 +1,6 @@
 import type { AbortSignalLike } from '../../foundation/abortSignal.js';
 import type { Attempt, OutcomeKind } from '../outcome.js';
 import type { StreamTiming } from './sse.js';
-import type { DispatchTransport } from '../policy/dispatch.js';
 
 /** What a transport reports for one attempt; timing is taken by the caller's clock. */
 export interface TransportResult {
@@ -13,6 +12,11 @@ export interface TransportResult {
   readonly clientWaitMs?: number;
   /** A streamed (SSE) answer: time to first token, inter-token latency, tokens. */
   readonly stream?: StreamTiming;
+}
+
+/** The transport's side of the dispatch seam (bench/policy/dispatch.ts): one result per attempt. */
+export interface TransportHandler {
+  onResult(result: TransportResult): void;
 }
 
 /**
@@ -33,7 +37,11 @@ export interface Transport {
    * InFlight aborts it (bench/policy/dispatch.ts). The lab's HTTP transport and the
    * simulator's have it; the client calls it when present.
    */
-  readonly dispatch?: DispatchTransport['dispatch'];
+  readonly dispatch?: (
+    attempt: Attempt,
+    headers: Record<string, string> | undefined,
+    handler: TransportHandler,
+  ) => { abort(): void };
   close(): Promise<void>;
   /** Attempts on the wire now, where the transport has connections to count. */
   readonly openConnections?: number;
