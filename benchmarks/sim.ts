@@ -13,7 +13,8 @@
  *   ours within 2× of the reference's CPU on each.
  *
  * `metabench run` writes every event by default; a sweep writes failures only, a model map
- * none: each scenario runs with the default and with `--events none`. Where a speed goal
+ * none: each scenario runs with the default, with `--events none`, and with `--events none
+ * --report none` (summaries and records only, the report written later if wanted). Where a speed goal
  * is missed, the scenario runs once more under --cpu-prof and the results file shows
  * where its time went. It asserts nothing. `--seconds N` shortens the 610 s runs (the
  * collapse's shorter run is about half); `--repeat N` runs each N times (default 3) and
@@ -72,7 +73,12 @@ if (process.argv.includes('--reference')) {
 
 const SECONDS = arg('--seconds', 610);
 const REPEAT = arg('--repeat', 3);
-const FLAGS: Record<string, readonly string[]> = { default: [], '--events none': ['--events', 'none'] };
+// The default writes the report and every event; a model map's cell writes neither.
+const FLAGS: Record<string, readonly string[]> = {
+  default: [],
+  '--events none': ['--events', 'none'],
+  '--events none --report none': ['--events', 'none', '--report', 'none'],
+};
 
 interface Row extends ProcessCost {
   readonly summary: SimRunSummary;
