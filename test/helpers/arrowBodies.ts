@@ -1,0 +1,59 @@
+import lz4 from 'lz4js';
+import { MessageReader } from 'apache-arrow';
+
+/** What the record batches of an Arrow IPC file hold in their bodies, read from the bytes. */
+export interface IpcBodies {
+  readonly batches: number;
+  /** Batches whose metadata names a body compression. */
+  readonly compressed: number;
+  /** Buffers stored compressed (prefix > 0) and those left as they were (prefix -1). */
+  readonly packedBuffers: number;
+  readonly plainBuffers: number;
+  /** Compressed buffers whose 8-byte prefix is not their decompressed length (the format's rule, which pyarrow relies on). */
+  readonly wrongPrefixes: number;
+  readonly bodyBytes: number;
+  readonly rawBytes: number;
+}
+
+/**
+ * Walks the messages of an IPC file (after its 8-byte magic) and, for each record batch,
+ * every body buffer: its length prefix, and its bytes decompressed as an LZ4 frame.
+ */
+export function ipcBodies(file: Uint8Array): IpcBodies {
+  const reader = new MessageReader(file.subarray(8));
+  let batches = 0;
+  let compressed = 0;
+  let packedBuffers = 0;
+  let plainBuffers = 0;
+  let wrongPrefixes = 0;
+  let bodyBytes = 0;
+  let rawBytes = 0;
+  for (let m = reader.readMessage(); m; m = reader.readMessage()) {
+    const body = reader.readMessageBody(m.bodyLength);
+    if (!m.isRecordBatch()) continue;
+    const header = m.header();
+    batches++;
+    bodyBytes += m.bodyLength;
+    if (!header.compression) {
+      rawBytes += m.bodyLength;
+      continue;
+    }
+    compressed++;
+    const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+    for (const region of header.buffers) {
+      if (region.length === 0) continue;
+      const prefix = Number(view.getBigInt64(region.offset, true));
+      const data = body.subarray(region.offset + 8, region.offset + region.length);
+      if (prefix === -1) {
+        plainBuffers++;
+        rawBytes += data.byteLength;
+        continue;
+      }
+      packedBuffers++;
+      const raw = lz4.decompress(data);
+      rawBytes += raw.byteLength;
+      if (raw.byteLength !== prefix) wrongPrefixes++;
+    }
+  }
+  return { batches, compressed, packedBuffers, plainBuffers, wrongPrefixes, bodyBytes, rawBytes };
+}
