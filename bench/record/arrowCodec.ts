@@ -24,9 +24,9 @@ const PREFIX = 8;
  * uncompressed) and 0 (empty) are already right.
  */
 export class CompressedFileWriter<T extends TypeMap = TypeMap> extends RecordBatchFileWriter<T> {
-  protected override _compressBodyBuffers(buffers: ArrayBufferView[]): ReturnType<
-    RecordBatchFileWriter<T>['_compressBodyBuffers']
-  > {
+  protected override _compressBodyBuffers(
+    buffers: ArrayBufferView[],
+  ): ReturnType<RecordBatchFileWriter<T>['_compressBodyBuffers']> {
     const sizes = buffers.map((b) => b.byteLength);
     const out = super._compressBodyBuffers(buffers);
     for (let i = 0; i < sizes.length; i++) {

@@ -21,39 +21,41 @@ export interface IpcBodies {
  */
 export function ipcBodies(file: Uint8Array): IpcBodies {
   const reader = new MessageReader(file.subarray(8));
-  let batches = 0;
-  let compressed = 0;
-  let packedBuffers = 0;
-  let plainBuffers = 0;
-  let wrongPrefixes = 0;
-  let bodyBytes = 0;
-  let rawBytes = 0;
+  const s = {
+    batches: 0,
+    compressed: 0,
+    packedBuffers: 0,
+    plainBuffers: 0,
+    wrongPrefixes: 0,
+    bodyBytes: 0,
+    rawBytes: 0,
+  };
   for (let m = reader.readMessage(); m; m = reader.readMessage()) {
     const body = reader.readMessageBody(m.bodyLength);
     if (!m.isRecordBatch()) continue;
     const header = m.header();
-    batches++;
-    bodyBytes += m.bodyLength;
+    s.batches++;
+    s.bodyBytes += m.bodyLength;
     if (!header.compression) {
-      rawBytes += m.bodyLength;
+      s.rawBytes += m.bodyLength;
       continue;
     }
-    compressed++;
+    s.compressed++;
     const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
     for (const region of header.buffers) {
       if (region.length === 0) continue;
       const prefix = Number(view.getBigInt64(region.offset, true));
       const data = body.subarray(region.offset + 8, region.offset + region.length);
       if (prefix === -1) {
-        plainBuffers++;
-        rawBytes += data.byteLength;
+        s.plainBuffers++;
+        s.rawBytes += data.byteLength;
         continue;
       }
-      packedBuffers++;
+      s.packedBuffers++;
       const raw = lz4.decompress(data);
-      rawBytes += raw.byteLength;
-      if (raw.byteLength !== prefix) wrongPrefixes++;
+      s.rawBytes += raw.byteLength;
+      if (raw.byteLength !== prefix) s.wrongPrefixes++;
     }
   }
-  return { batches, compressed, packedBuffers, plainBuffers, wrongPrefixes, bodyBytes, rawBytes };
+  return s;
 }
