@@ -9,7 +9,6 @@ import {
   Int32,
   makeData,
   RecordBatch,
-  RecordBatchFileWriter,
   Schema,
   Struct,
   Table,
@@ -20,6 +19,7 @@ import {
   type DataType,
   type Vector,
 } from 'apache-arrow';
+import { CompressedFileWriter, EVENTS_COMPRESSION } from './arrowCodec.js';
 import type { Attempt, AttemptResult, Origin, OutcomeKind } from '../outcome.js';
 import { COL, EVENT_COLUMNS, EVENT_TYPES, FIELDS, KINDS, type ColumnSpec } from './eventColumns.js';
 import type { EventSink } from './eventSink.js';
@@ -91,7 +91,7 @@ const INT_RANGE: Partial<Record<ColumnSpec['type'], readonly [number, number]>> 
 };
 
 /**
- * events.arrow: an Apache Arrow IPC file, one record batch per BATCH_ROWS events, built
+ * events.arrow: an Apache Arrow IPC file (bodies LZ4-frame compressed), one record batch per BATCH_ROWS events, built
  * from one typed array (and one validity bitmap) per column. An attempt or an outcome
  * fills its row's cells straight from the Recorder's objects: no string, no object per
  * event. Each batch's arrays are fresh (the writer holds them until they are on disk).
@@ -100,7 +100,7 @@ const INT_RANGE: Partial<Record<ColumnSpec['type'], readonly [number, number]>> 
 export class ArrowEventFile implements EventSink {
   private readonly schema: Schema;
   private readonly dictionaries: (Vector | undefined)[];
-  private readonly writer = new RecordBatchFileWriter();
+  private readonly writer = new CompressedFileWriter({ compressionType: EVENTS_COMPRESSION });
   private readonly done: Promise<void>;
   private values: Values[] = [];
   private valid: Uint8Array[] = [];

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { tableFromIPC, type Data } from 'apache-arrow';
+import './arrowCodec.js';
 import { COL, EVENT_COLUMNS, EVENT_TYPES, FIELDS } from './eventColumns.js';
 
 interface Note {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import { seededRng } from '../../foundation/rng.js';
+import { ipcBodies } from '../../test/helpers/arrowBodies.js';
 import type { Attempt, AttemptResult, Origin, OutcomeKind } from '../outcome.js';
 import { BATCH_ROWS } from './arrowEvents.js';
 import { KINDS } from './eventColumns.js';
@@ -112,6 +113,13 @@ test('events.arrow holds what events.ndjson.gz holds: every attempt and outcome 
   assert.equal(t.batches.length, 2);
   assert.equal(t.getChild('origin')!.type.toString(), 'Int32');
   assert.equal(String(t.getChild('kind')!.get(1)), String(b[1]!['kind']));
+  // Every batch's body is LZ4-frame compressed, each buffer's prefix its decompressed length.
+  const bodies = ipcBodies(readFileSync(join(arrow, EVENTS_FILE)));
+  assert.equal(bodies.batches, 2);
+  assert.equal(bodies.compressed, 2);
+  assert.ok(bodies.packedBuffers > 0);
+  assert.equal(bodies.wrongPrefixes, 0);
+  assert.ok(bodies.bodyBytes < bodies.rawBytes / 2, `${bodies.bodyBytes} of ${bodies.rawBytes} bytes`);
   const notes = tableFromIPC(readFileSync(join(arrow, NOTES_FILE)));
   assert.equal(notes.numRows, Math.floor((2 * count) / 5000));
   assert.equal(notes.getChild('seq')!.get(0), 5000);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tableFromIPC, type Table } from 'apache-arrow';
+import { ipcBodies } from '../../test/helpers/arrowBodies.js';
 import { registerRuntimes } from '../cli/runtimes.js';
 import { runExperiment } from '../run/runExperiment.js';
 import { loadExperimentFile } from '../spec/load.js';
@@ -52,6 +53,11 @@ test('events.arrow and timeseries.arrow read back with Arrow agree with the Reco
   const totals = rec.totals;
 
   const ev = read(join(run, 'events.arrow'));
+  // Its record batches are LZ4-frame compressed, each buffer prefixed by its decompressed length.
+  const bodies = ipcBodies(readFileSync(join(run, 'events.arrow')));
+  assert.ok(bodies.batches > 0);
+  assert.equal(bodies.compressed, bodies.batches);
+  assert.equal(bodies.wrongPrefixes, 0);
   // Each column once, as values (null where the cell is null), by Arrow's own iterator.
   const cache = new Map<string, unknown[]>();
   const col = (name: string): { get(i: number): unknown } => {
