@@ -2,7 +2,10 @@
  * Load-generator benchmark (npm run bench:load), against Debian's nginx answering 200 on
  * loopback, the generator pinned to CPU 0 and nginx to CPU 1:
  *  (a) the highest open-loop Poisson rate the generator holds with p99 schedule lag
- *      <= 1 ms and an achieved rate within 0.5% of the target;
+ *      <= 1 ms, every origin of the schedule sent, and the sending phase no more than 0.5%
+ *      longer than declared (the generator kept up with its schedule; the schedule's own
+ *      count is Poisson, ±1/√(rate × seconds) around the target, so the achieved rate is
+ *      shown, not judged against the nominal one);
  *      (beside the previous figure, PREVIOUS_RATE_HELD);
  *  (b) generator CPU seconds per 100k requests at 5k req/s, beside autocannon at the
  *      same rate in the same run (issue 37's goal: at most 1.5× autocannon's);
@@ -101,18 +104,27 @@ try {
   );
   say('Server: Debian nginx (1 worker, `return 200`) pinned to CPU 1; generator pinned to CPU 0.');
   say('');
-  say('## (a) Highest open-loop Poisson rate with p99 schedule lag <= 1 ms and achieved rate within 0.5%');
+  say(
+    '## (a) Highest open-loop Poisson rate with p99 schedule lag <= 1 ms, every origin sent, and the sending phase within 0.5% of its 15 s',
+  );
   say('');
-  say('| target/s | achieved/s | error | schedule lag p99 | late sends | response p99 | generator CPU |');
-  say('|---|---|---|---|---|---|---|');
+  say(
+    "The achieved rate is the schedule's own: a Poisson count over 15 s differs from the target by ±1/√(rate × 15) (2.6% at 100/s, 0.6% at 2,000/s), so it is not judged against the target.",
+  );
+  say('');
+  say(
+    '| target/s | achieved/s | vs target | sending phase | unsent | schedule lag p99 | late sends | response p99 | generator CPU |',
+  );
+  say('|---|---|---|---|---|---|---|---|---|');
   let best = 0;
   let failed = 0;
   for (const rate of [500, 1000, 2000, 5000, 10_000, 15_000, 20_000, 25_000, 30_000, 40_000]) {
     const r = await load(nginx.url, rate, 15);
     const err = (r.ratePerS - rate) / rate;
-    const ok = Math.abs(err) <= 0.005 && (r.scheduleLag.p99 ?? Infinity) <= 1;
+    const unsent = r.errors.unsent ?? 0;
+    const ok = r.durationS <= 15 * 1.005 && unsent === 0 && (r.scheduleLag.p99 ?? Infinity) <= 1;
     say(
-      `| ${rate} | ${r.ratePerS} | ${(err * 100).toFixed(2)}% | ${r.scheduleLag.p99} ms | ${((100 * r.lateSends) / r.requests).toFixed(2)}% | ${r.response.p99} ms | ${(r.generator.cpuUserS + r.generator.cpuSystemS).toFixed(1)} s |`,
+      `| ${rate} | ${r.ratePerS} | ${(err * 100).toFixed(2)}% | ${r.durationS} s | ${unsent} | ${r.scheduleLag.p99} ms | ${((100 * r.lateSends) / r.requests).toFixed(2)}% | ${r.response.p99} ms | ${(r.generator.cpuUserS + r.generator.cpuSystemS).toFixed(1)} s |`,
     );
     if (ok) {
       best = rate;
@@ -125,7 +137,7 @@ try {
   );
   // Issue 23's goal; issue 37 asks for the figure beside the previous one.
   goals.push({
-    figure: 'highest open-loop Poisson rate held (lag p99 <= 1 ms, rate within 0.5%)',
+    figure: 'highest open-loop Poisson rate held (lag p99 <= 1 ms, every origin sent on schedule)',
     measured: `${best}/s (previously ${PREVIOUS_RATE_HELD.rate}/s, ${PREVIOUS_RATE_HELD.date})`,
     goal: '>= 40 000/s',
     met: best >= 40_000,

@@ -86,7 +86,10 @@ class ScriptedAttempt implements InFlight {
  */
 export class ImmediateDispatch {
   sent: Attempt[] = [];
+  /** Aborts that reached a held attempt (and made it answer). */
   aborted = 0;
+  /** Every abort() called on what this layer returned, settled attempts included. */
+  abortCalls = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -99,11 +102,12 @@ export class ImmediateDispatch {
     const kind = this.kindOf(attempt);
     if (kind !== undefined) {
       handler.onResponse(this.result(attempt, kind));
-      return { abort: () => {} };
+      return { abort: () => void this.abortCalls++ };
     }
     let held = true;
     return {
       abort: () => {
+        this.abortCalls++;
         if (!held) return;
         held = false;
         this.aborted++;
