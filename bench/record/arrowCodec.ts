@@ -1,5 +1,13 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
 import lz4 from 'lz4js';
-import { CompressionType, compressionRegistry, RecordBatchFileWriter, type TypeMap } from 'apache-arrow';
+import {
+  CompressionType,
+  compressionRegistry,
+  Message,
+  RecordBatchFileWriter,
+  type Schema,
+  type TypeMap,
+} from 'apache-arrow';
 
 /**
  * LZ4 frame compression for Arrow IPC bodies: apache-arrow ships no codecs, it looks them up
@@ -24,6 +32,44 @@ const PREFIX = 8;
  * uncompressed) and 0 (empty) are already right.
  */
 export class CompressedFileWriter<T extends TypeMap = TypeMap> extends RecordBatchFileWriter<T> {
+  private fd: number | undefined;
+
+  /**
+   * Writes the file at `path` with `schema`, each message straight to the operating system as
+   * it is made (apache-arrow's own sinks queue bytes for a stream's next turn): when a batch's
+   * write() returns it is in the file, and a run killed after it keeps it (arrowRead.ts).
+   */
+  open(path: string, schema: Schema<T>): this {
+    this.fd = openSync(path, 'w');
+    return this.reset(undefined, schema);
+  }
+
+  /** The footer written and the file closed. */
+  end(): void {
+    this.finish();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  protected override _write(chunk: ArrayBufferView): this {
+    if (!this._started || this.fd === undefined || chunk.byteLength === 0) return this;
+    const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (let at = 0; at < bytes.byteLength;) at += writeSync(this.fd, bytes, at);
+    this._position += bytes.byteLength;
+    return this;
+  }
+
+  /**
+   * The format's file is its stream between a leading magic and a footer, the stream opening
+   * with the schema message; apache-arrow's file writer leaves that message out (its readers
+   * take the schema from the footer). Written here, a file whose footer never came (a killed
+   * run) is still a stream from byte 8 that any Arrow reader opens (arrowRead.ts).
+   */
+  protected override _writeSchema(schema: Schema<T>): this {
+    this._writeMagic()._writePadding(2);
+    return this._writeMessage(Message.from(schema));
+  }
+
   protected override _compressBodyBuffers(
     buffers: ArrayBufferView[],
   ): ReturnType<RecordBatchFileWriter<T>['_compressBodyBuffers']> {

@@ -1,4 +1,4 @@
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import {
   Bool,
   Dictionary,
@@ -101,12 +101,12 @@ export class ArrowEventFile implements EventSink {
   private readonly schema: Schema;
   private readonly dictionaries: (Vector | undefined)[];
   private readonly writer = new CompressedFileWriter({ compressionType: EVENTS_COMPRESSION });
-  private readonly done: Promise<void>;
   private values: Values[] = [];
   private valid: Uint8Array[] = [];
   private row = 0;
   private rows = 0;
   private readonly notes: Note[] = [];
+  private notesWritten = 0;
 
   constructor(
     path: string,
@@ -116,12 +116,7 @@ export class ArrowEventFile implements EventSink {
     this.dictionaries = EVENT_COLUMNS.map((c) =>
       c.values ? vectorFromArray([...c.values], new Utf8()) : undefined,
     );
-    const out = createWriteStream(path);
-    this.done = new Promise((resolve, reject) => {
-      out.once('error', reject);
-      out.once('close', () => resolve());
-    });
-    this.writer.reset(out, this.schema);
+    this.writer.open(path, this.schema);
     this.fresh();
   }
 
@@ -248,14 +243,18 @@ export class ArrowEventFile implements EventSink {
     this.writer.write(new RecordBatch(this.schema, data));
     this.rows += n;
     this.fresh();
+    // The notes up to here, beside the batch: a run killed later keeps both (arrowRead.ts).
+    if (this.notes.length > this.notesWritten) {
+      writeNotes(this.notesPath, this.notes);
+      this.notesWritten = this.notes.length;
+    }
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     if (this.row > 0 || this.rows === 0) this.flush();
-    this.writer.finish();
-    this.writer.close();
+    this.writer.end();
     writeNotes(this.notesPath, this.notes);
-    await this.done;
+    return Promise.resolve();
   }
 }
 
@@ -266,7 +265,10 @@ interface Note {
   readonly json: string;
 }
 
-/** events.notes.arrow (NOTE_COLUMNS): written whole at the end, a few lines at most per second. */
+/**
+ * events.notes.arrow (NOTE_COLUMNS): a few lines at most per second, written whole at each
+ * batch and at the end; through a rename, so a kill mid-write leaves the previous one.
+ */
 function writeNotes(path: string, notes: readonly Note[]): void {
   const column = (k: keyof Note, type: DataType): Vector =>
     vectorFromArray(notes.map((x) => x[k]) as (number | string | null)[], type as never);
@@ -276,5 +278,6 @@ function writeNotes(path: string, notes: readonly Note[]): void {
     atMs: column('atMs', new Float64()),
     json: column('json', new Utf8()),
   });
-  writeFileSync(path, tableToIPC(table, 'file'));
+  writeFileSync(`${path}.part`, tableToIPC(table, 'file'));
+  renameSync(`${path}.part`, path);
 }

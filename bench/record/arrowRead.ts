@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { tableFromIPC, type Data } from 'apache-arrow';
+import { RecordBatchReader, tableFromIPC, type Data, type RecordBatch } from 'apache-arrow';
 import './arrowCodec.js';
 import { COL, EVENT_COLUMNS, EVENT_TYPES, FIELDS } from './eventColumns.js';
 
@@ -22,6 +22,30 @@ function readNotes(path: string): Note[] {
   return out;
 }
 
+const MAGIC = 'ARROW1';
+/** The file format's leading magic and its padding: what comes after is an IPC stream. */
+const STREAM_START = 8;
+
+/**
+ * The record batches of an Arrow IPC file. A run killed outright (SIGKILL, power loss) leaves
+ * events.arrow without its footer: the batches already on disk are then read as the IPC stream
+ * they are (the file format is a stream between a leading magic and a footer), up to the last
+ * whole one; a batch cut short by the kill is dropped. `complete` says which case it was.
+ */
+export function ipcBatches(path: string): { batches: RecordBatch[]; complete: boolean } {
+  const bytes = readFileSync(path);
+  if (bytes.byteLength >= 12 && bytes.subarray(bytes.byteLength - MAGIC.length).toString('latin1') === MAGIC)
+    return { batches: tableFromIPC(bytes).batches, complete: true };
+  const batches: RecordBatch[] = [];
+  if (bytes.byteLength <= STREAM_START) return { batches, complete: false };
+  try {
+    for (const b of RecordBatchReader.from(bytes.subarray(STREAM_START))) batches.push(b);
+  } catch {
+    // the batch the kill cut short: every one before it is whole
+  }
+  return { batches, complete: false };
+}
+
 /** A cell's value as its ndjson line has it; undefined when null. */
 function cell(d: Data, k: number, i: number): unknown {
   if (!d.getValid(i)) return undefined;
@@ -40,7 +64,7 @@ export function* arrowEvents(path: string, notesPath: string): Generator<Record<
   let next = 0;
   let row = 0;
   const fields = EVENT_TYPES.map((t) => FIELDS[t].map(([field, column]) => [field, COL[column]!] as const));
-  for (const batch of tableFromIPC(readFileSync(path)).batches) {
+  for (const batch of ipcBatches(path).batches) {
     const cols = EVENT_COLUMNS.map((c) => batch.getChild(c.name)!.data[0]!);
     for (let i = 0; i < batch.numRows; i++, row++) {
       while (next < notes.length && notes[next]!.seq <= row) yield notes[next++]!.line;

@@ -3,12 +3,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import { seededRng } from '../../foundation/rng.js';
 import { ipcBodies } from '../../test/helpers/arrowBodies.js';
 import type { Attempt, AttemptResult, Origin, OutcomeKind } from '../outcome.js';
 import { BATCH_ROWS } from './arrowEvents.js';
+import { ipcBatches } from './arrowRead.js';
 import { KINDS } from './eventColumns.js';
 import {
   eachEvent,
@@ -189,4 +191,54 @@ test('an older results folder (events.ndjson, uncompressed, a torn last line) is
   const streamed: unknown[] = [];
   for await (const e of eachEvent(dir)) streamed.push(e);
   assert.deepEqual(streamed, EVENTS);
+});
+
+// A run killed outright (SIGKILL) never writes events.arrow's footer. A child process writes two
+// whole batches and part of a third, with notes among them, and kills itself: what it flushed must read back, row for row.
+test('a run killed outright keeps its event log: every whole batch and the notes flushed with them read back', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-killed-'));
+  const rows = 2 * BATCH_ROWS + 999;
+  const notes = new Map([
+    [10, { e: 'trigger', action: 'apply', atMs: 1000 }],
+    [BATCH_ROWS + 5, { e: 'trigger', action: 'undo', atMs: 2000 }],
+    [2 * BATCH_ROWS + 500, { e: 'trigger', action: 'lost', atMs: 3000 }],
+  ]);
+  const script = `
+    import { ArrowEventFile } from ${JSON.stringify(new URL('./arrowEvents.js', import.meta.url).href)};
+    const sink = new ArrowEventFile(${JSON.stringify(join(dir, EVENTS_FILE))}, ${JSON.stringify(join(dir, NOTES_FILE))});
+    const notes = new Map(${JSON.stringify([...notes])});
+    for (let i = 0; i < ${rows}; i++) {
+      if (notes.has(i)) sink.write(notes.get(i));
+      sink.write({ e: 'attempt', origin: i, n: 1, kind: 'ok', status: 200 });
+    }
+    process.kill(process.pid, 'SIGKILL');`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(child.signal, 'SIGKILL', child.stderr);
+  const bytes = readFileSync(join(dir, EVENTS_FILE));
+  assert.notEqual(
+    bytes.subarray(bytes.byteLength - 6).toString('latin1'),
+    'ARROW1',
+    'no footer: the kill came first',
+  );
+  assert.equal(ipcBatches(join(dir, EVENTS_FILE)).complete, false);
+
+  const lines = readEvents(dir);
+  assert.equal(lines.length, 2 * BATCH_ROWS + 2, 'two whole batches and the two notes flushed with them');
+  let origin = 0;
+  for (const [i, line] of lines.entries()) {
+    const note = notes.get(origin);
+    if (note && line['e'] === 'trigger') {
+      assert.deepEqual(line, note, `line ${i}`);
+      continue;
+    }
+    assert.deepEqual(line, { e: 'attempt', origin, n: 1, kind: 'ok', status: 200 }, `line ${i}`);
+    origin++;
+  }
+  assert.equal(origin, 2 * BATCH_ROWS);
+
+  // A kill in the middle of writing a batch: the whole ones before it still read.
+  writeFileSync(join(dir, EVENTS_FILE), bytes.subarray(0, bytes.byteLength - 100));
+  const cut = readEvents(dir).filter((l) => l['e'] === 'attempt');
+  assert.equal(cut.length, BATCH_ROWS);
+  assert.equal(cut[BATCH_ROWS - 1]!['origin'], BATCH_ROWS - 1);
 });
