@@ -1,4 +1,5 @@
 import { BenchError } from '../../foundation/errors.js';
+import { within } from '../../foundation/within.js';
 
 /** The uid of the provisioned dashboard (grafana/dashboards/metabench.json). */
 export const DASHBOARD_UID = 'metabench';
@@ -48,11 +49,13 @@ export class GrafanaClient {
   private async call(path: string, init: RequestInit, what: string, timeoutMs = 10_000): Promise<Response> {
     let res: Response;
     try {
-      res = await fetch(`${this.base}${path}`, {
-        ...init,
-        headers: { ...(this.auth ? { authorization: this.auth } : {}), ...init.headers },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      res = await within(timeoutMs, (signal) =>
+        fetch(`${this.base}${path}`, {
+          ...init,
+          headers: { ...(this.auth ? { authorization: this.auth } : {}), ...init.headers },
+          signal,
+        }),
+      );
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       throw new BenchError(

@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { BenchError } from '../../foundation/errors.js';
 import type { Target } from './Lab.js';
 import { targetOf } from './target.js';
+import { within } from '../../foundation/within.js';
 
 /**
  * A component's Prometheus text from its /metrics, for any runtime that reaches its
@@ -22,8 +23,7 @@ export async function scrapeLabText(
   } else if (component === 'llm') base = lab.llmUrl;
   if (base === undefined)
     throw new BenchError('E_LAB', `component "${component}" has no metrics in this lab`);
-  const res = await request(`${base}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
-  return res.body.text();
+  return within(timeoutMs, async (signal) => (await request(`${base}/metrics`, { signal })).body.text());
 }
 
 /**
@@ -31,8 +31,10 @@ export async function scrapeLabText(
  * run a system metabench did not write: rejects when it does not answer 2xx within `timeoutMs`.
  */
 export async function scrapeEndpoint(url: string, timeoutMs: number): Promise<string> {
-  const res = await request(url, { signal: AbortSignal.timeout(timeoutMs) });
-  const body = await res.body.text();
+  const [res, body] = await within(timeoutMs, async (signal) => {
+    const r = await request(url, { signal });
+    return [r, await r.body.text()] as const;
+  });
   if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`${url} answered ${res.statusCode}`);
   return body;
 }

@@ -161,9 +161,12 @@ export function runUndo(undo: UndoRecipe): string {
 function runHttpUndo(undo: Extract<UndoRecipe, { kind: 'http' }>): string {
   const script = `
     const r = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
-    const init = { method: r.method, signal: AbortSignal.timeout(5000) };
+    // A timer that keeps this process alive (AbortSignal.timeout's does not: foundation/within.ts).
+    const ctl = new AbortController();
+    const limit = setTimeout(() => ctl.abort(new Error('no answer within 5 s')), 5000);
+    const init = { method: r.method, signal: ctl.signal };
     if (r.body !== undefined) { init.body = JSON.stringify(r.body); init.headers = { 'Content-Type': 'application/json' }; }
-    fetch(r.url, init).then(
+    fetch(r.url, init).finally(() => clearTimeout(limit)).then(
       async (res) => process.stdout.write(JSON.stringify({ status: res.status, text: await res.text() })),
       (err) => process.stdout.write(JSON.stringify({ error: String(err && err.cause && err.cause.code || err && err.message || err) })),
     );`;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { within } from '../../foundation/within.js';
 import { parseEnvFile } from '../../orchestrator/lab/engine/images.js';
 import { parseNginxRequests } from '../../orchestrator/lab/local/referenceMetrics.js';
 import { REPO } from '../helpers/cli.js';
@@ -86,8 +87,10 @@ async function published(id: string, port: number): Promise<number> {
 }
 
 async function get(url: string, timeoutMs: number): Promise<string> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-  const body = await res.text();
+  const [res, body] = await within(timeoutMs, async (signal) => {
+    const r = await fetch(url, { signal });
+    return [r, await r.text()] as const;
+  });
   if (!res.ok) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 120)}`);
   return body;
 }

@@ -15,6 +15,7 @@ import { registerRuntimes } from '../../orchestrator/cli/runtimes.js';
 import { REPO, runCli, startCli, tempDir, waitFor } from '../helpers/cli.js';
 import { watchComposeEvents } from '../helpers/dockerEvents.js';
 import { OFFLINE_ENV_FILE, offlineImagesMissing } from '../helpers/offlineImages.js';
+import { within } from '../../foundation/within.js';
 
 // A compose file that is not the lab's (test/fixtures/system-compose: `front`, a fixed pool of
 // 4, calls `back` at the address in BACK_URL) as the system under test on the Docker engine:
@@ -172,7 +173,7 @@ test('system.compose: a fault proxy on the named link, a latency toxic and a pau
     await lab.pause('front');
     assert.deepEqual(journaled(), ['docker']);
     assert.equal((await inspectContainer(docker, front.id)).state, 'paused');
-    await assert.rejects(fetch(`${lab.apiUrl}/health`, { signal: AbortSignal.timeout(500) }));
+    await assert.rejects(within(500, (signal) => fetch(`${lab.apiUrl}/health`, { signal })));
     await lab.resume('front');
     journal.clear('pause');
     assert.equal((await inspectContainer(docker, front.id)).state, 'running');

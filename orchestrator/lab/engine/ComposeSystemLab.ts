@@ -29,6 +29,7 @@ import {
 } from './engine.js';
 import { checkPorts, ownPorts, publishedPorts } from './ports.js';
 import type { DockerUndo } from './undo.js';
+import { within } from '../../../foundation/within.js';
 
 export interface ComposeSystemLabConfig extends ComposeSystemConfig {
   /** An env file passed to compose (--env-file), and read for the fault proxy's image. */
@@ -128,8 +129,11 @@ export class ComposeSystemLab implements Lab {
     let last = 'no answer';
     while (performance.now() < until) {
       try {
-        const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
-        await r.arrayBuffer();
+        const r = await within(2000, async (signal) => {
+          const res = await fetch(url, { signal });
+          await res.arrayBuffer();
+          return res;
+        });
         if (r.ok) return;
         last = `HTTP ${r.status}`;
       } catch (err) {

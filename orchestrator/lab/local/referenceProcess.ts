@@ -8,6 +8,7 @@ import { BenchError } from '../../../foundation/errors.js';
 import { processTree } from '../proc/procUsage.js';
 import { signalAll } from './supervisor.js';
 import { pollReady, READY_TIMEOUT_MS } from './ready.js';
+import { within } from '../../../foundation/within.js';
 
 /**
  * What the three reference servers share on the local runtime: their files in
@@ -113,8 +114,10 @@ export function spawnGuarded(
 
 /** A GET that resolves with the body on a 2xx answer within `timeoutMs`, and rejects otherwise. */
 export async function httpGet(url: string, timeoutMs: number): Promise<string> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-  const body = await res.text();
+  const [res, body] = await within(timeoutMs, async (signal) => {
+    const r = await fetch(url, { signal });
+    return [r, await r.text()] as const;
+  });
   if (!res.ok)
     throw new Error(`${url} answered ${res.status}${body ? `: ${body.trim().slice(0, 120)}` : ''}`);
   return body;

@@ -16,10 +16,14 @@ export function runForwardedHttpUndo(undo: ForwardedHttpUndo): string {
         const { forward, execPipe } = await import(r.forwardModule);
         const f = await forward(execPipe(d, r.container, r.host, r.port));
         try {
-          const init = { method: r.method, signal: AbortSignal.timeout(10000) };
+          const ctl = new AbortController();
+          const limit = setTimeout(() => ctl.abort(new Error('no answer within 10 s')), 10000);
+          const init = { method: r.method, signal: ctl.signal };
           if (r.body !== undefined) { init.body = JSON.stringify(r.body); init.headers = { 'Content-Type': 'application/json' }; }
-          const res = await fetch('http://' + f.address + r.path, init);
-          say({ proxy: res.status, text: await res.text() });
+          try {
+            const res = await fetch('http://' + f.address + r.path, init);
+            say({ proxy: res.status, text: await res.text() });
+          } finally { clearTimeout(limit); }
         } finally { await f.close(); }`,
     where,
   );
