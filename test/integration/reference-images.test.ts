@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { within } from '../../foundation/within.js';
 import { parseEnvFile } from '../../orchestrator/lab/engine/images.js';
 import { parseNginxRequests } from '../../orchestrator/lab/local/referenceMetrics.js';
+import { httpGet } from '../../orchestrator/lab/local/referenceProcess.js';
 import { REPO } from '../helpers/cli.js';
 import { OFFLINE_ENV_FILE } from '../helpers/offlineImages.js';
 import {
@@ -86,15 +86,6 @@ async function published(id: string, port: number): Promise<number> {
   return Number(m[1]);
 }
 
-async function get(url: string, timeoutMs: number): Promise<string> {
-  const [res, body] = await within(timeoutMs, async (signal) => {
-    const r = await fetch(url, { signal });
-    return [r, await r.text()] as const;
-  });
-  if (!res.ok) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 120)}`);
-  return body;
-}
-
 /** Waits for /health to answer 200; fails at once, with its log, if the container stops. */
 async function waitHealthy(id: string, url: string): Promise<void> {
   const until = performance.now() + 60_000;
@@ -105,7 +96,7 @@ async function waitHealthy(id: string, url: string): Promise<void> {
         `the container stopped while starting; its log:\n${await docker('logs', id).catch(() => '')}`,
       );
     try {
-      await get(url, 2000);
+      await httpGet(url, 2000);
       return;
     } catch (err) {
       last = (err as Error).message;
@@ -248,7 +239,10 @@ test(
             console.log(
               `${kind}: up in ${((performance.now() - started) / 1000).toFixed(1)} s; ${await labNiceness(id)}`,
             );
-            const server: MeasuredServer = { url: `${base}/`, scrapeText: (ms = 800) => get(metricsUrl, ms) };
+            const server: MeasuredServer = {
+              url: `${base}/`,
+              scrapeText: (ms = 800) => httpGet(metricsUrl, ms),
+            };
             const res = await fetch(server.url);
             assert.equal(res.status, 200);
             assert.equal(await res.text(), 'ok\n');
@@ -276,7 +270,7 @@ test(
             if (BEHIND_NGINX[kind]) {
               // A request nginx answers itself: received (nginx's count) by one, completed not.
               const before = await scrape(server);
-              assert.ok(parseNginxRequests(await get(`${base}/nginx-status`, 2000)) > cap.load.requests);
+              assert.ok(parseNginxRequests(await httpGet(`${base}/nginx-status`, 2000)) > cap.load.requests);
               const after = await scrape(server);
               const step = (name: string): number => after.get(name)! - before.get(name)!;
               assert.equal(
