@@ -28,7 +28,6 @@ import { addSetOption, describeOverrides } from './setOption.js';
 import { inHelpGroup } from './help.js';
 import { addRuntimeOptions, runtimeContext, type RuntimeFlags } from './runtimeOption.js';
 import { join } from 'node:path';
-import { TWIN_DIR } from '../report/load.js';
 import { onInterrupt } from './interrupt.js';
 import type { Experiment } from '../spec/schema.js';
 import type { PlannedCapacity } from '../spec/plan.js';
@@ -217,7 +216,8 @@ export function register(program: Command): void {
             // lab's report again, now with the comparison.
             await run(experiment, {
               scale,
-              out: join(result.dir, TWIN_DIR),
+              // report/load.js is imported here: a run without a twin need not load the report's reader (csv-parse).
+              out: join(result.dir, (await import('../report/load.js')).TWIN_DIR),
               quiet: Boolean(o.quiet),
               stop: interrupt.stop,
               sourceFile,

@@ -4,6 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../../foundation/exitCodes.js';
 import { RUNTIMES, parseRuntime } from '../lab/runtimes.js';
+import { DEFAULT_METRICS_PORT as OBSERVERS_METRICS_PORT } from '../live/observers.js';
+import { DEFAULT_METRICS_PORT } from './runtimeOption.js';
 import { REPO, runCli, tempDir } from '../../test/helpers/cli.js';
 
 test('the runtime is an enum; anything else is refused', () => {
@@ -13,6 +15,10 @@ test('the runtime is an enum; anything else is refused', () => {
     () => parseRuntime('mars'),
     /--runtime takes one of local, docker, sim, swarm \(got "mars"\)/,
   );
+});
+
+test("the options' default /metrics port is the observers' own", () => {
+  assert.equal(DEFAULT_METRICS_PORT, OBSERVERS_METRICS_PORT);
 });
 
 test('--runtime on run, sweep and calibrate: validated (exit 2), and shown by --dry-run', async () => {

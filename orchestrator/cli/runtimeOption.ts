@@ -1,12 +1,18 @@
 import { runtimePlugin } from '../lab/RuntimePlugin.js';
 import { Option, type Command } from 'commander';
 import { DEFAULT_PROJECT, type ComposeOptions } from '../lab/engine/compose.js';
-import { dockerClient, pingEngine, projectContainers } from '../lab/engine/engine.js';
-import { deployedClientScrape, parseMetricsAddress } from '../lab/swarm/clientScrape.js';
-import { DEFAULT_METRICS_PORT, type ObserveOptions } from '../live/observers.js';
+import type { dockerClient } from '../lab/engine/engine.js';
+import type { ObserveOptions } from '../live/observers.js';
 import type { RunContext } from '../run/runOnce.js';
 import { wholeNumber } from './options.js';
 import { RUNTIMES, type Runtime } from '../lab/runtimes.js';
+
+/**
+ * live/observers.ts's DEFAULT_METRICS_PORT, said again here: the options of every run would
+ * otherwise load the live metrics (prom-client, a thirtieth of a second) that a run without
+ * /metrics never uses. runtime.test.ts holds the two equal.
+ */
+export const DEFAULT_METRICS_PORT = 9464;
 
 export interface RuntimeFlags {
   runtime: Runtime;
@@ -73,6 +79,9 @@ export async function runtimeContext(f: RuntimeFlags): Promise<Pick<RunContext, 
         ...(f.grafanaUrl !== undefined ? { grafanaUrl: f.grafanaUrl } : {}),
       },
     };
+  // The Docker runtimes' modules, loaded for them only.
+  const { dockerClient, pingEngine } = await import('../lab/engine/engine.js');
+  const { deployedClientScrape, parseMetricsAddress } = await import('../lab/swarm/clientScrape.js');
   const docker = dockerClient();
   await pingEngine(docker);
   // Where `lab up` told the stack's Prometheus to scrape, read back from its deployed configuration.
@@ -122,6 +131,7 @@ async function labGrafana(
   docker: ReturnType<typeof dockerClient>,
   project: string,
 ): Promise<{ grafanaUrl?: string }> {
+  const { projectContainers } = await import('../lab/engine/engine.js');
   const g = (await projectContainers(docker, project)).find((c) => c.service === 'grafana');
   const addr = g?.state === 'running' ? g.ports['3000/tcp'] : undefined;
   return addr ? { grafanaUrl: `http://${addr}` } : {};

@@ -102,6 +102,47 @@ test("run --runtime sim loads the simulation's runtime alone, and not the run's 
     assert.ok(!has(loaded, part), `run --runtime sim --dry-run loaded ${part}`);
 });
 
+test('a small simulated run loads neither the live metrics, the report reader nor the swarm scrape reader', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-startup-run-'));
+  const file = join(dir, 'short.yaml');
+  writeFileSync(
+    file,
+    `name: short
+lab:
+  api: { workers: 100, work: { dist: exponential, mean: 20ms }, queue: fifo }
+load: { arrival: poisson, rate: 1000/s }
+client: { timeout: 500ms }
+schedule: { warmup: 1s, baseline: 2s, trigger: { kind: pause, target: api, duration: 1s }, observe: 2s }
+recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
+seed: 1
+`,
+  );
+  const out = join(dir, 'out');
+  const loaded = modulesLoaded([
+    'run',
+    file,
+    '--runtime',
+    'sim',
+    '--quiet',
+    '--events',
+    'none',
+    '--report',
+    'none',
+    '--out',
+    out,
+  ]);
+  assert.ok(has(loaded, '/dist/orchestrator/run/runExperiment.js'), 'the run ran on this thread');
+  for (const part of [
+    ...HEAVY,
+    '/node_modules/prom-client/',
+    '/node_modules/csv-parse/',
+    '/dist/orchestrator/live/',
+    '/dist/orchestrator/report/',
+    '/dist/orchestrator/lab/swarm/clientScrape.js',
+  ])
+    assert.ok(!has(loaded, part), `a simulated run loaded ${part}`);
+});
+
 test('--help lists every command', () => {
   const r = spawnSync(process.execPath, [CLI, '--help'], { cwd: REPO, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

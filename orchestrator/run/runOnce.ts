@@ -11,8 +11,7 @@ import { hasHypothesis, type RunSummary } from '../analysis/summary.js';
 import { analyseRun, type RunRecord } from '../analysis/analyseRun.js';
 import { classCollector, upstreamAmplification } from '../analysis/classes.js';
 import type { ComposeOptions } from '../lab/dockerData.js';
-import { LiveRecorder } from '../live/liveMetrics.js';
-import { RunObservers, type ObserveOptions } from '../live/observers.js';
+import type { RunObservers, ObserveOptions } from '../live/observers.js';
 import type { Lab } from '../lab/Lab.js';
 import type { Runtime } from '../lab/runtimes.js';
 import { provenance } from '../results/manifest.js';
@@ -88,7 +87,13 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   const x = await executeRun(plan, rt, {
     ...ctx,
     labEntry,
-    observers: new RunObservers(ctx.observe ?? {}, rt.lab, (l) => ctx.status.say(l)),
+    ...(needsObservers(ctx.observe)
+      ? {
+          observers: new (await import('../live/observers.js')).RunObservers(ctx.observe, rt.lab, (l) =>
+            ctx.status.say(l),
+          ),
+        }
+      : {}),
     onLabUp: (facts) => {
       const prov = provenance(startedAt, rt.lab);
       manifest = {
@@ -144,6 +149,14 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   return full;
 }
 
+/**
+ * Whether a run has observers to run: live /metrics or Grafana annotations. Without them
+ * their modules (prom-client, the Grafana client) are not loaded: RunObservers would do nothing.
+ */
+function needsObservers(o: ObserveOptions | undefined): o is ObserveOptions {
+  return o?.metricsPort !== undefined || o?.grafanaUrl !== undefined;
+}
+
 export interface ExecuteContext {
   readonly journal: Pick<Journal, 'record' | 'clear'>;
   readonly status: StatusLine;
@@ -189,6 +202,8 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
   const triggers = new TriggerSchedule(plan.triggers, plan.run, lab, ctx.journal, (l) => ctx.status.say(l));
   const { observers, replay, judgeLateness, ...bodyCtx } = ctx;
   const live = observers?.metrics;
+  // Loaded with the live metrics they feed (prom-client is a fortieth of a second to load).
+  const LiveRecorder = live ? (await import('../live/liveMetrics.js')).LiveRecorder : undefined;
   let cancelTriggers: (() => void)[] = [];
   const x = await runBody(
     plan,
@@ -234,7 +249,9 @@ export async function executeRun(plan: RunPlan, rt: RunRuntime, ctx: ExecuteCont
           ...(hasHypothesis(e.hypothesis) ? { retainFromMs: plan.phases.baseline.startMs } : {}),
           ...(judgeLateness ? { lateness: true } : {}),
         };
-        return live ? new LiveRecorder(options, events).observe(live) : new Recorder(options, events);
+        return live && LiveRecorder
+          ? new LiveRecorder(options, events).observe(live)
+          : new Recorder(options, events);
       },
       drive: async (r) => {
         // The triggers: each journaled (on disk) before it is applied, undone on schedule.
