@@ -39,18 +39,19 @@ let revision: string | null | undefined;
 
 function askGit(): string | null {
   try {
-    const rev = execFileSync('git', ['rev-parse', 'HEAD'], {
+    // One git for both: `# branch.oid` is HEAD's commit ("(initial)" before the first one,
+    // where rev-parse HEAD failed), and any other line a tracked change. Two gits cost a
+    // hundredth of a second more of a simulated run.
+    const lines = execFileSync('git', ['status', '--porcelain=v2', '--branch', '--untracked-files=no'], {
       cwd: PACKAGE_ROOT,
       stdio: ['ignore', 'pipe', 'ignore'],
     })
       .toString()
-      .trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
-      cwd: PACKAGE_ROOT,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
-      .toString()
-      .trim();
+      .split('\n')
+      .filter((l) => l !== '');
+    const rev = lines.find((l) => l.startsWith('# branch.oid '))?.slice('# branch.oid '.length);
+    if (rev === undefined || !/^[0-9a-f]+$/.test(rev)) return null;
+    const dirty = lines.some((l) => !l.startsWith('#'));
     return dirty ? `${rev}-dirty` : rev;
   } catch {
     return null;

@@ -97,6 +97,9 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
 }
 
 /** The runs, then the summary and the report, into `dir`; each run's summary pushed onto `runs`. */
+/** The journal of a run whose faults nothing could outlive. */
+const NO_JOURNAL: Pick<Journal, 'record' | 'clear'> = { record: () => {}, clear: () => {} };
+
 async function runAll(
   e: Experiment,
   opts: RunOptions,
@@ -111,7 +114,11 @@ async function runAll(
       : { write: (text: string) => process.stderr.write(text), isTTY: opts.statusTty },
     opts.quiet ?? false,
   );
-  const journal = new Journal();
+  // A simulation's faults are virtual (its recipes are all 'none', host triggers are refused):
+  // nothing outlives the process, so none is written and fsynced to the on-disk journal.
+  const journal: Pick<Journal, 'record' | 'clear'> = runtimePlugin(runtime).capabilities.virtualTime
+    ? NO_JOURNAL
+    : new Journal();
   const first = planRun(e, { scale: opts.scale, run: 1, sourceFile: opts.sourceFile, ...capacity }).capacity;
   status.say(`metabench: ${e.name} → ${dir}`);
   // Which capacity `% capacity` used, and where it came from (also in manifest.json and summary.json).
