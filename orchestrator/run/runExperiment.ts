@@ -96,10 +96,10 @@ export async function runExperiment(e: Experiment, opts: RunOptions): Promise<Ex
   return { dir, runs, aggregate };
 }
 
-/** The runs, then the summary and the report, into `dir`; each run's summary pushed onto `runs`. */
 /** The journal of a run whose faults nothing could outlive. */
 const NO_JOURNAL: Pick<Journal, 'record' | 'clear'> = { record: () => {}, clear: () => {} };
 
+/** The runs, then the summary and the report, into `dir`; each run's summary pushed onto `runs`. */
 async function runAll(
   e: Experiment,
   opts: RunOptions,
