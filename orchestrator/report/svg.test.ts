@@ -25,3 +25,20 @@ test('a figure Vega warns about while rendering (an empty extent) is drawn, the 
 test('a spec with no view is refused by name', async () => {
   await assert.rejects(compileSpec({ data: { values: [] } }), /not a Vega-Lite view/);
 });
+
+// A figure's SVG and the first drawing of its print (pdf.ts) are of the same spec: drawn once,
+// each caller given its own warnings to keep.
+test('the same spec drawn twice in a row is the same drawing, each caller with its own warnings', async () => {
+  const spec = {
+    data: { values: [{ x: 1, y: 2 }] },
+    mark: 'point',
+    encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
+  };
+  const a = await renderSvg(spec);
+  a.warnings.push('mine');
+  const b = await renderSvg(structuredClone(spec));
+  assert.equal(b.svg, a.svg);
+  assert.deepEqual(b.warnings, []);
+  const other = await renderSvg({ ...spec, mark: 'line' });
+  assert.notEqual(other.svg, a.svg);
+});

@@ -75,10 +75,22 @@ export async function compileSpec(spec: VlSpec): Promise<{ vega: vega.Spec; warn
  * every machine).
  */
 export function renderSvg(spec: VlSpec): Promise<{ svg: string; warnings: string[] }> {
-  const next = rendering.then(() => renderAlone(spec));
-  rendering = next.catch(() => undefined);
-  return next;
+  // A figure's print (pdf.ts) starts from the spec its SVG was just drawn from: drawn once.
+  const key = JSON.stringify(spec);
+  if (last?.key !== key) {
+    const drawn = rendering.then(() => renderAlone(spec));
+    rendering = drawn.catch(() => undefined);
+    last = { key, drawn };
+  }
+  return last.drawn.then(({ svg, warnings }) => ({ svg, warnings: [...warnings] }));
 }
+
+/**
+ * The last spec drawn (as JSON, what the SVG depends on) and its drawing. A render is a
+ * function of the spec's JSON alone (ids numbered from 1 each time, text measured in one
+ * font), so the same JSON again is the same SVG.
+ */
+let last: { key: string; drawn: Promise<{ svg: string; warnings: string[] }> } | undefined;
 
 /**
  * One render at a time, each numbering its clip paths and gradients from 1: vega counts them
