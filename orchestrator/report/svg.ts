@@ -103,7 +103,7 @@ async function renderAlone(spec: VlSpec): Promise<{ svg: string; warnings: strin
   const { vega } = await loadVega();
   vega.resetSVGDefIds();
   const { vega: vg, warnings } = await compileSpec(staticSpec(spec) as VlSpec);
-  const view = new vega.View(vega.parse(vg), {
+  const view = new vega.View(vega.parse(withoutTooltips(vg)), {
     renderer: 'none',
     logger: new CollectingLogger(warnings, vega.Warn),
     logLevel: vega.Warn,
@@ -114,6 +114,22 @@ async function renderAlone(spec: VlSpec): Promise<{ svg: string; warnings: strin
   } finally {
     view.finalize();
   }
+}
+
+/**
+ * The Vega spec without its marks' tooltips: a tooltip is shown by a browser's pointer and
+ * never drawn in an SVG, and each one formats every point's numbers (a 610 s run's figure
+ * has thousands). The spec is vega-lite's fresh output, changed in place.
+ */
+function withoutTooltips(spec: vega.Spec): vega.Spec {
+  const visit = (marks: readonly vega.Mark[] | undefined): void => {
+    for (const m of marks ?? []) {
+      for (const set of Object.values(m.encode ?? {})) if (set) delete set.tooltip;
+      if (m.type === 'group') visit(m.marks);
+    }
+  };
+  visit(spec.marks);
+  return spec;
 }
 
 /** The spec without its interactive parameters (zoom/pan bind to browser events a static SVG has no use for). */
