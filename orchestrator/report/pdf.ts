@@ -3,6 +3,7 @@ import { renderSvg, type VlSpec } from './svg.js';
 import { PRINT_CONFIG, WIDTH_PX } from './theme.js';
 import { FONT_FILES } from './textWidth.js';
 import { sfntOf } from './sfnt.js';
+import { shareFontLayouts } from './fontLayouts.js';
 
 // pdfkit and svg-to-pdfkit are imported on first use (a quarter of a second to load, which
 // every command paid when they were imported up front). pdfkit is required, as the text
@@ -106,6 +107,7 @@ export async function svgToPdf(svg: string, widthCm: number, title = ''): Promis
     compress: true,
     info: { Title: title, Creator: 'metabench', Producer: 'metabench (pdfkit)', CreationDate: new Date(0) },
   });
+  shareFontLayouts(doc);
   doc.registerFont('Figure', sfntOf(FONT_FILES.regular));
   doc.registerFont('Figure-Bold', sfntOf(FONT_FILES.bold));
   const chunks: Buffer[] = [];

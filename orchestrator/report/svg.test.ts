@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileSpec, renderSvg } from './svg.js';
+import { compileSpec, renderSvg, staticSpec } from './svg.js';
 
 // Vega logs while it renders (through the View, which calls the logger with `this` bound to
 // itself): a sweep of one point gave an empty extent, and the figure must still be drawn,
@@ -24,4 +24,44 @@ test('a figure Vega warns about while rendering (an empty extent) is drawn, the 
 
 test('a spec with no view is refused by name', async () => {
   await assert.rejects(compileSpec({ data: { values: [] } }), /not a Vega-Lite view/);
+});
+
+// A figure's SVG and the first drawing of its print (pdf.ts) are of the same spec: drawn once,
+// each caller given its own warnings to keep.
+test('the same spec drawn twice in a row is the same drawing, each caller with its own warnings', async () => {
+  const spec = {
+    data: { values: [{ x: 1, y: 2 }] },
+    mark: 'point',
+    encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
+  };
+  const a = await renderSvg(spec);
+  a.warnings.push('mine');
+  const b = await renderSvg(structuredClone(spec));
+  assert.equal(b.svg, a.svg);
+  assert.deepEqual(b.warnings, []);
+  const other = await renderSvg({ ...spec, mark: 'line' });
+  assert.notEqual(other.svg, a.svg);
+});
+
+// Tooltips are left out of the drawing (a browser's, never in an SVG): the SVG is the one
+// vega draws from the whole compiled spec, tooltips and all.
+test('a figure with tooltips is drawn as vega draws it with them', async () => {
+  const spec = {
+    data: { values: [1, 2, 3].map((x) => ({ x, y: x * x, s: x % 2 ? 'odd' : 'even' })) },
+    mark: { type: 'point', tooltip: true },
+    encoding: {
+      x: { field: 'x', type: 'quantitative' },
+      y: { field: 'y', type: 'quantitative', format: ',.3~f' },
+      color: { field: 's', type: 'nominal' },
+      tooltip: [{ field: 'x', type: 'quantitative', title: 'time (s)' }, { field: 'y' }],
+    },
+  };
+  const { svg } = await renderSvg(spec);
+  const vega = await import('vega');
+  const { vega: compiled } = await compileSpec(staticSpec(spec) as typeof spec);
+  assert.match(JSON.stringify(compiled), /"tooltip"/);
+  vega.resetSVGDefIds();
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  assert.equal(svg, `<?xml version="1.0" encoding="UTF-8"?>\n${await view.toSVG()}\n`);
+  view.finalize();
 });

@@ -75,10 +75,22 @@ export async function compileSpec(spec: VlSpec): Promise<{ vega: vega.Spec; warn
  * every machine).
  */
 export function renderSvg(spec: VlSpec): Promise<{ svg: string; warnings: string[] }> {
-  const next = rendering.then(() => renderAlone(spec));
-  rendering = next.catch(() => undefined);
-  return next;
+  // A figure's print (pdf.ts) starts from the spec its SVG was just drawn from: drawn once.
+  const key = JSON.stringify(spec);
+  if (last?.key !== key) {
+    const drawn = rendering.then(() => renderAlone(spec));
+    rendering = drawn.catch(() => undefined);
+    last = { key, drawn };
+  }
+  return last.drawn.then(({ svg, warnings }) => ({ svg, warnings: [...warnings] }));
 }
+
+/**
+ * The last spec drawn (as JSON, what the SVG depends on) and its drawing. A render is a
+ * function of the spec's JSON alone (ids numbered from 1 each time, text measured in one
+ * font), so the same JSON again is the same SVG.
+ */
+let last: { key: string; drawn: Promise<{ svg: string; warnings: string[] }> } | undefined;
 
 /**
  * One render at a time, each numbering its clip paths and gradients from 1: vega counts them
@@ -91,7 +103,7 @@ async function renderAlone(spec: VlSpec): Promise<{ svg: string; warnings: strin
   const { vega } = await loadVega();
   vega.resetSVGDefIds();
   const { vega: vg, warnings } = await compileSpec(staticSpec(spec) as VlSpec);
-  const view = new vega.View(vega.parse(vg), {
+  const view = new vega.View(vega.parse(withoutTooltips(vg)), {
     renderer: 'none',
     logger: new CollectingLogger(warnings, vega.Warn),
     logLevel: vega.Warn,
@@ -102,6 +114,22 @@ async function renderAlone(spec: VlSpec): Promise<{ svg: string; warnings: strin
   } finally {
     view.finalize();
   }
+}
+
+/**
+ * The Vega spec without its marks' tooltips: a tooltip is shown by a browser's pointer and
+ * never drawn in an SVG, and each one formats every point's numbers (a 610 s run's figure
+ * has thousands). The spec is vega-lite's fresh output, changed in place.
+ */
+function withoutTooltips(spec: vega.Spec): vega.Spec {
+  const visit = (marks: readonly vega.Mark[] | undefined): void => {
+    for (const m of marks ?? []) {
+      for (const set of Object.values(m.encode ?? {})) if (set) delete set.tooltip;
+      if (m.type === 'group') visit(m.marks);
+    }
+  };
+  visit(spec.marks);
+  return spec;
 }
 
 /** The spec without its interactive parameters (zoom/pan bind to browser events a static SVG has no use for). */

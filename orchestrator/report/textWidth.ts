@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { sfntOf } from './sfnt.js';
+import { shareFontLayouts } from './fontLayouts.js';
 
 /**
  * The width of figure text in the font the figures print in (Source Sans 3, the file
@@ -26,6 +27,8 @@ function measurer(): PDFKit.PDFDocument {
   if (metrics) return metrics;
   const PDFDocument = require('pdfkit') as typeof import('pdfkit');
   const doc = new PDFDocument({ autoFirstPage: false });
+  // The words measured here are the ones the figures' PDFs draw: laid out once for both.
+  shareFontLayouts(doc);
   doc.registerFont('regular', sfntOf(FONT_FILES.regular));
   doc.registerFont('bold', sfntOf(FONT_FILES.bold));
   return (metrics = doc);
