@@ -300,18 +300,24 @@ class WorkJob<R extends WorkRequest> implements Job, QueuedWork {
  * what `run` returns): the callbacks run synchronously when the work is done.
  */
 class WorkDone implements WorkEnd {
-  private cbs: (() => void)[] | undefined;
+  /** The one waiter (the pool's), without an array; any further ones in `more`. */
+  private cb: (() => void) | undefined;
+  private more: (() => void)[] | undefined;
   private settled = false;
 
   then(onDone: () => void): void {
     if (this.settled) onDone();
-    else (this.cbs ??= []).push(onDone);
+    else if (this.cb === undefined) this.cb = onDone;
+    else (this.more ??= []).push(onDone);
   }
 
   settle(): void {
     this.settled = true;
-    const cbs = this.cbs;
-    this.cbs = undefined;
-    if (cbs) for (const f of cbs) f();
+    const cb = this.cb;
+    const more = this.more;
+    this.cb = undefined;
+    this.more = undefined;
+    if (cb) cb();
+    if (more) for (const f of more) f();
   }
 }
