@@ -4,7 +4,13 @@ import type { Attempt, AttemptResult } from '../outcome.js';
 import type { Transport, TransportResult } from '../transport/Transport.js';
 import type { PolicyEvent } from './events.js';
 import { nodeController, type NewController } from '../abort.js';
-import { nativeDispatchOf, type AttemptHandler, type Dispatch, type TransportHandler } from './dispatch.js';
+import {
+  attemptDispatchOf,
+  nativeDispatchOf,
+  type AttemptHandler,
+  type Dispatch,
+  type TransportHandler,
+} from './dispatch.js';
 
 /**
  * What every policy may use. No policy reads the wall clock or Math.random, so the
@@ -65,6 +71,9 @@ export interface ViaTransportOptions {
  */
 export function viaTransport(transport: Transport, clock: Clock, opts: ViaTransportOptions = {}): Dispatch {
   const headers = opts.headers;
+  // A transport that times the attempt itself needs no TransportAttempt between.
+  const direct = attemptDispatchOf(transport);
+  if (direct) return (attempt, handler) => direct(attempt, headersOf(attempt, headers), handler, clock);
   const native = nativeDispatchOf(transport);
   if (native)
     return (attempt, handler) =>
