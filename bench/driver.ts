@@ -6,6 +6,7 @@ import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
 import type { AttemptResult, Origin } from './outcome.js';
 import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './policy/dispatch.js';
 import type { Recorder } from './record/Recorder.js';
+import { LiveSet } from './liveSet.js';
 import type { WorkloadMix } from './workload/mix.js';
 
 export interface DriveOptions {
@@ -256,8 +257,9 @@ class Schedule {
     run.drained = () => queueMicrotask(() => this.done());
     run.ended = true;
     try {
-      // An origin may answer inside abort, and leave `live` then: a Set's iteration allows it.
-      for (const o of run.live) o.abort();
+      // An origin may answer inside abort (and leave `live`), or make another answer: one
+      // that answered before its turn is not aborted.
+      for (const o of run.live.values()) if (o.liveSlot >= 0) o.abort();
     } catch (e) {
       this.reject(e);
     }
@@ -272,7 +274,7 @@ class Schedule {
 /** What the origins of one drive share. */
 class DriveState {
   /** The origins not yet answered. */
-  readonly live = new Set<OriginInFlight>();
+  readonly live = new LiveSet<OriginInFlight>();
   /** Set once the drain is over: what answers from now on was abandoned at the end. */
   ended = false;
   /** Called when the last live origin answers, once the schedule is over. */
@@ -288,6 +290,8 @@ class DriveState {
 class OriginInFlight implements AttemptHandler {
   private below: InFlight = SETTLED;
   private done = false;
+  /** Its slot in the drive's `live`. */
+  liveSlot = -1;
 
   constructor(
     private readonly run: DriveState,

@@ -27,6 +27,7 @@ import {
 } from './data.js';
 import { SimProcess } from './process.js';
 import { KeyedRng } from './keyedRng.js';
+import { LiveSet } from '../bench/liveSet.js';
 
 /**
  * The api (services/api/server.ts) in the simulation. Its request path is the api's
@@ -157,58 +158,8 @@ export interface SimRequest extends WorkRequest {
   connectTimedOut(): void;
   /** Set by the api while the request waits for a worker. */
   queued: QueuedWork | undefined;
-  /** The api's (LiveRequests): whether it holds the request, and its neighbours there. */
-  isLive?: boolean | undefined;
-  livePrev?: SimRequest | undefined;
-  liveNext?: SimRequest | undefined;
-}
-
-/**
- * The requests the api holds (received or in its socket backlog, not answered), in the
- * order they came, as a Set would keep them: a list through the requests themselves, so
- * holding one costs no hashing (a collapsed api takes and drops millions).
- */
-class LiveRequests {
-  private head: SimRequest | undefined;
-  private tail: SimRequest | undefined;
-
-  /** Adds `req` at the end; one already held keeps its place. */
-  add(req: SimRequest): void {
-    if (req.isLive) return;
-    req.isLive = true;
-    req.livePrev = this.tail;
-    req.liveNext = undefined;
-    if (this.tail) this.tail.liveNext = req;
-    else this.head = req;
-    this.tail = req;
-  }
-
-  delete(req: SimRequest): void {
-    if (!req.isLive) return;
-    req.isLive = false;
-    const { livePrev: prev, liveNext: next } = req;
-    if (prev) prev.liveNext = next;
-    else this.head = next;
-    if (next) next.livePrev = prev;
-    else this.tail = prev;
-    req.livePrev = undefined;
-    req.liveNext = undefined;
-  }
-
-  /** Takes every request off, in the order they came. */
-  drain(): SimRequest[] {
-    const all: SimRequest[] = [];
-    for (let r = this.head; r;) {
-      const next = r.liveNext;
-      r.isLive = false;
-      r.livePrev = undefined;
-      r.liveNext = undefined;
-      all.push(r);
-      r = next;
-    }
-    this.head = this.tail = undefined;
-    return all;
-  }
+  /** Its slot in the api's LiveSet of the requests it holds. */
+  liveSlot?: number | undefined;
 }
 
 /** What the api's handler answers in place of a request whose client left while it waited: nobody. */
@@ -234,7 +185,7 @@ export class SimApi {
   private redisClient: SimRedisClient | undefined;
   private dbPool: SimDbPool | undefined;
   /** Requests received (or waiting in the socket backlog) and not answered: what a kill resets. */
-  private readonly live = new LiveRequests();
+  private readonly live = new LiveSet<SimRequest>();
   /** Requests on connections the kernel holds while the api is paused, in arrival order. */
   private backlog: SimRequest[] = [];
   private acceptQueued = 0;

@@ -357,10 +357,8 @@ class SimCall implements SimRequest, InFlight {
   cc: ClientConn | undefined;
   gone = false;
   queued: QueuedWork | undefined;
-  /** The api's list of the requests it holds (sim/api.ts): set here, so every SimCall has one shape. */
-  isLive = false;
-  livePrev: SimRequest | undefined = undefined;
-  liveNext: SimRequest | undefined = undefined;
+  /** Its slot in the api's set of the requests it holds (sim/api.ts): set here, so every SimCall has one shape. */
+  liveSlot = -1;
   private settled = false;
 
   /** The attempt's number, for its own result (dispatchAttempt). */
