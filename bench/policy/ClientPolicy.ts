@@ -65,9 +65,10 @@ export interface ViaTransportOptions {
 
 /**
  * The innermost layer: a transport, with send and completion times read from the
- * clock. A transport with a native `dispatch` (the simulator's) is called through it, with
- * no promise per attempt; any other (the lab's HTTP) through its promise `send`, with one
- * controller per attempt, which is the attempt's InFlight.
+ * clock. A transport with `dispatchAttempt` (the simulator's) times the attempt itself on
+ * that clock and answers with its result; one with a native `dispatch` (the lab's HTTP) is
+ * called through it, with no promise per attempt; any other through its promise `send`,
+ * with one controller per attempt, which is the attempt's InFlight.
  */
 export function viaTransport(transport: Transport, clock: Clock, opts: ViaTransportOptions = {}): Dispatch {
   const headers = opts.headers;
