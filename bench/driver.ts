@@ -6,6 +6,7 @@ import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
 import type { AttemptResult, Origin } from './outcome.js';
 import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './policy/dispatch.js';
 import type { Recorder } from './record/Recorder.js';
+import { LiveSet } from './liveSet.js';
 import type { WorkloadMix } from './workload/mix.js';
 
 export interface DriveOptions {
@@ -70,92 +71,210 @@ const BURST = 16;
  * origins have `drainMs` to finish, then they are aborted and recorded as
  * `abandoned-at-end`.
  */
-export async function drive(opts: DriveOptions): Promise<void> {
-  const { clock, arrivals, dispatch, recorder } = opts;
-  // Each origin is one dispatch with its own handler, kept in `live` until it answers, so
-  // the run's end aborts exactly what is still out (no shared signal with a listener per
-  // origin: adding or removing one costs O(listeners), which during a storm starves the loop).
-  const run = new DriveState(clock, recorder);
-  if (isEventTarget(opts.stop)) setMaxListeners(0, opts.stop);
+export function drive(opts: DriveOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => new Schedule(opts, resolve, reject).resume());
+}
 
-  // The next bucket boundary after now: a drive that starts mid-run (a step test's next
-  // step) does not re-tick the buckets before it.
-  let nextTickMs = (Math.floor(clock.now() / 1000) + 1) * 1000;
-  let id = opts.firstOriginId ?? 0;
-  const maxLagMs = opts.maxLagMs ?? DEFAULT_MAX_LAG_MS;
-  let burst = 0;
-  const tickMs = opts.sendTickMs ?? 0;
-  // The earliest the driver wakes again: one wake-up per tick, whatever the rate.
-  let nextWakeMs = Number.NEGATIVE_INFINITY;
-  const delays = opts.sendDelays;
-  for (let t = arrivals.next(); t !== undefined; t = arrivals.next()) {
-    if (opts.stop?.aborted) break;
-    // When to send: the intended time, or later by the lateness imposed on this origin.
-    let sendAt = t;
-    if (delays !== undefined && id < delays.length) {
-      const d = delays[id]!;
-      if (d > maxLagMs)
-        sendAt = Number.NEGATIVE_INFINITY; // given up by the lab's generator: unsent below
-      else if (d > 0) sendAt = t + d;
-    }
-    if (sendAt > clock.now()) {
-      burst = 0;
-      await clock.sleepUntil(sendAt > nextWakeMs ? sendAt : nextWakeMs, opts.stop);
-      if (opts.stop?.aborted) break;
-      nextWakeMs = clock.now() + tickMs;
-    } else if (++burst >= BURST && clock.yieldToIo) {
-      // Behind the schedule: sending on without reading a response would open a
-      // connection per send, which puts the generator further behind.
-      burst = 0;
-      await clock.yieldToIo();
-      if (opts.stop?.aborted) break;
-    }
-    while (clock.now() >= nextTickMs) {
-      recorder.tick(nextTickMs);
-      nextTickMs += 1000;
-    }
-    if (clock.now() - t > maxLagMs || sendAt === Number.NEGATIVE_INFINITY) {
-      // Too late to be this origin's send: count it, never send it.
-      const request = opts.mix?.next(); // keep the class sequence the same as if it had been sent
-      const o: Origin = request
-        ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request }
-        : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
-      recorder.offered(o);
-      recorder.outcome(o, { kind: 'unsent', status: 0, sentMs: clock.now(), endMs: clock.now(), attempt: 0 });
-      continue;
-    }
-    const origin: Origin = opts.mix
-      ? { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request: opts.mix.next() }
-      : { id: id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
-    recorder.offered(origin);
-    new OriginInFlight(run, origin).send(dispatch);
+/** What the driver waits for when it is not running: nothing, a sleep, a yield to I/O, the drain. */
+const enum Waiting {
+  None,
+  Sleep,
+  Yield,
+  Drain,
+}
+
+/**
+ * The schedule's walk as a state machine on clock timers, not an async loop: a wait
+ * is one `clock.timer` (whose callback resumes the walk), where an `await sleepUntil`
+ * cost a promise, its closures and a stop listener per arrival. The order of events is
+ * the loop's: a woken walk runs right after its timer, as the awaiting loop did in the
+ * microtask right after it.
+ */
+class Schedule {
+  private readonly run: DriveState;
+  private readonly stop: AbortSignalLike | undefined;
+  private readonly maxLagMs: number;
+  private readonly tickMs: number;
+  private readonly delays: ArrayLike<number> | undefined;
+  /** The next bucket boundary to tick. */
+  private nextTickMs: number;
+  private id: number;
+  private burst = 0;
+  /** The earliest the driver wakes again: one wake-up per tick, whatever the rate. */
+  private nextWakeMs = Number.NEGATIVE_INFINITY;
+  private waiting = Waiting.None;
+  /** The arrival the walk waits to send (its intended and send times). */
+  private t = 0;
+  private sendAt = 0;
+  private cancelWait: (() => void) | undefined;
+  private finished = false;
+  /** The callbacks a wait resumes through, made once. */
+  private readonly wake = (): void => this.resume();
+  private readonly onStop = (): void => this.stopped();
+  private readonly drainOver = (): void => this.afterDrain();
+
+  constructor(
+    private readonly opts: DriveOptions,
+    private readonly resolve: () => void,
+    private readonly reject: (e: unknown) => void,
+  ) {
+    const clock = opts.clock;
+    // Each origin is one dispatch with its own handler, kept in `live` until it answers, so
+    // the run's end aborts exactly what is still out (no shared signal with a listener per
+    // origin: adding or removing one costs O(listeners), which during a storm starves the loop).
+    this.run = new DriveState(clock, opts.recorder);
+    this.stop = opts.stop;
+    if (isEventTarget(opts.stop)) setMaxListeners(0, opts.stop);
+    // The next bucket boundary after now: a drive that starts mid-run (a step test's next
+    // step) does not re-tick the buckets before it.
+    this.nextTickMs = (Math.floor(clock.now() / 1000) + 1) * 1000;
+    this.id = opts.firstOriginId ?? 0;
+    this.maxLagMs = opts.maxLagMs ?? DEFAULT_MAX_LAG_MS;
+    this.tickMs = opts.sendTickMs ?? 0;
+    this.delays = opts.sendDelays;
+    this.stop?.addEventListener('abort', this.onStop, { once: true });
   }
 
-  if (run.live.size > 0 && !opts.stop?.aborted) {
-    await new Promise<void>((resolve) => {
-      const cancel = clock.timer(clock.now() + opts.drainMs, resolve);
+  /** Goes on from where the walk stopped (its start, a sleep, a yield); an exception rejects the drive. */
+  resume(): void {
+    try {
+      this.walk();
+    } catch (e) {
+      this.finished = true;
+      this.stop?.removeEventListener('abort', this.onStop);
+      this.reject(e);
+    }
+  }
+
+  private walk(): void {
+    const { opts, run, stop } = this;
+    const { clock, arrivals, dispatch, recorder } = opts;
+    const maxLagMs = this.maxLagMs;
+    for (;;) {
+      let t: number;
+      let sendAt: number;
+      const waited = this.waiting;
+      if (waited === Waiting.Sleep || waited === Waiting.Yield) {
+        this.waiting = Waiting.None;
+        this.cancelWait = undefined;
+        t = this.t;
+        sendAt = this.sendAt;
+        if (stop?.aborted) return this.end();
+        if (waited === Waiting.Sleep) this.nextWakeMs = clock.now() + this.tickMs;
+      } else {
+        const next = arrivals.next();
+        if (next === undefined) return this.end();
+        t = next;
+        if (stop?.aborted) return this.end();
+        // When to send: the intended time, or later by the lateness imposed on this origin.
+        sendAt = t;
+        const delays = this.delays;
+        if (delays !== undefined && this.id < delays.length) {
+          const d = delays[this.id]!;
+          if (d > maxLagMs)
+            sendAt = Number.NEGATIVE_INFINITY; // given up by the lab's generator: unsent below
+          else if (d > 0) sendAt = t + d;
+        }
+        if (sendAt > clock.now()) {
+          this.burst = 0;
+          this.t = t;
+          this.sendAt = sendAt;
+          this.waiting = Waiting.Sleep;
+          this.cancelWait = clock.timer(sendAt > this.nextWakeMs ? sendAt : this.nextWakeMs, this.wake);
+          return;
+        } else if (++this.burst >= BURST && clock.yieldToIo) {
+          // Behind the schedule: sending on without reading a response would open a
+          // connection per send, which puts the generator further behind.
+          this.burst = 0;
+          this.t = t;
+          this.sendAt = sendAt;
+          this.waiting = Waiting.Yield;
+          void clock.yieldToIo().then(this.wake);
+          return;
+        }
+      }
+      while (clock.now() >= this.nextTickMs) {
+        recorder.tick(this.nextTickMs);
+        this.nextTickMs += 1000;
+      }
+      if (clock.now() - t > maxLagMs || sendAt === Number.NEGATIVE_INFINITY) {
+        // Too late to be this origin's send: count it, never send it.
+        const request = opts.mix?.next(); // keep the class sequence the same as if it had been sent
+        const o: Origin = request
+          ? { id: this.id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request }
+          : { id: this.id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
+        recorder.offered(o);
+        recorder.outcome(o, {
+          kind: 'unsent',
+          status: 0,
+          sentMs: clock.now(),
+          endMs: clock.now(),
+          attempt: 0,
+        });
+        continue;
+      }
+      const origin: Origin = opts.mix
+        ? { id: this.id++, intendedMs: t, deadlineMs: t + opts.deadlineMs, request: opts.mix.next() }
+        : { id: this.id++, intendedMs: t, deadlineMs: t + opts.deadlineMs };
+      recorder.offered(origin);
+      new OriginInFlight(run, origin).send(dispatch);
+    }
+  }
+
+  /** The stop signal aborted: a sleep ends at once (the walk then ends, after this event). */
+  private stopped(): void {
+    if (this.waiting === Waiting.Sleep) {
+      this.cancelWait?.();
+      queueMicrotask(this.wake);
+    } else if (this.waiting === Waiting.Drain) queueMicrotask(this.drainOver);
+  }
+
+  /** The schedule is over: in-flight origins get `drainMs` to finish, unless the run was stopped. */
+  private end(): void {
+    const { run, opts } = this;
+    if (run.live.size > 0 && !this.stop?.aborted) {
+      const clock = opts.clock;
+      this.waiting = Waiting.Drain;
+      const cancel = clock.timer(clock.now() + opts.drainMs, this.drainOver);
+      // The last origin's answer comes from deep inside the stack: the walk goes on after it.
       run.drained = () => {
         cancel();
-        resolve();
+        queueMicrotask(this.drainOver);
       };
-      opts.stop?.addEventListener('abort', () => resolve(), { once: true });
-    });
+      return;
+    }
+    this.afterDrain();
   }
-  if (run.live.size > 0) {
-    await new Promise<void>((resolve) => {
-      run.drained = resolve;
-      run.ended = true;
-      // An origin may answer inside abort, and leave `live` then: a Set's iteration allows it.
-      for (const o of run.live) o.abort();
-    });
+
+  /** The drain is over (or skipped): what is still out is aborted, and the drive ends once it answered. */
+  private afterDrain(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.waiting = Waiting.None;
+    this.stop?.removeEventListener('abort', this.onStop);
+    const run = this.run;
+    if (run.live.size === 0) return this.done();
+    run.drained = () => queueMicrotask(() => this.done());
+    run.ended = true;
+    try {
+      // An origin may answer inside abort (and leave `live`), or make another answer: one
+      // that answered before its turn is not aborted.
+      for (const o of run.live.values()) if (o.liveSlot >= 0) o.abort();
+    } catch (e) {
+      this.reject(e);
+    }
   }
-  recorder.tick(clock.now());
+
+  private done(): void {
+    this.opts.recorder.tick(this.opts.clock.now());
+    this.resolve();
+  }
 }
 
 /** What the origins of one drive share. */
 class DriveState {
   /** The origins not yet answered. */
-  readonly live = new Set<OriginInFlight>();
+  readonly live = new LiveSet<OriginInFlight>();
   /** Set once the drain is over: what answers from now on was abandoned at the end. */
   ended = false;
   /** Called when the last live origin answers, once the schedule is over. */
@@ -171,6 +290,8 @@ class DriveState {
 class OriginInFlight implements AttemptHandler {
   private below: InFlight = SETTLED;
   private done = false;
+  /** Its slot in the drive's `live`. */
+  liveSlot = -1;
 
   constructor(
     private readonly run: DriveState,

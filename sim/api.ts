@@ -27,6 +27,7 @@ import {
 } from './data.js';
 import { SimProcess } from './process.js';
 import { KeyedRng } from './keyedRng.js';
+import { LiveSet } from '../bench/liveSet.js';
 
 /**
  * The api (services/api/server.ts) in the simulation. Its request path is the api's
@@ -157,6 +158,8 @@ export interface SimRequest extends WorkRequest {
   connectTimedOut(): void;
   /** Set by the api while the request waits for a worker. */
   queued: QueuedWork | undefined;
+  /** Its slot in the api's LiveSet of the requests it holds. */
+  liveSlot?: number | undefined;
 }
 
 /** What the api's handler answers in place of a request whose client left while it waited: nobody. */
@@ -182,7 +185,7 @@ export class SimApi {
   private redisClient: SimRedisClient | undefined;
   private dbPool: SimDbPool | undefined;
   /** Requests received (or waiting in the socket backlog) and not answered: what a kill resets. */
-  private readonly live = new Set<SimRequest>();
+  private readonly live = new LiveSet<SimRequest>();
   /** Requests on connections the kernel holds while the api is paused, in arrival order. */
   private backlog: SimRequest[] = [];
   private acceptQueued = 0;
@@ -406,8 +409,7 @@ export class SimApi {
   kill(): void {
     if (this.proc.state === 'down') return;
     this.proc.kill();
-    const lost = [...this.live];
-    this.live.clear();
+    const lost = this.live.drain();
     this.backlog = [];
     this.acceptQueued = 0;
     for (const req of lost) if (!req.gone) req.reset();

@@ -1,10 +1,17 @@
-import type { Attempt } from '../bench/outcome.js';
+import type { Attempt, AttemptResult } from '../bench/outcome.js';
 import { kindOfStatus, type OutcomeKind } from '../bench/outcome.js';
+import type { Clock } from '../foundation/clock.js';
 import { deadlineHeaderMs } from '../services/api/requestLimits.js';
 import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 import { FifoQueue } from '../foundation/fifoQueue.js';
 import type { Transport, TransportResult } from '../bench/transport/Transport.js';
-import type { DispatchTransport, InFlight, TransportHandler } from '../bench/policy/dispatch.js';
+import type {
+  AttemptDispatchTransport,
+  AttemptHandler,
+  DispatchTransport,
+  InFlight,
+  TransportHandler,
+} from '../bench/policy/dispatch.js';
 import type { SimApi, SimRequest } from './api.js';
 import type { QueuedWork } from '../services/api/workHandler.js';
 import type { SimClock } from './clock.js';
@@ -49,7 +56,7 @@ interface ClientConn {
  * api that refuses or resets behind the proxy resets the client's connection (the proxy
  * accepted it, then closed it).
  */
-export class SimTransport implements Transport, DispatchTransport {
+export class SimTransport implements Transport, DispatchTransport, AttemptDispatchTransport {
   /**
    * One simulated api server: N replicas are N of these under
    * bench/transport/replicas.ts's overReplicas (sim/runtime.ts), as the lab's HTTP
@@ -59,8 +66,10 @@ export class SimTransport implements Transport, DispatchTransport {
   private active = 0;
   private readonly waiting = new FifoQueue<SlotWaiter>();
   /** Results the api gave inside its current event, delivered when it is done (`deliver`). */
-  private readonly outHandlers: TransportHandler[] = [];
-  private readonly outResults: TransportResult[] = [];
+  private readonly outHandlers: (TransportHandler | AttemptHandler)[] = [];
+  private readonly outResults: (TransportResult | AttemptResult)[] = [];
+  /** Whether each is an attempt's own result (dispatchAttempt), for an AttemptHandler. */
+  private readonly outTimed: boolean[] = [];
   /** When each idle kept-alive connection became idle, oldest first (the newest is reused first). */
   private readonly idle = new FifoQueue<number>();
   /** Through the api link: the idle connections, in step with `idle`. */
@@ -102,11 +111,35 @@ export class SimTransport implements Transport, DispatchTransport {
     headers: Record<string, string> | undefined,
     handler: TransportHandler,
   ): InFlight {
+    return this.open(attempt, headers, handler, undefined, 0);
+  }
+
+  /**
+   * `dispatch` for the client's innermost layer (viaTransport): the handler hears the
+   * attempt's result itself, timed by `clock` as viaTransport times a TransportResult.
+   */
+  dispatchAttempt(
+    attempt: Attempt,
+    headers: Record<string, string> | undefined,
+    handler: AttemptHandler,
+    clock: Clock,
+  ): InFlight {
+    return this.open(attempt, headers, handler, clock, clock.now());
+  }
+
+  /** An attempt on a free connection, or in line for one; `timing` set: its handler hears an AttemptResult. */
+  private open(
+    attempt: Attempt,
+    headers: Record<string, string> | undefined,
+    handler: TransportHandler | AttemptHandler,
+    timing: Clock | undefined,
+    calledMs: number,
+  ): InFlight {
     if (this.active < this.opts.connections) {
       this.active++;
-      return this.start(attempt, headers, 0, handler);
+      return this.start(attempt, headers, 0, handler, timing, calledMs);
     }
-    const w = new SlotWaiter(this, attempt, headers, handler, this.clock.now());
+    const w = new SlotWaiter(this, attempt, headers, handler, this.clock.now(), timing, calledMs);
     this.waiting.push(w);
     return w;
   }
@@ -116,10 +149,12 @@ export class SimTransport implements Transport, DispatchTransport {
     attempt: Attempt,
     headers: Record<string, string> | undefined,
     waitMs: number,
-    handler: TransportHandler,
+    handler: TransportHandler | AttemptHandler,
+    timing: Clock | undefined,
+    calledMs: number,
   ): SimCall {
     this.sent++;
-    const req = new SimCall(this, attempt, headers, waitMs, handler);
+    const req = new SimCall(this, attempt, headers, waitMs, handler, timing, calledMs);
     const link = this.opts.link;
     if (!link) {
       this.api.connect(req, this.takeIdle() !== undefined);
@@ -147,15 +182,28 @@ export class SimTransport implements Transport, DispatchTransport {
     if (!this.api.inTurn) return handler.onResult(result);
     this.outHandlers.push(handler);
     this.outResults.push(result);
+    this.outTimed.push(false);
+  }
+
+  /** `deliver` for an attempt's own result (dispatchAttempt). */
+  deliverAttempt(handler: AttemptHandler, result: AttemptResult): void {
+    if (!this.api.inTurn) return handler.onResponse(result);
+    this.outHandlers.push(handler);
+    this.outResults.push(result);
+    this.outTimed.push(true);
   }
 
   /** The api's event is done: its answers reach their clients, in the order given. */
   private flush(): void {
     const hs = this.outHandlers;
     const rs = this.outResults;
-    for (let i = 0; i < hs.length; i++) hs[i]!.onResult(rs[i]!);
+    const timed = this.outTimed;
+    for (let i = 0; i < hs.length; i++)
+      if (timed[i]) (hs[i] as AttemptHandler).onResponse(rs[i] as AttemptResult);
+      else (hs[i] as TransportHandler).onResult(rs[i]!);
     hs.length = 0;
     rs.length = 0;
+    timed.length = 0;
   }
 
   /** A new connection over the api link; whoever is on it hears when the link closes it. */
@@ -197,16 +245,17 @@ export class SimTransport implements Transport, DispatchTransport {
     if (this.waiting.length > 0) {
       // The next waiter goes on as its own event: an api that answers at once (a shed, a
       // refusal) would otherwise pass slot after slot down one call stack.
-      this.clock.timer(this.clock.now(), () => this.passSlot());
+      this.clock.timer(this.clock.now(), this.passSlot);
       return;
     }
     this.active--;
   }
 
-  private passSlot(): void {
+  /** One function for every slot passed (no closure per attempt when the cap is reached). */
+  private readonly passSlot = (): void => {
     for (let next = this.waiting.pop(); next; next = this.waiting.pop()) if (next.take()) return;
     this.active--;
-  }
+  };
 
   /** The client destroyed `req`'s connection: the api learns it (the lab's api sees the socket close). */
   closed(req: SimRequest): void {
@@ -241,15 +290,18 @@ class SlotWaiter implements InFlight {
     private readonly t: SimTransport,
     private readonly attempt: Attempt,
     private readonly headers: Record<string, string> | undefined,
-    private readonly handler: TransportHandler,
+    private readonly handler: TransportHandler | AttemptHandler,
     private readonly t0: number,
+    private readonly timing: Clock | undefined,
+    private readonly calledMs: number,
   ) {}
 
   /** A slot is free: starts the attempt (true), or false when its caller gave up meanwhile. */
   take(): boolean {
     if (this.done) return false;
     this.done = true;
-    this.call = this.t.start(this.attempt, this.headers, this.t.now() - this.t0, this.handler);
+    const waitMs = this.t.now() - this.t0;
+    this.call = this.t.start(this.attempt, this.headers, waitMs, this.handler, this.timing, this.calledMs);
     return true;
   }
 
@@ -257,7 +309,13 @@ class SlotWaiter implements InFlight {
     if (this.call) return this.call.abort();
     if (this.done) return;
     this.done = true;
-    this.handler.onResult({ kind: 'timeout', status: 0, clientWaitMs: this.t.now() - this.t0 });
+    const waitMs = this.t.now() - this.t0;
+    const c = this.timing;
+    if (c)
+      (this.handler as AttemptHandler).onResponse(
+        timedResult('timeout', 0, this.calledMs, waitMs, c.now(), this.attempt.number),
+      );
+    else (this.handler as TransportHandler).onResult({ kind: 'timeout', status: 0, clientWaitMs: waitMs });
   }
 }
 
@@ -299,15 +357,24 @@ class SimCall implements SimRequest, InFlight {
   cc: ClientConn | undefined;
   gone = false;
   queued: QueuedWork | undefined;
+  /** Its slot in the api's set of the requests it holds (sim/api.ts): set here, so every SimCall has one shape. */
+  liveSlot = -1;
   private settled = false;
+
+  /** The attempt's number, for its own result (dispatchAttempt). */
+  private readonly number: number;
 
   constructor(
     private readonly t: SimTransport,
     attempt: Attempt,
     headers: Record<string, string> | undefined,
     private readonly waitMs: number,
-    private handler: TransportHandler | undefined,
+    private handler: TransportHandler | AttemptHandler | undefined,
+    /** Set by dispatchAttempt: the clock the result is timed by, and when the attempt was given. */
+    private readonly timing: Clock | undefined,
+    private readonly calledMs: number,
   ) {
+    this.number = attempt.number;
     const r = attempt.origin.request;
     if (r) {
       const q = r.path.indexOf('?');
@@ -341,7 +408,17 @@ class SimCall implements SimRequest, InFlight {
     // A collapsed api keeps the requests of clients long gone: let their handlers go.
     this.handler = undefined;
     this.t.ended(keep, this.cc);
-    this.t.deliver(handler, this.waitMs > 0 ? { kind, status, clientWaitMs: this.waitMs } : { kind, status });
+    const c = this.timing;
+    if (c)
+      this.t.deliverAttempt(
+        handler as AttemptHandler,
+        timedResult(kind, status, this.calledMs, this.waitMs, c.now(), this.number),
+      );
+    else
+      this.t.deliver(
+        handler as TransportHandler,
+        this.waitMs > 0 ? { kind, status, clientWaitMs: this.waitMs } : { kind, status },
+      );
   }
 
   answer(status: number, shed?: string): void {
@@ -376,4 +453,23 @@ class SimCall implements SimRequest, InFlight {
     this.gone = true;
     this.finish('timeout', 0, false);
   }
+}
+
+/**
+ * An attempt's own result, as viaTransport makes it of a TransportResult (bench/policy/
+ * ClientPolicy.ts): sent when it was given plus its wait for a connection, the same
+ * fields in the same order.
+ */
+function timedResult(
+  kind: OutcomeKind,
+  status: number,
+  calledMs: number,
+  waitMs: number,
+  endMs: number,
+  attempt: number,
+): AttemptResult {
+  const wait = waitMs > 0 ? waitMs : 0;
+  return wait > 0
+    ? { kind, status, sentMs: calledMs + wait, endMs, attempt, clientWaitMs: wait }
+    : { kind, status, sentMs: calledMs + wait, endMs, attempt };
 }

@@ -4,7 +4,13 @@ import type { Attempt, AttemptResult } from '../outcome.js';
 import type { Transport, TransportResult } from '../transport/Transport.js';
 import type { PolicyEvent } from './events.js';
 import { nodeController, type NewController } from '../abort.js';
-import { nativeDispatchOf, type AttemptHandler, type Dispatch, type TransportHandler } from './dispatch.js';
+import {
+  attemptDispatchOf,
+  nativeDispatchOf,
+  type AttemptHandler,
+  type Dispatch,
+  type TransportHandler,
+} from './dispatch.js';
 
 /**
  * What every policy may use. No policy reads the wall clock or Math.random, so the
@@ -59,12 +65,16 @@ export interface ViaTransportOptions {
 
 /**
  * The innermost layer: a transport, with send and completion times read from the
- * clock. A transport with a native `dispatch` (the simulator's) is called through it, with
- * no promise per attempt; any other (the lab's HTTP) through its promise `send`, with one
- * controller per attempt, which is the attempt's InFlight.
+ * clock. A transport with `dispatchAttempt` (the simulator's) times the attempt itself on
+ * that clock and answers with its result; one with a native `dispatch` (the lab's HTTP) is
+ * called through it, with no promise per attempt; any other through its promise `send`,
+ * with one controller per attempt, which is the attempt's InFlight.
  */
 export function viaTransport(transport: Transport, clock: Clock, opts: ViaTransportOptions = {}): Dispatch {
   const headers = opts.headers;
+  // A transport that times the attempt itself needs no TransportAttempt between.
+  const direct = attemptDispatchOf(transport);
+  if (direct) return (attempt, handler) => direct(attempt, headersOf(attempt, headers), handler, clock);
   const native = nativeDispatchOf(transport);
   if (native)
     return (attempt, handler) =>

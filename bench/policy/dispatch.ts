@@ -1,4 +1,5 @@
 import type { AbortSignalLike } from '../../foundation/abortSignal.js';
+import type { Clock } from '../../foundation/clock.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
 import type { Transport, TransportHandler } from '../transport/Transport.js';
 import { nodeController, type NewController } from '../abort.js';
@@ -51,6 +52,21 @@ export interface DispatchTransport {
   ): InFlight;
 }
 
+/**
+ * A transport that can answer an attempt with the attempt's own result (the simulator's):
+ * what viaTransport would make of its TransportResult, timed by `clock` (sentMs when it
+ * was called plus its wait for a connection, endMs when it ended), with no adapter and no
+ * TransportResult per attempt.
+ */
+export interface AttemptDispatchTransport {
+  dispatchAttempt(
+    attempt: Attempt,
+    headers: Record<string, string> | undefined,
+    handler: AttemptHandler,
+    clock: Clock,
+  ): InFlight;
+}
+
 /** The promise form of a dispatch (tests, and callers that await one origin). */
 export type SendAttempt = (attempt: Attempt, signal: AbortSignalLike) => Promise<AttemptResult>;
 
@@ -80,6 +96,12 @@ export function dispatchOf(send: SendAttempt, newController: NewController = nod
     void send(attempt, ctl.signal).then((r) => handler.onResponse(r));
     return { abort: () => ctl.abort() };
   };
+}
+
+/** The transport's dispatchAttempt, or undefined for a transport without one. */
+export function attemptDispatchOf(t: Transport): AttemptDispatchTransport['dispatchAttempt'] | undefined {
+  const d = (t as Partial<AttemptDispatchTransport>).dispatchAttempt;
+  return typeof d === 'function' ? d.bind(t) : undefined;
 }
 
 /** The transport's native dispatch, or undefined for a transport that only sends promises. */

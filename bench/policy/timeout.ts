@@ -26,8 +26,11 @@ class TimedAttempt extends CutShort {
   }
 
   protected cutShort(r: AttemptResult, firedAtMs: number): AttemptResult {
-    return r.kind === 'ok'
-      ? r
-      : { ...r, kind: this.byDeadline ? 'deadline-exceeded' : 'timeout', status: 0, endMs: firedAtMs };
+    if (r.kind === 'ok') return r;
+    const kind = this.byDeadline ? 'deadline-exceeded' : 'timeout';
+    // The transport, aborted by the timer, has mostly said so already: then that result is
+    // this one (the same fields in the same order), and no copy is made.
+    if (r.kind === kind && r.status === 0 && r.endMs === firedAtMs) return r;
+    return { ...r, kind, status: 0, endMs: firedAtMs };
   }
 }

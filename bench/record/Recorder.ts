@@ -94,8 +94,13 @@ export class Recorder {
   private inFlight = 0;
   /** The latest intended time offered: a bucket's offered count is final once an origin after it was. */
   private maxIntendedMs = Number.NEGATIVE_INFINITY;
-  /** Attempts started but not yet recorded, by the bucket they started in (attemptStarted). */
-  private readonly pending = new Map<number, number>();
+  /**
+   * Attempts started but not yet recorded, by the bucket they started in (attemptStarted):
+   * a count per bucket (an array bump per attempt, where a Map cost two lookups), and the
+   * lowest bucket that may still have one.
+   */
+  private readonly pending: number[] = [];
+  private pendingLow = 0;
   private lastFirstSendMs = 0;
   /** False with no event log: the hot path then builds no event objects at all. */
   private readonly logging: boolean;
@@ -162,7 +167,8 @@ export class Recorder {
    */
   attemptStarted(nowMs: number): number {
     const b = bucketOf(nowMs, this.bucketMs);
-    this.pending.set(b, (this.pending.get(b) ?? 0) + 1);
+    bump(this.pending, b);
+    if (b < this.pendingLow) this.pendingLow = b;
     return b;
   }
 
@@ -172,9 +178,8 @@ export class Recorder {
    */
   attempt(a: Attempt, r: AttemptResult, started?: number): void {
     if (started !== undefined) {
-      const n = (this.pending.get(started) ?? 0) - 1;
-      if (n > 0) this.pending.set(started, n);
-      else this.pending.delete(started);
+      const p = this.pending;
+      if (p[started]! > 0) p[started]!--;
     }
     bump(this.s.attempts, bucketOf(r.sentMs, this.bucketMs));
     this.attemptsTotal++;
@@ -276,7 +281,9 @@ export class Recorder {
     let last =
       Math.min(Math.floor(this.lastTickMs / this.bucketMs), Math.floor(this.maxIntendedMs / this.bucketMs)) -
       1;
-    for (const b of this.pending.keys()) if (b <= last) last = b - 1;
+    const p = this.pending;
+    while (this.pendingLow < p.length && p[this.pendingLow] === 0) this.pendingLow++;
+    if (this.pendingLow < p.length && this.pendingLow <= last) last = this.pendingLow - 1;
     return Number.isFinite(last) ? Math.max(-1, last) : -1;
   }
 

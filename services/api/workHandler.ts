@@ -105,6 +105,8 @@ export interface QueuedWork {
 export class WorkHandler<R extends WorkRequest> {
   /** The shared jobs that stand in for abandoned requests, by their work. */
   private readonly standIns = new Map<DurationDist, Job>();
+  private lastWork: DurationDist | undefined;
+  private lastStandIn: Job | undefined;
   /**
    * Work time multiplied by this (the `slowdown` trigger's run-time switch; 1 outside it).
    * Drawn work is scaled after its draw, so the draws themselves stay as they were.
@@ -155,8 +157,11 @@ export class WorkHandler<R extends WorkRequest> {
       this.pool.abandon(ticket, new WorkJob(this, keyed, work, 0, undefined, undefined));
       return;
     }
-    let standIn = this.standIns.get(work);
+    // The last one found first: most runs have one work (a collapsed api abandons millions).
+    let standIn = work === this.lastWork ? this.lastStandIn : this.standIns.get(work);
     if (!standIn) this.standIns.set(work, (standIn = new WorkJob(this, gone, work, 0, undefined, undefined)));
+    this.lastWork = work;
+    this.lastStandIn = standIn;
     this.pool.abandon(ticket, standIn);
   }
 
@@ -300,18 +305,24 @@ class WorkJob<R extends WorkRequest> implements Job, QueuedWork {
  * what `run` returns): the callbacks run synchronously when the work is done.
  */
 class WorkDone implements WorkEnd {
-  private cbs: (() => void)[] | undefined;
+  /** The one waiter (the pool's), without an array; any further ones in `more`. */
+  private cb: (() => void) | undefined;
+  private more: (() => void)[] | undefined;
   private settled = false;
 
   then(onDone: () => void): void {
     if (this.settled) onDone();
-    else (this.cbs ??= []).push(onDone);
+    else if (this.cb === undefined) this.cb = onDone;
+    else (this.more ??= []).push(onDone);
   }
 
   settle(): void {
     this.settled = true;
-    const cbs = this.cbs;
-    this.cbs = undefined;
-    if (cbs) for (const f of cbs) f();
+    const cb = this.cb;
+    const more = this.more;
+    this.cb = undefined;
+    this.more = undefined;
+    if (cb) cb();
+    if (more) for (const f of more) f();
   }
 }

@@ -183,16 +183,19 @@ export class WorkerPool {
   /** A busy worker is free again when `ran` settles, and takes the next job. */
   private freeWhen(ran: WorkEnd): void {
     // A job's failure is its own to report; the worker goes on either way. (One then with
-    // both handlers: the simulator runs millions of jobs, and every promise counts.)
-    const free = (): void => {
-      this.busy--;
-      if (this.busy >= this.size) return; // the pool was shrunk: this worker goes
-      const next = this.dequeue();
-      const q = this.queue;
-      if (next) this.pickup(next, q.poppedEnqueuedMs, q.poppedTimeoutAtMs, q.poppedDeadlineMs);
-    };
-    ran.then(free, free);
+    // both handlers, and one function for every job: the simulator runs millions of jobs,
+    // and every promise and closure counts.)
+    ran.then(this.free, this.free);
   }
+
+  /** A worker is free: it takes the next job, unless the pool was shrunk below it. */
+  private readonly free = (): void => {
+    this.busy--;
+    if (this.busy >= this.size) return; // the pool was shrunk: this worker goes
+    const next = this.dequeue();
+    const q = this.queue;
+    if (next) this.pickup(next, q.poppedEnqueuedMs, q.poppedTimeoutAtMs, q.poppedDeadlineMs);
+  };
 
   private dequeue(): Job | undefined {
     const job = this.queue.pop();
