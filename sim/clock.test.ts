@@ -101,3 +101,34 @@ test('SimProcess: timers of a paused process run on resume, in order; a killed o
   await clock.run(clock.sleepUntil(100));
   assert.deepEqual(log, ['a 30', 'b 30', 'd 50']);
 });
+
+test('SimClock holds thousands of pending timers at once (its arrays and lanes grow) and cancels across reuse of a slot', async () => {
+  const clock = new SimClock();
+  const got: number[] = [];
+  const cancels: (() => void)[] = [];
+  // 5,000 at the same delay (one lane, many times its first size) and 5,000 irregular.
+  for (let i = 0; i < 5000; i++) {
+    clock.timer(1, () => {
+      cancels.push(clock.timer(clock.now() + 300, () => got.push(i)));
+      clock.timer(clock.now() + 2 + ((i * 7919) % 5000) / 10, () => got.push(10_000 + i));
+    });
+  }
+  assert.equal(clock.pendingTimers, 5000);
+  await clock.run(clock.sleepUntil(2));
+  assert.equal(clock.pendingTimers, 10_000);
+  for (let i = 0; i < 5000; i += 2) cancels[i]!();
+  await clock.run(clock.sleepUntil(1000));
+  assert.equal(got.length, 7500);
+  const lane = got.filter((x) => x < 10_000);
+  assert.deepEqual(
+    lane,
+    Array.from({ length: 2500 }, (_, k) => 2 * k + 1),
+  );
+  // A cancel called after its timer fired (its slot since reused) stops nothing.
+  let fired = false;
+  for (const c of cancels) c();
+  clock.timer(clock.now() + 1, () => (fired = true));
+  for (const c of cancels) c();
+  await clock.run(clock.sleepUntil(clock.now() + 2));
+  assert.ok(fired);
+});
