@@ -21,7 +21,8 @@ const LANE_AFTER = 32;
  * stay empty and cost every take a look.
  */
 const WINDOW = 4096;
-const SLOTS = 8;
+const SLOT_BITS = 4;
+const SLOTS = 1 << SLOT_BITS;
 const MAX_LANES = 16;
 
 /** Who runs a timer's callback when it fires (a simulated process: see `timerIn`). */
@@ -103,7 +104,7 @@ export class SimClock implements Clock {
   private n = 0;
   private readonly lanes: Lane[] = [];
   private readonly laneKeys = new Float64Array(MAX_LANES);
-  /** A small detector of frequent delays: µs keys and their counts, the rarest slot replaced. */
+  /** A small detector of frequent delays: µs keys and their counts. */
   private readonly slotKey = new Float64Array(SLOTS).fill(-1);
   private readonly slotCount = new Int32Array(SLOTS);
   private windowLeft = WINDOW;
@@ -193,28 +194,31 @@ export class SimClock implements Clock {
     this.slots = size;
   }
 
-  /** Counts a delay (µs); one that keeps coming gets a lane. */
+  /**
+   * Counts a delay (µs); one that keeps coming gets a lane. Each delay has one detector
+   * slot (a hash); another delay there takes a count away, and the slot once it is 0.
+   */
   private maybeLane(key: number): Lane | undefined {
     if (--this.windowLeft === 0) {
       this.windowLeft = WINDOW;
       this.slotCount.fill(0);
     }
-    let rarest = 0;
-    for (let i = 0; i < SLOTS; i++) {
-      if (this.slotKey[i] === key) {
-        if (++this.slotCount[i]! < LANE_AFTER || this.lanes.length >= MAX_LANES) return undefined;
-        this.slotKey[i] = -1;
-        this.slotCount[i] = 0;
-        const lane = new Lane(key);
-        this.laneKeys[this.lanes.length] = key;
-        this.lanes.push(lane);
-        return lane;
+    const i = Math.imul(key | 0, 0x9e3779b1) >>> (32 - SLOT_BITS);
+    if (this.slotKey[i] !== key) {
+      if (this.slotCount[i]! > 0) this.slotCount[i]!--;
+      else {
+        this.slotKey[i] = key;
+        this.slotCount[i] = 1;
       }
-      if (this.slotCount[i]! < this.slotCount[rarest]!) rarest = i;
+      return undefined;
     }
-    this.slotKey[rarest] = key;
-    this.slotCount[rarest] = 1;
-    return undefined;
+    if (++this.slotCount[i]! < LANE_AFTER || this.lanes.length >= MAX_LANES) return undefined;
+    this.slotKey[i] = -1;
+    this.slotCount[i] = 0;
+    const lane = new Lane(key);
+    this.laneKeys[this.lanes.length] = key;
+    this.lanes.push(lane);
+    return lane;
   }
 
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
