@@ -1,30 +1,68 @@
 import type { Clock } from '../foundation/clock.js';
 
-interface Entry {
-  readonly atMs: number;
-  readonly seq: number;
-  fn: (() => void) | undefined;
-}
-
-/** What fireNext and take answer when the next timer is due after the run's limit. */
+/** What fireNext answers when the next timer is due after the run's limit. */
 const PAST_LIMIT = 2;
-/** Immediates queued per turn of the event loop (see `run`). */
-const BATCH = 512;
-/** A delay (to the µs) seen this many times in a row of its detector slot gets a lane. */
+/** What take answers: no timer left; the next one is due after the limit. */
+const NONE = -1;
+const LATER = -2;
+/**
+ * Node's own drain between two immediates (lib/internal/timers.js calls it before each
+ * immediate but the first): the process.nextTick queue, then the microtasks, until both
+ * are empty. Undocumented but kept since Node 0.x for code that emulates a tick.
+ */
+const drain = (process as unknown as { _tickCallback?: () => void })._tickCallback;
+/** Timers fired per turn of the event loop (see `run`); one per immediate without `drain`. */
+const BATCH = drain ? 512 : 1;
+/** A delay (to the µs) seen this many times within one detector window gets a lane. */
 const LANE_AFTER = 32;
-const SLOTS = 8;
+/**
+ * Detector counts restart every WINDOW irregular timers: a delay drawn from a continuous
+ * distribution repeats to the µs now and then, and counted forever would get lanes that
+ * stay empty and cost every take a look.
+ */
+const WINDOW = 4096;
+const SLOT_BITS = 4;
+const SLOTS = 1 << SLOT_BITS;
 const MAX_LANES = 16;
+
+/** Who runs a timer's callback when it fires (a simulated process: see `timerIn`). */
+export interface TimerHost {
+  runTimer(epoch: number, fn: () => void): void;
+}
 
 /**
  * Timers set at the same delay from "now" (every attempt's timeout, 500 ms after it is
  * sent) come due in the order they were set: a FIFO holds them sorted for free. Only
  * the irregular ones (service times, arrivals) go through the heap.
  */
-interface Lane {
-  readonly delayMs: number;
-  /** Taken from head on; a taken slot is cleared (undefined) until the array is compacted. */
-  items: (Entry | undefined)[];
-  head: number;
+class Lane {
+  /** Timer slots, a ring of `mask + 1` from `head` on. */
+  buf = new Int32Array(64);
+  mask = 63;
+  head = 0;
+  len = 0;
+  constructor(readonly key: number) {}
+
+  push(slot: number): void {
+    if (this.len > this.mask) {
+      const old = this.buf;
+      const buf = new Int32Array(old.length * 2);
+      for (let i = 0; i < this.len; i++) buf[i] = old[(this.head + i) & this.mask]!;
+      this.buf = buf;
+      this.mask = buf.length - 1;
+      this.head = 0;
+    }
+    this.buf[(this.head + this.len++) & this.mask] = slot;
+  }
+
+  last(): number {
+    return this.buf[(this.head + this.len - 1) & this.mask]!;
+  }
+
+  shift(): void {
+    this.head = (this.head + 1) & this.mask;
+    this.len--;
+  }
 }
 
 /**
@@ -35,12 +73,13 @@ interface Lane {
  * VirtualClock, which tests drive step by step; this one is built to run a whole
  * experiment fast:
  *
- * - each timer fires from its own `setImmediate` callback, queued `BATCH` at a time.
- *   Node drains the microtask queue after every immediate, so a fired timer's promise
- *   chains have all run before the next timer fires, and one turn of the event loop
- *   (one epoll) serves hundreds of timers instead of one;
- * - a binary heap that moves a hole instead of swapping, and cancelled timers left in
- *   the heap until their time comes (cancelling is O(1)).
+ * - after each timer it runs Node's own drain (`drain`: what Node runs between two
+ *   immediates), so a fired timer's promise chains have all run before the next timer
+ *   fires, and one immediate, one turn of the event loop, serves `BATCH` timers;
+ * - a timer is a slot in typed arrays, not an object (about 3 million of them in a 10
+ *   minute run at 1000/s: what the garbage collector no longer sees), in a binary heap
+ *   of slots that moves a hole instead of swapping, or in a lane (repeated delays);
+ *   cancelled timers stay in until their time comes (cancelling is O(1)).
  *
  * Deterministic: nothing here reads the wall clock, and the order of events depends
  * only on times and creation order.
@@ -48,12 +87,27 @@ interface Lane {
 export class SimClock implements Clock {
   private t = 0;
   private seq = 0;
-  private readonly heap: Entry[] = [];
+  // A pending timer is a slot in these parallel arrays (no object per timer); a slot is
+  // free again once the timer is taken out, fired or cancelled.
+  private atOf = new Float64Array(1024);
+  /** Creation order, the tie-break; also tells a cancel whether its slot was reused. */
+  private seqOf = new Float64Array(1024);
+  private epochOf = new Float64Array(1024);
+  /** undefined: cancelled (or free). */
+  private readonly fnOf: ((() => void) | undefined)[] = [];
+  private readonly hostOf: (TimerHost | undefined)[] = [];
+  private free = new Int32Array(1024);
+  private nFree = 0;
+  private slots = 0;
+  /** A binary heap of slots by (time, seq). */
+  private heap = new Int32Array(1024);
+  private n = 0;
   private readonly lanes: Lane[] = [];
-  private readonly laneOf = new Map<number, Lane>();
-  /** A small detector of frequent delays: µs keys and their counts, the rarest slot replaced. */
+  private readonly laneKeys = new Float64Array(MAX_LANES);
+  /** A small detector of frequent delays: µs keys and their counts. */
   private readonly slotKey = new Float64Array(SLOTS).fill(-1);
   private readonly slotCount = new Int32Array(SLOTS);
+  private windowLeft = WINDOW;
   /** Timers fired so far: the simulation's events. */
   fired = 0;
 
@@ -62,51 +116,116 @@ export class SimClock implements Clock {
   }
 
   timer(atMs: number, fn: () => void): () => void {
-    const e: Entry = { atMs: atMs > this.t ? atMs : this.t, seq: this.seq++, fn };
-    const d = e.atMs - this.t;
-    if (d > 0) {
-      const key = Math.round(d * 1000);
-      const lane = this.laneOf.get(key) ?? this.maybeLane(key);
-      // A lane must stay sorted: (t + d) for a rounded d can step back by an ulp.
-      const last = lane?.items[lane.items.length - 1];
-      if (lane && (last === undefined || last.atMs <= e.atMs)) {
-        lane.items.push(e);
-        return () => {
-          e.fn = undefined;
-        };
-      }
-    }
-    this.push(e);
+    return this.canceller(this.add(atMs, fn, undefined, 0));
+  }
+
+  /**
+   * As `timer`, but fires as `host.runTimer(epoch, fn)`: a process's timers without a
+   * closure each.
+   */
+  timerIn(atMs: number, fn: () => void, host: TimerHost, epoch: number): () => void {
+    return this.canceller(this.add(atMs, fn, host, epoch));
+  }
+
+  private canceller(slot: number): () => void {
+    const seq = this.seqOf[slot]!;
     return () => {
-      e.fn = undefined;
+      if (this.seqOf[slot] === seq) {
+        this.fnOf[slot] = undefined;
+        this.hostOf[slot] = undefined;
+      }
     };
   }
 
-  /** Counts a delay (µs); one that keeps coming gets a lane. */
-  private maybeLane(key: number): Lane | undefined {
-    let rarest = 0;
-    for (let i = 0; i < SLOTS; i++) {
-      if (this.slotKey[i] === key) {
-        if (++this.slotCount[i]! < LANE_AFTER || this.lanes.length >= MAX_LANES) return undefined;
-        this.slotKey[i] = -1;
-        this.slotCount[i] = 0;
-        const lane: Lane = { delayMs: key / 1000, items: [], head: 0 };
-        this.lanes.push(lane);
-        this.laneOf.set(key, lane);
-        return lane;
+  /** Sets a timer; answers its slot. */
+  private add(atMs: number, fn: () => void, host: TimerHost | undefined, epoch: number): number {
+    if (this.nFree === 0) this.grow();
+    const slot = this.free[--this.nFree]!;
+    const t = this.t;
+    const at = atMs > t ? atMs : t;
+    this.atOf[slot] = at;
+    this.seqOf[slot] = this.seq++;
+    this.epochOf[slot] = epoch;
+    this.fnOf[slot] = fn;
+    this.hostOf[slot] = host;
+    if (at > t) {
+      const key = Math.round((at - t) * 1000);
+      const lanes = this.lanes;
+      let lane: Lane | undefined;
+      for (let i = 0; i < lanes.length; i++)
+        if (this.laneKeys[i] === key) {
+          lane = lanes[i]!;
+          break;
+        }
+      lane ??= this.maybeLane(key);
+      // A lane must stay sorted: (t + d) for a rounded d can step back by an ulp.
+      if (lane && (lane.len === 0 || this.atOf[lane.last()]! <= at)) {
+        lane.push(slot);
+        return slot;
       }
-      if (this.slotCount[i]! < this.slotCount[rarest]!) rarest = i;
     }
-    this.slotKey[rarest] = key;
-    this.slotCount[rarest] = 1;
-    return undefined;
+    this.push(slot);
+    return slot;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    const size = old === 0 ? 1024 : old * 2;
+    if (old > 0) {
+      const widen = (a: Float64Array): Float64Array<ArrayBuffer> => {
+        const b = new Float64Array(size);
+        b.set(a);
+        return b;
+      };
+      this.atOf = widen(this.atOf);
+      this.seqOf = widen(this.seqOf);
+      this.epochOf = widen(this.epochOf);
+      const heap = new Int32Array(size);
+      heap.set(this.heap);
+      this.heap = heap;
+      this.free = new Int32Array(size);
+    }
+    // Lowest slots first out: they were the first allocated, and stay in cache.
+    for (let s = size - 1; s >= old; s--) this.free[this.nFree++] = s;
+    for (let s = old; s < size; s++) {
+      this.fnOf.push(undefined);
+      this.hostOf.push(undefined);
+    }
+    this.slots = size;
+  }
+
+  /**
+   * Counts a delay (µs); one that keeps coming gets a lane. Each delay has one detector
+   * slot (a hash); another delay there takes a count away, and the slot once it is 0.
+   */
+  private maybeLane(key: number): Lane | undefined {
+    if (--this.windowLeft === 0) {
+      this.windowLeft = WINDOW;
+      this.slotCount.fill(0);
+    }
+    const i = Math.imul(key | 0, 0x9e3779b1) >>> (32 - SLOT_BITS);
+    if (this.slotKey[i] !== key) {
+      if (this.slotCount[i]! > 0) this.slotCount[i]!--;
+      else {
+        this.slotKey[i] = key;
+        this.slotCount[i] = 1;
+      }
+      return undefined;
+    }
+    if (++this.slotCount[i]! < LANE_AFTER || this.lanes.length >= MAX_LANES) return undefined;
+    this.slotKey[i] = -1;
+    this.slotCount[i] = 0;
+    const lane = new Lane(key);
+    this.laneKeys[this.lanes.length] = key;
+    this.lanes.push(lane);
+    return lane;
   }
 
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
     if (atMs <= this.t || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       if (!signal) {
-        this.timer(atMs, resolve);
+        this.add(atMs, resolve, undefined, 0);
         return;
       }
       const onAbort = (): void => {
@@ -123,8 +242,10 @@ export class SimClock implements Clock {
 
   /** Timers still to fire (cancelled ones excluded). O(n): for tests. */
   get pendingTimers(): number {
-    let n = this.heap.filter((e) => e.fn !== undefined).length;
-    for (const l of this.lanes) for (let i = l.head; i < l.items.length; i++) if (l.items[i]!.fn) n++;
+    let n = 0;
+    for (let i = 0; i < this.n; i++) if (this.fnOf[this.heap[i]!]) n++;
+    for (const l of this.lanes)
+      for (let i = 0; i < l.len; i++) if (this.fnOf[l.buf[(l.head + i) & l.mask]!]) n++;
     return n;
   }
 
@@ -151,136 +272,137 @@ export class SimClock implements Clock {
           error = e;
         },
       );
-      let stopped = false;
-      let left = 0;
       let idlePolls = 0;
       const finish = (): void => {
-        stopped = true;
         if (ok) resolve(value as T);
         else reject(error);
-      };
-      const batch = (): void => {
-        left = BATCH;
-        for (let i = 0; i < BATCH; i++) setImmediate(one);
       };
       // Nothing due: what runs may still be waiting for real I/O (a file); poll a while.
       const idle = (): void => {
         if (settled) return finish();
         if (this.fireNext()) {
           idlePolls = 0;
-          return batch();
+          return void setImmediate(step);
         }
         if (++idlePolls > 200)
-          return void (
-            (stopped = true),
-            reject(new Error('the simulation has no event left, but the run has not ended (a deadlock)'))
+          return reject(
+            new Error('the simulation has no event left, but the run has not ended (a deadlock)'),
           );
         setTimeout(idle, 1);
       };
-      const one = (): void => {
-        if (stopped) return;
-        if (settled) return finish();
-        const fired = this.fireNext(limitMs);
-        if (fired === PAST_LIMIT) {
-          stopped = true;
-          reject(new Error(`the simulation went past ${limitMs} ms of virtual time without the run ending`));
-          return;
+      // Up to BATCH timers, each followed by the drain Node itself runs between two
+      // immediates; then the event loop turns.
+      const step = (): void => {
+        for (let i = 0; i < BATCH; i++) {
+          if (settled) return finish();
+          const fired = this.fireNext(limitMs);
+          if (fired === PAST_LIMIT)
+            return reject(
+              new Error(`the simulation went past ${limitMs} ms of virtual time without the run ending`),
+            );
+          if (!fired) return void setImmediate(idle);
+          drain?.();
         }
-        if (!fired) {
-          stopped = true;
-          left = 0;
-          setImmediate(() => {
-            stopped = false;
-            idle();
-          });
-          return;
-        }
-        if (--left === 0) batch();
+        setImmediate(step);
       };
-      batch();
+      setImmediate(step);
     });
   }
 
   /**
-   * Takes the next timer out (cancelled ones included); undefined when none is left;
-   * PAST_LIMIT, leaving it in, when it is due after `limitMs`.
+   * Takes the next timer out (cancelled ones included) and answers its slot, which the
+   * caller frees; NONE when none is left; LATER, leaving it in, when it is due after `limitMs`.
    */
-  private take(limitMs: number): Entry | typeof PAST_LIMIT | undefined {
-    let best = this.heap[0];
+  private take(limitMs: number): number {
+    const atOf = this.atOf;
+    const seqOf = this.seqOf;
+    let best = this.n > 0 ? this.heap[0]! : NONE;
     let from: Lane | undefined;
-    for (const l of this.lanes) {
-      const e = l.items[l.head];
-      if (e !== undefined && (best === undefined || before(e, best))) {
-        best = e;
+    const lanes = this.lanes;
+    for (let i = 0; i < lanes.length; i++) {
+      const l = lanes[i]!;
+      if (l.len === 0) continue;
+      const s = l.buf[l.head]!;
+      if (best === NONE || atOf[s]! < atOf[best]! || (atOf[s] === atOf[best] && seqOf[s]! < seqOf[best]!)) {
+        best = s;
         from = l;
       }
     }
-    if (best === undefined) return undefined;
-    if (best.atMs > limitMs) return PAST_LIMIT;
-    if (!from) return this.pop();
-    from.items[from.head++] = undefined;
-    if (from.head === from.items.length) {
-      from.items = [];
-      from.head = 0;
-    } else if (from.head > 4096 && from.head * 2 > from.items.length) {
-      from.items = from.items.slice(from.head);
-      from.head = 0;
-    }
+    if (best === NONE) return NONE;
+    if (atOf[best]! > limitMs) return LATER;
+    if (from) from.shift();
+    else this.pop();
     return best;
   }
 
   /** Fires the next live timer; false when there is none, PAST_LIMIT when the next is due after `limitMs`. */
   private fireNext(limitMs = Number.POSITIVE_INFINITY): boolean | typeof PAST_LIMIT {
     for (;;) {
-      const e = this.take(limitMs);
-      if (e === PAST_LIMIT) return e;
-      if (e === undefined) return false;
-      const fn = e.fn;
+      const s = this.take(limitMs);
+      if (s === LATER) return PAST_LIMIT;
+      if (s === NONE) return false;
+      const fn = this.fnOf[s];
+      const host = this.hostOf[s];
+      this.fnOf[s] = undefined;
+      this.hostOf[s] = undefined;
+      this.free[this.nFree++] = s;
       if (fn === undefined) continue;
-      e.fn = undefined;
-      if (e.atMs > this.t) this.t = e.atMs;
+      const at = this.atOf[s]!;
+      if (at > this.t) this.t = at;
       this.fired++;
-      fn();
+      if (host === undefined) fn();
+      else host.runTimer(this.epochOf[s]!, fn);
       return true;
     }
   }
 
-  private push(e: Entry): void {
+  private push(slot: number): void {
     const h = this.heap;
-    let i = h.length;
-    h.push(e);
+    const atOf = this.atOf;
+    const at = atOf[slot]!;
+    const seq = this.seqOf[slot]!;
+    let i = this.n++;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      const pe = h[p]!;
-      if (!(e.atMs < pe.atMs || (e.atMs === pe.atMs && e.seq < pe.seq))) break;
-      h[i] = pe;
+      const ps = h[p]!;
+      const pat = atOf[ps]!;
+      if (!(at < pat || (at === pat && seq < this.seqOf[ps]!))) break;
+      h[i] = ps;
       i = p;
     }
-    h[i] = e;
+    h[i] = slot;
   }
 
-  private pop(): Entry {
+  /** Removes the top (the caller has read it). */
+  private pop(): void {
     const h = this.heap;
-    const top = h[0]!;
-    const last = h.pop()!;
-    const n = h.length;
-    if (n > 0) {
-      let i = 0;
-      for (;;) {
-        let c = 2 * i + 1;
-        if (c >= n) break;
-        const r = c + 1;
-        if (r < n && before(h[r]!, h[c]!)) c = r;
-        if (!before(h[c]!, last)) break;
-        h[i] = h[c]!;
-        i = c;
+    const atOf = this.atOf;
+    const seqOf = this.seqOf;
+    const n = --this.n;
+    if (n === 0) return;
+    const last = h[n]!;
+    const lat = atOf[last]!;
+    const lseq = seqOf[last]!;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      let cs = h[c]!;
+      let cat = atOf[cs]!;
+      const r = c + 1;
+      if (r < n) {
+        const rs = h[r]!;
+        const rat = atOf[rs]!;
+        if (rat < cat || (rat === cat && seqOf[rs]! < seqOf[cs]!)) {
+          c = r;
+          cs = rs;
+          cat = rat;
+        }
       }
-      h[i] = last;
+      if (!(cat < lat || (cat === lat && seqOf[cs]! < lseq))) break;
+      h[i] = cs;
+      i = c;
     }
-    return top;
+    h[i] = last;
   }
-}
-
-function before(a: Entry, b: Entry): boolean {
-  return a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq);
 }

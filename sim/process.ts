@@ -1,4 +1,4 @@
-import type { SimClock } from './clock.js';
+import type { SimClock, TimerHost } from './clock.js';
 
 export type ProcessState = 'up' | 'paused' | 'down';
 
@@ -14,7 +14,7 @@ export type ProcessState = 'up' | 'paused' | 'down';
  * - when it is killed, everything it had pending is forgotten (a new epoch), and when
  *   it starts again it starts from nothing.
  */
-export class SimProcess {
+export class SimProcess implements TimerHost {
   state: ProcessState = 'up';
   private epoch = 0;
   private frozen: { epoch: number; fn: () => void }[] = [];
@@ -33,13 +33,12 @@ export class SimProcess {
    * first). The returned cancel only stops a timer that has not fallen due.
    */
   at(atMs: number, fn: () => void): () => void {
-    const epoch = this.epoch;
-    return this.clock.timer(atMs, () => this.run(epoch, fn));
+    return this.clock.timerIn(atMs, fn, this, this.epoch);
   }
 
   /** Runs `fn` inside the process now (an event arriving from outside): deferred while paused. */
   deliver(fn: () => void): void {
-    this.run(this.epoch, fn);
+    this.runTimer(this.epoch, fn);
   }
 
   /** A token that says whether the process is still the same incarnation. */
@@ -47,7 +46,8 @@ export class SimProcess {
     return this.epoch;
   }
 
-  private run(epoch: number, fn: () => void): void {
+  /** A timer of `at` falls due (called by the clock). */
+  runTimer(epoch: number, fn: () => void): void {
     if (epoch !== this.epoch || this.state === 'down') return;
     if (this.state === 'paused') this.frozen.push({ epoch, fn });
     else fn();
@@ -63,7 +63,7 @@ export class SimProcess {
     const due = this.frozen;
     this.frozen = [];
     const now = this.clock.now();
-    for (const d of due) this.clock.timer(now, () => this.run(d.epoch, d.fn));
+    for (const d of due) this.clock.timerIn(now, d.fn, this, d.epoch);
   }
 
   /** Dies with everything pending; stays down until `start`. */
