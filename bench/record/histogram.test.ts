@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seededRng } from '../../foundation/rng.js';
-import { createLatencyHistogram, recordUs, type LatencyHistogram } from './histogram.js';
+import * as hdr from 'hdr-histogram-js';
+import { createLatencyHistogram, meanUs, recordUs, type LatencyHistogram } from './histogram.js';
 
 /** Everything a summary or a series reads from a histogram, and its counts bucket by bucket. */
 const figures = (h: LatencyHistogram): unknown => {
@@ -42,4 +43,39 @@ test('recordUs hands what it cannot index to recordValue (fractional, zero)', ()
     slow.recordValue(v);
   }
   assert.deepEqual(figures(fast), figures(slow));
+});
+
+test("createLatencyHistogram makes what the package's builder made: the same class, range and resizing", () => {
+  const built = hdr.build({
+    bitBucketSize: 32,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
+  const ours = createLatencyHistogram();
+  assert.equal(ours.constructor.name, built.constructor.name);
+  for (const k of [
+    'autoResize',
+    'highestTrackableValue',
+    'lowestDiscernibleValue',
+    'numberOfSignificantValueDigits',
+  ])
+    assert.equal((ours as never)[k], (built as never)[k], k);
+  for (const us of [1, 999, 20_000, 3_600_000_000, 5e9]) {
+    ours.recordValue(us);
+    built.recordValue(us);
+  }
+  assert.equal(ours.totalCount, built.totalCount);
+  assert.equal(ours.maxValue, built.maxValue);
+});
+
+test("meanUs is the library's mean to the bit, on wide and narrow distributions", () => {
+  const rng = seededRng(7);
+  for (const spread of [1, 50, 20_000, 2_000_000, 3_000_000_000]) {
+    const h = createLatencyHistogram();
+    assert.equal(meanUs(h), h.mean);
+    for (let i = 0; i < 20_000; i++) recordUs(h, 1 + Math.floor(rng.next() * rng.next() * spread));
+    assert.ok(Object.is(meanUs(h), h.mean), `spread ${spread}: ${meanUs(h)} vs ${h.mean}`);
+  }
 });

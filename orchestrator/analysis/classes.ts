@@ -1,4 +1,4 @@
-import { lineSink, type EventSink } from '../../bench/record/eventLog.js';
+import { lineSink, type EventSink } from '../../bench/record/eventSink.js';
 import type { RunPlan } from '../spec/plan.js';
 import { nearestRank } from './percentiles.js';
 import { round } from '../../foundation/round.js';

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { CAPACITY_MODES, parseCapacityMode } from '../calibrate/capacity.js';
 import { parseRuntime, RUNTIMES } from '../lab/runtimes.js';
-import { EVENTS_MODES, type EventsMode } from '../../bench/record/eventLog.js';
+import type { EventsMode } from '../../bench/record/eventLog.js';
 
 export function positiveNumber(flag: string) {
   return (v: string): number => {
@@ -48,6 +48,12 @@ export function addCapacityOption(cmd: Command): Command {
     parseCapacityMode,
   );
 }
+
+/**
+ * eventLog.ts's EVENTS_MODES said again (options.test holds them equal): importing it would load
+ * the event log's writers and apache-arrow into every command that only parses `--events`.
+ */
+export const EVENTS_MODES: readonly EventsMode[] = ['all', 'failures', 'none', 'ndjson'];
 
 /**
  * `--events all|failures|none|ndjson` (run, sweep): which events each run writes to its

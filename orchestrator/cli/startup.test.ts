@@ -98,6 +98,7 @@ test("run --runtime sim loads the simulation's runtime alone, and not the run's 
     '/dist/orchestrator/lab/swarm/runtime.js',
     '/dist/orchestrator/run/runExperiment.js',
     '/dist/orchestrator/report/writeReport.js',
+    '/node_modules/apache-arrow/',
   ])
     assert.ok(!has(loaded, part), `run --runtime sim --dry-run loaded ${part}`);
 });
@@ -139,6 +140,15 @@ seed: 1
     '/dist/orchestrator/live/',
     '/dist/orchestrator/report/',
     '/dist/orchestrator/lab/swarm/clientScrape.js',
+    // --events none: no event log writer, nor its Arrow and LZ4 code.
+    '/dist/bench/record/eventLog.js',
+    '/dist/bench/record/arrowEvents.js',
+    '/node_modules/lz4js/',
+    // timeseries.arrow is written with Arrow's single-file build, not its module tree; the
+    // histograms are hdr-histogram-js's class alone, not its root (WebAssembly, pako).
+    '/node_modules/apache-arrow/Arrow.node.mjs',
+    '/node_modules/hdr-histogram-js/dist/index.js',
+    '/node_modules/hdr-histogram-js/dist/wasm/',
   ])
     assert.ok(!has(loaded, part), `a simulated run loaded ${part}`);
 });

@@ -1,10 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Float64, Table, tableToIPC, Utf8, vectorFromArray, type Vector } from 'apache-arrow';
 import { Recorder, type PolicyPresence } from '../../bench/record/Recorder.js';
 import { parseExperiment } from '../spec/load.js';
 import { planRun } from '../spec/plan.js';
 import { timeseriesCsv } from './timeseries.js';
+import { TIMESERIES_ARROW, writeTimeseries, type SeriesTable } from './timeseriesFiles.js';
 
 const plan = planRun(
   parseExperiment(
@@ -51,4 +55,28 @@ test('a first attempt the breaker refuses still counts as offered on schedule (f
   rec.policy({ type: 'rejected', client: 0, origin: 3, number: 1, by: 'throttle', atMs: 1200 });
   rec.tick(2000);
   assert.deepEqual(rec.close().series.firstSends, [1, 1]);
+});
+
+test("timeseries.arrow's bytes from the single-file apache-arrow build are the package module build's", () => {
+  const t: SeriesTable = {
+    columns: ['t', 'phase', 'goodput', 'p99_ms'],
+    rows: [
+      [0, 'warmup', 950, 21.5],
+      [1, 'baseline', null, 0.1 + 0.2],
+      [2, null, -0, Number.MAX_VALUE],
+      [3, 'observe — é', 1e-300, null],
+    ],
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-ts-arrow-'));
+  writeTimeseries(dir, t);
+  const columns: Record<string, Vector> = {};
+  t.columns.forEach((name, k) => {
+    const cells = t.rows.map((row) => row[k] ?? null);
+    columns[name] =
+      name === 'phase'
+        ? vectorFromArray(cells as (string | null)[], new Utf8())
+        : vectorFromArray(cells as (number | null)[], new Float64());
+  });
+  const expected = Buffer.from(tableToIPC(new Table(columns), 'file'));
+  assert.ok(readFileSync(join(dir, TIMESERIES_ARROW)).equals(expected));
 });

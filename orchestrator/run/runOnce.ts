@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { drive } from '../../bench/driver.js';
-import { eventSink, teeSink, type EventSink, type EventsMode } from '../../bench/record/eventLog.js';
+import type { EventsMode } from '../../bench/record/eventLog.js';
+import { nullSink, teeSink, type EventSink } from '../../bench/record/eventSink.js';
 import { Recorder, type Recorded } from '../../bench/record/Recorder.js';
 import { arrivalsFor } from './load.js';
 import { driveClosed } from '../../bench/closedLoop.js';
@@ -83,6 +84,10 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
   });
   const startedAt = new Date();
   const classes = classCollector(plan);
+  // The event log's writers (and apache-arrow under them) load only for a run that keeps a log.
+  const events = ctx.events ?? 'all';
+  const openLog =
+    events === 'none' ? () => nullSink : (await import('../../bench/record/eventLog.js')).eventSink;
   let manifest: Record<string, unknown> | undefined;
   const x = await executeRun(plan, rt, {
     ...ctx,
@@ -112,7 +117,7 @@ export async function runOnce(plan: RunPlan, dir: string, ctx: RunContext): Prom
         ...ctx.manifestExtra,
       };
       writeJson(join(dir, 'manifest.json'), manifest);
-      const log = eventSink(ctx.events ?? 'all', dir);
+      const log = openLog(events, dir);
       return classes ? teeSink(log, classes.sink) : log;
     },
   });
