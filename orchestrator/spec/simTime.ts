@@ -6,17 +6,18 @@ import { expectedOrigins } from './arrivals/index.js';
  * wall time (its schedule) says nothing about a simulation, which runs in virtual time (a
  * simulated sweep that took 67 s was estimated at 3,381 s).
  *
- * The speeds are the simulator benchmark's (benchmarks/results/sim-2026-12-03.md, one core
- * of a 2-core AMD EPYC, idle): a run that recovers, every origin one attempt, 628,944
- * attempts in 6.06 to 6.22 s with its results folder written, about 100,000 attempts/s;
- * the collapse, 2,219,692 attempts in 25.1 s on the main thread, about 88,000 attempts/s.
- * The range runs from every origin taking one attempt at the faster speed to every origin
- * taking all its attempts at the slower one, plus the CLI's module loading and the report
- * (1 to 3 s: retry-storm.yaml, 84,000 origins collapsing, took 4.2 s through the CLI).
- * A machine busy with other work takes longer (36 s at a load average of 15 on 2 cores).
+ * The speeds are the simulator benchmark's (benchmarks/results/sim-2026-12-07.md, its run
+ * of 16:26 UTC: a 2-core AMD EPYC, idle; default flags, so the event log and the report
+ * included): a 610 s run that recovers, nearly every origin one attempt, 638,593 attempts in
+ * 5.14 s; its collapse, 2,169,025 attempts in 7.02 s. Of those, the CLI's start and the
+ * report are 1 to 5 s (the recovering run without events and report: 2.26 s); the rest is
+ * about 250,000 attempts/s recovering and 200,000 collapsing (retry-storm.yaml, 84,000
+ * origins collapsing: 3.1 s through the CLI). The range runs from every origin taking one
+ * attempt at the faster speed to every origin taking all its attempts at the slower one,
+ * plus that overhead. A machine busy with other work takes longer.
  */
-export const SIM_ATTEMPTS_PER_S = { fast: 100_000, slow: 88_000 } as const;
-export const SIM_OVERHEAD_S = { low: 1, high: 3 } as const;
+export const SIM_ATTEMPTS_PER_S = { fast: 250_000, slow: 200_000 } as const;
+export const SIM_OVERHEAD_S = { low: 1, high: 5 } as const;
 
 /** The estimated wall time of one simulated run, seconds; null for a closed loop (its origins depend on the system). */
 export function simulatedRunS(plan: RunPlan): { lowS: number; highS: number } | null {
