@@ -2,6 +2,7 @@ import type { Attempt, AttemptResult } from '../bench/outcome.js';
 import { kindOfStatus, type OutcomeKind } from '../bench/outcome.js';
 import type { Clock } from '../foundation/clock.js';
 import { deadlineHeaderMs } from '../services/api/requestLimits.js';
+import { timedAttemptResult } from '../bench/policy/ClientPolicy.js';
 import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
 import { FifoQueue } from '../foundation/fifoQueue.js';
 import type { Transport, TransportResult } from '../bench/transport/Transport.js';
@@ -313,7 +314,7 @@ class SlotWaiter implements InFlight {
     const c = this.timing;
     if (c)
       (this.handler as AttemptHandler).onResponse(
-        timedResult('timeout', 0, this.calledMs, waitMs, c.now(), this.attempt.number),
+        timedAttemptResult('timeout', 0, this.calledMs, waitMs, c.now(), this.attempt.number),
       );
     else (this.handler as TransportHandler).onResult({ kind: 'timeout', status: 0, clientWaitMs: waitMs });
   }
@@ -412,7 +413,7 @@ class SimCall implements SimRequest, InFlight {
     if (c)
       this.t.deliverAttempt(
         handler as AttemptHandler,
-        timedResult(kind, status, this.calledMs, this.waitMs, c.now(), this.number),
+        timedAttemptResult(kind, status, this.calledMs, this.waitMs, c.now(), this.number),
       );
     else
       this.t.deliver(
@@ -453,23 +454,4 @@ class SimCall implements SimRequest, InFlight {
     this.gone = true;
     this.finish('timeout', 0, false);
   }
-}
-
-/**
- * An attempt's own result, as viaTransport makes it of a TransportResult (bench/policy/
- * ClientPolicy.ts): sent when it was given plus its wait for a connection, the same
- * fields in the same order.
- */
-function timedResult(
-  kind: OutcomeKind,
-  status: number,
-  calledMs: number,
-  waitMs: number,
-  endMs: number,
-  attempt: number,
-): AttemptResult {
-  const wait = waitMs > 0 ? waitMs : 0;
-  return wait > 0
-    ? { kind, status, sentMs: calledMs + wait, endMs, attempt, clientWaitMs: wait }
-    : { kind, status, sentMs: calledMs + wait, endMs, attempt };
 }

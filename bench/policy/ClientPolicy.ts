@@ -1,6 +1,6 @@
 import type { Clock } from '../../foundation/clock.js';
 import type { Rng } from '../../foundation/rng.js';
-import type { Attempt, AttemptResult } from '../outcome.js';
+import type { Attempt, AttemptResult, OutcomeKind } from '../outcome.js';
 import type { Transport, TransportResult } from '../transport/Transport.js';
 import type { PolicyEvent } from './events.js';
 import { nodeController, type NewController } from '../abort.js';
@@ -119,17 +119,31 @@ class TransportAttempt implements TransportHandler {
 
 /** A transport's result as the attempt's: `calledMs` is when the transport was called. */
 function attemptResult(r: TransportResult, calledMs: number, endMs: number, attempt: number): AttemptResult {
-  // A wait for a connection inside the client is not service time: sentMs is when it left.
-  const wait = r.clientWaitMs ?? 0;
-  const out: AttemptResult = { kind: r.kind, status: r.status, sentMs: calledMs + wait, endMs, attempt };
-  // The common answer (no wait, no stream, no Retry-After) is this one object.
-  if (wait <= 0 && !r.stream && r.retryAfterMs === undefined) return out;
-  const withWait: AttemptResult = {
-    ...out,
-    ...(wait > 0 ? { clientWaitMs: wait } : {}),
-    ...(r.stream ? { stream: r.stream } : {}),
-  };
-  return r.retryAfterMs === undefined ? withWait : { ...withWait, retryAfterMs: r.retryAfterMs };
+  const out = timedAttemptResult(r.kind, r.status, calledMs, r.clientWaitMs ?? 0, endMs, attempt);
+  // The common answer (no stream, no Retry-After) is this one object.
+  if (!r.stream && r.retryAfterMs === undefined) return out;
+  const withStream: AttemptResult = r.stream ? { ...out, stream: r.stream } : out;
+  return r.retryAfterMs === undefined ? withStream : { ...withStream, retryAfterMs: r.retryAfterMs };
+}
+
+/**
+ * An attempt's result from its kind, status and times: `calledMs` is when the transport was
+ * called, `clientWaitMs` its wait for a connection inside the client, which is not service
+ * time (sentMs is when it left). A transport that times its attempts itself (the
+ * simulator's dispatchAttempt) makes its results with this too.
+ */
+export function timedAttemptResult(
+  kind: OutcomeKind,
+  status: number,
+  calledMs: number,
+  clientWaitMs: number,
+  endMs: number,
+  attempt: number,
+): AttemptResult {
+  const sentMs = calledMs + clientWaitMs;
+  return clientWaitMs > 0
+    ? { kind, status, sentMs, endMs, attempt, clientWaitMs }
+    : { kind, status, sentMs, endMs, attempt };
 }
 
 /**
