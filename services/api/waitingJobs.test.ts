@@ -62,3 +62,41 @@ test('replace puts a stand-in in a waiting job’s place with its times: 10,000 
   );
   assert.throws(() => q.replace(tickets[0]!, 'gone'), /no waiting job has ticket/);
 });
+
+test('blocks taken and given back, shared stand-ins, times as offsets: the same jobs and times as a plain list, in either order', () => {
+  // A pseudo-random walk of pushes, pops and replaces against an array, blocks of 4 slots.
+  let seed = 7;
+  const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (const discipline of ['fifo', 'lifo'] as const) {
+    for (const timeouts of ['offset', 'mixed'] as const) {
+      const q = new WaitingJobs<string>(discipline, Infinity, 4);
+      const model: { t: number; job: string; times: [number, number, number] }[] = [];
+      for (let n = 0; n < 20_000; n++) {
+        const r = rand();
+        // Phases of growth and of draining, so blocks come and go.
+        const grow = Math.floor(n / 2000) % 2 === 0;
+        if (r < (grow ? 0.6 : 0.35)) {
+          const enq = n + rand();
+          const timeoutAt =
+            timeouts === 'offset' || rand() < 0.9 ? enq + 30_000 : rand() < 0.5 ? NaN : enq + 7;
+          const deadline = n > 10_000 && rand() < 0.5 ? enq + rand() * 100 : NaN;
+          const job = `j${n}`;
+          model.push({ t: q.push(job, enq, timeoutAt, deadline), job, times: [enq, timeoutAt, deadline] });
+        } else if (r < 0.85 || model.length === 0) {
+          const job = q.pop();
+          const k = discipline === 'fifo' ? 0 : model.length - 1;
+          const want = model.splice(k, 1)[0];
+          assert.equal(job, want?.job);
+          if (want)
+            assert.deepEqual([q.poppedEnqueuedMs, q.poppedTimeoutAtMs, q.poppedDeadlineMs], want.times);
+        } else {
+          const w = model[Math.floor(rand() * model.length)]!;
+          w.job = rand() < 0.95 ? 'gone' : 'other';
+          q.replace(w.t, w.job);
+        }
+        assert.equal(q.length, model.length);
+        if (n % 997 === 0) assert.equal(q.distinctJobs(), new Set(model.map((m) => m.job)).size);
+      }
+    }
+  }
+});

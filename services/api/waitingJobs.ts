@@ -1,20 +1,35 @@
 import type { QueueDiscipline } from './queue.js';
 
+/** Slots per block of a WaitingJobs: a block is 64 KB (job pointers and arrival times). */
+const BLOCK = 4096;
+
 /**
- * The jobs waiting for a worker (FIFO or LIFO, optionally bounded), in a ring: each
- * job's times (arrival, request-timeout expiry, deadline; NaN for none) in typed
+ * The jobs waiting for a worker (FIFO or LIFO, optionally bounded), in blocks of slots:
+ * each job's times (arrival, request-timeout expiry, deadline; NaN for none) in typed
  * arrays, the job itself in a slot beside them. A job whose client has gone can be
  * `replace`d by a shared stand-in: then it is no object of its own, only its times and
- * a slot (16 bytes; 32 once some job has a timeout or a deadline: those arrays are
- * made when first needed). A collapsed api queues every attempt for ever, still
- * works on each one, and holds hundreds of thousands of them.
+ * a slot. A collapsed api queues every attempt for ever, still works on each one, and
+ * holds a million of them, so the queue's memory follows its length, not a power of
+ * two above it:
+ *   - blocks are taken as the queue grows and given back as it drains (nothing is
+ *     copied, and no doubled array sits beside the old one while it is);
+ *   - a full block whose every slot holds the same stand-in keeps that one reference,
+ *     not 4,096 (8 bytes a job saved);
+ *   - a time that is each job's arrival plus the same constant (the server's request
+ *     timeout) is that constant, not an array (8 bytes a job): it is stored only once
+ *     some job's is not exactly that sum.
+ * A backlog of stand-ins is thus 8 bytes a job (its arrival time) against 32.
  */
 export class WaitingJobs<J> {
-  private jobs: (J | undefined)[];
-  private enq: Float64Array;
-  private timeoutAt: Float64Array | undefined;
-  private deadline: Float64Array | undefined;
-  private mask: number;
+  /** The blocks from the one holding ticket `first * size` on. */
+  private blocks: Block<J>[] = [];
+  private first = 0;
+  private readonly shift: number;
+  private readonly mask: number;
+  /** A drained block kept for the next one needed (a queue going to and fro across a boundary). */
+  private spare: Block<J> | undefined;
+  private readonly timeoutAt: TimeColumn;
+  private readonly deadline: TimeColumn;
   /** Ticket (absolute position) of the oldest waiting job, and one past the newest. */
   private head = 0;
   private tail = 0;
@@ -23,16 +38,17 @@ export class WaitingJobs<J> {
   poppedTimeoutAtMs = NaN;
   poppedDeadlineMs = NaN;
 
+  /** `blockSize`: slots per block (a power of two; small ones for tests). */
   constructor(
     private readonly discipline: QueueDiscipline = 'fifo',
     private readonly bound = Infinity,
-    capacity = 64,
+    blockSize = BLOCK,
   ) {
     if (!(bound >= 0)) throw new RangeError(`queue bound must be >= 0 (got ${bound})`);
-    const cap = 2 ** Math.ceil(Math.log2(Math.max(2, capacity)));
-    this.jobs = new Array<J | undefined>(cap).fill(undefined);
-    this.enq = new Float64Array(cap);
-    this.mask = cap - 1;
+    this.shift = Math.ceil(Math.log2(Math.max(2, blockSize)));
+    this.mask = 2 ** this.shift - 1;
+    this.timeoutAt = new TimeColumn(this.mask + 1);
+    this.deadline = new TimeColumn(this.mask + 1);
   }
 
   get length(): number {
@@ -42,26 +58,45 @@ export class WaitingJobs<J> {
   /** Queues `job` with its times; its ticket (for `replace` while it waits), or -1 when the queue is full. */
   push(job: J, enqueuedMs: number, timeoutAtMs: number, deadlineMs: number): number {
     if (this.length >= this.bound) return -1;
-    if (this.length === this.jobs.length) this.grow();
     const t = this.tail++;
     const i = t & this.mask;
-    this.jobs[i] = job;
-    this.enq[i] = enqueuedMs;
-    if (this.timeoutAt || !Number.isNaN(timeoutAtMs)) (this.timeoutAt ??= this.nans())[i] = timeoutAtMs;
-    if (this.deadline || !Number.isNaN(deadlineMs)) (this.deadline ??= this.nans())[i] = deadlineMs;
+    const b = (t >>> this.shift) - this.first;
+    const block = b < this.blocks.length ? this.blocks[b]! : this.newBlock();
+    if (block.jobs === undefined) block.unshare(); // a LIFO back in a block of stand-ins
+    const jobs = block.jobs!;
+    if (block.sharedSlots !== 0 && jobs[i] === block.shared) block.sharedSlots--;
+    jobs[i] = job;
+    if (job === block.shared) block.sharedSlots++;
+    block.enq[i] = enqueuedMs;
+    this.timeoutAt.set(this.blocks, b, i, enqueuedMs, timeoutAtMs, this.length - 1);
+    this.deadline.set(this.blocks, b, i, enqueuedMs, deadlineMs, this.length - 1);
     return t;
   }
 
   /** The next job to serve (its times in `popped…`), or undefined when empty. */
   pop(): J | undefined {
     if (this.tail === this.head) return undefined;
-    const t = this.discipline === 'lifo' ? --this.tail : this.head++;
+    const lifo = this.discipline === 'lifo';
+    const t = lifo ? --this.tail : this.head++;
     const i = t & this.mask;
-    const job = this.jobs[i];
-    this.jobs[i] = undefined;
-    this.poppedEnqueuedMs = this.enq[i]!;
-    this.poppedTimeoutAtMs = this.timeoutAt ? this.timeoutAt[i]! : NaN;
-    this.poppedDeadlineMs = this.deadline ? this.deadline[i]! : NaN;
+    const b = (t >>> this.shift) - this.first;
+    const block = this.blocks[b]!;
+    const enq = block.enq[i]!;
+    this.poppedEnqueuedMs = enq;
+    this.poppedTimeoutAtMs = this.timeoutAt.get(b, i, enq);
+    this.poppedDeadlineMs = this.deadline.get(b, i, enq);
+    let job: J | undefined;
+    if (block.jobs === undefined) job = block.shared;
+    else {
+      job = block.jobs[i];
+      block.jobs[i] = undefined;
+      if (job === block.shared) block.sharedSlots--;
+    }
+    if (lifo) {
+      // The block past the newest job is given back (not the newest's: a queue that
+      // comes and goes at a boundary would take and give back a block each time).
+      if (i === 0 && b + 1 < this.blocks.length) this.dropLast();
+    } else if (i === this.mask) this.dropFirst();
     return job;
   }
 
@@ -72,40 +107,160 @@ export class WaitingJobs<J> {
   replace(ticket: number, job: J): void {
     if (!(ticket >= this.head && ticket < this.tail))
       throw new RangeError(`no waiting job has ticket ${ticket}`);
-    this.jobs[ticket & this.mask] = job;
+    const block = this.blocks[(ticket >>> this.shift) - this.first]!;
+    if (block.jobs === undefined) {
+      if (job === block.shared) return;
+      block.unshare();
+    }
+    const jobs = block.jobs!;
+    const i = ticket & this.mask;
+    if (block.sharedSlots === 0) block.shared = job;
+    else if (jobs[i] === block.shared) block.sharedSlots--;
+    jobs[i] = job;
+    if (job === block.shared && ++block.sharedSlots === jobs.length) block.jobs = undefined;
   }
 
   /** How many distinct objects the waiting jobs are (what a backlog of stand-ins saves). */
   distinctJobs(): number {
     const seen = new Set<J>();
-    for (let t = this.head; t < this.tail; t++) seen.add(this.jobs[t & this.mask]!);
+    for (let t = this.head; t < this.tail; t++) {
+      const block = this.blocks[(t >>> this.shift) - this.first]!;
+      seen.add(block.jobs === undefined ? block.shared! : block.jobs[t & this.mask]!);
+    }
     return seen.size;
   }
 
-  /** A times array of the current capacity, all NaN (none). */
-  private nans(): Float64Array {
-    return new Float64Array(this.jobs.length).fill(NaN);
+  /** The block for the slots past the last one (the spare, if any). */
+  private newBlock(): Block<J> {
+    const block = this.spare ?? new Block<J>(this.mask + 1);
+    this.spare = undefined;
+    this.blocks.push(block);
+    this.timeoutAt.grew(block.enq);
+    this.deadline.grew(block.enq);
+    return block;
   }
 
-  private grow(): void {
-    const cap = this.jobs.length * 2;
-    const mask = cap - 1;
-    const jobs = new Array<J | undefined>(cap).fill(undefined);
-    const enq = new Float64Array(cap);
-    const timeoutAt = this.timeoutAt && new Float64Array(cap).fill(NaN);
-    const deadline = this.deadline && new Float64Array(cap).fill(NaN);
-    for (let t = this.head; t < this.tail; t++) {
-      const from = t & this.mask;
-      const to = t & mask;
-      jobs[to] = this.jobs[from];
-      enq[to] = this.enq[from]!;
-      if (timeoutAt) timeoutAt[to] = this.timeoutAt![from]!;
-      if (deadline) deadline[to] = this.deadline![from]!;
+  /** The oldest block is drained (a FIFO's head left it). */
+  private dropFirst(): void {
+    this.keep(this.blocks.shift()!);
+    this.timeoutAt.dropFirst();
+    this.deadline.dropFirst();
+    this.first++;
+  }
+
+  /** The newest block is empty (a LIFO's tail left it). */
+  private dropLast(): void {
+    this.keep(this.blocks.pop()!);
+    this.timeoutAt.dropLast();
+    this.deadline.dropLast();
+  }
+
+  private keep(block: Block<J>): void {
+    if (block.jobs === undefined) block.unshare();
+    block.jobs!.fill(undefined);
+    block.shared = undefined;
+    block.sharedSlots = 0;
+    this.spare = block;
+  }
+}
+
+/** A block's slots: the jobs (absent: all `shared`) and their arrival times. */
+class Block<J> {
+  jobs: (J | undefined)[] | undefined;
+  readonly enq: Float64Array;
+  /** The stand-in some slots hold (the first put in by `replace`), and how many do. */
+  shared: J | undefined;
+  sharedSlots = 0;
+
+  constructor(size: number) {
+    this.jobs = new Array<J | undefined>(size).fill(undefined);
+    this.enq = new Float64Array(size);
+  }
+
+  /** Every slot its own again, each holding the shared job. */
+  unshare(): void {
+    this.jobs = new Array<J | undefined>(this.enq.length).fill(this.shared);
+  }
+}
+
+/**
+ * One of the waiting jobs' times (timeout expiry, deadline), in one of three forms: all
+ * NaN (none yet); every one the job's arrival plus `offset`, to the bit; or an array a
+ * block, NaN where none.
+ */
+class TimeColumn {
+  private form: 'none' | 'offset' | 'arrays' = 'none';
+  private offset = 0;
+  /** In the 'arrays' form, one per block (beside WaitingJobs' blocks). */
+  private arrays: Float64Array[] = [];
+
+  constructor(private readonly size: number) {}
+
+  /** Records the time `v` of the job in slot `i` of block `b`; `waiting`: how many jobs waited before it. */
+  set(
+    blocks: readonly Block<unknown>[],
+    b: number,
+    i: number,
+    enq: number,
+    v: number,
+    waiting: number,
+  ): void {
+    if (this.form === 'arrays') {
+      this.arrays[b]![i] = v;
+      return;
     }
-    this.jobs = jobs;
-    this.enq = enq;
-    this.timeoutAt = timeoutAt;
-    this.deadline = deadline;
-    this.mask = mask;
+    if (this.form === 'offset' ? enq + this.offset === v : Number.isNaN(v)) return;
+    if (waiting === 0) {
+      // No other job waits: the form can start again from this one.
+      if (Number.isNaN(v)) this.form = 'none';
+      if (Number.isNaN(v) || this.tryOffset(enq, v)) return;
+    }
+    this.toArrays(blocks);
+    this.arrays[b]![i] = v;
+  }
+
+  get(b: number, i: number, enq: number): number {
+    return this.form === 'none' ? NaN : this.form === 'offset' ? enq + this.offset : this.arrays[b]![i]!;
+  }
+
+  /** A block was added (with its arrival times `enq`). */
+  grew(enq: Float64Array): void {
+    if (this.form === 'arrays') this.arrays.push(new Float64Array(enq.length).fill(NaN));
+  }
+
+  dropFirst(): void {
+    if (this.form === 'arrays') this.arrays.shift();
+  }
+
+  dropLast(): void {
+    if (this.form === 'arrays') this.arrays.pop();
+  }
+
+  /**
+   * The first time of a queue that holds no other: the offset it is from its arrival,
+   * if adding it back gives the time exactly. A round figure first (the configured
+   * timeout, which the difference may miss by a rounding), then the difference itself.
+   */
+  private tryOffset(enq: number, v: number): boolean {
+    const d = v - enq;
+    for (const offset of [Math.round(d * 1e6) / 1e6, d]) {
+      if (Number.isFinite(offset) && enq + offset === v) {
+        this.form = 'offset';
+        this.offset = offset;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** From now on an array a block: the times so far written out (all slots, waiting or not). */
+  private toArrays(blocks: readonly Block<unknown>[]): void {
+    const offset = this.form === 'offset' ? this.offset : NaN;
+    this.arrays = blocks.map((block) => {
+      const a = new Float64Array(this.size);
+      for (let i = 0; i < a.length; i++) a[i] = block.enq[i]! + offset;
+      return a;
+    });
+    this.form = 'arrays';
   }
 }
