@@ -205,7 +205,7 @@ export class SimApi {
     private readonly cfg: SimApiConfig,
     private readonly deps?: { readonly redis: SimRedisServer; readonly postgres: SimPostgresServer },
   ) {
-    this.proc = new SimProcess('api', clock);
+    this.proc = new SimProcess('api', clock, (fn) => this.turn(fn));
     this.boot();
   }
 
@@ -224,7 +224,8 @@ export class SimApi {
     // The api's code runs inside the process: its timers wait while it is paused.
     const procClock = {
       now: () => this.clock.now(),
-      timer: (atMs: number, fn: () => void) => this.proc.at(atMs, () => this.turn(fn)),
+      timer: (atMs: number, fn: () => void) => this.proc.wrapped(atMs, fn, true),
+      fire: (atMs: number, fn: () => void) => this.proc.wrapped(atMs, fn, false),
     };
     this.pool = new WorkerPool(this.cfg.workers, {
       ...poolOptions(this.cfg.mitigations),

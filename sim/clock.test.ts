@@ -102,6 +102,28 @@ test('SimProcess: timers of a paused process run on resume, in order; a killed o
   assert.deepEqual(log, ['a 30', 'b 30', 'd 50']);
 });
 
+test('SimProcess.wrapped: its timers run through the wrap, after a pause on resume (still wrapped), never after a kill', async () => {
+  const clock = new SimClock();
+  const log: string[] = [];
+  const p = new SimProcess('api', clock, (fn) => {
+    log.push('(');
+    fn();
+    log.push(')');
+  });
+  p.wrapped(10, () => log.push(`a ${clock.now()}`), false);
+  const cancel = p.wrapped(15, () => log.push('cancelled'), true);
+  cancel();
+  p.at(12, () => log.push(`plain ${clock.now()}`));
+  clock.timer(11, () => p.pause());
+  p.wrapped(20, () => log.push(`b ${clock.now()}`), false);
+  clock.timer(30, () => p.resume());
+  clock.timer(35, () => p.kill());
+  p.wrapped(40, () => log.push('old epoch'), false);
+  await clock.run(clock.sleepUntil(100));
+  assert.deepEqual(log, ['(', 'a 10', ')', 'plain 30', '(', 'b 30', ')']);
+  assert.throws(() => new SimProcess('db', clock).wrapped(1, () => undefined, false), /no wrap/);
+});
+
 test('SimClock holds thousands of pending timers at once (its arrays and lanes grow) and cancels across reuse of a slot', async () => {
   const clock = new SimClock();
   const got: number[] = [];

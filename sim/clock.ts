@@ -127,6 +127,11 @@ export class SimClock implements Clock {
     return this.canceller(this.add(atMs, fn, host, epoch));
   }
 
+  /** As `timerIn`, for a timer nobody cancels: no canceller made (the api's work timers, one an attempt). */
+  schedule(atMs: number, fn: () => void, host: TimerHost, epoch: number): void {
+    this.add(atMs, fn, host, epoch);
+  }
+
   private canceller(slot: number): () => void {
     const seq = this.seqOf[slot]!;
     return () => {

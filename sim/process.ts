@@ -17,12 +17,20 @@ export type ProcessState = 'up' | 'paused' | 'down';
 export class SimProcess implements TimerHost {
   state: ProcessState = 'up';
   private epoch = 0;
-  private frozen: { epoch: number; fn: () => void }[] = [];
+  private frozen: { epoch: number; fn: () => void; host: TimerHost }[] = [];
+  /** The host of the timers `wrapped` sets: each runs as `wrap(fn)` (no closure a timer for it). */
+  private readonly wrapHost: TimerHost | undefined;
 
   constructor(
     readonly name: string,
     private readonly clock: SimClock,
-  ) {}
+    wrap?: (fn: () => void) => void,
+  ) {
+    if (wrap) {
+      const host: TimerHost = { runTimer: (epoch, fn) => this.run(epoch, fn, host, wrap) };
+      this.wrapHost = host;
+    }
+  }
 
   now(): number {
     return this.clock.now();
@@ -34,6 +42,20 @@ export class SimProcess implements TimerHost {
    */
   at(atMs: number, fn: () => void): () => void {
     return this.clock.timerIn(atMs, fn, this, this.epoch);
+  }
+
+  /**
+   * As `at`, the callback run as the constructor's `wrap(fn)` when it falls due (or,
+   * paused, on resume); `cancellable` false: nothing to cancel it with (none is made).
+   */
+  wrapped(atMs: number, fn: () => void, cancellable: false): undefined;
+  wrapped(atMs: number, fn: () => void, cancellable: true): () => void;
+  wrapped(atMs: number, fn: () => void, cancellable: boolean): (() => void) | undefined {
+    const host = this.wrapHost;
+    if (!host) throw new Error(`process ${this.name} has no wrap for its timers`);
+    if (cancellable) return this.clock.timerIn(atMs, fn, host, this.epoch);
+    this.clock.schedule(atMs, fn, host, this.epoch);
+    return undefined;
   }
 
   /** Runs `fn` inside the process now (an event arriving from outside): deferred while paused. */
@@ -48,8 +70,19 @@ export class SimProcess implements TimerHost {
 
   /** A timer of `at` falls due (called by the clock). */
   runTimer(epoch: number, fn: () => void): void {
+    this.run(epoch, fn, this, undefined);
+  }
+
+  /** A timer of `host` (this or the wrapping one) falls due. */
+  private run(
+    epoch: number,
+    fn: () => void,
+    host: TimerHost,
+    wrap: ((fn: () => void) => void) | undefined,
+  ): void {
     if (epoch !== this.epoch || this.state === 'down') return;
-    if (this.state === 'paused') this.frozen.push({ epoch, fn });
+    if (this.state === 'paused') this.frozen.push({ epoch, fn, host });
+    else if (wrap) wrap(fn);
     else fn();
   }
 
@@ -63,7 +96,7 @@ export class SimProcess implements TimerHost {
     const due = this.frozen;
     this.frozen = [];
     const now = this.clock.now();
-    for (const d of due) this.clock.timerIn(now, d.fn, this, d.epoch);
+    for (const d of due) this.clock.timerIn(now, d.fn, d.host, d.epoch);
   }
 
   /** Dies with everything pending; stays down until `start`. */
