@@ -194,7 +194,8 @@ test('an older results folder (events.ndjson, uncompressed, a torn last line) is
 });
 
 // A run killed outright (SIGKILL) never writes events.arrow's footer. A child process writes two
-// whole batches and part of a third, with notes among them, and kills itself: what it flushed must read back, row for row.
+// whole batches and part of a third, with notes among them, and kills itself once the writer
+// thread has written the whole ones: what it flushed must read back, row for row.
 test('a run killed outright keeps its event log: every whole batch and the notes flushed with them read back', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-killed-'));
   const rows = 2 * BATCH_ROWS + 999;
@@ -211,6 +212,8 @@ test('a run killed outright keeps its event log: every whole batch and the notes
       if (notes.has(i)) sink.write(notes.get(i));
       sink.write({ e: 'attempt', origin: i, n: 1, kind: 'ok', status: 200 });
     }
+    // The full batches are written on a thread of their own: the kill comes once they are in the file.
+    await sink.flushed();
     process.kill(process.pid, 'SIGKILL');`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(child.signal, 'SIGKILL', child.stderr);
