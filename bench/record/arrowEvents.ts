@@ -96,12 +96,16 @@ export class ArrowEventFile implements EventSink {
     private readonly path: string,
     private readonly notesPath: string,
   ) {
-    this.fd = openSync(path, 'w');
+    try {
+      this.fd = openSync(path, 'w');
+    } catch (err) {
+      throw unwritable(path, (err as Error).message);
+    }
     try {
       this.writer = new EventBatchWriter(this.fd);
     } catch (err) {
       closeSync(this.fd);
-      throw err;
+      throw unwritable(path, (err as Error).message);
     }
     this.take();
   }
@@ -215,9 +219,15 @@ export class ArrowEventFile implements EventSink {
     return true;
   }
 
-  /** A full batch (or the last one): to the writer thread, started at the first. */
+  /** A full batch: to the writer thread, started at the first. */
   private flush(): void {
-    if (this.failure) throw this.failure;
+    if (this.failure) {
+      // The file is lost: close() reports why (a throw here would fail whichever callback recorded the row).
+      clearColumns(this.columns);
+      this.rows += this.row;
+      this.row = 0;
+      return;
+    }
     this.thread ??= this.startThread();
     this.send({ columns: this.columns, n: this.row, notes: this.newNotes() });
     this.rows += this.row;
@@ -253,26 +263,25 @@ export class ArrowEventFile implements EventSink {
     // This process's flags (--cpu-prof and the like), less one a thread refuses (`node --input-type=module -e`).
     const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
     const thread = new Worker(WRITER_THREAD, { workerData: data, execArgv });
-    const fail = (message: string): Error =>
-      (this.failure ??= new BenchError(
-        'E_RUN_UNUSABLE',
-        `the event log ${this.path} could not be written: ${message}`,
-        'check the space and permissions of the run folder, or run with --events none',
-      ));
     this.ended = new Promise<void>((resolve, reject) => {
       thread.on('message', (m: FromWriter) => {
         if ('columns' in m) this.returned(m.columns);
         else if ('done' in m) resolve();
-        else reject(fail(m.error));
+        else reject(this.fail(m.error));
       });
-      thread.on('error', (err) => reject(fail(err.message)));
+      thread.on('error', (err) => reject(this.fail(err.message)));
       // After `done` this changes nothing; before it, the thread died.
-      thread.on('exit', () => reject(fail('its writer thread stopped')));
+      thread.on('exit', () => reject(this.fail('its writer thread stopped')));
     });
-    // Seen at the next full batch, or by close().
+    // Reported by close().
     this.ended.catch(() => undefined);
     this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
     return thread;
+  }
+
+  /** The run's error for a write that failed: said for a person, with no stack trace (the first one kept). */
+  private fail(message: string): Error {
+    return (this.failure ??= unwritable(this.path, message));
   }
 
   private returned(columns: Columns): void {
@@ -292,6 +301,8 @@ export class ArrowEventFile implements EventSink {
       this.row = 0;
       this.writer.end();
       writeNotes(this.notesPath, this.notes);
+    } catch (err) {
+      return Promise.reject(this.fail((err as Error).message));
     } finally {
       closeSync(this.fd);
     }
@@ -314,4 +325,12 @@ export class ArrowEventFile implements EventSink {
       closeSync(this.fd);
     }
   }
+}
+
+function unwritable(path: string, message: string): BenchError {
+  return new BenchError(
+    'E_RUN_UNUSABLE',
+    `the event log ${path} could not be written: ${message}`,
+    'check the space and permissions of the run folder, or run with --events none',
+  );
 }
