@@ -33,21 +33,33 @@ const PREFIX = 8;
  */
 export class CompressedFileWriter<T extends TypeMap = TypeMap> extends RecordBatchFileWriter<T> {
   private fd: number | undefined;
+  private ownsFd = false;
+  private resumeAt: number | undefined;
 
   /**
-   * Writes the file at `path` with `schema`, each message straight to the operating system as
-   * it is made (apache-arrow's own sinks queue bytes for a stream's next turn): when a batch's
-   * write() returns it is in the file, and a run killed after it keeps it (arrowRead.ts).
+   * Writes the file at `path` (or on the open descriptor `path`, which the caller closes) with
+   * `schema`, each message straight to the operating system as it is made (apache-arrow's own
+   * sinks queue bytes for a stream's next turn): when a batch's write() returns it is in the
+   * file, and a run killed after it keeps it (arrowRead.ts). With `resumeAt`, the file's start
+   * (magic and schema, `resumeAt` bytes) is already written, by another writer on another
+   * thread: this one goes on from there (arrowWriterThread.ts).
    */
-  open(path: string, schema: Schema<T>): this {
-    this.fd = openSync(path, 'w');
+  open(path: string | number, schema: Schema<T>, resumeAt?: number): this {
+    this.ownsFd = typeof path === 'string';
+    this.fd = typeof path === 'string' ? openSync(path, 'w') : path;
+    this.resumeAt = resumeAt;
     return this.reset(undefined, schema);
   }
 
-  /** The footer written and the file closed. */
+  /** Bytes written so far. */
+  get position(): number {
+    return this._position;
+  }
+
+  /** The footer written and the file closed (when this writer opened it). */
   end(): void {
     this.finish();
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined && this.ownsFd) closeSync(this.fd);
     this.fd = undefined;
   }
 
@@ -66,6 +78,10 @@ export class CompressedFileWriter<T extends TypeMap = TypeMap> extends RecordBat
    * run) is still a stream from byte 8 that any Arrow reader opens (arrowRead.ts).
    */
   protected override _writeSchema(schema: Schema<T>): this {
+    if (this.resumeAt !== undefined) {
+      this._position = this.resumeAt;
+      return this;
+    }
     this._writeMagic()._writePadding(2);
     return this._writeMessage(Message.from(schema));
   }

@@ -1,33 +1,23 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { BenchError } from '../../foundation/errors.js';
 import {
-  Bool,
-  Dictionary,
-  Field,
-  Float64,
-  Int8,
-  Int16,
-  Int32,
-  makeData,
-  RecordBatch,
-  Schema,
-  Struct,
-  Table,
-  tableToIPC,
-  Utf8,
-  vectorFromArray,
-  type Data,
-  type DataType,
-  type Vector,
-} from 'apache-arrow';
-import { CompressedFileWriter, EVENTS_COMPRESSION } from './arrowCodec.js';
+  BATCH_ROWS,
+  clearColumns,
+  EventBatchWriter,
+  newColumns,
+  transferList,
+  writeNotes,
+  type Columns,
+  type Note,
+  type Values,
+} from './arrowBatch.js';
+import type { FromWriter, ToWriter, WriterThreadData } from './arrowWriterThread.js';
 import type { Attempt, AttemptResult, Origin, OutcomeKind } from '../outcome.js';
 import { COL, EVENT_COLUMNS, EVENT_TYPES, FIELDS, KINDS, type ColumnSpec } from './eventColumns.js';
 import type { EventSink } from './eventSink.js';
 
-/** Rows per record batch: a few MB per flush, so a busy run costs a few writes a minute. */
-export const BATCH_ROWS = 65536;
-
-type Values = Float64Array | Int32Array | Int16Array | Int8Array | Uint8Array;
+export { BATCH_ROWS } from './arrowBatch.js';
 
 const ATTEMPT = EVENT_TYPES.indexOf('attempt');
 const OUTCOME = EVENT_TYPES.indexOf('outcome');
@@ -49,35 +39,7 @@ const C_TOKENS = COL['tokens']!;
 const C_TTFT = COL['ttftMs']!;
 const C_ITL = COL['itlMs']!;
 
-function arrowType(c: ColumnSpec, id: number): DataType {
-  switch (c.type) {
-    case 'f64':
-      return new Float64();
-    case 'i32':
-      return new Int32();
-    case 'i16':
-      return new Int16();
-    case 'bool':
-      return new Bool();
-    case 'dict':
-      return new Dictionary(new Utf8(), new Int8(), id);
-  }
-}
-
-function newValues(c: ColumnSpec): Values {
-  switch (c.type) {
-    case 'f64':
-      return new Float64Array(BATCH_ROWS);
-    case 'i32':
-      return new Int32Array(BATCH_ROWS);
-    case 'i16':
-      return new Int16Array(BATCH_ROWS);
-    case 'bool':
-      return new Uint8Array(BATCH_ROWS >> 3);
-    case 'dict':
-      return new Int8Array(BATCH_ROWS);
-  }
-}
+const WRITER_THREAD = new URL('./arrowWriterThread.js', import.meta.url);
 
 /** µs, as events.ndjson writes them. */
 function us(x: number): number {
@@ -91,38 +53,70 @@ const INT_RANGE: Partial<Record<ColumnSpec['type'], readonly [number, number]>> 
 };
 
 /**
- * events.arrow: an Apache Arrow IPC file (bodies LZ4-frame compressed), one record batch per BATCH_ROWS events, built
- * from one typed array (and one validity bitmap) per column. An attempt or an outcome
- * fills its row's cells straight from the Recorder's objects: no string, no object per
- * event. Each batch's arrays are fresh (the writer holds them until they are on disk).
- * Lines that do not fit the columns (EVENT_COLUMNS) go whole to events.notes.arrow.
+ * events.arrow: an Apache Arrow IPC file (bodies LZ4-frame compressed), one record batch per
+ * BATCH_ROWS events, built from one typed array (and one validity bitmap) per column. An
+ * attempt or an outcome fills its row's cells straight from the Recorder's objects: no
+ * string, no object per event. Lines that do not fit the columns (EVENT_COLUMNS) go whole to
+ * events.notes.arrow.
+ *
+ * Building, compressing and writing a batch cost a busy run about a second of its thread (pure
+ * JS LZ4), so from the first full batch on they are a writer thread's (arrowWriterThread.ts):
+ * each full batch's arrays are moved there, not copied, and come back for a later batch once
+ * written. A run that never fills a batch pays no thread: its one batch is written here at
+ * the end. This thread opens the file and writes its start; a batch is in the file once the
+ * writer thread has written it, so a run killed outright loses the batches still in flight.
  */
 export class ArrowEventFile implements EventSink {
-  private readonly schema: Schema;
-  private readonly dictionaries: (Vector | undefined)[];
-  private readonly writer = new CompressedFileWriter({ compressionType: EVENTS_COMPRESSION });
-  private values: Values[] = [];
-  private valid: Uint8Array[] = [];
+  private readonly fd: number;
+  /** This thread's writer: the file's start, and a run's one batch and footer when it has no thread. */
+  private readonly writer: EventBatchWriter;
+  private columns!: Columns;
+  private values!: Values[];
+  private valid!: Uint8Array[];
   private row = 0;
   private rows = 0;
   private readonly notes: Note[] = [];
+  /** Notes handed to the writer thread (or written) so far. */
   private notesWritten = 0;
+  private thread: Worker | undefined;
+  /** Batches' arrays the writer thread gave back. */
+  private readonly spare: Columns[] = [];
+  /** Settled when the writer thread has written the footer, or failed. */
+  private ended: Promise<void> | undefined;
+  /** Settled when the writer thread is gone (the file descriptor may then be closed). */
+  private exited: Promise<void> | undefined;
+  private failure: Error | undefined;
+  private closing: Promise<void> | undefined;
+  /** Batches handed to the writer thread, and how many it has written. */
+  private sent = 0;
+  private written = 0;
+  private waiting: { readonly upTo: number; readonly resolve: () => void }[] = [];
 
   constructor(
-    path: string,
+    private readonly path: string,
     private readonly notesPath: string,
   ) {
-    this.schema = new Schema(EVENT_COLUMNS.map((c, i) => new Field(c.name, arrowType(c, i), c.name !== 'e')));
-    this.dictionaries = EVENT_COLUMNS.map((c) =>
-      c.values ? vectorFromArray([...c.values], new Utf8()) : undefined,
-    );
-    this.writer.open(path, this.schema);
-    this.fresh();
+    try {
+      this.fd = openSync(path, 'w');
+    } catch (err) {
+      throw unwritable(path, (err as Error).message);
+    }
+    try {
+      this.writer = new EventBatchWriter(this.fd);
+    } catch (err) {
+      closeSync(this.fd);
+      throw unwritable(path, (err as Error).message);
+    }
+    this.take();
   }
 
-  private fresh(): void {
-    this.values = EVENT_COLUMNS.map(newValues);
-    this.valid = EVENT_COLUMNS.map(() => new Uint8Array(BATCH_ROWS >> 3));
+  /** A batch's arrays for the next rows: given back by the writer thread, else new. */
+  private take(): void {
+    const spare = this.spare.pop();
+    if (spare) clearColumns(spare);
+    this.columns = spare ?? newColumns();
+    this.values = this.columns.values;
+    this.valid = this.columns.valid;
     this.row = 0;
   }
 
@@ -225,59 +219,118 @@ export class ArrowEventFile implements EventSink {
     return true;
   }
 
+  /** A full batch: to the writer thread, started at the first. */
   private flush(): void {
-    const n = this.row;
-    const children: Data[] = EVENT_COLUMNS.map((c, k) => {
-      const type = this.schema.fields[k]!.type as DataType;
-      const dictionary = this.dictionaries[k];
-      const values = this.values[k]!;
-      return makeData({
-        type,
-        length: n,
-        data: c.type === 'bool' ? values : values.subarray(0, n),
-        nullBitmap: this.valid[k]!,
-        ...(dictionary ? { dictionary } : {}),
-      } as Parameters<typeof makeData>[0]);
-    });
-    const data = makeData({ type: new Struct(this.schema.fields), length: n, nullCount: 0, children });
-    this.writer.write(new RecordBatch(this.schema, data));
-    this.rows += n;
-    this.fresh();
-    // The notes up to here, beside the batch: a run killed later keeps both (arrowRead.ts).
-    if (this.notes.length > this.notesWritten) {
-      writeNotes(this.notesPath, this.notes);
-      this.notesWritten = this.notes.length;
+    if (this.failure) {
+      // The file is lost: close() reports why (a throw here would fail whichever callback recorded the row).
+      clearColumns(this.columns);
+      this.rows += this.row;
+      this.row = 0;
+      return;
     }
+    this.thread ??= this.startThread();
+    this.send({ columns: this.columns, n: this.row, notes: this.newNotes() });
+    this.rows += this.row;
+    this.take();
+  }
+
+  /**
+   * Settled once every full batch so far is in the file (with the notes before it), as it is
+   * when a batch is written on this thread: for a caller that must know what a kill now keeps.
+   */
+  flushed(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.written >= this.sent) return Promise.resolve();
+    return Promise.race([
+      new Promise<void>((resolve) => this.waiting.push({ upTo: this.sent, resolve })),
+      this.ended!,
+    ]);
+  }
+
+  private newNotes(): Note[] {
+    const notes = this.notes.slice(this.notesWritten);
+    this.notesWritten = this.notes.length;
+    return notes;
+  }
+
+  private send(m: ToWriter): void {
+    if ('columns' in m) this.sent++;
+    this.thread!.postMessage(m, 'columns' in m ? transferList(m.columns) : []);
+  }
+
+  private startThread(): Worker {
+    const data: WriterThreadData = { fd: this.fd, position: this.writer.position, notesPath: this.notesPath };
+    // This process's flags (--cpu-prof and the like), less one a thread refuses (`node --input-type=module -e`).
+    const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+    const thread = new Worker(WRITER_THREAD, { workerData: data, execArgv });
+    this.ended = new Promise<void>((resolve, reject) => {
+      thread.on('message', (m: FromWriter) => {
+        if ('columns' in m) this.returned(m.columns);
+        else if ('done' in m) resolve();
+        else reject(this.fail(m.error));
+      });
+      thread.on('error', (err) => reject(this.fail(err.message)));
+      // After `done` this changes nothing; before it, the thread died.
+      thread.on('exit', () => reject(this.fail('its writer thread stopped')));
+    });
+    // Reported by close().
+    this.ended.catch(() => undefined);
+    this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
+    return thread;
+  }
+
+  /** The run's error for a write that failed: said for a person, with no stack trace (the first one kept). */
+  private fail(message: string): Error {
+    return (this.failure ??= unwritable(this.path, message));
+  }
+
+  private returned(columns: Columns): void {
+    this.spare.push(columns);
+    this.written++;
+    if (this.waiting.length === 0) return;
+    for (const w of this.waiting) if (w.upTo <= this.written) w.resolve();
+    this.waiting = this.waiting.filter((w) => w.upTo > this.written);
   }
 
   close(): Promise<void> {
-    if (this.row > 0 || this.rows === 0) this.flush();
-    this.writer.end();
-    writeNotes(this.notesPath, this.notes);
+    if (this.thread) return (this.closing ??= this.closeThread());
+    // No thread: the one batch (empty if the run recorded nothing), the footer and the notes, here.
+    try {
+      this.writer.write(this.columns, this.row);
+      this.rows += this.row;
+      this.row = 0;
+      this.writer.end();
+      writeNotes(this.notesPath, this.notes);
+    } catch (err) {
+      return Promise.reject(this.fail((err as Error).message));
+    } finally {
+      closeSync(this.fd);
+    }
     return Promise.resolve();
+  }
+
+  private async closeThread(): Promise<void> {
+    try {
+      if (!this.failure) {
+        if (this.row > 0) {
+          this.send({ columns: this.columns, n: this.row, notes: this.newNotes() });
+          this.rows += this.row;
+          this.row = 0;
+        }
+        this.send({ end: true, notes: this.newNotes() });
+      }
+      await this.ended;
+    } finally {
+      await this.exited;
+      closeSync(this.fd);
+    }
   }
 }
 
-interface Note {
-  readonly seq: number;
-  readonly e: string;
-  readonly atMs: number | null;
-  readonly json: string;
-}
-
-/**
- * events.notes.arrow (NOTE_COLUMNS): a few lines at most per second, written whole at each
- * batch and at the end; through a rename, so a kill mid-write leaves the previous one.
- */
-function writeNotes(path: string, notes: readonly Note[]): void {
-  const column = (k: keyof Note, type: DataType): Vector =>
-    vectorFromArray(notes.map((x) => x[k]) as (number | string | null)[], type as never);
-  const table = new Table({
-    seq: column('seq', new Int32()),
-    e: column('e', new Utf8()),
-    atMs: column('atMs', new Float64()),
-    json: column('json', new Utf8()),
-  });
-  writeFileSync(`${path}.part`, tableToIPC(table, 'file'));
-  renameSync(`${path}.part`, path);
+function unwritable(path: string, message: string): BenchError {
+  return new BenchError(
+    'E_RUN_UNUSABLE',
+    `the event log ${path} could not be written: ${message}`,
+    'check the space and permissions of the run folder, or run with --events none',
+  );
 }

@@ -3,15 +3,18 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import { seededRng } from '../../foundation/rng.js';
 import { ipcBodies } from '../../test/helpers/arrowBodies.js';
 import type { Attempt, AttemptResult, Origin, OutcomeKind } from '../outcome.js';
-import { BATCH_ROWS } from './arrowEvents.js';
+import { ArrowEventFile, BATCH_ROWS } from './arrowEvents.js';
+import { ExitCode } from '../../foundation/exitCodes.js';
 import { ipcBatches } from './arrowRead.js';
-import { KINDS } from './eventColumns.js';
+import { COL, EVENT_COLUMNS, EVENT_TYPES, FIELDS, KINDS } from './eventColumns.js';
+import { attemptEvent, outcomeEvent } from './eventEncoding.js';
 import {
   eachEvent,
   EVENTS_FILE,
@@ -85,7 +88,11 @@ function* recorded(
   }
 }
 
-async function record(mode: EventsMode, count: number): Promise<string> {
+/**
+ * Every `yieldEvery` events, a wait for the writer thread (arrowEvents.ts) to have written the
+ * batches so far, as a run's turns of the event loop let its messages in: the batches' arrays come back.
+ */
+async function record(mode: EventsMode, count: number, yieldEvery = 0): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-'));
   const sink = eventSink(mode, dir);
   let i = 0;
@@ -93,6 +100,7 @@ async function record(mode: EventsMode, count: number): Promise<string> {
     if (x.length === 2) sink.attempt!(x[0], x[1]);
     else sink.outcome!(x[0], x[1], x[2]);
     if (++i % 5000 === 0) sink.write({ e: 'trigger', action: 'apply', atMs: i, name: `t${i}` });
+    if (yieldEvery > 0 && i % yieldEvery === 0) await (sink as Partial<ArrowEventFile>).flushed?.();
   }
   await sink.close();
   return dir;
@@ -194,7 +202,8 @@ test('an older results folder (events.ndjson, uncompressed, a torn last line) is
 });
 
 // A run killed outright (SIGKILL) never writes events.arrow's footer. A child process writes two
-// whole batches and part of a third, with notes among them, and kills itself: what it flushed must read back, row for row.
+// whole batches and part of a third, with notes among them, and kills itself once the writer
+// thread has written the whole ones: what it flushed must read back, row for row.
 test('a run killed outright keeps its event log: every whole batch and the notes flushed with them read back', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-killed-'));
   const rows = 2 * BATCH_ROWS + 999;
@@ -211,6 +220,8 @@ test('a run killed outright keeps its event log: every whole batch and the notes
       if (notes.has(i)) sink.write(notes.get(i));
       sink.write({ e: 'attempt', origin: i, n: 1, kind: 'ok', status: 200 });
     }
+    // The full batches are written on a thread of their own: the kill comes once they are in the file.
+    await sink.flushed();
     process.kill(process.pid, 'SIGKILL');`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(child.signal, 'SIGKILL', child.stderr);
@@ -242,3 +253,83 @@ test('a run killed outright keeps its event log: every whole batch and the notes
   assert.equal(cut.length, BATCH_ROWS);
   assert.equal(cut[BATCH_ROWS - 1]!['origin'], BATCH_ROWS - 1);
 });
+
+// From the first full batch on, batches are built, compressed and written on a writer thread,
+// their arrays moved there and back (arrowEvents.ts). Six full batches and a partial one, read
+// by Arrow's own reader: each batch in its place, every cell of every column what was recorded,
+// null (over a 0) where nothing was: a recycled array that kept a value would show here.
+test("the writer thread loses, reorders and alters no batch: every cell read back by Arrow's reader", async () => {
+  const count = 3 * BATCH_ROWS + 1234;
+  const dir = await record('all', count, 10_000);
+  const expected: Record<string, unknown>[] = [];
+  for (const x of recorded(count, 7))
+    expected.push((x.length === 2 ? attemptEvent(x[0], x[1]) : outcomeEvent(x[0], x[1], x[2])) as never);
+  const t = tableFromIPC(readFileSync(join(dir, EVENTS_FILE)));
+  assert.deepEqual(
+    t.batches.map((b) => b.numRows),
+    [...Array<number>(6).fill(BATCH_ROWS), 2 * count - 6 * BATCH_ROWS],
+  );
+  let row = 0;
+  let cells = 0;
+  for (const batch of t.batches) {
+    const cols = EVENT_COLUMNS.map((c) => batch.getChild(c.name)!.data[0]!);
+    for (let i = 0; i < batch.numRows; i++, row++) {
+      const line = expected[row]!;
+      const type = EVENT_TYPES.indexOf(line['e'] as never);
+      const want: unknown[] = EVENT_COLUMNS.map(() => null);
+      want[COL['e']!] = line['e'];
+      for (const [field, column] of FIELDS[EVENT_TYPES[type]!])
+        if (line[field] !== undefined) want[COL[column]!] = line[field];
+      for (const [k, d] of cols.entries()) {
+        const spec = EVENT_COLUMNS[k]!;
+        let got: unknown = null;
+        const v =
+          spec.type === 'bool' ? (d.values[i >> 3]! >> (i & 7)) & 1 : (d.values as ArrayLike<number>)[i]!;
+        if (d.getValid(i)) got = spec.type === 'bool' ? true : spec.type === 'dict' ? spec.values![v] : v;
+        // Under a null, 0: what a fresh array holds (the file is byte for byte the one-thread writer's).
+        else if (v !== 0) got = `${v} under a null`;
+        if (got !== want[k])
+          assert.fail(`row ${row}, column ${spec.name}: ${String(got)}, not ${String(want[k])}`);
+        cells++;
+      }
+    }
+  }
+  assert.equal(row, 2 * count);
+  assert.equal(cells, 2 * count * EVENT_COLUMNS.length);
+});
+
+// A write that fails on the writer thread (here the file outgrows the process's file-size
+// limit at its first batch) is the run's error, said for a person: what the run measured is
+// still written, and it exits as an unusable run, without a stack trace.
+test(
+  'an event log the writer thread cannot write fails the run with a plain message',
+  { skip: process.platform === 'win32' },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-unwritable-'));
+    const file = join(dir, 'mid.yaml');
+    writeFileSync(
+      file,
+      `name: mid
+lab:
+  api: { workers: 100, work: { dist: exponential, mean: 20ms }, queue: fifo }
+load: { arrival: poisson, rate: 1000/s }
+client: { timeout: 500ms }
+schedule: { warmup: 1s, baseline: 30s, trigger: { kind: pause, target: api, duration: 1s }, observe: 10s }
+recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
+seed: 1
+`,
+    );
+    const cli = fileURLToPath(new URL('../../orchestrator/cli/main.js', import.meta.url));
+    const out = join(dir, 'out');
+    // 1024 blocks of 512 bytes: the file's start fits, its first batch (about 1 MB) does not.
+    const run = `ulimit -f 1024; exec "${process.execPath}" "${cli}" run "${file}" --runtime sim --quiet --report none --out "${out}"`;
+    const r = spawnSync('sh', ['-c', run], { encoding: 'utf8' });
+    assert.equal(r.status, ExitCode.unusable, r.stderr);
+    assert.match(
+      r.stderr,
+      /^metabench: the event log \S+events\.arrow could not be written: EFBIG: file too large, write\nhint: /,
+    );
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    assert.ok(existsSync(join(out, 'run-1', 'summary.json')), 'what the run measured is kept');
+  },
+);

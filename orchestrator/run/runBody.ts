@@ -222,7 +222,10 @@ export async function runBody(
       if (raised) releaseGeneratorPriority();
       if (ctx.labEntry) ctx.journal.clear(ctx.labEntry);
       await ctx.observers?.finish({ originEpochMs: clock?.originEpochMs, endMs });
-      await events?.close().catch(() => undefined);
+      // The event log may still be writing (arrowEvents.ts's writer thread): its failure is the run's.
+      await events?.close().catch((err: unknown) => {
+        failure ??= err;
+      });
       ctx.status.done();
     }
   }
