@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,17 @@ test('a simulated run on its thread writes what it writes on this one, and stops
     assert.equal(readFileSync(join(there.dir, f), 'utf8'), readFileSync(join(here.dir, f), 'utf8'), f);
   const events = (dir: string): Record<string, unknown>[] => readEvents(join(dir, 'run-1'));
   assert.deepEqual(events(there.dir), events(here.dir));
+  // The report: written there on this thread once the run's thread is done, here on the run's.
+  const report = (dir: string): string[] =>
+    ['report.md', 'report.html', 'figures', 'data'].flatMap((f) =>
+      f.includes('.') ? [f] : readdirSync(join(dir, f)).map((n) => join(f, n)),
+    );
+  assert.deepEqual(report(there.dir), report(here.dir));
+  assert.ok(report(here.dir).some((f) => f.endsWith('.pdf')));
+  // The same but for the run's start time (the manifest's date, in report.md and report.html).
+  const read = (dir: string, f: string): string =>
+    readFileSync(join(dir, f), 'latin1').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'DATE');
+  for (const f of report(here.dir)) assert.equal(read(there.dir, f), read(here.dir, f), f);
 
   // A stop on this thread ends the run on the other: an interrupted run, its folder written.
   const stop = new AbortController();

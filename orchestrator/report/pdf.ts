@@ -11,7 +11,7 @@ import { shareFontLayouts } from './fontLayouts.js';
 // its font library, loaded again (a fifth of a second per report).
 type PdfLibs = [typeof import('pdfkit'), (typeof import('svg-to-pdfkit'))['default']];
 let libs: Promise<PdfLibs> | undefined;
-const loadPdfkit = (): Promise<PdfLibs> =>
+export const loadPdfkit = (): Promise<PdfLibs> =>
   (libs ??= Promise.all([
     createRequire(import.meta.url)('pdfkit') as typeof import('pdfkit'),
     import('svg-to-pdfkit').then((m) => m.default),

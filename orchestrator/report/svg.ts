@@ -8,7 +8,7 @@ let libs: Promise<VegaLibs> | undefined;
  * Vega and Vega-Lite, imported on first use: together they take about half a second to
  * load, which every command paid when they were imported up front (figures or not).
  */
-function loadVega(): Promise<VegaLibs> {
+export function loadVega(): Promise<VegaLibs> {
   libs ??= Promise.all([
     import('vega'),
     import('vega-lite'),

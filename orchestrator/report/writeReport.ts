@@ -10,8 +10,9 @@ import { sweepFigures } from './figures/sweep.js';
 import { renderHtml } from './html.js';
 import { loadResults, type ResultsData } from './load.js';
 import { renderMarkdown, reportSections, reportTitle, type ReportFigures } from './markdown.js';
-import { renderSvg } from './svg.js';
-import { PDF_WIDTHS, printFigure, svgToPdf, type PdfWidth } from './pdf.js';
+import { loadVega, renderSvg } from './svg.js';
+import { loadPdfkit, PDF_WIDTHS, printFigure, svgToPdf, type PdfWidth } from './pdf.js';
+import { textWidth } from './textWidth.js';
 import { isValid } from '../analysis/tally.js';
 
 /**
@@ -74,6 +75,16 @@ export async function reportFiles(x: ResultsData, opts: ReportOptions = {}): Pro
     ...(await svgFiles(all, undefined, opts)),
     ...dataFiles(x, all),
   ];
+}
+
+/**
+ * Loads what drawing the figures needs (Vega and Vega-Lite, pdfkit and svg-to-pdfkit, the
+ * figures' font): about half a second, paid on a thread with nothing else to do (a run's,
+ * while its simulation runs on another) instead of when the first figure is drawn.
+ */
+export async function preloadReport(): Promise<void> {
+  textWidth('0', 1);
+  await Promise.all([loadVega(), loadPdfkit()]);
 }
 
 export function writeFiles(dir: string, files: readonly OutFile[]): void {

@@ -51,13 +51,29 @@ export function runExperimentJob(job: ExperimentJob, stop: AbortSignal): Promise
   return runExperiment(job.experiment, { ...job.options, stop });
 }
 
-/** runExperiment on a thread running `worker` (which serves ExperimentJobs); its status line is drawn as on this thread's stderr. */
+/**
+ * runExperiment on a thread running `worker` (which serves ExperimentJobs); its status line
+ * is drawn as on this thread's stderr. The report is written here, not there: this thread
+ * only waits while the other simulates, so the report's code (Vega, pdfkit: the better part
+ * of a second) loads here meanwhile. The files are the same: the report is made from the
+ * folder's files alone, by writeReport as on the run's thread.
+ */
 export async function runExperimentOnThread(
   e: Experiment,
   opts: RunOptions,
   worker: URL,
 ): Promise<ExperimentResult> {
   const { stop, ...options } = opts;
+  // Imported here: a run on this thread, or without a report, loads none of it.
+  const writer =
+    options.report !== false
+      ? import('../report/writeReport.js').then(async (m) => {
+          await m.preloadReport();
+          return m;
+        })
+      : undefined;
+  // Awaited once the run is over; a failure to load meanwhile is not unhandled.
+  writer?.catch(() => {});
   let result: ExperimentResult | undefined;
   await inWorkers(
     worker,
@@ -66,12 +82,18 @@ export async function runExperimentOnThread(
     (experiment): ExperimentJob => ({
       kind: 'experiment',
       experiment,
-      options: { ...options, statusTty: options.statusTty ?? Boolean(process.stderr.isTTY) },
+      options: {
+        ...options,
+        report: false,
+        statusTty: options.statusTty ?? Boolean(process.stderr.isTTY),
+      },
     }),
     stop,
     (_, r: ExperimentResult) => (result = r),
     SIMULATION_THREAD_LIMITS,
   );
   if (!result) throw new BenchError('E_INTERRUPTED', 'interrupted before the run started');
+  // As runExperiment would have at its end: a report when a run was made.
+  if (writer && result.runs.length > 0) await (await writer).writeReport(result.dir);
   return result;
 }
