@@ -1,4 +1,5 @@
-import { parentPort, Worker, type ResourceLimits } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import { isMainThread, parentPort, Worker, workerData, type ResourceLimits } from 'node:worker_threads';
 import { BenchError, isBenchError, type BenchErrorCode } from './errors.js';
 
 /**
@@ -23,6 +24,23 @@ export const SIMULATION_YOUNG_GENERATION_MB = 192;
 export const SIMULATION_THREAD_LIMITS: ResourceLimits = {
   maxYoungGenerationSizeMb: SIMULATION_YOUNG_GENERATION_MB,
 };
+
+/** What a pool's thread is told as it starts (its workerData). */
+interface LaneData {
+  /** Threads the pool runs at once. */
+  readonly lanes: number;
+}
+
+/**
+ * Whether this process has a core to spare beside the simulations it runs: the threads of
+ * the pool this thread belongs to (one outside a pool) fewer than the cores. A helper thread
+ * (events.arrow's writer) pays on a spare core and costs on a busy one: with both of two
+ * cores simulating (sweep --jobs 2) it only takes turns from them.
+ */
+export function coreToSpare(): boolean {
+  const lanes = isMainThread ? 1 : ((workerData as Partial<LaneData> | null)?.lanes ?? 1);
+  return availableParallelism() > lanes;
+}
 
 type JobResult<R> =
   | { readonly ok: true; readonly value: R }
@@ -50,8 +68,9 @@ export async function inWorkers<T, J, R>(
     for (const w of running) w.postMessage({ stop: true });
   };
   stop.addEventListener('abort', onStop, { once: true });
+  const lanes = Math.max(1, Math.min(jobs, items.length));
   const lane = async (): Promise<void> => {
-    const w = new Lane<R>(workerFile, resourceLimits);
+    const w = new Lane<R>(workerFile, { lanes }, resourceLimits);
     running.add(w.worker);
     try {
       while (queue.length > 0 && !stop.aborted && !failure) {
@@ -69,7 +88,7 @@ export async function inWorkers<T, J, R>(
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, items.length)) }, lane));
+    await Promise.all(Array.from({ length: lanes }, lane));
   } finally {
     stop.removeEventListener('abort', onStop);
   }
@@ -82,8 +101,8 @@ class Lane<R> {
   private waiting: ((r: JobResult<R>) => void) | undefined;
   private dead: JobResult<R> | undefined;
 
-  constructor(workerFile: URL, resourceLimits: ResourceLimits | undefined) {
-    this.worker = new Worker(workerFile, resourceLimits ? { resourceLimits } : {});
+  constructor(workerFile: URL, data: LaneData, resourceLimits: ResourceLimits | undefined) {
+    this.worker = new Worker(workerFile, { workerData: data, ...(resourceLimits ? { resourceLimits } : {}) });
     this.worker.on('message', (m: JobResult<R>) => this.settle(m));
     this.worker.on('error', (err) => (this.dead ??= { ok: false, message: err.stack ?? err.message }));
     this.worker.on('exit', (code) => {

@@ -1,6 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { BenchError } from '../../foundation/errors.js';
+import { coreToSpare } from '../../foundation/workers.js';
 import {
   BATCH_ROWS,
   clearColumns,
@@ -92,9 +93,14 @@ export class ArrowEventFile implements EventSink {
   private written = 0;
   private waiting: { readonly upTo: number; readonly resolve: () => void }[] = [];
 
+  /**
+   * `writerThread`: whether full batches go to a writer thread (default: when this process has
+   * a core to spare, coreToSpare); without one each is written here as it fills.
+   */
   constructor(
     private readonly path: string,
     private readonly notesPath: string,
+    private readonly writerThread = coreToSpare(),
   ) {
     try {
       this.fd = openSync(path, 'w');
@@ -219,13 +225,29 @@ export class ArrowEventFile implements EventSink {
     return true;
   }
 
-  /** A full batch: to the writer thread, started at the first. */
+  /** A full batch: to the writer thread, started at the first; or written here, without one. */
   private flush(): void {
     if (this.failure) {
       // The file is lost: close() reports why (a throw here would fail whichever callback recorded the row).
       clearColumns(this.columns);
       this.rows += this.row;
       this.row = 0;
+      return;
+    }
+    if (!this.writerThread) {
+      try {
+        this.writer.write(this.columns, this.row);
+        // The notes up to here, beside the batch: a run killed later keeps both (arrowRead.ts).
+        if (this.notes.length > this.notesWritten) {
+          writeNotes(this.notesPath, this.notes);
+          this.notesWritten = this.notes.length;
+        }
+      } catch (err) {
+        this.fail((err as Error).message);
+      }
+      this.rows += this.row;
+      this.row = 0;
+      clearColumns(this.columns);
       return;
     }
     this.thread ??= this.startThread();

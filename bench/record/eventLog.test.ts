@@ -298,6 +298,32 @@ test("the writer thread loses, reorders and alters no batch: every cell read bac
   assert.equal(cells, 2 * count * EVENT_COLUMNS.length);
 });
 
+// Without a core to spare (sweep --jobs 2 on two cores) each full batch is written on the
+// recording thread as it fills, into the same arrays cleared: the same bytes as the writer
+// thread's, the notes too.
+test('events.arrow written without the writer thread is byte for byte the one written with it', async () => {
+  const count = 2 * BATCH_ROWS + 777;
+  const files = await Promise.all(
+    [true, false].map(async (writerThread) => {
+      const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-here-'));
+      const sink = new ArrowEventFile(join(dir, EVENTS_FILE), join(dir, NOTES_FILE), writerThread);
+      let i = 0;
+      for (const x of recorded(count, 11)) {
+        if (x.length === 2) sink.attempt(x[0], x[1]);
+        else sink.outcome(x[0], x[1], x[2]);
+        if (++i % 7000 === 0) sink.write({ e: 'trigger', action: 'apply', atMs: i, name: `t${i}` });
+      }
+      await sink.close();
+      return dir;
+    }),
+  );
+  const [thread, here] = files as [string, string];
+  assert.equal(tableFromIPC(readFileSync(join(here, EVENTS_FILE))).batches.length, 5);
+  assert.ok(readFileSync(join(here, EVENTS_FILE)).equals(readFileSync(join(thread, EVENTS_FILE))));
+  assert.ok(readFileSync(join(here, NOTES_FILE)).equals(readFileSync(join(thread, NOTES_FILE))));
+  assert.deepEqual(readEvents(here), readEvents(thread));
+});
+
 // A write that fails on the writer thread (here the file outgrows the process's file-size
 // limit at its first batch) is the run's error, said for a person: what the run measured is
 // still written, and it exits as an unusable run, without a stack trace.
