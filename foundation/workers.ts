@@ -32,13 +32,16 @@ interface LaneData {
 }
 
 /**
- * Whether this process has a core to spare beside the simulations it runs: the threads of
- * the pool this thread belongs to (one outside a pool) fewer than the cores. A helper thread
- * (events.arrow's writer) pays on a spare core and costs on a busy one: with both of two
- * cores simulating (sweep --jobs 2) it only takes turns from them.
+ * Whether a helper thread (events.arrow's writer) may take a core beside this one: only on a
+ * pool's thread (a simulation whose process's main thread waits), and only when the pool's
+ * threads are fewer than the cores. On a busy core it only takes turns from the simulations
+ * (sweep --jobs 2 on two cores). Never on the main thread: a lab run's generator is there,
+ * its CPU measured each second against a limit (a writer thread starting up pushed it over,
+ * retry-storm's lab run, 2026-12-07), and the lab's services have the other core.
  */
 export function coreToSpare(): boolean {
-  const lanes = isMainThread ? 1 : ((workerData as Partial<LaneData> | null)?.lanes ?? 1);
+  if (isMainThread) return false;
+  const lanes = (workerData as Partial<LaneData> | null)?.lanes ?? 1;
   return availableParallelism() > lanes;
 }
 

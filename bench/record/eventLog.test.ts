@@ -92,9 +92,17 @@ function* recorded(
  * Every `yieldEvery` events, a wait for the writer thread (arrowEvents.ts) to have written the
  * batches so far, as a run's turns of the event loop let its messages in: the batches' arrays come back.
  */
-async function record(mode: EventsMode, count: number, yieldEvery = 0): Promise<string> {
+async function record(
+  mode: EventsMode,
+  count: number,
+  yieldEvery = 0,
+  writerThread?: boolean,
+): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'figures-eventlog-'));
-  const sink = eventSink(mode, dir);
+  const sink =
+    writerThread === undefined
+      ? eventSink(mode, dir)
+      : new ArrowEventFile(join(dir, EVENTS_FILE), join(dir, NOTES_FILE), writerThread);
   let i = 0;
   for (const x of recorded(count, 7)) {
     if (x.length === 2) sink.attempt!(x[0], x[1]);
@@ -260,7 +268,7 @@ test('a run killed outright keeps its event log: every whole batch and the notes
 // null (over a 0) where nothing was: a recycled array that kept a value would show here.
 test("the writer thread loses, reorders and alters no batch: every cell read back by Arrow's reader", async () => {
   const count = 3 * BATCH_ROWS + 1234;
-  const dir = await record('all', count, 10_000);
+  const dir = await record('all', count, 10_000, true);
   const expected: Record<string, unknown>[] = [];
   for (const x of recorded(count, 7))
     expected.push((x.length === 2 ? attemptEvent(x[0], x[1]) : outcomeEvent(x[0], x[1], x[2])) as never);
@@ -325,7 +333,8 @@ test('events.arrow written without the writer thread is byte for byte the one wr
 });
 
 // A write that fails on the writer thread (here the file outgrows the process's file-size
-// limit at its first batch) is the run's error, said for a person: what the run measured is
+// limit at its first batch; 212,000 origins: a run on a thread of its own, where the writer
+// thread starts) is the run's error, said for a person: what the run measured is
 // still written, and it exits as an unusable run, without a stack trace.
 test(
   'an event log the writer thread cannot write fails the run with a plain message',
@@ -340,7 +349,7 @@ lab:
   api: { workers: 100, work: { dist: exponential, mean: 20ms }, queue: fifo }
 load: { arrival: poisson, rate: 1000/s }
 client: { timeout: 500ms }
-schedule: { warmup: 1s, baseline: 30s, trigger: { kind: pause, target: api, duration: 1s }, observe: 10s }
+schedule: { warmup: 1s, baseline: 200s, trigger: { kind: pause, target: api, duration: 1s }, observe: 10s }
 recovery: { within: 5x, tolerance: 10%, window: 1s, hold: 1s }
 seed: 1
 `,
