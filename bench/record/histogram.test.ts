@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seededRng } from '../../foundation/rng.js';
 import * as hdr from 'hdr-histogram-js';
-import { createLatencyHistogram, meanUs, recordUs, type LatencyHistogram } from './histogram.js';
+import {
+  bucketMedianUs,
+  createLatencyHistogram,
+  meanUs,
+  percentilesUs,
+  recordUs,
+  type LatencyHistogram,
+} from './histogram.js';
 
 /** Everything a summary or a series reads from a histogram, and its counts bucket by bucket. */
 const figures = (h: LatencyHistogram): unknown => {
@@ -77,5 +84,43 @@ test("meanUs is the library's mean to the bit, on wide and narrow distributions"
     assert.equal(meanUs(h), h.mean);
     for (let i = 0; i < 20_000; i++) recordUs(h, 1 + Math.floor(rng.next() * rng.next() * spread));
     assert.ok(Object.is(meanUs(h), h.mean), `spread ${spread}: ${meanUs(h)} vs ${h.mean}`);
+  }
+});
+
+test("bucketMedianUs is the library's median equivalent value of every bucket of the range", () => {
+  const h = createLatencyHistogram() as unknown as {
+    countsArrayLength: number;
+    subBucketHalfCountMagnitude: number;
+    valueFromIndex(i: number): number;
+    highestEquivalentValue(v: number): number;
+    medianEquivalentValue(v: number): number;
+  };
+  for (let i = 0; i < h.countsArrayLength; i++) {
+    const library = h.medianEquivalentValue(h.highestEquivalentValue(h.valueFromIndex(i)));
+    assert.equal(bucketMedianUs(i, h.subBucketHalfCountMagnitude), library, `index ${i}`);
+  }
+});
+
+test('percentilesUs gives what getValueAtPercentile gives, percentile by percentile', () => {
+  const rng = seededRng(5);
+  const ps = [0, 0.1, 1, 25, 50, 90, 99, 99.9, 99.99, 100, 120];
+  for (const [spread, n] of [
+    [1, 1],
+    [50, 7],
+    [20_000, 1000],
+    [2_000_000, 20_000],
+    [3_000_000_000, 20_000],
+  ] as const) {
+    const h = createLatencyHistogram();
+    assert.deepEqual(
+      percentilesUs(h, ps),
+      ps.map((p) => h.getValueAtPercentile(p)),
+    );
+    for (let i = 0; i < n; i++) recordUs(h, 1 + Math.floor(rng.next() * rng.next() * spread));
+    assert.deepEqual(
+      percentilesUs(h, ps),
+      ps.map((p) => h.getValueAtPercentile(p)),
+      `spread ${spread}`,
+    );
   }
 });

@@ -3,12 +3,16 @@ import type { BucketSeries } from './buckets.js';
 import { setAt } from './buckets.js';
 import {
   createLatencyHistogram,
+  percentilesUs,
   recordUs,
   usOf,
   summarize,
   type LatencyHistogram,
   type LatencySummary,
 } from './histogram.js';
+
+/** The percentiles each bucket's response times give the series. */
+const BUCKET_PERCENTILES = [50, 99] as const;
 
 /** A named interval of the run (warm-up, baseline, trigger, after trigger), ms since run start. */
 export interface RecordWindow {
@@ -95,8 +99,9 @@ export class Latencies {
     const i = this.curBucket;
     if (h.totalCount > 0) {
       this.onBucketClosed?.(i, h);
-      setAt(this.s.responseP50, i, h.getValueAtPercentile(50) / 1000);
-      setAt(this.s.responseP99, i, h.getValueAtPercentile(99) / 1000);
+      const [p50, p99] = percentilesUs(h, BUCKET_PERCENTILES);
+      setAt(this.s.responseP50, i, p50! / 1000);
+      setAt(this.s.responseP99, i, p99! / 1000);
       setAt(this.s.responseMax, i, h.maxValue / 1000);
       h.reset();
     }

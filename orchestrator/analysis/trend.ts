@@ -1,4 +1,5 @@
 import jstat from 'jstat';
+import { OrderStatistics } from './orderStatistics.js';
 
 /**
  * Trend tests on one value per second. Per-second goodput and queue depth are strongly
@@ -71,16 +72,15 @@ export function mannKendall(
 ): MannKendall | null {
   const { t, y } = present(xs);
   if (y.length < 3) return null;
-  return mannKendallOf(y, sortedSlopes(t, y), opts);
+  return mannKendallOf(y, slopeOrder(t, y), opts);
 }
 
-/** mannKendall of the values present, `slopes` their pairwise slopes in ascending order. */
-function mannKendallOf(y: readonly number[], slopes: Float64Array, opts: MannKendallOptions): MannKendall {
+/** mannKendall of the values present, `slopes` their pairwise slopes. */
+function mannKendallOf(y: readonly number[], slopes: OrderStatistics, opts: MannKendallOptions): MannKendall {
   const n = y.length;
-  let s = 0;
-  for (let i = 0; i < n - 1; i++) for (let j = i + 1; j < n; j++) s += Math.sign(y[j]! - y[i]!);
+  const s = kendallS(y);
   const varS0 = tieCorrectedVariance(y);
-  const slope = sortedMedian(slopes);
+  const slope = medianOf(slopes);
   const alpha = opts.alpha ?? 0.05;
   const maxLag = opts.lag === undefined ? n - 1 : Math.min(opts.lag, n - 1);
   let nOverNStar = 1;
@@ -137,14 +137,14 @@ export interface SenSlope {
 export function senSlope(xs: readonly (number | null)[], varS: number, confidence = 0.95): SenSlope | null {
   const { t, y } = present(xs);
   if (y.length < 2) return null;
-  return senSlopeOf(t, y, sortedSlopes(t, y), varS, confidence);
+  return senSlopeOf(t, y, slopeOrder(t, y), varS, confidence);
 }
 
-/** senSlope of the values present at `t`, `slopes` their pairwise slopes in ascending order. */
+/** senSlope of the values present at `t` (ascending), `slopes` their pairwise slopes. */
 function senSlopeOf(
   t: readonly number[],
   y: readonly number[],
-  slopes: Float64Array,
+  slopes: OrderStatistics,
   varS: number,
   confidence: number,
 ): SenSlope {
@@ -153,10 +153,10 @@ function senSlopeOf(
   const lo = Math.max(Math.round((nt - c) / 2) - 1, 0);
   const hi = Math.min(Math.round((nt + c) / 2), nt - 1);
   return {
-    slope: sortedMedian(slopes),
-    low: slopes[lo]!,
-    high: slopes[hi]!,
-    medianT: median(Float64Array.from(t)),
+    slope: medianOf(slopes),
+    low: slopes.at(lo),
+    high: slopes.at(hi),
+    medianT: sortedMedian(Float64Array.from(t)),
     medianY: median(Float64Array.from(y)),
   };
 }
@@ -192,8 +192,8 @@ export interface Trend {
 export function trendOf(ys: readonly (number | null)[], confidence = 0.95): Trend | null {
   const { t, y } = present(ys);
   if (y.length < 3) return null;
-  // Both take the pairwise slopes sorted: made and sorted once (a tail of 500 s has 125,000).
-  const slopes = sortedSlopes(t, y);
+  // Both take order statistics of the pairwise slopes: made once (a tail of 500 s has 125,000).
+  const slopes = slopeOrder(t, y);
   const mk = mannKendallOf(y, slopes, { ar1: true });
   const sen = senSlopeOf(t, y, slopes, mk.varS, confidence);
   const zCrit = normalInv(confidence);
@@ -261,6 +261,45 @@ function present(xs: readonly (number | null)[]): { t: number[]; y: number[] } {
   return { t, y };
 }
 
+/**
+ * S = Σ_{i<j} sign(y_j − y_i) in O(n log n) (Knight 1966): a merge sort that, as it merges
+ * two sorted runs, counts for each value of the later run the values of the earlier one
+ * below it (+1 each) and above it (−1 each); ties count 0. The same integer as the pairs
+ * summed one by one (y_j − y_i of finite numbers is 0 exactly when they are equal).
+ *
+ * - Knight, W. R. (1966). A computer method for calculating Kendall's tau with ungrouped
+ *   data. JASA 61, 436–439.
+ */
+function kendallS(y: readonly number[]): number {
+  const n = y.length;
+  let a = Float64Array.from(y);
+  let b = new Float64Array(n);
+  let s = 0;
+  for (let width = 1; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      // Earlier run a[lo, mid): `below` of its values are < the later run's current one, `upTo` ≤ it.
+      let below = lo;
+      let upTo = lo;
+      let i = lo;
+      let k = lo;
+      for (let j = mid; j < hi; j++) {
+        const v = a[j]!;
+        while (below < mid && a[below]! < v) below++;
+        if (upTo < below) upTo = below;
+        while (upTo < mid && a[upTo]! <= v) upTo++;
+        s += below - lo - (mid - upTo);
+        while (i < mid && a[i]! <= v) b[k++] = a[i++]!;
+        b[k++] = v;
+      }
+      while (i < mid) b[k++] = a[i++]!;
+    }
+    [a, b] = [b, a];
+  }
+  return s;
+}
+
 /** Var(S) under independence with the correction for ties (Kendall 1975). */
 function tieCorrectedVariance(y: readonly number[]): number {
   const n = y.length;
@@ -281,9 +320,15 @@ function pairwiseSlopes(t: readonly number[], y: readonly number[]): Float64Arra
   return out;
 }
 
-/** The pairwise slopes in ascending order. */
-function sortedSlopes(t: readonly number[], y: readonly number[]): Float64Array {
-  return pairwiseSlopes(t, y).sort();
+/** The pairwise slopes, for their median and interval bounds (selected, not sorted). */
+function slopeOrder(t: readonly number[], y: readonly number[]): OrderStatistics {
+  return new OrderStatistics(pairwiseSlopes(t, y));
+}
+
+/** The median of the values, as sortedMedian of them sorted. */
+function medianOf(s: OrderStatistics): number {
+  const m = s.length >> 1;
+  return s.length % 2 ? s.at(m) : (s.at(m - 1) + s.at(m)) / 2;
 }
 
 function median(xs: Float64Array): number {

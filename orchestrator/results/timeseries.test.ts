@@ -80,3 +80,29 @@ test("timeseries.arrow's bytes from the single-file apache-arrow build are the p
   const expected = Buffer.from(tableToIPC(new Table(columns), 'file'));
   assert.ok(readFileSync(join(dir, TIMESERIES_ARROW)).equals(expected));
 });
+
+test('timeseries.arrow: float64 columns filled in place are the builder’s bytes (no null, all null, mixed, many rows)', () => {
+  const n = 700;
+  const t: SeriesTable = {
+    columns: ['t', 'phase', 'none_null', 'all_null', 'mixed'],
+    rows: Array.from({ length: n }, (_, i) => [
+      i,
+      i % 3 ? 'observe' : null,
+      i * 0.1,
+      null,
+      i % 7 === 0 ? null : i % 5 === 0 ? -0 : 1 / (i + 1),
+    ]),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'metabench-ts-arrow-'));
+  writeTimeseries(dir, t);
+  const columns: Record<string, Vector> = {};
+  t.columns.forEach((name, k) => {
+    const cells = t.rows.map((row) => row[k] ?? null);
+    columns[name] =
+      name === 'phase'
+        ? vectorFromArray(cells as (string | null)[], new Utf8())
+        : vectorFromArray(cells as (number | null)[], new Float64());
+  });
+  const expected = Buffer.from(tableToIPC(new Table(columns), 'file'));
+  assert.ok(readFileSync(join(dir, TIMESERIES_ARROW)).equals(expected));
+});
