@@ -1,6 +1,6 @@
 import type { Attempt, AttemptResult } from '../bench/outcome.js';
 import { kindOfStatus, type OutcomeKind } from '../bench/outcome.js';
-import type { Clock } from '../foundation/clock.js';
+import type { Alarm, Clock } from '../foundation/clock.js';
 import { deadlineHeaderMs } from '../services/api/requestLimits.js';
 import { timedAttemptResult } from '../bench/policy/ClientPolicy.js';
 import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
@@ -57,7 +57,7 @@ interface ClientConn {
  * api that refuses or resets behind the proxy resets the client's connection (the proxy
  * accepted it, then closed it).
  */
-export class SimTransport implements Transport, DispatchTransport, AttemptDispatchTransport {
+export class SimTransport implements Transport, DispatchTransport, AttemptDispatchTransport, Alarm {
   /**
    * One simulated api server: N replicas are N of these under
    * bench/transport/replicas.ts's overReplicas (sim/runtime.ts), as the lab's HTTP
@@ -263,17 +263,17 @@ export class SimTransport implements Transport, DispatchTransport, AttemptDispat
     if (this.waiting.length > 0) {
       // The next waiter goes on as its own event: an api that answers at once (a shed, a
       // refusal) would otherwise pass slot after slot down one call stack.
-      this.clock.timer(this.clock.now(), this.passSlot);
+      this.clock.alarm(this.clock.now(), this);
       return;
     }
     this.active--;
   }
 
-  /** One function for every slot passed (no closure per attempt when the cap is reached). */
-  private readonly passSlot = (): void => {
+  /** A slot passes on (an alarm: no closure, nor canceller, per attempt when the cap is reached). */
+  onAlarm(): void {
     for (let next = this.waiting.pop(); next; next = this.waiting.pop()) if (next.take()) return;
     this.active--;
-  };
+  }
 
   /** The client destroyed `req`'s connection: the api learns it (the lab's api sees the socket close). */
   closed(req: SimRequest): void {
