@@ -1,7 +1,7 @@
 import type { AbortSignalLike } from '../foundation/abortSignal.js';
 import { setMaxListeners } from 'node:events';
 import { isEventTarget } from './abort.js';
-import type { Clock } from '../foundation/clock.js';
+import { clearAlarm, setAlarm, type Alarm, type Clock } from '../foundation/clock.js';
 import type { ArrivalProcess } from './arrival/ArrivalProcess.js';
 import type { AttemptResult, Origin } from './outcome.js';
 import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './policy/dispatch.js';
@@ -85,12 +85,12 @@ const enum Waiting {
 
 /**
  * The schedule's walk as a state machine on clock timers, not an async loop: a wait
- * is one `clock.timer` (whose callback resumes the walk), where an `await sleepUntil`
- * cost a promise, its closures and a stop listener per arrival. The order of events is
- * the loop's: a woken walk runs right after its timer, as the awaiting loop did in the
- * microtask right after it.
+ * is one alarm (the clock calls `onAlarm`, which resumes the walk), where an `await
+ * sleepUntil` cost a promise, its closures and a stop listener per arrival. The order of
+ * events is the loop's: a woken walk runs right after its timer, as the awaiting loop did
+ * in the microtask right after it.
  */
-class Schedule {
+class Schedule implements Alarm {
   private readonly run: DriveState;
   private readonly stop: AbortSignalLike | undefined;
   private readonly maxLagMs: number;
@@ -106,7 +106,8 @@ class Schedule {
   /** The arrival the walk waits to send (its intended and send times). */
   private t = 0;
   private sendAt = 0;
-  private cancelWait: (() => void) | undefined;
+  /** The sleep's alarm until it rings (-1: none). */
+  private sleepAlarm = -1;
   private finished = false;
   /** The callbacks a wait resumes through, made once. */
   private readonly wake = (): void => this.resume();
@@ -135,6 +136,12 @@ class Schedule {
     this.stop?.addEventListener('abort', this.onStop, { once: true });
   }
 
+  /** The sleep is over. */
+  onAlarm(): void {
+    this.sleepAlarm = -1;
+    this.resume();
+  }
+
   /** Goes on from where the walk stopped (its start, a sleep, a yield); an exception rejects the drive. */
   resume(): void {
     try {
@@ -156,7 +163,6 @@ class Schedule {
       const waited = this.waiting;
       if (waited === Waiting.Sleep || waited === Waiting.Yield) {
         this.waiting = Waiting.None;
-        this.cancelWait = undefined;
         t = this.t;
         sendAt = this.sendAt;
         if (stop?.aborted) return this.end();
@@ -180,7 +186,7 @@ class Schedule {
           this.t = t;
           this.sendAt = sendAt;
           this.waiting = Waiting.Sleep;
-          this.cancelWait = clock.timer(sendAt > this.nextWakeMs ? sendAt : this.nextWakeMs, this.wake);
+          this.sleepAlarm = setAlarm(clock, sendAt > this.nextWakeMs ? sendAt : this.nextWakeMs, this);
           return;
         } else if (++this.burst >= BURST && clock.yieldToIo) {
           // Behind the schedule: sending on without reading a response would open a
@@ -224,7 +230,8 @@ class Schedule {
   /** The stop signal aborted: a sleep ends at once (the walk then ends, after this event). */
   private stopped(): void {
     if (this.waiting === Waiting.Sleep) {
-      this.cancelWait?.();
+      if (this.sleepAlarm >= 0) clearAlarm(this.opts.clock, this.sleepAlarm, this);
+      this.sleepAlarm = -1;
       queueMicrotask(this.wake);
     } else if (this.waiting === Waiting.Drain) queueMicrotask(this.drainOver);
   }

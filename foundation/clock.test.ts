@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RealClock } from './clock.js';
+import { RealClock, VirtualClock, clearAlarm, setAlarm, type Alarm } from './clock.js';
 
 test('RealClock timers and sleeps never end before their time (Node timers may fire 1 ms early)', async () => {
   const clock = new RealClock();
@@ -117,4 +117,21 @@ test('a RealClock timer never calls back before timer() returns, even when its t
     });
     assert.equal(calledEarly, false, `timer at ${at}`);
   }
+});
+
+test('setAlarm on a clock without alarms: rings at its time through `timer`, clearAlarm stops it, a rung handle clears nothing', async () => {
+  const clock = new VirtualClock();
+  const log: string[] = [];
+  const alarm = (name: string): Alarm => ({ onAlarm: () => log.push(`${name} ${clock.now()}`) });
+  const a = alarm('a');
+  const b = alarm('b');
+  const ha = setAlarm(clock, 10, a);
+  const hb = setAlarm(clock, 5, b);
+  assert.notEqual(ha, hb);
+  const c = alarm('c');
+  clearAlarm(clock, setAlarm(clock, 7, c), c);
+  await clock.runUntilIdle();
+  clearAlarm(clock, ha, a); // rang already: nothing to do
+  assert.deepEqual(log, ['b 5', 'a 10']);
+  assert.equal(clock.pendingTimers, 0);
 });

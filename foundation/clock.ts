@@ -19,6 +19,14 @@ export interface Clock {
   /** Calls `fn` at or after `atMs` unless the returned cancel function is called first. */
   timer(atMs: number, fn: () => void): () => void;
   /**
+   * As `timer`, calling `target.onAlarm()`, and answering a handle for `cancelAlarm`: a
+   * timer with no closure (the simulator sets one or two an attempt). Optional: callers go
+   * through `setAlarm` and `clearAlarm` below, which serve a clock with `timer` alone.
+   */
+  alarm?(atMs: number, target: Alarm): number;
+  /** Cancels `target`'s alarm `handle`; only before it rang (a handle is not kept after). */
+  cancelAlarm?(handle: number, target: Alarm): void;
+  /**
    * Lets pending I/O run before going on (real time: one event-loop turn). A driver that
    * is behind its schedule calls it between bursts of sends, so that responses are read
    * and their connections reused instead of a new connection opened for every send.
@@ -26,6 +34,45 @@ export interface Clock {
   yieldToIo?(): Promise<void>;
   /** The origin in epoch ms, where the clock is the wall's (for Grafana's annotations). */
   readonly originEpochMs?: number;
+}
+
+/** What a handle-form timer calls (Clock.alarm): a method of the object that set it. */
+export interface Alarm {
+  onAlarm(): void;
+}
+
+/** A clock without `alarm`: its alarms as `timer`s, their cancellers by handle. */
+const alarmTables = new WeakMap<Clock, { next: number; readonly live: Map<number, () => void> }>();
+
+/**
+ * Sets `target`'s alarm at `atMs` on any clock; answers its handle (a whole number >= 0).
+ * The clock's own `alarm` where it has one, else a `timer` (a closure, as before).
+ */
+export function setAlarm(clock: Clock, atMs: number, target: Alarm): number {
+  if (clock.alarm) return clock.alarm(atMs, target);
+  let table = alarmTables.get(clock);
+  if (!table) alarmTables.set(clock, (table = { next: 0, live: new Map() }));
+  const { live } = table;
+  const handle = table.next++;
+  // `timer` may not call back before it returns: the handle is in the table first.
+  live.set(
+    handle,
+    clock.timer(atMs, () => {
+      live.delete(handle);
+      target.onAlarm();
+    }),
+  );
+  return handle;
+}
+
+/** Cancels `target`'s alarm `handle` (set by setAlarm on `clock`) if it has not rung. */
+export function clearAlarm(clock: Clock, handle: number, target: Alarm): void {
+  if (clock.cancelAlarm) return clock.cancelAlarm(handle, target);
+  const live = alarmTables.get(clock)?.live;
+  const cancel = live?.get(handle);
+  if (!cancel) return;
+  live!.delete(handle);
+  cancel();
 }
 
 /** Below this, a wait is finished by the waker (foundation/waker.ts) instead of a timer. */

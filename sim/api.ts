@@ -16,7 +16,8 @@ import {
   type WorkEvents,
   type WorkRequest,
 } from '../services/api/workHandler.js';
-import type { SimClock } from './clock.js';
+import { runTimerFn, type SimClock, type TimerFn } from './clock.js';
+import type { Alarm } from '../foundation/clock.js';
 import {
   PG_LOOKUP_MS,
   SimDbPool,
@@ -205,7 +206,7 @@ export class SimApi {
     private readonly cfg: SimApiConfig,
     private readonly deps?: { readonly redis: SimRedisServer; readonly postgres: SimPostgresServer },
   ) {
-    this.proc = new SimProcess('api', clock, (fn) => this.turn(fn));
+    this.proc = new SimProcess('api', clock, (fn) => this.turn(fn), true);
     this.boot();
   }
 
@@ -225,7 +226,7 @@ export class SimApi {
     const procClock = {
       now: () => this.clock.now(),
       timer: (atMs: number, fn: () => void) => this.proc.wrapped(atMs, fn, true),
-      fire: (atMs: number, fn: () => void) => this.proc.wrapped(atMs, fn, false),
+      fire: (atMs: number, target: Alarm) => this.proc.wrappedAlarm(atMs, target),
     };
     this.pool = new WorkerPool(this.cfg.workers, {
       ...poolOptions(this.cfg.mitigations),
@@ -273,11 +274,11 @@ export class SimApi {
    * as the lab's api writes the answer, frees the worker and takes the next job before
    * the client reads: the client hears at the same virtual instant, after the api.
    */
-  private turn(fn: () => void): void {
-    if (this.inTurn) return fn();
+  private turn(fn: TimerFn): void {
+    if (this.inTurn) return runTimerFn(fn);
     this.inTurn = true;
     try {
-      fn();
+      runTimerFn(fn);
     } finally {
       this.inTurn = false;
       this.onTurnEnd?.();

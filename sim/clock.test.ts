@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SimClock } from './clock.js';
+import type { Alarm } from '../foundation/clock.js';
 import { SimProcess } from './process.js';
 
 test('SimClock fires in (time, creation) order, lanes (repeated delays) and heap alike; cancelled timers never fire', async () => {
@@ -153,4 +154,49 @@ test('SimClock holds thousands of pending timers at once (its arrays and lanes g
   for (const c of cancels) c();
   await clock.run(clock.sleepUntil(clock.now() + 2));
   assert.ok(fired);
+});
+
+test('SimClock.alarm: alarms and timers fire in one (time, creation) order; cancelAlarm stops only its own target', async () => {
+  const clock = new SimClock();
+  const log: string[] = [];
+  const alarm = (name: string): Alarm => ({ onAlarm: () => log.push(`${name} ${clock.now()}`) });
+  const a = alarm('a');
+  clock.alarm(10, a);
+  clock.timer(10, () => log.push(`t ${clock.now()}`));
+  const b = alarm('b');
+  clock.alarm(5, b);
+  const c = alarm('c');
+  const hc = clock.alarm(7, c);
+  clock.cancelAlarm(hc, a); // not c's target: c still rings
+  const d = alarm('d');
+  clock.cancelAlarm(clock.alarm(8, d), d);
+  await clock.run(clock.sleepUntil(20));
+  assert.deepEqual(log, ['b 5', 'c 7', 'a 10', 't 10']);
+  assert.equal(clock.pendingTimers, 0);
+});
+
+test('SimProcess.wrappedAlarm: runs through a wrap that takes alarms, after a pause on resume; refused without one', async () => {
+  const clock = new SimClock();
+  const log: string[] = [];
+  const p = new SimProcess(
+    'api',
+    clock,
+    (fn) => {
+      log.push('(');
+      if (typeof fn === 'function') fn();
+      else fn.onAlarm();
+      log.push(')');
+    },
+    true,
+  );
+  p.wrappedAlarm(10, { onAlarm: () => log.push(`a ${clock.now()}`) });
+  clock.timer(15, () => p.pause());
+  p.wrappedAlarm(20, { onAlarm: () => log.push(`b ${clock.now()}`) });
+  clock.timer(30, () => p.resume());
+  await clock.run(clock.sleepUntil(100));
+  assert.deepEqual(log, ['(', 'a 10', ')', '(', 'b 30', ')']);
+  assert.throws(
+    () => new SimProcess('db', clock, () => undefined).wrappedAlarm(1, { onAlarm: () => {} }),
+    /no wrap/,
+  );
 });

@@ -1,4 +1,4 @@
-import type { Clock } from '../foundation/clock.js';
+import type { Alarm, Clock } from '../foundation/clock.js';
 
 /** What fireNext answers when the next timer is due after the run's limit. */
 const PAST_LIMIT = 2;
@@ -25,9 +25,18 @@ const SLOT_BITS = 4;
 const SLOTS = 1 << SLOT_BITS;
 const MAX_LANES = 16;
 
+/** What a timer calls: a function, or an Alarm's onAlarm (no closure made for it). */
+export type TimerFn = (() => void) | Alarm;
+
+/** Calls a timer's TimerFn. */
+export function runTimerFn(fn: TimerFn): void {
+  if (typeof fn === 'function') fn();
+  else fn.onAlarm();
+}
+
 /** Who runs a timer's callback when it fires (a simulated process: see `timerIn`). */
 export interface TimerHost {
-  runTimer(epoch: number, fn: () => void): void;
+  runTimer(epoch: number, fn: TimerFn): void;
 }
 
 /**
@@ -94,7 +103,7 @@ export class SimClock implements Clock {
   private seqOf = new Float64Array(1024);
   private epochOf = new Float64Array(1024);
   /** undefined: cancelled (or free). */
-  private readonly fnOf: ((() => void) | undefined)[] = [];
+  private readonly fnOf: (TimerFn | undefined)[] = [];
   private readonly hostOf: (TimerHost | undefined)[] = [];
   private free = new Int32Array(1024);
   private nFree = 0;
@@ -123,13 +132,29 @@ export class SimClock implements Clock {
    * As `timer`, but fires as `host.runTimer(epoch, fn)`: a process's timers without a
    * closure each.
    */
-  timerIn(atMs: number, fn: () => void, host: TimerHost, epoch: number): () => void {
+  timerIn(atMs: number, fn: TimerFn, host: TimerHost, epoch: number): () => void {
     return this.canceller(this.add(atMs, fn, host, epoch));
   }
 
   /** As `timerIn`, for a timer nobody cancels: no canceller made (the api's work timers, one an attempt). */
-  schedule(atMs: number, fn: () => void, host: TimerHost, epoch: number): void {
+  schedule(atMs: number, fn: TimerFn, host: TimerHost, epoch: number): void {
     this.add(atMs, fn, host, epoch);
+  }
+
+  /** A timer calling `target.onAlarm()`, no closure made: its handle is its slot. */
+  alarm(atMs: number, target: Alarm): number {
+    return this.add(atMs, target, undefined, 0);
+  }
+
+  /**
+   * The slot still holds `target`'s alarm unless it rang (and was maybe reused): a holder
+   * drops its handle once its alarm rang, and another's alarm in the slot is not touched.
+   */
+  cancelAlarm(handle: number, target: Alarm): void {
+    if (this.fnOf[handle] === target) {
+      this.fnOf[handle] = undefined;
+      this.hostOf[handle] = undefined;
+    }
   }
 
   private canceller(slot: number): () => void {
@@ -143,7 +168,7 @@ export class SimClock implements Clock {
   }
 
   /** Sets a timer; answers its slot. */
-  private add(atMs: number, fn: () => void, host: TimerHost | undefined, epoch: number): number {
+  private add(atMs: number, fn: TimerFn, host: TimerHost | undefined, epoch: number): number {
     if (this.nFree === 0) this.grow();
     const slot = this.free[--this.nFree]!;
     const t = this.t;
@@ -355,7 +380,7 @@ export class SimClock implements Clock {
       const at = this.atOf[s]!;
       if (at > this.t) this.t = at;
       this.fired++;
-      if (host === undefined) fn();
+      if (host === undefined) runTimerFn(fn);
       else host.runTimer(this.epochOf[s]!, fn);
       return true;
     }

@@ -1,4 +1,5 @@
-import type { SimClock, TimerHost } from './clock.js';
+import type { Alarm } from '../foundation/clock.js';
+import { runTimerFn, type SimClock, type TimerFn, type TimerHost } from './clock.js';
 
 export type ProcessState = 'up' | 'paused' | 'down';
 
@@ -17,17 +18,26 @@ export type ProcessState = 'up' | 'paused' | 'down';
 export class SimProcess implements TimerHost {
   state: ProcessState = 'up';
   private epoch = 0;
-  private frozen: { epoch: number; fn: () => void; host: TimerHost }[] = [];
+  private frozen: { epoch: number; fn: TimerFn; host: TimerHost }[] = [];
   /** The host of the timers `wrapped` sets: each runs as `wrap(fn)` (no closure a timer for it). */
   private readonly wrapHost: TimerHost | undefined;
 
+  /**
+   * `wrap` runs each of `wrapped`'s timers; `wrapsAlarms`: it takes Alarms as well as
+   * functions (TimerFn), and `wrappedAlarm` may be used.
+   */
+  constructor(name: string, clock: SimClock, wrap?: (fn: () => void) => void, wrapsAlarms?: false);
+  constructor(name: string, clock: SimClock, wrap: (fn: TimerFn) => void, wrapsAlarms: true);
   constructor(
     readonly name: string,
     private readonly clock: SimClock,
-    wrap?: (fn: () => void) => void,
+    wrap?: ((fn: TimerFn) => void) | ((fn: () => void) => void),
+    private readonly wrapsAlarms = false,
   ) {
     if (wrap) {
-      const host: TimerHost = { runTimer: (epoch, fn) => this.run(epoch, fn, host, wrap) };
+      // Given an Alarm only when it takes them (wrappedAlarm checks `wrapsAlarms`).
+      const w = wrap as (fn: TimerFn) => void;
+      const host: TimerHost = { runTimer: (epoch, fn) => this.run(epoch, fn, host, w) };
       this.wrapHost = host;
     }
   }
@@ -58,6 +68,13 @@ export class SimProcess implements TimerHost {
     return undefined;
   }
 
+  /** As `wrapped` (not cancellable), calling `target.onAlarm()`: no closure made. */
+  wrappedAlarm(atMs: number, target: Alarm): void {
+    const host = this.wrapHost;
+    if (!host || !this.wrapsAlarms) throw new Error(`process ${this.name} has no wrap for its alarms`);
+    this.clock.schedule(atMs, target, host, this.epoch);
+  }
+
   /** Runs `fn` inside the process now (an event arriving from outside): deferred while paused. */
   deliver(fn: () => void): void {
     this.runTimer(this.epoch, fn);
@@ -69,21 +86,16 @@ export class SimProcess implements TimerHost {
   }
 
   /** A timer of `at` falls due (called by the clock). */
-  runTimer(epoch: number, fn: () => void): void {
+  runTimer(epoch: number, fn: TimerFn): void {
     this.run(epoch, fn, this, undefined);
   }
 
   /** A timer of `host` (this or the wrapping one) falls due. */
-  private run(
-    epoch: number,
-    fn: () => void,
-    host: TimerHost,
-    wrap: ((fn: () => void) => void) | undefined,
-  ): void {
+  private run(epoch: number, fn: TimerFn, host: TimerHost, wrap: ((fn: TimerFn) => void) | undefined): void {
     if (epoch !== this.epoch || this.state === 'down') return;
     if (this.state === 'paused') this.frozen.push({ epoch, fn, host });
     else if (wrap) wrap(fn);
-    else fn();
+    else runTimerFn(fn);
   }
 
   pause(): void {

@@ -1,6 +1,6 @@
 import type { Attempt, AttemptResult } from '../bench/outcome.js';
 import { kindOfStatus, type OutcomeKind } from '../bench/outcome.js';
-import type { Clock } from '../foundation/clock.js';
+import type { Alarm, Clock } from '../foundation/clock.js';
 import { deadlineHeaderMs } from '../services/api/requestLimits.js';
 import { timedAttemptResult } from '../bench/policy/ClientPolicy.js';
 import { KEEP_ALIVE_MS } from '../bench/transport/http.js';
@@ -57,7 +57,7 @@ interface ClientConn {
  * api that refuses or resets behind the proxy resets the client's connection (the proxy
  * accepted it, then closed it).
  */
-export class SimTransport implements Transport, DispatchTransport, AttemptDispatchTransport {
+export class SimTransport implements Transport, DispatchTransport, AttemptDispatchTransport, Alarm {
   /**
    * One simulated api server: N replicas are N of these under
    * bench/transport/replicas.ts's overReplicas (sim/runtime.ts), as the lab's HTTP
@@ -67,10 +67,15 @@ export class SimTransport implements Transport, DispatchTransport, AttemptDispat
   private active = 0;
   private readonly waiting = new FifoQueue<SlotWaiter>();
   /** Results the api gave inside its current event, delivered when it is done (`deliver`). */
-  private readonly outHandlers: (TransportHandler | AttemptHandler)[] = [];
-  private readonly outResults: (TransportResult | AttemptResult)[] = [];
+  private readonly outHandlers: (TransportHandler | AttemptHandler | undefined)[] = [];
+  private readonly outResults: (TransportResult | AttemptResult | undefined)[] = [];
   /** Whether each is an attempt's own result (dispatchAttempt), for an AttemptHandler. */
   private readonly outTimed: boolean[] = [];
+  /**
+   * How many of the out arrays' entries are pending: the arrays keep their length (setting
+   * an array's length is a call into the runtime, once an api event), entries are cleared.
+   */
+  private outN = 0;
   /** When each idle kept-alive connection became idle, oldest first (the newest is reused first). */
   private readonly idle = new FifoQueue<number>();
   /** Through the api link: the idle connections, in step with `idle`. */
@@ -89,7 +94,7 @@ export class SimTransport implements Transport, DispatchTransport, AttemptDispat
       for (const cc of this.idleConns.drain()) this.opts.link!.release(cc.conn);
     };
     api.onTurnEnd = () => {
-      if (this.outHandlers.length > 0) this.flush();
+      if (this.outN > 0) this.flush();
     };
   }
 
@@ -181,17 +186,24 @@ export class SimTransport implements Transport, DispatchTransport, AttemptDispat
    */
   deliver(handler: TransportHandler, result: TransportResult): void {
     if (!this.api.inTurn) return handler.onResult(result);
-    this.outHandlers.push(handler);
-    this.outResults.push(result);
-    this.outTimed.push(false);
+    this.out(handler, result, false);
   }
 
   /** `deliver` for an attempt's own result (dispatchAttempt). */
   deliverAttempt(handler: AttemptHandler, result: AttemptResult): void {
     if (!this.api.inTurn) return handler.onResponse(result);
-    this.outHandlers.push(handler);
-    this.outResults.push(result);
-    this.outTimed.push(true);
+    this.out(handler, result, true);
+  }
+
+  private out(
+    handler: TransportHandler | AttemptHandler,
+    result: TransportResult | AttemptResult,
+    timed: boolean,
+  ): void {
+    const i = this.outN++;
+    this.outHandlers[i] = handler;
+    this.outResults[i] = result;
+    this.outTimed[i] = timed;
   }
 
   /** The api's event is done: its answers reach their clients, in the order given. */
@@ -199,12 +211,17 @@ export class SimTransport implements Transport, DispatchTransport, AttemptDispat
     const hs = this.outHandlers;
     const rs = this.outResults;
     const timed = this.outTimed;
-    for (let i = 0; i < hs.length; i++)
-      if (timed[i]) (hs[i] as AttemptHandler).onResponse(rs[i] as AttemptResult);
-      else (hs[i] as TransportHandler).onResult(rs[i]!);
-    hs.length = 0;
-    rs.length = 0;
-    timed.length = 0;
+    // What a handler adds meanwhile (were the api in a turn again) is delivered in this loop too.
+    for (let i = 0; i < this.outN; i++) {
+      const h = hs[i]!;
+      const r = rs[i]!;
+      // Cleared first: the handlers and results are not kept until the next event.
+      hs[i] = undefined;
+      rs[i] = undefined;
+      if (timed[i]) (h as AttemptHandler).onResponse(r as AttemptResult);
+      else (h as TransportHandler).onResult(r);
+    }
+    this.outN = 0;
   }
 
   /** A new connection over the api link; whoever is on it hears when the link closes it. */
@@ -246,17 +263,17 @@ export class SimTransport implements Transport, DispatchTransport, AttemptDispat
     if (this.waiting.length > 0) {
       // The next waiter goes on as its own event: an api that answers at once (a shed, a
       // refusal) would otherwise pass slot after slot down one call stack.
-      this.clock.timer(this.clock.now(), this.passSlot);
+      this.clock.alarm(this.clock.now(), this);
       return;
     }
     this.active--;
   }
 
-  /** One function for every slot passed (no closure per attempt when the cap is reached). */
-  private readonly passSlot = (): void => {
+  /** A slot passes on (an alarm: no closure, nor canceller, per attempt when the cap is reached). */
+  onAlarm(): void {
     for (let next = this.waiting.pop(); next; next = this.waiting.pop()) if (next.take()) return;
     this.active--;
-  };
+  }
 
   /** The client destroyed `req`'s connection: the api learns it (the lab's api sees the socket close). */
   closed(req: SimRequest): void {

@@ -5,7 +5,7 @@ import type { Transport, TransportResult } from '../transport/Transport.js';
 import type { PolicyEvent } from './events.js';
 import { nodeController, type NewController } from '../abort.js';
 import {
-  attemptDispatchOf,
+  hasAttemptDispatch,
   nativeDispatchOf,
   type AttemptHandler,
   type Dispatch,
@@ -73,8 +73,10 @@ export interface ViaTransportOptions {
 export function viaTransport(transport: Transport, clock: Clock, opts: ViaTransportOptions = {}): Dispatch {
   const headers = opts.headers;
   // A transport that times the attempt itself needs no TransportAttempt between.
-  const direct = attemptDispatchOf(transport);
-  if (direct) return (attempt, handler) => direct(attempt, headersOf(attempt, headers), handler, clock);
+  if (hasAttemptDispatch(transport)) {
+    const direct = transport;
+    return (attempt, handler) => direct.dispatchAttempt(attempt, headersOf(attempt, headers), handler, clock);
+  }
   const native = nativeDispatchOf(transport);
   if (native)
     return (attempt, handler) =>

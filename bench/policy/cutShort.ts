@@ -1,8 +1,6 @@
-import type { Clock } from '../../foundation/clock.js';
+import { clearAlarm, setAlarm, type Alarm, type Clock } from '../../foundation/clock.js';
 import type { Attempt, AttemptResult } from '../outcome.js';
 import { SETTLED, type AttemptHandler, type Dispatch, type InFlight } from './dispatch.js';
-
-const noop = (): void => {};
 
 /**
  * What is below a layer, cut short by a timer: when it fires first, the layer aborts what
@@ -10,11 +8,12 @@ const noop = (): void => {};
  * timeout's `timeout`, the impatient user's `abandoned`). The layer below may answer
  * inside `next` or inside `abort`; the answer passes up exactly once.
  */
-export abstract class CutShort implements AttemptHandler, InFlight {
+export abstract class CutShort implements AttemptHandler, InFlight, Alarm {
   private below: InFlight = SETTLED;
   private firedAtMs = -1;
   private done = false;
-  private cancel: () => void = noop;
+  /** The timer's handle until it rings or is cancelled (an alarm: no closure an attempt). */
+  private alarm = -1;
 
   protected constructor(
     private readonly clock: Clock,
@@ -26,7 +25,7 @@ export abstract class CutShort implements AttemptHandler, InFlight {
 
   /** The timer first (an answer inside `next` cancels it), then the attempt below. */
   protected start(next: Dispatch, attempt: Attempt, atMs: number): void {
-    this.cancel = this.clock.timer(atMs, () => this.fire());
+    this.alarm = setAlarm(this.clock, atMs, this);
     const below = next(attempt, this);
     if (!this.done) this.below = below;
   }
@@ -34,7 +33,8 @@ export abstract class CutShort implements AttemptHandler, InFlight {
   onResponse(r: AttemptResult): void {
     if (this.done) return;
     this.done = true;
-    this.cancel();
+    if (this.alarm >= 0) clearAlarm(this.clock, this.alarm, this);
+    this.alarm = -1;
     this.below = SETTLED;
     const at = this.firedAtMs;
     this.handler.onResponse(at >= 0 ? this.cutShort(r, at) : r);
@@ -44,7 +44,9 @@ export abstract class CutShort implements AttemptHandler, InFlight {
     this.below.abort();
   }
 
-  private fire(): void {
+  /** The timer fired first. */
+  onAlarm(): void {
+    this.alarm = -1;
     if (this.done) return;
     this.firedAtMs = this.clock.now();
     this.below.abort();

@@ -98,10 +98,9 @@ export function dispatchOf(send: SendAttempt, newController: NewController = nod
   };
 }
 
-/** The transport's dispatchAttempt, or undefined for a transport without one. */
-export function attemptDispatchOf(t: Transport): AttemptDispatchTransport['dispatchAttempt'] | undefined {
-  const d = (t as Partial<AttemptDispatchTransport>).dispatchAttempt;
-  return typeof d === 'function' ? d.bind(t) : undefined;
+/** Whether the transport has a dispatchAttempt (called as its method: no bound function between). */
+export function hasAttemptDispatch(t: Transport): t is Transport & AttemptDispatchTransport {
+  return typeof (t as Partial<AttemptDispatchTransport>).dispatchAttempt === 'function';
 }
 
 /** The transport's native dispatch, or undefined for a transport that only sends promises. */

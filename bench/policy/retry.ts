@@ -1,3 +1,4 @@
+import { clearAlarm, setAlarm, type Alarm } from '../../foundation/clock.js';
 import { lastNumberOf, type Attempt, type AttemptResult, type Origin } from '../outcome.js';
 import { immediate, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
@@ -87,7 +88,7 @@ interface RetryRules {
  * One origin's tries, one after another. The layer below may answer inside `next` (a
  * retry then goes out from inside the previous try's answer) or inside `abort`.
  */
-class RetryingOrigin implements AttemptHandler, InFlight {
+class RetryingOrigin implements AttemptHandler, InFlight, Alarm {
   private below: InFlight = SETTLED;
   private backoff: Backoff;
   private paid = 0;
@@ -96,9 +97,9 @@ class RetryingOrigin implements AttemptHandler, InFlight {
   private sent = 0;
   private aborted = false;
   private done = false;
-  /** The failed try a backoff wait follows, and the wait's cancel; undefined when not waiting. */
+  /** The failed try a backoff wait follows (undefined when not waiting), and the wait's alarm (-1: none). */
   private last: AttemptResult | undefined;
-  private cancelWait: (() => void) | undefined;
+  private waitAlarm = -1;
   private readonly origin: Origin;
 
   constructor(
@@ -146,24 +147,25 @@ class RetryingOrigin implements AttemptHandler, InFlight {
     // A plain clock timer, not sleepUntil: a retry's wait needs no sub-millisecond
     // precision, and thousands of waits spinning out their last millisecond would cost
     // the load generator CPU during a storm.
-    if (delayMs > 0) this.cancelWait = env.clock.timer(now + delayMs, () => this.afterWait());
+    if (delayMs > 0) this.waitAlarm = setAlarm(env.clock, now + delayMs, this);
     else this.sendRetry();
   }
 
   abort(): void {
     if (this.done || this.aborted) return;
     this.aborted = true;
-    const cancel = this.cancelWait;
-    if (cancel) {
+    const wait = this.waitAlarm;
+    if (wait >= 0) {
       // Cut the wait short: the origin ends with the try the wait followed.
-      this.cancelWait = undefined;
-      cancel();
+      this.waitAlarm = -1;
+      clearAlarm(this.env.clock, wait, this);
       this.finish(this.last!);
     } else this.below.abort();
   }
 
-  private afterWait(): void {
-    this.cancelWait = undefined;
+  /** The backoff wait is over. */
+  onAlarm(): void {
+    this.waitAlarm = -1;
     this.sendRetry();
   }
 

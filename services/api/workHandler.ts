@@ -1,5 +1,6 @@
 import { sampleDuration, type DurationDist } from '../../foundation/distributions.js';
 import { seededRng, type Rng } from '../../foundation/rng.js';
+import type { Alarm } from '../../foundation/clock.js';
 import type { ApiClock, Lookup } from './lookup.js';
 import { requestLimits } from './requestLimits.js';
 import type { RejectReason } from './shedding.js';
@@ -93,10 +94,11 @@ export interface WorkHandlerConfig {
 export type Respond<R> = (req: R, status: number, shed?: RejectReason) => void;
 
 /**
- * The handler's clock: an ApiClock, and optionally `fire`, `timer` for a timer never
- * cancelled, which need not make a canceller (the simulator's: one less object an attempt).
+ * The handler's clock: an ApiClock, and optionally `fire`, a timer never cancelled that
+ * calls `target.onAlarm()`: no canceller and no closure made (the simulator's: two objects
+ * less an attempt).
  */
-export type HandlerClock = ApiClock & { readonly fire?: (atMs: number, fn: () => void) => void };
+export type HandlerClock = ApiClock & { readonly fire?: (atMs: number, target: Alarm) => void };
 
 /** A request waiting in the queue, as `handle` returns it: its client left (`abandon`). */
 export interface QueuedWork {
@@ -219,17 +221,10 @@ export class WorkHandler<R extends WorkRequest> {
       // after the answer, at the same instant and before anything the answer sets off
       // at the client: a settled-at-once thenable instead of a promise, so no microtask
       // comes between (in the simulator the client is the same process).
-      const done = new WorkDone();
+      const done = new WorkedAt(this, req, t0);
       const at = t0 + sampleDuration(work, this.workRng(req)) * this.workFactor;
-      const end = (): void => {
-        try {
-          this.worked(req, t0);
-        } finally {
-          done.settle(); // the worker is free even if writing the answer threw
-        }
-      };
-      if (this.clock.fire) this.clock.fire(at, end);
-      else this.clock.timer(at, end);
+      if (this.clock.fire) this.clock.fire(at, done);
+      else this.clock.timer(at, () => done.onAlarm());
       return done;
     }
     return this.runWithLookup(req, work, timeoutAtMs, t0);
@@ -260,7 +255,8 @@ export class WorkHandler<R extends WorkRequest> {
     return k && req.drawKey !== undefined ? k(req.drawKey) : this.rngs.work;
   }
 
-  private worked(req: R, t0: number): void {
+  /** The work of `req`, started at `t0`, is done: answer it. */
+  worked(req: R, t0: number): void {
     this.events.serviceTime(this.clock.now() - t0);
     this.events.completed(200);
     // The work is done even when nobody is waiting for it any more.
@@ -333,5 +329,24 @@ class WorkDone implements WorkEnd {
     this.more = undefined;
     if (cb) cb();
     if (more) for (const f of more) f();
+  }
+}
+
+/** The work of a request without a lookup: its timer answers it, then frees its worker. */
+class WorkedAt<R extends WorkRequest> extends WorkDone implements Alarm {
+  constructor(
+    private readonly h: WorkHandler<R>,
+    private readonly req: R,
+    private readonly t0: number,
+  ) {
+    super();
+  }
+
+  onAlarm(): void {
+    try {
+      this.h.worked(this.req, this.t0);
+    } finally {
+      this.settle(); // the worker is free even if writing the answer threw
+    }
   }
 }
