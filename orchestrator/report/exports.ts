@@ -33,10 +33,85 @@ export function rowsToCsv(rows: readonly Record<string, unknown>[]): string {
         seen.add(k);
         cols.push(k);
       }
+  return cellsToCsv(cols, rows.length, (i, j) => rows[i]![cols[j]!]);
+}
+
+/**
+ * CSV of `rows` rows of `cols` columns, cell (i, j) from `cell`: null and undefined are
+ * empty. Numbers, strings and booleans are written here as csv-stringify writes them (a
+ * field quoted when it holds a comma, a quote or a line break, its quotes doubled), a
+ * string at a time rather than a record object per row; any other cell (an object, a
+ * date) sends the whole table through csv-stringify.
+ */
+export function cellsToCsv(
+  cols: readonly string[],
+  rows: number,
+  cell: (row: number, col: number) => unknown,
+): string {
+  const lines: string[] = [cols.map(field).join(',')];
+  const line: string[] = new Array<string>(cols.length);
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols.length; j++) {
+      const v = cell(i, j);
+      if (v === null || v === undefined) line[j] = '';
+      else if (typeof v === 'number') line[j] = `${v}`;
+      else if (typeof v === 'string') line[j] = field(v);
+      else if (typeof v === 'boolean') line[j] = v ? 'true' : 'false';
+      else return viaCsvStringify(cols, rows, cell);
+    }
+    lines.push(line.join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** A string field as csv-stringify writes it (its default options). */
+function field(s: string): string {
+  if (!/[,"\n\r]/.test(s)) return s;
+  return `"${s.replaceAll('"', '""')}"`;
+}
+
+function viaCsvStringify(
+  cols: readonly string[],
+  rows: number,
+  cell: (row: number, col: number) => unknown,
+): string {
   return stringify(
-    rows.map((r) => cols.map((c) => (r[c] === null || r[c] === undefined ? '' : r[c]))),
-    { header: true, columns: cols, cast: { boolean: (b) => String(b) } },
+    Array.from({ length: rows }, (_, i) =>
+      cols.map((_, j) => {
+        const v = cell(i, j);
+        return v === null || v === undefined ? '' : v;
+      }),
+    ),
+    { header: true, columns: [...cols], cast: { boolean: (b) => String(b) } },
   );
+}
+
+/**
+ * Every run's series, long by run: a `run` column, then the union of the runs' columns in
+ * first-seen order; a column a run lacks is empty in its rows.
+ */
+function timeseriesCsv(runs: ResultsData['runs']): string {
+  // A series of its own named `run` would take the run's place in its rows: row objects keep that.
+  if (runs.some((r) => r.series.columns.includes('run')))
+    return rowsToCsv(
+      runs.flatMap((r) =>
+        Array.from({ length: r.series.rows }, (_, i) => ({
+          run: r.index,
+          ...Object.fromEntries(r.series.columns.map((c) => [c, r.series.col.get(c)?.[i] ?? null])),
+        })),
+      ),
+    );
+  const cols = ['run'];
+  for (const r of runs) for (const c of r.series.columns) if (!cols.includes(c)) cols.push(c);
+  const at: { run: number; i: number; col: readonly (readonly unknown[] | undefined)[] }[] = [];
+  for (const r of runs) {
+    const col = cols.map((c) => r.series.col.get(c));
+    for (let i = 0; i < r.series.rows; i++) at.push({ run: r.index, i, col });
+  }
+  return cellsToCsv(cols, at.length, (row, j) => {
+    const a = at[row]!;
+    return j === 0 ? a.run : (a.col[j]?.[a.i] ?? null);
+  });
 }
 
 function seriesJson(ts: Timeseries): Record<string, readonly (number | string | null)[]> {
@@ -63,14 +138,7 @@ export function dataFiles(x: ResultsData, figures: readonly Figure[]): OutFile[]
     { path: 'data/runs.json', content: json(x.runs.map((r) => r.summary)) },
     {
       path: 'data/timeseries.csv',
-      content: rowsToCsv(
-        x.runs.flatMap((r) =>
-          Array.from({ length: r.series.rows }, (_, i) => ({
-            run: r.index,
-            ...Object.fromEntries(r.series.columns.map((c) => [c, r.series.col.get(c)?.[i] ?? null])),
-          })),
-        ),
-      ),
+      content: timeseriesCsv(x.runs),
     },
     {
       path: 'data/timeseries.json',

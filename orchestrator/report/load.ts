@@ -64,8 +64,27 @@ export interface ResultsData {
   readonly twin?: ResultsData | null;
 }
 
+/**
+ * The records of a CSV text with no quote and no carriage return (what a run writes: numbers
+ * and plain names), split as csv-parse splits them, empty lines skipped; undefined for any
+ * other text, or records of unequal length (csv-parse reads those, and says what is wrong).
+ */
+function plainRecords(text: string): string[][] | undefined {
+  if (text.includes('"') || text.includes('\r')) return undefined;
+  const records: string[][] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const r = line.split(',');
+    if (records.length > 0 && r.length !== records[0]!.length) return undefined;
+    records.push(r);
+  }
+  return records;
+}
+
 export function parseTimeseries(text: string): Timeseries {
-  const records = parseCsv(text, { skip_empty_lines: true, relax_column_count: false }) as string[][];
+  const records =
+    plainRecords(text) ??
+    (parseCsv(text, { skip_empty_lines: true, relax_column_count: false }) as string[][]);
   const header = records[0] ?? [];
   const body = records.slice(1);
   const col = new Map<string, (number | string | null)[]>();

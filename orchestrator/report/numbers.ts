@@ -11,11 +11,27 @@ export function sig3(x: number, grouping = true): string {
   // Decimals to the third significant figure, trailing zeros kept (1.00: measured to three figures).
   const decimals = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(v))));
   // Without grouping for LaTeX's \num (siunitx groups digits itself and reads a comma as the decimal mark).
-  return v.toLocaleString('en-US', {
-    maximumFractionDigits: decimals,
-    minimumFractionDigits: decimals,
-    useGrouping: grouping,
-  });
+  return formatter(decimals, grouping).format(v);
+}
+
+/**
+ * toLocaleString's formatter, made once per (decimals, grouping): toLocaleString builds an
+ * Intl.NumberFormat on every call (the better part of a report's number formatting).
+ */
+const formatters = new Map<number, Intl.NumberFormat>();
+function formatter(decimals: number, grouping: boolean): Intl.NumberFormat {
+  const key = decimals * 2 + (grouping ? 1 : 0);
+  let f = formatters.get(key);
+  if (!f)
+    formatters.set(
+      key,
+      (f = new Intl.NumberFormat('en-US', {
+        maximumFractionDigits: decimals,
+        minimumFractionDigits: decimals,
+        useGrouping: grouping,
+      })),
+    );
+  return f;
 }
 
 /** A measured value with its unit, or "unmeasured"; `unit` is appended as written ("/s", " ms"). */

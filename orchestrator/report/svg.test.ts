@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileSpec, renderSvg, staticSpec } from './svg.js';
+import { compileSized, compileSpec, renderSvg, staticSpec } from './svg.js';
 
 // Vega logs while it renders (through the View, which calls the logger with `this` bound to
 // itself): a sweep of one point gave an empty extent, and the figure must still be drawn,
@@ -64,4 +64,47 @@ test('a figure with tooltips is drawn as vega draws it with them', async () => {
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   assert.equal(svg, `<?xml version="1.0" encoding="UTF-8"?>\n${await view.toSVG()}\n`);
   view.finalize();
+});
+
+// A figure's print is its spec at other widths, compiled once with the widths as placeholders:
+// the Vega spec at each width is Vega-Lite's own output at that width (as JSON: Vega-Lite's
+// signal references are objects with a getter, the copy's plain ones).
+test('a spec compiled at its widths is what Vega-Lite compiles at each of them', async () => {
+  const rows = [0, 1, 2, 340, 1_000_000].map((t, i) => ({
+    t_s: t,
+    value: i * 340,
+    series: i % 2 ? 'a' : 'b',
+  }));
+  const line = {
+    data: { values: rows },
+    mark: 'line',
+    encoding: {
+      x: { field: 't_s', type: 'quantitative' },
+      y: { field: 'value', type: 'quantitative' },
+      color: { field: 'series', type: 'nominal' },
+    },
+  };
+  const grid = {
+    data: { values: rows },
+    mark: 'rect',
+    width: 340,
+    encoding: { x: { field: 'series', type: 'nominal' }, y: { field: 't_s', type: 'ordinal' } },
+  };
+  const at = (spec: Record<string, unknown>, px: number) => ({
+    ...spec,
+    ...(typeof spec['width'] === 'number' ? { width: px - 20 } : {}),
+    config: { view: { continuousWidth: px, continuousHeight: 170 }, axis: { labelFontSize: 11 } },
+  });
+  for (const spec of [
+    line,
+    { layer: [line, line] },
+    { vconcat: [line, line] },
+    { hconcat: [line, line] },
+    grid,
+  ])
+    for (const px of [340, 267, 248, 340])
+      assert.equal(
+        JSON.stringify(await compileSized(at(spec, px))),
+        JSON.stringify(await compileSpec(staticSpec(at(spec, px)) as Record<string, unknown>)),
+      );
 });

@@ -102,7 +102,7 @@ let rendering: Promise<unknown> = Promise.resolve();
 async function renderAlone(spec: VlSpec): Promise<{ svg: string; warnings: string[] }> {
   const { vega } = await loadVega();
   vega.resetSVGDefIds();
-  const { vega: vg, warnings } = await compileSpec(staticSpec(spec) as VlSpec);
+  const { vega: vg, warnings } = await compileSized(spec);
   const view = new vega.View(vega.parse(withoutTooltips(vg)), {
     renderer: 'none',
     logger: new CollectingLogger(warnings, vega.Warn),
@@ -114,6 +114,73 @@ async function renderAlone(spec: VlSpec): Promise<{ svg: string; warnings: strin
   } finally {
     view.finalize();
   }
+}
+
+/**
+ * Placeholders of a figure's widths (config.view.continuousWidth and a single view's own
+ * width): numbers no figure holds, so each one in the compiled spec is where its width went.
+ */
+const PLOT_WIDTH = 1_000_000.123456789;
+const VIEW_WIDTH = 2_000_000.123456789;
+const PLACEHOLDER_TEXT = '.123456789';
+
+/** The last spec compiled with its widths as placeholders (its JSON), and Vega-Lite's output. */
+let sized: { key: string; vega: vega.Spec } | undefined;
+
+/**
+ * compileSpec(staticSpec(spec)), compiled once for every width: a figure's print (pdf.ts)
+ * is the same spec at other widths, two or three of them. Vega-Lite passes a view's width
+ * through to its output as is (the value of the width signal; layoutsize/assemble.ts), so
+ * the output with each placeholder replaced by its width is the output at that width. A
+ * spec whose compilation warns (a warning may name a width), or whose output has a
+ * placeholder inside a string (an expression), is compiled as it is.
+ */
+export async function compileSized(spec: VlSpec): Promise<{ vega: vega.Spec; warnings: string[] }> {
+  const config = spec['config'] as { view?: { continuousWidth?: unknown } } | undefined;
+  const viewWidth = config?.view?.continuousWidth;
+  const plotWidth = spec['width'];
+  if (typeof viewWidth !== 'number') return compileSpec(staticSpec(spec) as VlSpec);
+  const widths = new Map([[VIEW_WIDTH, viewWidth]]);
+  if (typeof plotWidth === 'number') widths.set(PLOT_WIDTH, plotWidth);
+  const placed: VlSpec = {
+    ...spec,
+    ...(typeof plotWidth === 'number' ? { width: PLOT_WIDTH } : {}),
+    config: { ...config, view: { ...config?.view, continuousWidth: VIEW_WIDTH } },
+  };
+  const key = JSON.stringify(placed);
+  if (sized?.key !== key) {
+    sized = undefined;
+    if (key.split(PLACEHOLDER_TEXT).length !== widths.size + 1)
+      return compileSpec(staticSpec(spec) as VlSpec);
+    const out = await compileSpec(staticSpec(placed) as VlSpec);
+    if (out.warnings.length > 0) return compileSpec(staticSpec(spec) as VlSpec);
+    sized = { key, vega: out.vega };
+  }
+  const vg = withWidths(sized.vega, widths);
+  if (vg === undefined) {
+    sized = undefined;
+    return compileSpec(staticSpec(spec) as VlSpec);
+  }
+  return { vega: vg, warnings: [] };
+}
+
+/** A copy of `x` with each placeholder number replaced by its width; undefined if a string holds one. */
+function withWidths(x: unknown, widths: ReadonlyMap<number, number>): vega.Spec | undefined {
+  let inString = false;
+  const copy = (v: unknown): unknown => {
+    if (typeof v === 'number') return widths.get(v) ?? v;
+    if (typeof v === 'string') {
+      if (v.includes(PLACEHOLDER_TEXT)) inString = true;
+      return v;
+    }
+    if (Array.isArray(v)) return v.map(copy);
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, e] of Object.entries(v)) out[k] = copy(e);
+    return out;
+  };
+  const out = copy(x) as vega.Spec;
+  return inString ? undefined : out;
 }
 
 /**
