@@ -80,28 +80,11 @@ export async function reportFiles(x: ResultsData, opts: ReportOptions = {}): Pro
 /**
  * Loads what drawing the figures needs (Vega and Vega-Lite, pdfkit and svg-to-pdfkit, the
  * figures' font): about half a second, paid on a thread with nothing else to do (a run's,
- * while its simulation runs on another) instead of when the first figure is drawn. Then,
- * unless `warm` is false, draws a tiny run's figures (warmUp.ts) in the background until
- * the report is asked for: its figures are drawn faster (their code compiled), and no
- * later (the warming stops at the figure it is drawing).
+ * while its simulation runs on another) instead of when the first figure is drawn.
  */
-export async function preloadReport(opts: { warm?: boolean } = {}): Promise<void> {
+export async function preloadReport(): Promise<void> {
   textWidth('0', 1);
   await Promise.all([loadVega(), loadPdfkit()]);
-  if (opts.warm !== false && !warming) {
-    const stop = { stopped: false };
-    const done = import('./warmUp.js').then((m) => m.warmUp(() => stop.stopped)).catch(() => {});
-    warming = { stop, done };
-  }
-}
-
-/** The warming started by preloadReport, stopped (and waited for) when a report is written. */
-let warming: { stop: { stopped: boolean }; done: Promise<void> } | undefined;
-
-async function warmingStopped(): Promise<void> {
-  if (!warming) return;
-  warming.stop.stopped = true;
-  await warming.done;
 }
 
 export function writeFiles(dir: string, files: readonly OutFile[]): void {
@@ -117,7 +100,6 @@ export function writeFiles(dir: string, files: readonly OutFile[]): void {
  * both come here, so a folder copied elsewhere renders the same report.
  */
 export async function writeReport(dir: string, opts: ReportOptions = {}): Promise<string[]> {
-  await warmingStopped();
   // A calibration folder (metabench calibrate) has a report of its own: the step test.
   const files = isCalibrationDir(dir)
     ? await calibrationReportFiles(loadCalibration(dir), (f) => svgFiles(f, undefined, opts))
