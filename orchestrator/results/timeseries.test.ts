@@ -57,16 +57,8 @@ test('a first attempt the breaker refuses still counts as offered on schedule (f
   assert.deepEqual(rec.close().series.firstSends, [1, 1]);
 });
 
-test("timeseries.arrow's bytes from the single-file apache-arrow build are the package module build's", () => {
-  const t: SeriesTable = {
-    columns: ['t', 'phase', 'goodput', 'p99_ms'],
-    rows: [
-      [0, 'warmup', 950, 21.5],
-      [1, 'baseline', null, 0.1 + 0.2],
-      [2, null, -0, Number.MAX_VALUE],
-      [3, 'observe — é', 1e-300, null],
-    ],
-  };
+/** Writes `t` as timeseries.arrow and checks its bytes are those of apache-arrow's own builders. */
+function assertBuilderBytes(t: SeriesTable): void {
   const dir = mkdtempSync(join(tmpdir(), 'metabench-ts-arrow-'));
   writeTimeseries(dir, t);
   const columns: Record<string, Vector> = {};
@@ -79,6 +71,19 @@ test("timeseries.arrow's bytes from the single-file apache-arrow build are the p
   });
   const expected = Buffer.from(tableToIPC(new Table(columns), 'file'));
   assert.ok(readFileSync(join(dir, TIMESERIES_ARROW)).equals(expected));
+}
+
+test("timeseries.arrow's bytes from the single-file apache-arrow build are the package module build's", () => {
+  const t: SeriesTable = {
+    columns: ['t', 'phase', 'goodput', 'p99_ms'],
+    rows: [
+      [0, 'warmup', 950, 21.5],
+      [1, 'baseline', null, 0.1 + 0.2],
+      [2, null, -0, Number.MAX_VALUE],
+      [3, 'observe — é', 1e-300, null],
+    ],
+  };
+  assertBuilderBytes(t);
 });
 
 test('timeseries.arrow: float64 columns filled in place are the builder’s bytes (no null, all null, mixed, many rows)', () => {
@@ -93,16 +98,5 @@ test('timeseries.arrow: float64 columns filled in place are the builder’s byte
       i % 7 === 0 ? null : i % 5 === 0 ? -0 : 1 / (i + 1),
     ]),
   };
-  const dir = mkdtempSync(join(tmpdir(), 'metabench-ts-arrow-'));
-  writeTimeseries(dir, t);
-  const columns: Record<string, Vector> = {};
-  t.columns.forEach((name, k) => {
-    const cells = t.rows.map((row) => row[k] ?? null);
-    columns[name] =
-      name === 'phase'
-        ? vectorFromArray(cells as (string | null)[], new Utf8())
-        : vectorFromArray(cells as (number | null)[], new Float64());
-  });
-  const expected = Buffer.from(tableToIPC(new Table(columns), 'file'));
-  assert.ok(readFileSync(join(dir, TIMESERIES_ARROW)).equals(expected));
+  assertBuilderBytes(t);
 });
